@@ -1,0 +1,17 @@
+// Each subcommand registers itself on the top-level app and returns the action to run once the
+// command line has been parsed. The action returns the process exit code (exit_codes.h).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace etwire::cli {
+
+using CommandAction = std::function<int()>;
+
+CommandAction add_inspect_command(CLI::App& app);
+CommandAction add_feed_command(CLI::App& app);
+CommandAction add_synth_command(CLI::App& app);
+
+}  // namespace etwire::cli
