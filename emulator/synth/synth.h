@@ -7,11 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "emulator/trace/et_writer.h"
 #include "emulator/trace/node.h"
 
 namespace etwire::synth {
-
-enum class OutputFormat { kBinary, kBinaryGzip, kFeederJson };
 
 struct MicrobenchSpec {
   // A collective type, or nullopt for a p2p ring exchange (rank r sends to r+1).
@@ -36,16 +35,23 @@ struct GraphSpec {
   uint64_t p2p_bytes = 64 << 10;
   uint64_t compute_us = 10;
   // When non-zero, nodes are written shuffled within consecutive groups of this many records, so
-  // children often precede their parents in the file (forward references).
+  // children often precede their parents in the file (forward references). SEND/RECV hubs need a
+  // peer, so a one-rank graph uses collectives for every hub.
   uint32_t shuffle_window = 0;
   uint64_t seed = 1;
 };
 
+using trace::WriteFormat;
+
 // Writes <prefix>.<rank>.et (".et.gz" for gzip, ".json" for feeder JSON) for every rank and
-// returns the paths. Throws std::runtime_error naming the file when it cannot be written.
+// returns the paths. Throws std::invalid_argument for a spec that makes no sense (0 ranks, ...)
+// and std::runtime_error naming the file when it cannot be written.
 std::vector<std::string> write_microbench(const MicrobenchSpec& spec, const std::string& prefix,
-                                          OutputFormat format = OutputFormat::kBinary);
+                                          WriteFormat format = WriteFormat::kBinary);
 std::vector<std::string> write_graph(const GraphSpec& spec, const std::string& prefix,
-                                     OutputFormat format = OutputFormat::kBinary);
+                                     WriteFormat format = WriteFormat::kBinary);
+
+// "<prefix>.<rank>.et", ".et.gz" or ".json" by format.
+std::string rank_file_path(const std::string& prefix, int32_t rank, WriteFormat format);
 
 }  // namespace etwire::synth

@@ -38,10 +38,14 @@ class TraceSet {
   void set_comm_groups(CommGroups groups);
   const CommGroups& comm_groups() const { return groups_; }
 
-  // Member ranks (global, in group order) of the group a node's pg_name names. Throws TraceError
-  // (located at the node) when the name is not a number or names a group the comm-group file does
-  // not define.
-  std::vector<int32_t> group_members(const TraceNode& node, const std::string& file) const;
+  // The group a node's pg_name names: its id (0 = all ranks) and member ranks (global, in group
+  // order). Throws TraceError (located at the node) when the name is not a number or names a
+  // group the comm-group file does not define.
+  struct ProcessGroup {
+    int64_t id = kDefaultGroupId;
+    std::vector<int32_t> members;
+  };
+  ProcessGroup resolve_group(const TraceNode& node, const std::string& file) const;
 
  private:
   std::string spec_;

@@ -1,0 +1,23 @@
+// Byte sizes and durations as people type and read them: "1MiB", "64K", "4096"; "1.5 MiB".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace etwire {
+
+// Accepts a plain integer or a number with a unit: B, K/KB/KiB, M/MB/MiB, G/GB/GiB, T/TB/TiB
+// (case-insensitive). K, M, G, T and the *iB units are powers of 1024; KB, MB, GB, TB are powers
+// of 1000, as on the wire. Fractions are allowed when the result is a whole number of bytes
+// ("1.5K"). nullopt for anything else, negatives, or values above 2^64-1.
+std::optional<uint64_t> parse_bytes(std::string_view text);
+
+// "0 B", "512 B", "1 KiB", "1.50 MiB", "4 GiB": binary units, at most 3 significant decimals.
+std::string format_bytes(uint64_t bytes);
+
+// "850 us", "12.3 ms", "4.20 s" from microseconds.
+std::string format_micros(double micros);
+
+}  // namespace etwire

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs etwire's build dependencies from Debian 12 packages (only what is missing) and builds
+# etwire. Safe to run again: it installs nothing that is already there and rebuilds incrementally.
+#
+#   scripts/setup.sh               Release build in build/release (binary: build/release/etwire)
+#   scripts/setup.sh --sanitize    ASan+UBSan build in build/asan
+#   scripts/setup.sh --no-build    install packages only
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+mode=release
+build=1
+for arg in "$@"; do
+  case "$arg" in
+    --sanitize) mode=asan ;;
+    --no-build) build=0 ;;
+    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "setup.sh: unknown option $arg (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+packages=(
+  build-essential cmake ninja-build pkg-config git python3
+  libprotobuf-dev protobuf-compiler zlib1g-dev
+  libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} > 0)); then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "setup.sh: missing packages: ${missing[*]}; run as root or install them first" >&2
+    exit 1
+  fi
+  echo "setup.sh: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+((build)) || exit 0
+
+jobs=$(nproc 2>/dev/null || echo 2)
+if [[ $mode == asan ]]; then
+  cmake -S "$root" -B "$root/build/asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DETWIRE_SANITIZE=ON -DETWIRE_BUILD_BENCH=OFF >/dev/null
+  cmake --build "$root/build/asan" -j "$jobs"
+else
+  cmake -S "$root" -B "$root/build/release" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$root/build/release" -j "$jobs"
+fi
