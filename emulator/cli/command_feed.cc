@@ -72,9 +72,8 @@ CommandAction add_feed_command(CLI::App& app) {
     auto set = trace_opts->load_set();
     auto feeder_options = trace_opts->feeder_options();
     if (opts->comm_only) feeder_options.filter.types = feeder::NodeFilter::comm_only().types;
-    if (!opts->id_range.empty() &&
-        !parse_id_range(opts->id_range, feeder_options.filter.min_id,
-                        feeder_options.filter.max_id)) {
+    if (!opts->id_range.empty() && !parse_id_range(opts->id_range, feeder_options.filter.min_id,
+                                                   feeder_options.filter.max_id)) {
       std::cerr << fmt::format("error: --ids: \"{}\" is not a range A:B with A <= B\n",
                                opts->id_range);
       return kExitBadInput;
@@ -92,8 +91,8 @@ CommandAction add_feed_command(CLI::App& app) {
       order << "rank,seq,node_id,type,name\n";
     }
 
-    TextTable table({"rank", "read", "issued", "filtered", "peak window", "peak unresolved",
-                     "time", "nodes/s"});
+    TextTable table({"rank", "read", "issued", "filtered", "peak window", "peak unresolved", "time",
+                     "nodes/s"});
     nlohmann::ordered_json json = nlohmann::ordered_json::array();
     uint64_t total_nodes = 0;
     double total_seconds = 0;
@@ -108,8 +107,8 @@ CommandAction add_feed_command(CLI::App& app) {
           if (!issued) break;
           if (order.is_open()) {
             const auto& n = *issued->node;
-            order << file.rank << ',' << seq << ',' << n.id << ','
-                  << trace::node_type_name(n.type) << ",\"" << n.name << "\"\n";
+            order << file.rank << ',' << seq << ',' << n.id << ',' << trace::node_type_name(n.type)
+                  << ",\"" << n.name << "\"\n";
           }
           ++seq;
           outstanding.push_back(*issued);
@@ -127,7 +126,7 @@ CommandAction add_feed_command(CLI::App& app) {
       table.add_row({std::to_string(file.rank), std::to_string(s.nodes_read),
                      std::to_string(s.nodes_issued), std::to_string(s.nodes_filtered),
                      std::to_string(s.peak_live_nodes), std::to_string(s.peak_unresolved),
-                     format_micros(seconds * 1e6), fmt::format("{:.3g}", rate)});
+                     format_micros(seconds * 1e6), format_si(rate)});
       json.push_back({{"rank", file.rank},
                       {"file", file.path},
                       {"nodes_read", s.nodes_read},
@@ -143,16 +142,17 @@ CommandAction add_feed_command(CLI::App& app) {
       std::cout << json.dump(2) << "\n";
       return kExitOk;
     }
-    std::cout << fmt::format(
-        "Fed {} ({} rank{}) with policy {}, window {}, {} in flight{}\n\n", set.spec(),
-        set.world_size(), set.world_size() == 1 ? "" : "s", trace_opts->policy,
-        trace_opts->window, opts->in_flight, feeder_options.filter.keeps_everything()
-                                                 ? ""
-                                                 : ", filtered (filtered nodes complete at once)");
+    std::cout << fmt::format("Fed {} ({} rank{}) with policy {}, window {}, {} in flight{}\n\n",
+                             set.spec(), set.world_size(), set.world_size() == 1 ? "" : "s",
+                             trace_opts->policy, trace_opts->window, opts->in_flight,
+                             feeder_options.filter.keeps_everything()
+                                 ? ""
+                                 : ", filtered (filtered nodes complete at once)");
     std::cout << table.render();
     std::cout << fmt::format("\n{} nodes in {}: every node issued once, in dependency order\n",
                              total_nodes, format_micros(total_seconds * 1e6));
-    if (!opts->order_file.empty()) std::cout << "issue order written to " << opts->order_file << "\n";
+    if (!opts->order_file.empty())
+      std::cout << "issue order written to " << opts->order_file << "\n";
     return kExitOk;
   };
 }

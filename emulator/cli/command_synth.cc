@@ -83,8 +83,9 @@ CommandAction add_synth_command(CLI::App& app) {
   micro->add_option("-i,--iterations", opts->iterations, "Collectives per rank, chained")
       ->check(CLI::Range(1u, 100000000u))
       ->capture_default_str();
-  micro->add_option("--compute-us", opts->compute_us,
-                    "A COMP node of this many microseconds before each collective (0 = none)")
+  micro
+      ->add_option("--compute-us", opts->compute_us,
+                   "A COMP node of this many microseconds before each collective (0 = none)")
       ->capture_default_str();
   micro->add_option("--pg", opts->pg_name, "pg_name to write on collectives (default: none)");
 

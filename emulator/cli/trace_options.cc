@@ -17,8 +17,7 @@ feeder::FeederOptions TraceOptions::feeder_options() const {
   return options;
 }
 
-void add_trace_options(CLI::App* cmd, const std::shared_ptr<TraceOptions>& opts,
-                       bool with_feeder) {
+void add_trace_options(CLI::App* cmd, const std::shared_ptr<TraceOptions>& opts, bool with_feeder) {
   cmd->add_option("trace", opts->spec,
                   "Trace set: a prefix (dir/name for dir/name.<rank>.et), a directory holding one "
                   "set, or a single .et/.et.gz/.json file")
@@ -38,8 +37,9 @@ void add_trace_options(CLI::App* cmd, const std::shared_ptr<TraceOptions>& opts,
                   "Order among ready nodes: fifo, start-time (recorded start), comm-first")
       ->check(CLI::IsMember({"fifo", "start-time", "comm-first"}))
       ->capture_default_str();
-  cmd->add_flag("--ctrl-deps", opts->honour_ctrl_deps,
-                "Also honour ctrl_deps (self-references and ids missing from the file are dropped)");
+  cmd->add_flag(
+      "--ctrl-deps", opts->honour_ctrl_deps,
+      "Also honour ctrl_deps (self-references and ids missing from the file are dropped)");
 }
 
 }  // namespace etwire::cli

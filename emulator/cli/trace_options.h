@@ -27,7 +27,6 @@ struct TraceOptions {
 };
 
 // Adds SPEC, --comm-groups, --world-size; with_feeder adds --window, --policy, --ctrl-deps.
-void add_trace_options(CLI::App* cmd, const std::shared_ptr<TraceOptions>& opts,
-                       bool with_feeder);
+void add_trace_options(CLI::App* cmd, const std::shared_ptr<TraceOptions>& opts, bool with_feeder);
 
 }  // namespace etwire::cli

@@ -77,6 +77,19 @@ std::string format_bytes(uint64_t bytes) {
   return fmt::format("{:.{}f} {}", value, value < 10 ? 2 : (value < 100 ? 1 : 0), kUnits[unit]);
 }
 
+std::string format_si(double value) {
+  static constexpr const char* kPrefixes[] = {"", "k", "M", "G", "T"};
+  int prefix = 0;
+  while (std::fabs(value) >= 999.5 && prefix < 4) {
+    value /= 1000;
+    ++prefix;
+  }
+  if (prefix == 0) return fmt::format("{:.0f}", value);
+  return fmt::format("{:.{}f}{}", value,
+                     std::fabs(value) < 9.995 ? 2 : (std::fabs(value) < 99.95 ? 1 : 0),
+                     kPrefixes[prefix]);
+}
+
 std::string format_micros(double micros) {
   if (micros < 1000) return fmt::format("{:.0f} us", micros);
   if (micros < 1e6) return fmt::format("{:.{}f} ms", micros / 1e3, micros < 1e4 ? 2 : 1);

@@ -17,6 +17,9 @@ std::optional<uint64_t> parse_bytes(std::string_view text);
 // "0 B", "512 B", "1 KiB", "1.50 MiB", "4 GiB": binary units, at most 3 significant decimals.
 std::string format_bytes(uint64_t bytes);
 
+// "950", "18.2k", "5.31M", "1.20G": a count or rate with an SI prefix, 3 significant digits.
+std::string format_si(double value);
+
 // "850 us", "12.3 ms", "4.20 s" from microseconds.
 std::string format_micros(double micros);
 

@@ -99,8 +99,8 @@ std::string to_text(const TraceSummary& summary) {
   if (summary.groups.empty()) {
     out += "(no collectives)\n";
   } else {
-    TextTable groups({"group", "pg_name", "members", "size", "colls/member", "bytes/member",
-                      "consistent"});
+    TextTable groups(
+        {"group", "pg_name", "members", "size", "colls/member", "bytes/member", "consistent"});
     for (const auto& g : summary.groups) {
       uint64_t lo = UINT64_MAX, hi = 0, blo = UINT64_MAX, bhi = 0;
       for (int32_t m : g.members) {

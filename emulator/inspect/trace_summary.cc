@@ -29,7 +29,9 @@ void count_node(const TraceNode& node, RankSummary& rank) {
   rank.ctrl_edges += node.ctrl_deps.size();
   const uint64_t bytes = node.comm.size.value_or(0);
   switch (node.type) {
-    case NodeType::kComp: rank.compute_us += node.duration_us; break;
+    case NodeType::kComp:
+      rank.compute_us += node.duration_us;
+      break;
     case NodeType::kMemLoad:
     case NodeType::kMemStore:
       rank.bytes_by_type[static_cast<size_t>(node.type)] += node.tensor_size.value_or(0);
@@ -52,7 +54,8 @@ void count_node(const TraceNode& node, RankSummary& rank) {
         rank.recvs.add(bytes);
       }
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -122,20 +125,18 @@ nlohmann::ordered_json count_json(const CountAndBytes& cb) {
 }  // namespace
 
 nlohmann::ordered_json to_json(const TraceSummary& summary) {
+  // Sub-objects are built as locals and moved in: ordered_json keeps members in a vector, so a
+  // reference to one member dies when the next member is added.
   nlohmann::ordered_json out;
   out["trace_set"] = summary.spec;
   out["world_size"] = summary.world_size;
-  out["comm_groups"] =
-      summary.comm_groups_file.empty() ? nlohmann::ordered_json()
-                                       : nlohmann::ordered_json(summary.comm_groups_file);
-  auto& ranks = out["ranks"] = nlohmann::ordered_json::array();
+  out["comm_groups"] = summary.comm_groups_file.empty()
+                           ? nlohmann::ordered_json()
+                           : nlohmann::ordered_json(summary.comm_groups_file);
+  nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
   for (const auto& r : summary.ranks) {
-    nlohmann::ordered_json j;
-    j["rank"] = r.rank;
-    j["file"] = r.file;
-    j["nodes"] = r.nodes;
-    auto& by_type = j["nodes_by_type"] = nlohmann::ordered_json::object();
-    auto& bytes = j["bytes_by_type"] = nlohmann::ordered_json::object();
+    nlohmann::ordered_json by_type = nlohmann::ordered_json::object();
+    nlohmann::ordered_json bytes = nlohmann::ordered_json::object();
     for (int t = 0; t < trace::kNodeTypeCount; ++t) {
       auto name = std::string(trace::node_type_name(static_cast<NodeType>(t)));
       by_type[name] = r.nodes_by_type[static_cast<size_t>(t)];
@@ -143,9 +144,7 @@ nlohmann::ordered_json to_json(const TraceSummary& summary) {
         bytes[name] = r.bytes_by_type[static_cast<size_t>(t)];
       }
     }
-    j["traffic_comm_nodes"] = r.traffic_comm_nodes;
-    j["bookkeeping_comm_nodes"] = r.bookkeeping_comm_nodes;
-    auto& colls = j["collectives"] = nlohmann::ordered_json::object();
+    nlohmann::ordered_json colls = nlohmann::ordered_json::object();
     for (int c = 0; c < trace::kCollectiveTypeCount; ++c) {
       const auto& cb = r.collectives[static_cast<size_t>(c)];
       if (cb.count != 0) {
@@ -153,28 +152,43 @@ nlohmann::ordered_json to_json(const TraceSummary& summary) {
             count_json(cb);
       }
     }
+    nlohmann::ordered_json pgs = nlohmann::ordered_json::object();
+    for (const auto& [name, cb] : r.pg_names) pgs[name] = count_json(cb);
+
+    nlohmann::ordered_json j;
+    j["rank"] = r.rank;
+    j["file"] = r.file;
+    j["nodes"] = r.nodes;
+    j["nodes_by_type"] = std::move(by_type);
+    j["bytes_by_type"] = std::move(bytes);
+    j["traffic_comm_nodes"] = r.traffic_comm_nodes;
+    j["bookkeeping_comm_nodes"] = r.bookkeeping_comm_nodes;
+    j["collectives"] = std::move(colls);
     j["sends"] = count_json(r.sends);
     j["recvs"] = count_json(r.recvs);
     j["compute_us"] = r.compute_us;
-    auto& pgs = j["pg_names"] = nlohmann::ordered_json::object();
-    for (const auto& [name, cb] : r.pg_names) pgs[name] = count_json(cb);
+    j["pg_names"] = std::move(pgs);
     j["data_edges"] = r.data_edges;
     j["ctrl_edges"] = r.ctrl_edges;
     j["depth"] = r.depth;
     j["peak_window_nodes"] = r.feeder.peak_live_nodes;
     ranks.push_back(std::move(j));
   }
-  auto& groups = out["process_groups"] = nlohmann::ordered_json::array();
+  out["ranks"] = std::move(ranks);
+
+  nlohmann::ordered_json groups = nlohmann::ordered_json::array();
   for (const auto& g : summary.groups) {
+    nlohmann::ordered_json per = nlohmann::ordered_json::object();
+    for (const auto& [rank, cb] : g.per_member) per[std::to_string(rank)] = count_json(cb);
     nlohmann::ordered_json j;
     j["id"] = g.id;
     j["pg_names"] = g.pg_names;
     j["members"] = g.members;
-    auto& per = j["collectives_per_member"] = nlohmann::ordered_json::object();
-    for (const auto& [rank, cb] : g.per_member) per[std::to_string(rank)] = count_json(cb);
+    j["collectives_per_member"] = std::move(per);
     j["consistent"] = g.consistent();
     groups.push_back(std::move(j));
   }
+  out["process_groups"] = std::move(groups);
   return out;
 }
 

@@ -18,8 +18,7 @@ void add_string_attr(trace::TraceNode& node, const std::string& name, const std:
 
 // Resets `node` to a fresh node of this id, type and name, with is_cpu_op = false written (as the
 // upstream generators do).
-void start_node(trace::TraceNode& node, uint64_t id, trace::NodeType type,
-                const std::string& name);
+void start_node(trace::TraceNode& node, uint64_t id, trace::NodeType type, const std::string& name);
 void make_collective(trace::TraceNode& node, trace::CollectiveType type, uint64_t bytes,
                      const std::optional<std::string>& pg_name);
 void make_send(trace::TraceNode& node, int32_t self, int32_t peer, uint64_t bytes, int32_t tag);

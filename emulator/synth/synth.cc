@@ -68,9 +68,12 @@ class ShufflingSink {
 
 std::string rank_file_path(const std::string& prefix, int32_t rank, WriteFormat format) {
   switch (format) {
-    case WriteFormat::kBinary: return fmt::format("{}.{}.et", prefix, rank);
-    case WriteFormat::kBinaryGzip: return fmt::format("{}.{}.et.gz", prefix, rank);
-    case WriteFormat::kFeederJson: return fmt::format("{}.{}.json", prefix, rank);
+    case WriteFormat::kBinary:
+      return fmt::format("{}.{}.et", prefix, rank);
+    case WriteFormat::kBinaryGzip:
+      return fmt::format("{}.{}.et.gz", prefix, rank);
+    case WriteFormat::kFeederJson:
+      return fmt::format("{}.{}.json", prefix, rank);
   }
   return {};
 }
@@ -137,9 +140,9 @@ std::vector<std::string> write_graph(const GraphSpec& spec, const std::string& p
   if (spec.ranks < 1) throw std::invalid_argument("ranks must be at least 1");
   if (spec.nodes_per_rank < 1) throw std::invalid_argument("nodes per rank must be at least 1");
   if (spec.fan_out < 1) throw std::invalid_argument("fan-out must be at least 1");
-  const std::string description = fmt::format(
-      "graph nodes={} ranks={} fan_out={} shuffle_window={} seed={}", spec.nodes_per_rank,
-      spec.ranks, spec.fan_out, spec.shuffle_window, spec.seed);
+  const std::string description =
+      fmt::format("graph nodes={} ranks={} fan_out={} shuffle_window={} seed={}",
+                  spec.nodes_per_rank, spec.ranks, spec.fan_out, spec.shuffle_window, spec.seed);
   const bool p2p_hubs = spec.ranks > 1;
 
   std::vector<std::string> paths;

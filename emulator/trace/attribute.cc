@@ -8,37 +8,68 @@ namespace etwire::trace {
 
 std::string_view attr_kind_name(AttrKind kind) {
   switch (kind) {
-    case AttrKind::kNone: return "none";
-    case AttrKind::kDouble: return "double_val";
-    case AttrKind::kDoubleList: return "double_list";
-    case AttrKind::kFloat: return "float_val";
-    case AttrKind::kFloatList: return "float_list";
-    case AttrKind::kInt32: return "int32_val";
-    case AttrKind::kInt32List: return "int32_list";
-    case AttrKind::kInt64: return "int64_val";
-    case AttrKind::kInt64List: return "int64_list";
-    case AttrKind::kUint32: return "uint32_val";
-    case AttrKind::kUint32List: return "uint32_list";
-    case AttrKind::kUint64: return "uint64_val";
-    case AttrKind::kUint64List: return "uint64_list";
-    case AttrKind::kSint32: return "sint32_val";
-    case AttrKind::kSint32List: return "sint32_list";
-    case AttrKind::kSint64: return "sint64_val";
-    case AttrKind::kSint64List: return "sint64_list";
-    case AttrKind::kFixed32: return "fixed32_val";
-    case AttrKind::kFixed32List: return "fixed32_list";
-    case AttrKind::kFixed64: return "fixed64_val";
-    case AttrKind::kFixed64List: return "fixed64_list";
-    case AttrKind::kSfixed32: return "sfixed32_val";
-    case AttrKind::kSfixed32List: return "sfixed32_list";
-    case AttrKind::kSfixed64: return "sfixed64_val";
-    case AttrKind::kSfixed64List: return "sfixed64_list";
-    case AttrKind::kBool: return "bool_val";
-    case AttrKind::kBoolList: return "bool_list";
-    case AttrKind::kString: return "string_val";
-    case AttrKind::kStringList: return "string_list";
-    case AttrKind::kBytes: return "bytes_val";
-    case AttrKind::kBytesList: return "bytes_list";
+    case AttrKind::kNone:
+      return "none";
+    case AttrKind::kDouble:
+      return "double_val";
+    case AttrKind::kDoubleList:
+      return "double_list";
+    case AttrKind::kFloat:
+      return "float_val";
+    case AttrKind::kFloatList:
+      return "float_list";
+    case AttrKind::kInt32:
+      return "int32_val";
+    case AttrKind::kInt32List:
+      return "int32_list";
+    case AttrKind::kInt64:
+      return "int64_val";
+    case AttrKind::kInt64List:
+      return "int64_list";
+    case AttrKind::kUint32:
+      return "uint32_val";
+    case AttrKind::kUint32List:
+      return "uint32_list";
+    case AttrKind::kUint64:
+      return "uint64_val";
+    case AttrKind::kUint64List:
+      return "uint64_list";
+    case AttrKind::kSint32:
+      return "sint32_val";
+    case AttrKind::kSint32List:
+      return "sint32_list";
+    case AttrKind::kSint64:
+      return "sint64_val";
+    case AttrKind::kSint64List:
+      return "sint64_list";
+    case AttrKind::kFixed32:
+      return "fixed32_val";
+    case AttrKind::kFixed32List:
+      return "fixed32_list";
+    case AttrKind::kFixed64:
+      return "fixed64_val";
+    case AttrKind::kFixed64List:
+      return "fixed64_list";
+    case AttrKind::kSfixed32:
+      return "sfixed32_val";
+    case AttrKind::kSfixed32List:
+      return "sfixed32_list";
+    case AttrKind::kSfixed64:
+      return "sfixed64_val";
+    case AttrKind::kSfixed64List:
+      return "sfixed64_list";
+    case AttrKind::kBool:
+      return "bool_val";
+    case AttrKind::kBoolList:
+      return "bool_list";
+    case AttrKind::kString:
+      return "string_val";
+    case AttrKind::kStringList:
+      return "string_list";
+    case AttrKind::kBytes:
+      return "bytes_val";
+    case AttrKind::kBytesList:
+      return "bytes_list";
   }
   return "unknown";
 }
@@ -60,8 +91,10 @@ bool is_integer_kind(AttrKind kind) {
     case AttrKind::kFixed64:
     case AttrKind::kSfixed32:
     case AttrKind::kSfixed64:
-    case AttrKind::kBool: return true;
-    default: return false;
+    case AttrKind::kBool:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -72,8 +105,10 @@ bool is_signed_kind(AttrKind kind) {
     case AttrKind::kSint32:
     case AttrKind::kSint64:
     case AttrKind::kSfixed32:
-    case AttrKind::kSfixed64: return true;
-    default: return false;
+    case AttrKind::kSfixed64:
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -67,8 +67,7 @@ CommGroups CommGroups::from_json_text(const std::string& text, const std::string
     std::vector<int32_t> ranks;
     std::set<int32_t> seen;
     for (const auto& rank : value) {
-      if (!rank.is_number_integer() || rank.get<int64_t>() < 0 ||
-          rank.get<int64_t>() > INT32_MAX) {
+      if (!rank.is_number_integer() || rank.get<int64_t>() < 0 || rank.get<int64_t>() > INT32_MAX) {
         throw TraceError({origin, {}, {}},
                          fmt::format("group \"{}\": {} is not a valid rank", key, rank.dump()));
       }

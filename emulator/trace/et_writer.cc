@@ -25,22 +25,53 @@ void to_proto(const Attribute& attr, pb::AttributeProto& out) {
   const auto i64 = [](uint64_t bits) { return static_cast<int64_t>(bits); };
   const auto u32 = [](uint64_t bits) { return static_cast<uint32_t>(bits); };
   switch (attr.kind) {
-    case AttrKind::kNone: break;
-    case AttrKind::kDouble: out.set_double_val(attr.real); break;
-    case AttrKind::kFloat: out.set_float_val(static_cast<float>(attr.real)); break;
-    case AttrKind::kInt32: out.set_int32_val(i32(attr.bits)); break;
-    case AttrKind::kInt64: out.set_int64_val(i64(attr.bits)); break;
-    case AttrKind::kUint32: out.set_uint32_val(u32(attr.bits)); break;
-    case AttrKind::kUint64: out.set_uint64_val(attr.bits); break;
-    case AttrKind::kSint32: out.set_sint32_val(i32(attr.bits)); break;
-    case AttrKind::kSint64: out.set_sint64_val(i64(attr.bits)); break;
-    case AttrKind::kFixed32: out.set_fixed32_val(u32(attr.bits)); break;
-    case AttrKind::kFixed64: out.set_fixed64_val(attr.bits); break;
-    case AttrKind::kSfixed32: out.set_sfixed32_val(i32(attr.bits)); break;
-    case AttrKind::kSfixed64: out.set_sfixed64_val(i64(attr.bits)); break;
-    case AttrKind::kBool: out.set_bool_val(attr.bits != 0); break;
-    case AttrKind::kString: out.set_string_val(attr.text); break;
-    case AttrKind::kBytes: out.set_bytes_val(attr.text); break;
+    case AttrKind::kNone:
+      break;
+    case AttrKind::kDouble:
+      out.set_double_val(attr.real);
+      break;
+    case AttrKind::kFloat:
+      out.set_float_val(static_cast<float>(attr.real));
+      break;
+    case AttrKind::kInt32:
+      out.set_int32_val(i32(attr.bits));
+      break;
+    case AttrKind::kInt64:
+      out.set_int64_val(i64(attr.bits));
+      break;
+    case AttrKind::kUint32:
+      out.set_uint32_val(u32(attr.bits));
+      break;
+    case AttrKind::kUint64:
+      out.set_uint64_val(attr.bits);
+      break;
+    case AttrKind::kSint32:
+      out.set_sint32_val(i32(attr.bits));
+      break;
+    case AttrKind::kSint64:
+      out.set_sint64_val(i64(attr.bits));
+      break;
+    case AttrKind::kFixed32:
+      out.set_fixed32_val(u32(attr.bits));
+      break;
+    case AttrKind::kFixed64:
+      out.set_fixed64_val(attr.bits);
+      break;
+    case AttrKind::kSfixed32:
+      out.set_sfixed32_val(i32(attr.bits));
+      break;
+    case AttrKind::kSfixed64:
+      out.set_sfixed64_val(i64(attr.bits));
+      break;
+    case AttrKind::kBool:
+      out.set_bool_val(attr.bits != 0);
+      break;
+    case AttrKind::kString:
+      out.set_string_val(attr.text);
+      break;
+    case AttrKind::kBytes:
+      out.set_bytes_val(attr.text);
+      break;
     case AttrKind::kDoubleList:
       for (double v : attr.real_list) out.mutable_double_list()->add_values(v);
       break;
@@ -246,9 +277,12 @@ class FeederJsonWriter final : public TraceWriter {
 std::unique_ptr<TraceWriter> open_trace_writer(const std::string& path, WriteFormat format,
                                                const TraceMetadata& metadata) {
   switch (format) {
-    case WriteFormat::kBinary: return std::make_unique<BinaryWriter>(path, false, metadata);
-    case WriteFormat::kBinaryGzip: return std::make_unique<BinaryWriter>(path, true, metadata);
-    case WriteFormat::kFeederJson: return std::make_unique<FeederJsonWriter>(path);
+    case WriteFormat::kBinary:
+      return std::make_unique<BinaryWriter>(path, false, metadata);
+    case WriteFormat::kBinaryGzip:
+      return std::make_unique<BinaryWriter>(path, true, metadata);
+    case WriteFormat::kFeederJson:
+      return std::make_unique<FeederJsonWriter>(path);
   }
   throw std::logic_error("unknown trace write format");
 }

@@ -9,13 +9,13 @@ namespace etwire::trace {
 namespace {
 
 constexpr std::array<std::string_view, kNodeTypeCount> kNodeTypeNames = {
-    "INVALID_NODE",   "METADATA_NODE",  "MEM_LOAD_NODE",  "MEM_STORE_NODE",
-    "COMP_NODE",      "COMM_SEND_NODE", "COMM_RECV_NODE", "COMM_COLL_NODE",
+    "INVALID_NODE", "METADATA_NODE",  "MEM_LOAD_NODE",  "MEM_STORE_NODE",
+    "COMP_NODE",    "COMM_SEND_NODE", "COMM_RECV_NODE", "COMM_COLL_NODE",
 };
 
 constexpr std::array<std::string_view, kCollectiveTypeCount> kCollectiveNames = {
-    "ALL_REDUCE", "REDUCE",         "ALL_GATHER",           "GATHER",  "SCATTER",
-    "BROADCAST",  "ALL_TO_ALL",     "REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK", "BARRIER",
+    "ALL_REDUCE", "REDUCE",         "ALL_GATHER",           "GATHER",  "SCATTER", "BROADCAST",
+    "ALL_TO_ALL", "REDUCE_SCATTER", "REDUCE_SCATTER_BLOCK", "BARRIER",
 };
 
 // Upper-cases and drops '_', '-' and ' ' so that "all-reduce", "AllReduce" and "ALL_REDUCE"
@@ -60,8 +60,7 @@ std::optional<CollectiveType> parse_collective_type(std::string_view text) {
 }
 
 bool is_comm_type(NodeType type) {
-  return type == NodeType::kCommSend || type == NodeType::kCommRecv ||
-         type == NodeType::kCommColl;
+  return type == NodeType::kCommSend || type == NodeType::kCommRecv || type == NodeType::kCommColl;
 }
 
 void IoInfo::reset() {
@@ -86,11 +85,13 @@ void CommAttrs::reset() {
 bool TraceNode::carries_traffic() const {
   switch (type) {
     case NodeType::kCommSend:
-    case NodeType::kCommRecv: return comm.size.has_value();
+    case NodeType::kCommRecv:
+      return comm.size.has_value();
     case NodeType::kCommColl:
       return comm.coll_type.has_value() &&
              (comm.size.has_value() || *comm.coll_type == CollectiveType::kBarrier);
-    default: return false;
+    default:
+      return false;
   }
 }
 

@@ -92,18 +92,18 @@ TraceSet TraceSet::discover(const std::string& spec, std::optional<int32_t> expe
     int32_t expected = 0;
     for (const auto& [rank, path] : ranks) {
       if (rank != expected) {
-        fail(set.spec_, fmt::format("rank file {} is missing (found ranks {}..{}, {} files): every "
-                                    "rank from 0 to the highest needs its file",
-                                    expected, ranks.begin()->first, ranks.rbegin()->first,
-                                    ranks.size()));
+        fail(set.spec_,
+             fmt::format("rank file {} is missing (found ranks {}..{}, {} files): every "
+                         "rank from 0 to the highest needs its file",
+                         expected, ranks.begin()->first, ranks.rbegin()->first, ranks.size()));
       }
       set.files_.push_back({rank, path});
       ++expected;
     }
   }
   if (expected_world_size && *expected_world_size != set.world_size()) {
-    fail(set.spec_, fmt::format("expected {} ranks but found {} rank files",
-                                *expected_world_size, set.world_size()));
+    fail(set.spec_, fmt::format("expected {} ranks but found {} rank files", *expected_world_size,
+                                set.world_size()));
   }
   return set;
 }

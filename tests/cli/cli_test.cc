@@ -57,8 +57,8 @@ TEST(Cli, MissingTraceNamesThePath) {
 TEST(Cli, SynthThenInspectJson) {
   auto dir = etwire::testing::make_scratch_dir("cli");
   auto prefix = (dir / "sub/ar").string();
-  auto w = etwire("synth microbench -c reduce_scatter -b 256KiB -n 4 -i 3 --compute-us 20 -o " +
-                  prefix);
+  auto w =
+      etwire("synth microbench -c reduce_scatter -b 256KiB -n 4 -i 3 --compute-us 20 -o " + prefix);
   ASSERT_EQ(w.code, 0) << w.output;
   EXPECT_THAT(w.output, HasSubstr("wrote 4 rank files"));
   auto r = etwire("inspect --json " + prefix);
@@ -155,10 +155,10 @@ TEST(Cli, BundledTracesAreReproducible) {
   ASSERT_TRUE(recipe) << "configs/traces/regenerate.sh is missing";
   auto dir = etwire::testing::make_scratch_dir("bundled");
   std::string output;
-  int code = etwire::testing::run_command(
-      "ETWIRE=" + etwire::testing::etwire_binary().string() + " OUT=" + dir.string() + " sh " +
-          (bundled / "regenerate.sh").string(),
-      output);
+  int code = etwire::testing::run_command("ETWIRE=" + etwire::testing::etwire_binary().string() +
+                                              " OUT=" + dir.string() + " sh " +
+                                              (bundled / "regenerate.sh").string(),
+                                          output);
   ASSERT_EQ(code, 0) << output;
   int compared = 0;
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {

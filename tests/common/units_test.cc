@@ -45,6 +45,14 @@ TEST(FormatBytes, PicksBinaryUnits) {
   EXPECT_EQ(format_bytes(524288000), "500 MiB");
 }
 
+TEST(FormatSi, ThreeSignificantDigits) {
+  EXPECT_EQ(format_si(950), "950");
+  EXPECT_EQ(format_si(18234), "18.2k");
+  EXPECT_EQ(format_si(5310000), "5.31M");
+  EXPECT_EQ(format_si(999999), "1.00M");
+  EXPECT_EQ(format_si(1.2e9), "1.20G");
+}
+
 TEST(FormatMicros, ScalesUnits) {
   EXPECT_EQ(format_micros(850), "850 us");
   EXPECT_EQ(format_micros(1500), "1.50 ms");

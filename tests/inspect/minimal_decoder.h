@@ -56,11 +56,16 @@ class MinimalDecoder {
   }
 
   static void skip(const std::vector<uint8_t>& d, size_t& pos, int wire) {
-    if (wire == 0) varint(d, pos);
-    else if (wire == 1) pos += 8;
-    else if (wire == 2) pos += varint(d, pos);
-    else if (wire == 5) pos += 4;
-    else throw std::runtime_error("bad wire type");
+    if (wire == 0)
+      varint(d, pos);
+    else if (wire == 1)
+      pos += 8;
+    else if (wire == 2)
+      pos += varint(d, pos);
+    else if (wire == 5)
+      pos += 4;
+    else
+      throw std::runtime_error("bad wire type");
   }
 
   static void node(const std::vector<uint8_t>& d, size_t pos, size_t end, MinimalCounts& c) {

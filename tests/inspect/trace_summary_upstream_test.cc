@@ -110,8 +110,8 @@ TEST(UpstreamInspect, T2DTorusRowsAndColumns) {
 TEST(UpstreamInspect, MultitenantJobsCarry500MiB) {
   ETWIRE_REQUIRE_UPSTREAM_TRACES();
   for (const char* job : {"J0", "J1"}) {
-    auto summary = summarize_upstream(std::string("astra-sim-artifacts/multitenant-T1D-") + job +
-                                      "/trace");
+    auto summary =
+        summarize_upstream(std::string("astra-sim-artifacts/multitenant-T1D-") + job + "/trace");
     ASSERT_EQ(summary.world_size, 4);
     for (const auto& r : summary.ranks) {
       EXPECT_EQ(coll_bytes(r, CollectiveType::kAllReduce), 524288000u);
@@ -158,8 +158,7 @@ std::vector<std::pair<std::string, std::string>> all_upstream_sets() {
       {"astra-sim-artifacts/T2D-ns3/trace", "comm_group.json"},
       {"astra-sim-artifacts/stg_denseA_4npus/denseA", "denseA.json"},
       {"astra-sim-artifacts/stg_denseB_4npus/denseB", "denseB.json"},
-      {"astra-sim-hybrid-parallelism/pytorch_fsdp_2ranks/chakra_trace",
-       "comm_group.test-2.json"},
+      {"astra-sim-hybrid-parallelism/pytorch_fsdp_2ranks/chakra_trace", "comm_group.test-2.json"},
   };
   for (const auto& entry : fs::recursive_directory_iterator(root)) {
     std::string name = entry.path().filename().string();
@@ -167,9 +166,8 @@ std::vector<std::pair<std::string, std::string>> all_upstream_sets() {
     if (name.size() <= suffix.size() || name.substr(name.size() - suffix.size()) != suffix) {
       continue;
     }
-    std::string prefix =
-        fs::relative(entry.path().parent_path(), root).string() + "/" +
-        name.substr(0, name.size() - suffix.size());
+    std::string prefix = fs::relative(entry.path().parent_path(), root).string() + "/" +
+                         name.substr(0, name.size() - suffix.size());
     auto it = groups.find(prefix);
     std::string group_file =
         it == groups.end() ? "" : fs::path(prefix).parent_path().string() + "/" + it->second;

@@ -9,21 +9,27 @@
 
 namespace etwire::testing {
 
-std::filesystem::path upstream_traces() { return ETWIRE_UPSTREAM_TRACES; }
+std::filesystem::path upstream_traces() {
+  return ETWIRE_UPSTREAM_TRACES;
+}
 
 bool have_upstream_traces() {
   return std::filesystem::exists(upstream_traces() / "MANIFEST.md");
 }
 
-std::filesystem::path source_dir() { return ETWIRE_SOURCE_DIR; }
+std::filesystem::path source_dir() {
+  return ETWIRE_SOURCE_DIR;
+}
 
-std::filesystem::path etwire_binary() { return ETWIRE_BINARY; }
+std::filesystem::path etwire_binary() {
+  return ETWIRE_BINARY;
+}
 
 std::filesystem::path make_scratch_dir(const std::string& tag) {
   static std::atomic<int> counter{0};
-  auto dir = std::filesystem::temp_directory_path() /
-             ("etwire-test-" + tag + "-" + std::to_string(getpid()) + "-" +
-              std::to_string(counter++));
+  auto dir =
+      std::filesystem::temp_directory_path() /
+      ("etwire-test-" + tag + "-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

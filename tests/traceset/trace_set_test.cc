@@ -14,7 +14,9 @@ namespace {
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
-void touch(const fs::path& path) { std::ofstream(path) << ""; }
+void touch(const fs::path& path) {
+  std::ofstream(path) << "";
+}
 
 std::string error_of(const std::function<void()>& f) {
   try {
@@ -28,8 +30,8 @@ std::string error_of(const std::function<void()>& f) {
 TEST(TraceSetDiscover, FindsRankFilesByPrefixInRankOrder) {
   auto dir = etwire::testing::make_scratch_dir("set");
   for (int r : {2, 0, 10, 1, 3, 4, 5, 6, 7, 8, 9}) touch(dir / ("w." + std::to_string(r) + ".et"));
-  touch(dir / "w.json");        // comm groups beside the set: not a rank file
-  touch(dir / "other.0.et");    // another set in the same directory
+  touch(dir / "w.json");      // comm groups beside the set: not a rank file
+  touch(dir / "other.0.et");  // another set in the same directory
   auto set = TraceSet::discover((dir / "w").string());
   ASSERT_EQ(set.world_size(), 11);
   for (int r = 0; r < 11; ++r) {
@@ -194,9 +196,8 @@ TEST_F(TraceSetGroups, UndefinedGroupErrorsAtTheNode) {
 }
 
 TEST_F(TraceSetGroups, GroupRankOutsideTheWorldSuggestsMissingFiles) {
-  std::string msg = error_of([&] {
-    set_.set_comm_groups(CommGroups::from_json_text(R"({"1": [2, 9]})", "g.json"));
-  });
+  std::string msg = error_of(
+      [&] { set_.set_comm_groups(CommGroups::from_json_text(R"({"1": [2, 9]})", "g.json")); });
   EXPECT_THAT(msg, HasSubstr("g.json"));
   EXPECT_THAT(msg, HasSubstr("group 1 lists rank 9"));
   EXPECT_THAT(msg, HasSubstr("are rank files missing?"));
@@ -217,12 +218,14 @@ TEST(TraceSetUpstream, T2DRowAndColumnGroupsResolve) {
 
 TEST(TraceSetUpstream, FsdpGroupsNeedTheSecondCommGroupFile) {
   ETWIRE_REQUIRE_UPSTREAM_TRACES();
-  auto dir = etwire::testing::upstream_traces() / "astra-sim-hybrid-parallelism/pytorch_fsdp_2ranks";
+  auto dir =
+      etwire::testing::upstream_traces() / "astra-sim-hybrid-parallelism/pytorch_fsdp_2ranks";
   auto set = TraceSet::discover((dir / "chakra_trace").string());
   ASSERT_EQ(set.world_size(), 2);
   set.set_comm_groups(CommGroups::load((dir / "comm_group.test-1.json").string()));
+  // The traces use groups "1" and "2"; test-1's file defines only group 1.
   TraceNode node;
-  node.comm.pg_name = "1";
+  node.comm.pg_name = "2";
   EXPECT_THAT(error_of([&] { set.resolve_group(node, "f"); }),
               HasSubstr("comm_group.test-1.json does not define"));
   set.set_comm_groups(CommGroups::load((dir / "comm_group.test-2.json").string()));
