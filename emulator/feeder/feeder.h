@@ -7,23 +7,14 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <vector>
+#include <string>
 
 #include "emulator/feeder/node_filter.h"
+#include "emulator/feeder/policy.h"
 #include "emulator/trace/node.h"
 #include "emulator/trace/node_source.h"
 
 namespace etwire::feeder {
-
-// How ready nodes are ordered. Policies only choose among ready nodes; dependencies decide
-// readiness.
-enum class Policy : uint8_t {
-  kFifo,       // in the order nodes became ready (ties: file order)
-  kStartTime,  // smallest recorded start_time_micros first (ties: file order)
-  kCommFirst,  // communication nodes before all others, each class FIFO
-};
-std::optional<Policy> parse_policy(std::string_view text);
-std::string_view policy_name(Policy policy);
 
 // What to do with ctrl_deps. Data deps are always honoured.
 enum class CtrlDeps : uint8_t {
@@ -33,8 +24,11 @@ enum class CtrlDeps : uint8_t {
 };
 
 struct FeederOptions {
-  // Nodes held in memory before reading pauses. The window extends past this while a loaded node
-  // still names a parent that has not been read yet.
+  // Nodes held in memory (waiting, ready and in flight alike) before reading pauses; 0 counts as 1.
+  // The window grows past this only when it must: when no node held is ready or in flight and
+  // some wait for parents not read yet, reading goes on one node at a time until a node becomes
+  // ready. So memory is bounded by the window plus what the file's forward references force, not
+  // by the trace length.
   uint32_t window = 4096;
   Policy policy = Policy::kFifo;
   CtrlDeps ctrl_deps = CtrlDeps::kIgnore;
@@ -43,8 +37,8 @@ struct FeederOptions {
 
 struct FeederStats {
   uint64_t nodes_read = 0;
-  uint64_t nodes_issued = 0;    // handed out by next()
-  uint64_t nodes_filtered = 0;  // completed inside the feeder because the filter dropped them
+  uint64_t nodes_issued = 0;     // handed out by next()
+  uint64_t nodes_filtered = 0;   // completed inside the feeder because the filter dropped them
   uint64_t nodes_completed = 0;  // issued and completed (filtered nodes not counted)
   uint64_t peak_live_nodes = 0;  // most nodes held at once
   uint64_t peak_unresolved = 0;  // most distinct not-yet-read parents waited on at once
@@ -67,13 +61,19 @@ class Feeder {
 
   // The next ready node, reading more of the file as needed; nullopt when no node is ready now
   // (some are in flight) or when every node has been issued. Throws TraceError on bad input:
-  // duplicate ids, a dependency cycle (naming the nodes in it), data deps that never resolve.
+  // duplicate ids, a data dep on the node itself, a dependency cycle (naming the nodes in it),
+  // data deps that never resolve (reported when the file ends). After a TraceError the feeder
+  // must not be used further. Every node is issued exactly once; for a fixed policy and a fixed
+  // sequence of next()/complete() calls the order is always the same.
   std::optional<IssuedNode> next();
 
-  // Marks an issued node complete, making children whose last parent it was ready.
+  // Marks an issued node complete, making children whose last parent it was ready. Throws
+  // std::logic_error for a node that is not in flight (never issued, or completed already).
   void complete(IssuedNode issued);
 
-  // True when the file is exhausted and every node has been issued and completed.
+  // True when the file is exhausted and every node has been issued and completed. The end of the
+  // file is noticed by next(): after the last completion, next() returns nullopt and done() turns
+  // true.
   bool done() const;
   uint64_t in_flight() const;
   const FeederStats& stats() const;

@@ -15,7 +15,9 @@ bool NodeFilter::keeps(const trace::TraceNode& node) const {
   if (!types.test(static_cast<size_t>(node.type))) return false;
   if (node.id < min_id || node.id > max_id) return false;
   if (!process_groups.empty() && trace::is_comm_type(node.type)) {
-    const std::string& pg = node.comm.pg_name ? *node.comm.pg_name : std::string();
+    // Both branches are lvalues, so the group name is looked up in place rather than copied.
+    static const std::string kAbsent;
+    const std::string& pg = node.comm.pg_name ? *node.comm.pg_name : kAbsent;
     if (process_groups.count(pg) == 0) return false;
   }
   return true;

@@ -77,7 +77,8 @@ void CommAttrs::reset() {
   dst.reset();
   tag.reset();
   priority.reset();
-  if (pg_name) pg_name->clear();  // keep the string's buffer; presence is reset below
+  // Disengaging the optional destroys the string: a pg_name longer than the small-string buffer
+  // is allocated again for the next node. Keeping it would take a separate presence flag.
   pg_name.reset();
   involved_dim.clear();
 }
