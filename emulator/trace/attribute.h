@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "emulator/trace/reusable_text.h"
+
 namespace etwire::trace {
 
 // The value kinds of AttributeProto's oneof, numbered as their protobuf field numbers so that a
@@ -69,7 +71,7 @@ struct Attribute {
   // kDoubleList, kFloatList.
   std::vector<double> real_list;
   // kStringList, kBytesList.
-  std::vector<std::string> text_list;
+  TextList text_list;
 
   // Clears the value but keeps the buffers' capacity, so decoding into a reused Attribute does not
   // allocate once warmed up.

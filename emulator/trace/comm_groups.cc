@@ -13,10 +13,10 @@
 
 namespace etwire::trace {
 
-std::optional<GroupRef> parse_pg_name(const std::optional<std::string>& pg_name) {
+std::optional<GroupRef> parse_pg_name(std::optional<std::string_view> pg_name) {
   if (!pg_name || pg_name->empty() || *pg_name == "0") return GroupRef{};
   // A leading decimal integer, as the reference simulator reads it: "1.0" names group 1.
-  const std::string& text = *pg_name;
+  std::string_view text = *pg_name;
   size_t begin = 0;
   while (begin < text.size() && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
   int64_t id = 0;

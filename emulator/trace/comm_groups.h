@@ -23,7 +23,7 @@ struct GroupRef {
   // false for the implicit all-ranks group.
   bool explicit_id = false;
 };
-std::optional<GroupRef> parse_pg_name(const std::optional<std::string>& pg_name);
+std::optional<GroupRef> parse_pg_name(std::optional<std::string_view> pg_name);
 
 class CommGroups {
  public:

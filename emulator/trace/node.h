@@ -73,7 +73,7 @@ struct CommAttrs {
   std::optional<int32_t> priority;
   // pg_name as written (nullopt when absent); `comm_group` (legacy STG int32) is folded into it
   // as its decimal text when pg_name is absent.
-  std::optional<std::string> pg_name;
+  OptionalText pg_name;
   // One flag per network dimension; empty = all dimensions.
   std::vector<bool> involved_dim;
 

@@ -180,7 +180,7 @@ class Interpreter {
     if (!comm.pg_name && comm_group != nullptr) {
       char text[24];
       auto result = std::to_chars(text, text + sizeof(text), signed_value(*comm_group));
-      comm.pg_name.emplace(text, result.ptr);
+      comm.pg_name.assign(std::string_view(text, static_cast<size_t>(result.ptr - text)));
     }
   }
 
@@ -223,7 +223,7 @@ class Interpreter {
         break;
       case kPgName:
         if (attr.kind != AttrKind::kString) wrong_kind(attr, "string_val");
-        comm.pg_name.emplace(attr.text);
+        comm.pg_name.assign(attr.text);
         break;
       case kCommGroup:
         require_integer(attr);

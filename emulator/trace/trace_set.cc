@@ -128,7 +128,7 @@ void TraceSet::set_comm_groups(CommGroups groups) {
 
 TraceSet::ProcessGroup TraceSet::resolve_group(const TraceNode& node,
                                                const std::string& file) const {
-  auto ref = parse_pg_name(node.comm.pg_name);
+  auto ref = parse_pg_name(node.comm.pg_name.view());
   TraceLocation where{file, node.record_index, node.id};
   if (!ref) {
     throw TraceError(where, fmt::format("pg_name \"{}\" does not start with a group number",

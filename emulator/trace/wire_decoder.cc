@@ -136,7 +136,7 @@ void decode_list(const uint8_t* begin, const uint8_t* end, const uint8_t* base, 
     uint32_t tag = list.tag();
     if (tag == element_tag) {
       if (text) {
-        attr.text_list.emplace_back(list.bytes());
+        attr.text_list.push_back(list.bytes());
       } else {
         read_one(list);
       }

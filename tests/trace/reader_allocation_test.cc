@@ -23,7 +23,8 @@ TEST(ReaderAllocation, NoHeapAllocationPerNodeAfterWarmUp) {
       case 0: {
         auto node = make_node(id, ChakraProtoMsg::COMM_COLL_NODE,
                               {attr_bool("is_cpu_op", false), attr_int64("comm_type", 0),
-                               attr_int64("comm_size", 1 << 20), attr_string("pg_name", "12.0")},
+                               attr_int64("comm_size", 1 << 20),
+                               attr_string("pg_name", "12.0 (longer than a short string)")},
                               {id - 1});
         auto* dims = node.add_attr();
         dims->set_name("involved_dim");
@@ -39,6 +40,11 @@ TEST(ReaderAllocation, NoHeapAllocationPerNodeAfterWarmUp) {
         node.mutable_inputs()->set_values("[[" + std::to_string(id) +
                                           ", 0, 0, 4096, 4, 'cuda:0']]");
         node.set_name("a compute node with a name longer than the small-string buffer");
+        // STG writes tensor names and sizes as string lists with long elements.
+        auto* inputs = node.add_attr();
+        inputs->set_name("inputs");
+        inputs->mutable_string_list()->add_values("mb0.transformer.0.input_norm.y@0 MicroBatch");
+        inputs->mutable_string_list()->add_values("256.0 bytes of a tensor, also long");
         nodes.push_back(node);
         break;
       }

@@ -183,7 +183,7 @@ void expect_reals(const List& expected, const std::vector<double>& got) {
 }
 
 template <typename List>
-void expect_texts(const List& expected, const std::vector<std::string>& got) {
+void expect_texts(const List& expected, const etwire::trace::TextList& got) {
   ASSERT_EQ(got.size(), static_cast<size_t>(expected.values_size()));
   for (int i = 0; i < expected.values_size(); ++i) EXPECT_EQ(got[i], expected.values(i)) << i;
 }
