@@ -1,4 +1,5 @@
 // etwire: one binary, one subcommand per capability.
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -34,6 +35,8 @@ int main(int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? kExitOk : kExitBadInput;
   }
+  // Logs and errors go to stderr so that stdout carries only the command's output (JSON, tables).
+  spdlog::set_default_logger(spdlog::stderr_color_mt("etwire"));
   spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::info);
   spdlog::set_pattern("%^%l%$: %v");
 

@@ -54,6 +54,17 @@ TEST(Cli, MissingTraceNamesThePath) {
   EXPECT_THAT(r.output, HasSubstr("no such file or directory"));
 }
 
+TEST(Cli, ErrorsGoToStderrNotStdout) {
+  // A subshell keeps stderr away from the capture, which merges the outer stderr into stdout.
+  std::string command = "(";
+  command += etwire::testing::etwire_binary().string();
+  command += " inspect /nonexistent/t 2>/dev/null)";
+  std::string stdout_only;
+  int code = etwire::testing::run_command(command, stdout_only);
+  EXPECT_EQ(code, 2);
+  EXPECT_EQ(stdout_only, "");
+}
+
 TEST(Cli, SynthThenInspectJson) {
   auto dir = etwire::testing::make_scratch_dir("cli");
   auto prefix = (dir / "sub/ar").string();
