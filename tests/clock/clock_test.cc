@@ -1,0 +1,137 @@
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "traffic/clock/event_queue.h"
+#include "traffic/clock/virtual_clock.h"
+#include "traffic/clock/wall_clock.h"
+
+namespace etwire::clock {
+namespace {
+
+// Records (time, tag) of every event it receives; may schedule follow-ups.
+class Recorder final : public EventHandler {
+ public:
+  explicit Recorder(Scheduler* scheduler = nullptr) : scheduler_(scheduler) {}
+  void on_event(uint64_t tag, Nanos now) override {
+    seen.emplace_back(now, tag);
+    if (scheduler_ != nullptr && tag >= 1000 && tag < 1003) {
+      scheduler_->run_at(now, this, tag + 1);  // same-time follow-up
+    }
+  }
+  std::vector<std::pair<Nanos, uint64_t>> seen;
+
+ private:
+  Scheduler* scheduler_;
+};
+
+TEST(EventQueue, PopsEarliestFirstAndTiesInSchedulingOrder) {
+  std::mt19937_64 rng(3);
+  EventQueue queue;
+  std::multimap<std::pair<Nanos, uint64_t>, uint64_t> model;
+  for (uint64_t i = 0; i < 5000; ++i) {
+    Nanos when = static_cast<Nanos>(rng() % 200);
+    queue.push(when, nullptr, i);
+    model.emplace(std::make_pair(when, i), i);
+    if (rng() % 3 == 0) {
+      ASSERT_EQ(queue.pop().tag, model.begin()->second);
+      model.erase(model.begin());
+    }
+  }
+  while (!queue.empty()) {
+    ASSERT_EQ(queue.pop().tag, model.begin()->second);
+    model.erase(model.begin());
+  }
+  EXPECT_TRUE(model.empty());
+  EXPECT_EQ(queue.next_time(), kNever);
+}
+
+TEST(VirtualClock, JumpsFromEventToEvent) {
+  VirtualClock clock;
+  Recorder r;
+  clock.run_at(500, &r, 2);
+  clock.run_at(100, &r, 1);
+  clock.run_at(500, &r, 3);
+  EXPECT_EQ(clock.now(), 0);
+  EXPECT_EQ(clock.poll(), 1u);
+  EXPECT_EQ(clock.now(), 100);
+  EXPECT_EQ(clock.poll(), 2u);  // both events due at 500, in scheduling order
+  EXPECT_EQ(clock.now(), 500);
+  EXPECT_EQ(r.seen, (std::vector<std::pair<Nanos, uint64_t>>{{100, 1}, {500, 2}, {500, 3}}));
+  EXPECT_TRUE(clock.idle());
+  EXPECT_EQ(clock.poll(), 0u);
+  EXPECT_EQ(clock.events_run(), 3u);
+}
+
+TEST(VirtualClock, PastEventsRunNowAndTimeNeverGoesBack) {
+  VirtualClock clock(1000);
+  Recorder r;
+  clock.run_at(10, &r, 7);
+  clock.poll();
+  EXPECT_EQ(clock.now(), 1000);
+  EXPECT_EQ(r.seen.front(), (std::pair<Nanos, uint64_t>{1000, 7}));
+}
+
+TEST(VirtualClock, SameTimeFollowUpsRunInTheSamePoll) {
+  VirtualClock clock;
+  Recorder r(&clock);
+  clock.run_at(50, &r, 1000);
+  EXPECT_EQ(clock.poll(), 4u);  // 1000 schedules 1001, 1002, 1003 at the same time
+  EXPECT_EQ(r.seen.back(), (std::pair<Nanos, uint64_t>{50, 1003}));
+}
+
+TEST(VirtualClock, RunUntilStopsAtTheLimit) {
+  VirtualClock clock;
+  Recorder r;
+  for (Nanos t : {10, 20, 30, 40}) clock.run_at(t, &r, static_cast<uint64_t>(t));
+  EXPECT_EQ(clock.run_until(25), 2u);
+  EXPECT_EQ(clock.now(), 20);
+  EXPECT_EQ(clock.next_event_time(), 30);
+  EXPECT_EQ(clock.run_until(kNever), 2u);
+  EXPECT_EQ(clock.now(), 40);
+}
+
+TEST(VirtualClock, SameScheduleGivesTheSameOrder) {
+  auto run = [] {
+    VirtualClock clock;
+    Recorder r;
+    std::mt19937_64 rng(11);
+    for (uint64_t i = 0; i < 1000; ++i) clock.run_at(static_cast<Nanos>(rng() % 50), &r, i);
+    clock.run_until(kNever);
+    return r.seen;
+  };
+  EXPECT_EQ(run(), run());
+}
+
+TEST(WallClock, RunsOnlyWhatIsDue) {
+  WallClock clock(2 * kNanosPerMilli);
+  Recorder r;
+  Nanos start = clock.now();
+  clock.run_at(start, &r, 1);
+  clock.run_at(start + 3600 * kNanosPerSecond, &r, 2);  // an hour from now
+  EXPECT_EQ(clock.poll(), 1u);
+  ASSERT_EQ(r.seen.size(), 1u);
+  EXPECT_EQ(r.seen[0].second, 1u);
+  EXPECT_FALSE(clock.idle());
+}
+
+TEST(WallClock, FollowsRealTime) {
+  WallClock clock(2 * kNanosPerMilli);
+  Nanos before = clock.now();
+  auto wall_before = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  Nanos elapsed = clock.now() - before;
+  auto wall = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::steady_clock::now() - wall_before)
+                  .count();
+  // Calibration error only: the two clocks agree within 10% over the interval.
+  EXPECT_GT(elapsed, wall * 9 / 10);
+  EXPECT_LT(elapsed, wall * 11 / 10);
+}
+
+}  // namespace
+}  // namespace etwire::clock

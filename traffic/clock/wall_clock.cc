@@ -1,0 +1,67 @@
+#include "traffic/clock/wall_clock.h"
+
+#include <chrono>
+#include <thread>
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+namespace etwire::clock {
+
+namespace {
+
+int64_t system_nanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+uint64_t read_ticks() {
+#if defined(__x86_64__)
+  return __rdtsc();
+#else
+  return 0;
+#endif
+}
+
+}  // namespace
+
+WallClock::WallClock(Nanos calibration) {
+  origin_system_ns_ = system_nanos();
+  origin_ticks_ = read_ticks();
+  if (origin_ticks_ == 0) return;  // no counter on this architecture: use the system clock
+  std::this_thread::sleep_for(std::chrono::nanoseconds(calibration));
+  const double ticks = static_cast<double>(read_ticks() - origin_ticks_);
+  const double nanos = static_cast<double>(system_nanos() - origin_system_ns_);
+  if (ticks <= 0 || nanos <= 0) {
+    origin_ticks_ = 0;
+    return;
+  }
+  ticks_per_nano_ = ticks / nanos;
+  nanos_per_tick_ = nanos / ticks;
+}
+
+Nanos WallClock::now() const {
+  if (origin_ticks_ == 0) return system_nanos() - origin_system_ns_;
+  return static_cast<Nanos>(static_cast<double>(read_ticks() - origin_ticks_) * nanos_per_tick_);
+}
+
+void WallClock::run_at(Nanos when, EventHandler* handler, uint64_t tag) {
+  queue_.push(when, handler, tag);
+}
+
+uint64_t WallClock::poll() {
+  uint64_t ran = 0;
+  if (queue_.empty()) return 0;
+  Nanos t = now();
+  while (!queue_.empty() && queue_.next_time() <= t) {
+    ScheduledEvent event = queue_.pop();
+    event.handler->on_event(event.tag, t);
+    ++ran;
+    t = now();
+  }
+  return ran;
+}
+
+}  // namespace etwire::clock
