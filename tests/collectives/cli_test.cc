@@ -1,0 +1,112 @@
+// `etwire collective` as a lab engineer runs it.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/testing/test_paths.h"
+
+namespace etwire {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Result {
+  int code;
+  std::string output;
+};
+
+Result etwire(const std::string& args) {
+  Result r;
+  r.code = etwire::testing::run_command(etwire::testing::etwire_binary().string() + " " + args,
+                                        r.output);
+  return r;
+}
+
+TEST(CollectiveCli, JsonReportsStepsFlowsBytesAndFactor) {
+  auto r = etwire("collective all_reduce --ranks 4 --bytes 4KiB --chunks 2 --qps 2 --json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["collective"], "ALL_REDUCE");
+  EXPECT_EQ(j["algorithm"], "ring");
+  EXPECT_EQ(j["full_bytes"], 4096);
+  EXPECT_DOUBLE_EQ(j["busbw_factor"].get<double>(), 1.5);
+  ASSERT_EQ(j["members"].size(), 4u);
+  for (const auto& m : j["members"]) {
+    EXPECT_EQ(m["bytes_sent"], 6144);              // 2(n-1)/n x 4 KiB
+    EXPECT_EQ(m["steps"].size(), 6u * 2 * 2 * 2);  // steps x chunks x QPs x (send + recv)
+  }
+  uint64_t flow_bytes = 0;
+  for (const auto& f : j["flows"]) flow_bytes += f["bytes"].get<uint64_t>();
+  EXPECT_EQ(flow_bytes, 4u * 6144);
+}
+
+TEST(CollectiveCli, TextShowsTheProgramAndVerifies) {
+  auto r = etwire(
+      "collective all_to_all --group 5,1,9,12 --bytes 1000 --algo pxn --ranks-per-host 2 "
+      "--verify");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("ALL_TO_ALL over 4 ranks"));
+  EXPECT_THAT(r.output, HasSubstr("busbw factor 0.7500 = (n-1)/n"));
+  EXPECT_THAT(r.output, HasSubstr("verified: every rank ends with the ALL_TO_ALL result"));
+  EXPECT_THAT(r.output, HasSubstr("Bytes on the wire per rank"));
+  EXPECT_THAT(r.output, HasSubstr("Steps of rank 12"));
+  EXPECT_THAT(r.output, HasSubstr("network"));
+}
+
+TEST(CollectiveCli, EveryCollectiveRuns) {
+  for (const char* type :
+       {"all_reduce", "reduce_scatter", "reduce_scatter_block", "all_gather", "all_to_all",
+        "broadcast", "reduce", "gather", "scatter", "barrier", "send_recv"}) {
+    auto r = etwire(std::string("collective ") + type + " -n " +
+                    (std::string(type) == "send_recv" ? "2" : "5") +
+                    " -b 777 --chunk-size 100 --summary --verify");
+    EXPECT_EQ(r.code, 0) << type << ": " << r.output;
+  }
+  auto v = etwire(
+      "collective all_to_all_v -n 3 --peer-bytes 1,2,3,4,5,6,7,8,9 --verify --json "
+      "--summary");
+  ASSERT_EQ(v.code, 0) << v.output;
+  EXPECT_EQ(nlohmann::json::parse(v.output)["members"][0]["bytes_sent"], 5);
+}
+
+TEST(CollectiveCli, RankFilterAndRoot) {
+  auto r = etwire("collective broadcast -n 4 -b 1KiB --root 2 --rank 2 --json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["root"], 2);
+  ASSERT_EQ(j["members"].size(), 1u);
+  EXPECT_EQ(j["members"][0]["rank"], 2);
+  EXPECT_EQ(j["members"][0]["bytes_sent"], 1024);
+}
+
+TEST(CollectiveCli, BadInputExitsTwoWithAClearMessage) {
+  auto r = etwire("collective all_sum -n 4 -b 1KiB");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.output, HasSubstr("unknown collective \"all_sum\""));
+  r = etwire("collective all_reduce -n 4 -b 1KiB --algo butterfly");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.output, HasSubstr("unknown algorithm \"butterfly\""));
+  r = etwire("collective all_reduce -n 4 -b 1KiB --algo pxn");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.output, HasSubstr("pxn does not apply to ALL_REDUCE"));
+  r = etwire("collective all_reduce -n 4 -b 12XB");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.output, HasSubstr("--bytes: \"12XB\" is not a byte size"));
+  r = etwire("collective all_reduce -n 4");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.output, HasSubstr("--bytes"));
+  r = etwire("collective broadcast -n 4 -b 1KiB --root 9");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.output, HasSubstr("root: rank 9 is not in the process group"));
+  EXPECT_EQ(etwire("collective all_reduce -n 4 -b 1KiB --chunks 2 --chunk-size 1K").code, 2);
+  EXPECT_EQ(etwire("collective all_reduce -n 0 -b 1KiB").code, 2);
+  EXPECT_EQ(etwire("collective all_reduce -n 4 -b 1KiB --qps 0").code, 2);
+  EXPECT_EQ(etwire("collective all_to_all_v -n 3").code, 2);
+  r = etwire("collective all_reduce --group 1,x -b 1KiB");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.output, HasSubstr("--group: \"x\" is not a rank"));
+}
+
+}  // namespace
+}  // namespace etwire

@@ -1,0 +1,46 @@
+// Process groups and specs shared by the collectives tests.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "traffic/collectives/collective_spec.h"
+
+namespace etwire::collectives::testing {
+
+// Ranks 0..n-1 in order.
+inline std::vector<int32_t> contiguous_group(uint32_t n) {
+  std::vector<int32_t> ranks(n);
+  std::iota(ranks.begin(), ranks.end(), 0);
+  return ranks;
+}
+
+// n distinct global ranks drawn from [0, 4n + 8), in shuffled order: a group that is neither
+// 0..n-1 nor sorted.
+inline std::vector<int32_t> sparse_group(uint32_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int32_t> pool(4 * n + 8);
+  std::iota(pool.begin(), pool.end(), 0);
+  std::shuffle(pool.begin(), pool.end(), rng);
+  pool.resize(n);
+  return pool;
+}
+
+struct Case {
+  CollectiveKind collective;
+  Algorithm algorithm;
+  bool variable_sizes = false;  // all-to-all-v
+  std::string name() const;
+};
+
+// Every collective x every algorithm that applies to it (all-to-all also as all-to-all-v).
+std::vector<Case> all_cases();
+
+// All-to-all-v sizes for n members, roughly `bytes` per member, with zeros sprinkled in.
+std::vector<uint64_t> uneven_matrix(uint32_t n, uint64_t bytes, uint64_t seed);
+
+}  // namespace etwire::collectives::testing
