@@ -22,7 +22,7 @@ done
 packages=(
   build-essential cmake ninja-build pkg-config git python3
   libprotobuf-dev protobuf-compiler zlib1g-dev
-  libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
+  libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 

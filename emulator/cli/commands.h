@@ -13,5 +13,8 @@ using CommandAction = std::function<int()>;
 CommandAction add_inspect_command(CLI::App& app);
 CommandAction add_feed_command(CLI::App& app);
 CommandAction add_synth_command(CLI::App& app);
+CommandAction add_validate_command(CLI::App& app);
+CommandAction add_plan_command(CLI::App& app);
+CommandAction add_collective_command(CLI::App& app);
 
 }  // namespace etwire::cli

@@ -28,6 +28,9 @@ int main(int argc, char** argv) {
   remember(add_inspect_command(app));
   remember(add_feed_command(app));
   remember(add_synth_command(app));
+  remember(add_validate_command(app));
+  remember(add_plan_command(app));
+  remember(add_collective_command(app));
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,344 @@
+#include "control/config_checks.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "control/backend_capabilities.h"
+#include "control/key_path.h"
+#include "control/nearest_name.h"
+#include "emulator/common/rate.h"
+
+namespace etwire::control {
+
+namespace {
+
+class Checker {
+ public:
+  Checker(const RunConfig& config, const SourceMap& where, Diagnostics& out)
+      : config_(config), where_(where), out_(out) {
+    for (const auto& port : config.ports) port_names_.push_back(port.name);
+  }
+
+  void error(Problem problem, const std::string& path, std::string message) {
+    out_.add(where_.make(Severity::kError, problem, path, std::move(message)));
+  }
+  void warning(Problem problem, const std::string& path, std::string message) {
+    out_.add(where_.make(Severity::kWarning, problem, path, std::move(message)));
+  }
+
+  void port_reference(const std::string& name, const std::string& path) {
+    if (config_.find_port(name)) return;
+    error(Problem::kBadReference, path,
+          fmt::format("no port named \"{}\" in ports{}", name, did_you_mean(name, port_names_)));
+  }
+
+  void references() {
+    for (const auto& item : config_.fabric.port_overrides) {
+      port_reference(item.port, child_path(item.key_path, "port"));
+    }
+  }
+
+  // Ports made by one entry (`count`) share its settings: problems with them are reported once,
+  // naming the whole range.
+  std::vector<std::pair<const PortConfig*, std::string>> entries() const {
+    std::vector<std::pair<const PortConfig*, std::string>> out;
+    for (size_t i = 0; i < config_.ports.size(); ++i) {
+      const PortConfig& port = config_.ports[i];
+      size_t last = i;
+      while (last + 1 < config_.ports.size() && config_.ports[last + 1].key_path == port.key_path) {
+        ++last;
+      }
+      out.emplace_back(&port, last == i ? fmt::format("port \"{}\"", port.name)
+                                        : fmt::format("ports \"{}\" to \"{}\"", port.name,
+                                                      config_.ports[last].name));
+      i = last;
+    }
+    return out;
+  }
+
+  void backend_settings(const PortConfig& port, const std::string& name) {
+    const std::string& at = port.key_path;
+    if (port.backend == Backend::kDpdk) {
+      int ways = (port.dpdk.port_id ? 1 : 0) + (port.dpdk.vdev.empty() ? 0 : 1) +
+                 (port.dpdk.pci.empty() ? 0 : 1);
+      if (ways == 0) {
+        error(Problem::kBackend, port.dpdk.present ? child_path(at, "dpdk") : at,
+              fmt::format("{}: backend dpdk needs a device: set dpdk.port_id, dpdk.vdev (e.g. "
+                          "net_ring0) or dpdk.pci (e.g. 0000:3b:00.0)",
+                          name));
+      } else if (ways > 1) {
+        error(Problem::kInconsistent, child_path(at, "dpdk"),
+              fmt::format("{}: the device is named more than one way: give exactly one of "
+                          "port_id, vdev and pci",
+                          name));
+      }
+    } else if (port.dpdk.present) {
+      warning(Problem::kBackend, child_path(at, "dpdk"),
+              fmt::format("ignored: {} does not use backend dpdk", name));
+    }
+    if (port.backend == Backend::kVerbs) {
+      if (port.verbs.device.empty()) {
+        error(Problem::kBackend, port.verbs.present ? child_path(at, "verbs") : at,
+              fmt::format("{}: backend verbs needs verbs.device (e.g. mlx5_0, as ibv_devices "
+                          "lists it)",
+                          name));
+      }
+      if (!port.verbs.gid_index) {
+        error(Problem::kBackend, port.verbs.present ? child_path(at, "verbs") : at,
+              fmt::format("{}: backend verbs needs verbs.gid_index: it selects RoCE v2 and the "
+                          "address family on the device (show_gids lists them), and a wrong "
+                          "guess silently sends RoCE v1 or the wrong address",
+                          name));
+      }
+    } else if (port.verbs.present) {
+      warning(Problem::kBackend, child_path(at, "verbs"),
+              fmt::format("ignored: {} does not use backend verbs", name));
+    }
+  }
+
+  void backend_limits(const PortConfig& port, const std::string& name) {
+    BackendLimits limits = limits_for(port);
+    const auto& speeds = limits.standard_speeds;
+    bool speed_ok =
+        port.speed_bps >= limits.min_speed_bps && port.speed_bps <= limits.max_speed_bps &&
+        (speeds.empty() || std::find(speeds.begin(), speeds.end(), port.speed_bps) != speeds.end());
+    if (!speed_ok) {
+      std::string allowed;
+      if (speeds.empty()) {
+        allowed = fmt::format("from {} to {}", format_rate(limits.min_speed_bps),
+                              format_rate(limits.max_speed_bps));
+      } else {
+        for (uint64_t s : speeds) allowed += (allowed.empty() ? "one of " : ", ") + format_rate(s);
+      }
+      error(Problem::kBackend, child_path(port.key_path, "speed"),
+            fmt::format("backend {} cannot run {} at {}: expected {} ({})",
+                        backend_name(port.backend), name, format_rate(port.speed_bps), allowed,
+                        limits.why));
+    }
+    if (port.mtu < limits.min_mtu || port.mtu > limits.max_mtu) {
+      error(Problem::kBackend, child_path(port.key_path, "mtu"),
+            fmt::format("backend {} cannot use MTU {} on {}: expected {} to {} ({})",
+                        backend_name(port.backend), port.mtu, name, limits.min_mtu, limits.max_mtu,
+                        limits.why));
+    }
+  }
+
+  // Two ports on one device would fight over it.
+  void devices() {
+    std::map<std::string, std::string> seen;
+    for (const auto& port : config_.ports) {
+      std::string device;
+      std::string key;
+      if (port.backend == Backend::kDpdk) {
+        if (!port.dpdk.vdev.empty()) {
+          device = "dpdk vdev " + port.dpdk.vdev.substr(0, port.dpdk.vdev.find(','));
+          key = "dpdk.vdev";
+        } else if (!port.dpdk.pci.empty()) {
+          device = "dpdk PCI device " + port.dpdk.pci;
+          key = "dpdk.pci";
+        } else if (port.dpdk.port_id) {
+          device = fmt::format("dpdk port id {}", *port.dpdk.port_id);
+          key = "dpdk.port_id";
+        }
+      } else if (port.backend == Backend::kVerbs && !port.verbs.device.empty()) {
+        device = fmt::format("verbs device {} port {}", port.verbs.device, port.verbs.port);
+        key = "verbs.device";
+      }
+      if (device.empty()) continue;
+      auto [it, inserted] = seen.emplace(device, port.name);
+      if (!inserted) {
+        error(Problem::kDuplicate, child_path(port.key_path, key),
+              fmt::format("port \"{}\" uses {}, which port \"{}\" already uses", port.name, device,
+                          it->second));
+      }
+    }
+  }
+
+  void addresses() {
+    std::map<std::string, std::string> macs;
+    std::map<std::string, std::string> ipv4s;
+    std::map<std::string, std::string> ipv6s;
+    auto claim = [&](std::map<std::string, std::string>& seen, const std::string& address,
+                     const PortConfig& port, const char* key, const char* kind, bool derived) {
+      auto [it, inserted] = seen.emplace(address, port.name);
+      if (inserted) return;
+      error(Problem::kDuplicate, derived ? port.key_path : child_path(port.key_path, key),
+            fmt::format("{} {} of port \"{}\"{} is already the address of port \"{}\"", kind,
+                        address, port.name, derived ? " (derived)" : "", it->second));
+    };
+    for (const auto& port : config_.ports) {
+      claim(macs, port.mac.to_string(), port, "mac", "MAC address", port.mac_derived);
+      claim(ipv4s, port.ipv4.to_string(), port, "ipv4", "IPv4 address", port.ipv4_derived);
+      if (port.ipv6) {
+        claim(ipv6s, port.ipv6->to_string(), port, "ipv6", "IPv6 address", port.ipv6_derived);
+      }
+    }
+  }
+
+  void clocks() {
+    const PortConfig* virtual_port = nullptr;
+    const PortConfig* wall_port = nullptr;
+    for (const auto& port : config_.ports) {
+      const PortConfig*& first = port.backend == Backend::kLoopback ? virtual_port : wall_port;
+      if (!first) first = &port;
+    }
+    if (virtual_port && wall_port) {
+      error(Problem::kBackend, child_path(wall_port->key_path, "backend"),
+            fmt::format("port \"{}\" (backend {}) runs on the wall clock, but port \"{}\" is a "
+                        "loopback port on the virtual clock: a run uses one clock, so loopback "
+                        "ports cannot be mixed with dpdk or verbs ports",
+                        wall_port->name, backend_name(wall_port->backend), virtual_port->name));
+    }
+  }
+
+  void path_mtu() {
+    const TransportConfig& t = config_.transport;
+    for (const auto& port : config_.ports) {
+      if (t.pmtu + kRoceHeaderAllowance <= port.mtu) continue;
+      if (t.pmtu_auto) continue;  // auto picks a fitting value
+      error(Problem::kInconsistent, "transport.pmtu",
+            fmt::format("path MTU {} needs a port MTU of at least {} (payload + {} bytes of "
+                        "headers), but port \"{}\" has MTU {}: the largest path MTU it carries "
+                        "is {}",
+                        t.pmtu, t.pmtu + kRoceHeaderAllowance, kRoceHeaderAllowance, port.name,
+                        port.mtu, largest_path_mtu(port.mtu)));
+      return;
+    }
+  }
+
+  void ip_family() {
+    if (config_.transport.ip_version != 6) return;
+    for (const auto& port : config_.ports) {
+      if (!port.ipv6) {
+        error(Problem::kMissing, child_path(port.key_path, "ipv6"),
+              fmt::format("transport.ip_version is 6 but port \"{}\" has no IPv6 address",
+                          port.name));
+      }
+    }
+  }
+
+  void dcqcn() {
+    const DcqcnConfig& d = config_.transport.dcqcn;
+    if (!d.enabled || config_.ports.empty()) return;
+    const PortConfig* slowest = &config_.ports.front();
+    for (const auto& port : config_.ports) {
+      if (port.speed_bps < slowest->speed_bps) slowest = &port;
+    }
+    if (d.min_rate_bps > slowest->speed_bps) {
+      error(
+          Problem::kInconsistent, "transport.dcqcn.min_rate",
+          fmt::format("min_rate {} is above the speed of port \"{}\" ({})",
+                      format_rate(d.min_rate_bps), slowest->name, format_rate(slowest->speed_bps)));
+    }
+    if (d.rate_on_first_cnp_bps > slowest->speed_bps) {
+      error(Problem::kInconsistent, "transport.dcqcn.rate_on_first_cnp",
+            fmt::format("rate_on_first_cnp {} is above the speed of port \"{}\" ({})",
+                        format_rate(d.rate_on_first_cnp_bps), slowest->name,
+                        format_rate(slowest->speed_bps)));
+    }
+    if (d.additive_increase_bps > d.hyper_increase_bps) {
+      warning(Problem::kInconsistent, "transport.dcqcn.additive_increase",
+              fmt::format("additive_increase ({}) is above hyper_increase ({}): hyper increase "
+                          "would slow recovery down",
+                          format_rate(d.additive_increase_bps), format_rate(d.hyper_increase_bps)));
+    }
+  }
+
+  void fabric(const SectionPresence& present) {
+    bool any_loopback =
+        std::any_of(config_.ports.begin(), config_.ports.end(),
+                    [](const PortConfig& p) { return p.backend == Backend::kLoopback; });
+    if (!any_loopback) {
+      if (present.fabric) {
+        warning(Problem::kBackend, "fabric",
+                "ignored: the fabric twin serves loopback ports, and this run has none (dpdk "
+                "and verbs ports are cabled to the real device under test)");
+      }
+      return;
+    }
+    const FabricConfig& f = config_.fabric;
+    if (f.pfc.enabled) {
+      std::set<uint8_t> lossless(f.pfc.priorities.begin(), f.pfc.priorities.end());
+      for (const auto& port : config_.ports) {
+        if (port.backend != Backend::kLoopback || lossless.count(port.qos.data.priority) > 0) {
+          continue;
+        }
+        warning(Problem::kInconsistent, child_path(port.key_path, "qos.data.priority"),
+                fmt::format("port \"{}\" sends data on priority {}, which fabric.pfc.priorities "
+                            "does not make lossless",
+                            port.name, port.qos.data.priority));
+        break;
+      }
+    }
+    if (f.topology == Topology::kLeafSpine && f.leaf_spine.ports_per_leaf > 0) {
+      size_t loopback = static_cast<size_t>(
+          std::count_if(config_.ports.begin(), config_.ports.end(),
+                        [](const PortConfig& p) { return p.backend == Backend::kLoopback; }));
+      if (loopback <= f.leaf_spine.ports_per_leaf) {
+        warning(Problem::kInconsistent, "fabric.leaf_spine.ports_per_leaf",
+                fmt::format("all {} loopback ports fit on one leaf ({} per leaf): no traffic "
+                            "crosses the spines",
+                            loopback, f.leaf_spine.ports_per_leaf));
+      }
+    }
+    for (const auto& item : f.port_overrides) {
+      const PortConfig* port = config_.find_port(item.port);
+      if (port && port->backend != Backend::kLoopback) {
+        warning(Problem::kBackend, child_path(item.key_path, "port"),
+                fmt::format("ignored: port \"{}\" uses backend {}, not the fabric twin", item.port,
+                            backend_name(port->backend)));
+      }
+    }
+  }
+
+  void dpdk(const SectionPresence& present) {
+    bool any_dpdk = std::any_of(config_.ports.begin(), config_.ports.end(),
+                                [](const PortConfig& p) { return p.backend == Backend::kDpdk; });
+    if (present.dpdk && !any_dpdk) {
+      warning(Problem::kBackend, "dpdk", "ignored: no port uses backend dpdk");
+    }
+  }
+
+  void telemetry() {
+    if (!config_.telemetry.record.pcap) return;
+    bool all_verbs = std::all_of(config_.ports.begin(), config_.ports.end(),
+                                 [](const PortConfig& p) { return p.backend == Backend::kVerbs; });
+    if (all_verbs && !config_.ports.empty()) {
+      warning(Problem::kBackend, "telemetry.record.pcap",
+              "verbs ports cannot capture their frames (the NIC builds them): no pcap is "
+              "written");
+    }
+  }
+
+ private:
+  const RunConfig& config_;
+  const SourceMap& where_;
+  Diagnostics& out_;
+  std::vector<std::string> port_names_;
+};
+
+}  // namespace
+
+void check_config(const RunConfig& config, const SectionPresence& present, const SourceMap& where,
+                  Diagnostics& out) {
+  Checker check(config, where, out);
+  check.references();
+  for (const auto& [port, name] : check.entries()) {
+    check.backend_settings(*port, name);
+    check.backend_limits(*port, name);
+  }
+  check.devices();
+  check.addresses();
+  check.clocks();
+  check.path_mtu();
+  check.ip_family();
+  check.dcqcn();
+  check.fabric(present);
+  check.dpdk(present);
+  check.telemetry();
+}
+
+}  // namespace etwire::control

@@ -1,0 +1,19 @@
+#include "control/section_parsers.h"
+
+namespace etwire::control {
+
+namespace {
+
+constexpr uint64_t kHour = 3'600'000'000'000ull;
+
+}  // namespace
+
+void parse_run_settings(MapReader& section, const std::string& default_name, RunSettings& out) {
+  out.name = default_name;
+  section.text("name", out.name);
+  section.integer("seed", out.seed, 0, INT64_MAX);
+  section.duration("watchdog", out.watchdog_ns, 1'000'000, kHour);
+  section.finish();
+}
+
+}  // namespace etwire::control

@@ -1,0 +1,113 @@
+// `etwire validate` and `etwire plan` as a user runs them: exit codes, messages, JSON.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/testing/test_paths.h"
+
+namespace etwire {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Result {
+  int code;
+  std::string output;
+};
+
+Result etwire(const std::string& args) {
+  Result r;
+  std::string command = "cd " + testing::source_dir().string() + " && " +
+                        testing::etwire_binary().string() + " " + args;
+  r.code = testing::run_command(command, r.output);
+  return r;
+}
+
+// stdout only (stderr dropped), for JSON.
+Result etwire_stdout(const std::string& args) {
+  return etwire(args + " 2>/dev/null");
+}
+
+TEST(ValidateCommand, ShippedConfigsPass) {
+  for (const char* name :
+       {"loopback-demo.yaml", "twin-congestion.yaml", "dpdk-lab.yaml", "verbs-lab.yaml"}) {
+    auto r = etwire(std::string("validate configs/") + name);
+    EXPECT_EQ(r.code, 0) << r.output;
+    EXPECT_THAT(r.output, HasSubstr(std::string("OK configs/") + name + ": "));
+  }
+  auto demo = etwire("validate configs/loopback-demo.yaml");
+  EXPECT_THAT(demo.output, HasSubstr("1 job (allreduce: 8 ranks x 4 iterations), 8 loopback "
+                                     "ports at 100 Gb/s, PMTU 4096 (auto)"));
+}
+
+TEST(ValidateCommand, BrokenConfigExitsTwoWithLocations) {
+  auto r = etwire("validate tests/control/configs/wrong-type-mtu.yaml");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.output, HasSubstr("tests/control/configs/wrong-type-mtu.yaml:7:10: ports[0].mtu: "
+                                  "expected an integer from 576 to 9216, got \"big\""));
+  EXPECT_THAT(r.output, HasSubstr("invalid: 1 error, 0 warnings"));
+}
+
+TEST(ValidateCommand, OverridesAreCheckedLikeTheFile) {
+  EXPECT_EQ(etwire("validate configs/loopback-demo.yaml --set transport.pmtu=1024 "
+                   "-s ports[0].speed=400Gbps")
+                .code,
+            0);
+  auto r = etwire("validate configs/loopback-demo.yaml --set transport.dcqcn.min_rat=1Mbps");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.output, HasSubstr("--set transport.dcqcn.min_rat=1Mbps: transport.dcqcn.min_rat: "
+                                  "unknown key \"min_rat\" in transport.dcqcn (did you mean "
+                                  "\"min_rate\"?)"));
+}
+
+TEST(ValidateCommand, MissingFileAndBadArgumentsExitTwo) {
+  auto r = etwire("validate configs/nope.yaml");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.output, HasSubstr("configs/nope.yaml: no such file"));
+  EXPECT_EQ(etwire("validate").code, 2);
+  EXPECT_EQ(etwire("validate configs/loopback-demo.yaml --bogus").code, 2);
+}
+
+TEST(ValidateCommand, NoTracesSkipsTraceChecks) {
+  EXPECT_EQ(
+      etwire("validate configs/loopback-demo.yaml --set workload.jobs[0].trace=/no/such").code, 2);
+  EXPECT_EQ(etwire("validate --no-traces configs/loopback-demo.yaml --set "
+                   "workload.jobs[0].trace=/no/such")
+                .code,
+            0);
+}
+
+TEST(PlanCommand, TablesNameEveryRankAndPort) {
+  auto r = etwire("plan configs/loopback-demo.yaml");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("10.0.7.1"));
+  EXPECT_THAT(r.output, HasSubstr("02:00:0a:00:07:01"));
+  EXPECT_THAT(r.output, HasSubstr("Busiest port: host0: sends 7 MiB, receives 7 MiB per "
+                                  "iteration"));
+}
+
+TEST(PlanCommand, JsonParses) {
+  auto r = etwire_stdout("plan configs/dpdk-lab.yaml --json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["jobs"][0]["world_size"], 8);
+  EXPECT_EQ(j["jobs"][0]["ranks"][5]["ipv4"], "192.168.11.2");
+  EXPECT_EQ(j["ports"].size(), 2u);
+  EXPECT_EQ(j["busiest_port"]["bytes_sent"], 4 * 7 * (1 << 20));
+}
+
+TEST(PlanCommand, RefusesAnInvalidConfig) {
+  auto r = etwire("plan configs/loopback-demo.yaml --set mapping.jobs[0].ranks_per_port=0");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.output, HasSubstr("no plan"));
+}
+
+TEST(Help, ListsValidateAndPlan) {
+  auto r = etwire("--help");
+  EXPECT_THAT(r.output, HasSubstr("validate"));
+  EXPECT_THAT(r.output, HasSubstr("plan"));
+}
+
+}  // namespace
+}  // namespace etwire

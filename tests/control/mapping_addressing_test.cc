@@ -1,0 +1,205 @@
+// Rank -> port placement and per-rank addressing, on configurations built in code.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "control/addressing.h"
+#include "control/rank_mapping.h"
+
+namespace etwire::control {
+namespace {
+
+using ::testing::HasSubstr;
+
+RunConfig config_with_ports(int count) {
+  RunConfig config;
+  for (int i = 0; i < count; ++i) {
+    PortConfig port;
+    port.name = "p" + std::to_string(i);
+    port.key_path = "ports[" + std::to_string(i) + "]";
+    port.ipv4 = *Ipv4Address::parse("10.0." + std::to_string(i) + ".1");
+    port.mac = *MacAddress::parse("02:00:0a:00:0" + std::to_string(i) + ":01");
+    config.ports.push_back(port);
+  }
+  return config;
+}
+
+JobMapping mapping(Placement placement) {
+  JobMapping m;
+  m.job = "job0";
+  m.key_path = "mapping.jobs[0]";
+  m.placement = placement;
+  return m;
+}
+
+std::vector<size_t> place(const RunConfig& config, const JobMapping& m, int32_t world,
+                          Diagnostics& out) {
+  SourceMap where("t.yaml");
+  auto placement = place_ranks(config, m, world, where, out);
+  return placement ? placement->port_of_rank : std::vector<size_t>{};
+}
+
+TEST(Placement, BlockSpreadsEvenlyByDefault) {
+  Diagnostics out;
+  auto ports = place(config_with_ports(4), mapping(Placement::kBlock), 10, out);
+  EXPECT_EQ(ports, (std::vector<size_t>{0, 0, 0, 1, 1, 1, 2, 2, 2, 3}));
+  EXPECT_FALSE(out.has_errors());
+}
+
+TEST(Placement, BlockWithRanksPerPort) {
+  Diagnostics out;
+  auto m = mapping(Placement::kBlock);
+  m.ranks_per_port = 2;
+  EXPECT_EQ(place(config_with_ports(4), m, 6, out), (std::vector<size_t>{0, 0, 1, 1, 2, 2}));
+  m.ranks_per_port = 1;
+  EXPECT_TRUE(place(config_with_ports(4), m, 6, out).empty());
+  ASSERT_EQ(out.error_count(), 1u);
+  EXPECT_EQ(out.items()[0].problem, Problem::kTraceMismatch);
+  EXPECT_EQ(out.items()[0].key_path, "mapping.jobs[0].ranks_per_port");
+}
+
+TEST(Placement, RoundRobinCyclesThroughTheListedPorts) {
+  Diagnostics out;
+  auto m = mapping(Placement::kRoundRobin);
+  m.ports = {"p3", "p1"};
+  EXPECT_EQ(place(config_with_ports(4), m, 5, out), (std::vector<size_t>{3, 1, 3, 1, 3}));
+  EXPECT_FALSE(out.has_errors());
+}
+
+TEST(Placement, ExplicitListMustCoverEveryRank) {
+  Diagnostics out;
+  auto m = mapping(Placement::kExplicit);
+  m.rank_ports = {"p2", "p2", "p0"};
+  EXPECT_EQ(place(config_with_ports(4), m, 3, out), (std::vector<size_t>{2, 2, 0}));
+  EXPECT_TRUE(place(config_with_ports(4), m, 4, out).empty());
+  ASSERT_EQ(out.error_count(), 1u);
+  EXPECT_THAT(out.items()[0].message, HasSubstr("maps 3 ranks, but job \"job0\" has 4 ranks"));
+  m.ranks_per_port = 1;
+  Diagnostics limited;
+  EXPECT_TRUE(place(config_with_ports(4), m, 3, limited).empty());
+  EXPECT_THAT(limited.to_text(), HasSubstr("port \"p2\" gets 2 ranks, above ranks_per_port (1)"));
+}
+
+TEST(Placement, UnknownAndRepeatedPortsAreReportedWithSuggestions) {
+  Diagnostics out;
+  auto m = mapping(Placement::kBlock);
+  m.ports = {"p1", "p9", "p1", "P2"};
+  EXPECT_TRUE(place(config_with_ports(4), m, 2, out).empty());
+  std::string text = out.to_text();
+  EXPECT_THAT(text, HasSubstr("mapping.jobs[0].ports[1]: no port named \"p9\""));
+  EXPECT_THAT(text, HasSubstr("mapping.jobs[0].ports[2]: port \"p1\" is listed twice"));
+  EXPECT_THAT(text, HasSubstr("no port named \"P2\" in ports (did you mean \"p2\"?)"));
+}
+
+TEST(Placement, HostsGroupConsecutiveRanks) {
+  Diagnostics out;
+  auto m = mapping(Placement::kBlock);
+  m.hosts.ranks_per_host = 4;
+  SourceMap where("t.yaml");
+  auto placement = place_ranks(config_with_ports(8), m, 8, where, out);
+  ASSERT_TRUE(placement);
+  EXPECT_EQ(placement->host(3), 0);
+  EXPECT_EQ(placement->host(4), 1);
+  EXPECT_TRUE(placement->same_host(5, 7));
+  EXPECT_FALSE(placement->same_host(3, 4));
+  auto partial = place_ranks(config_with_ports(8), m, 6, where, out);
+  EXPECT_TRUE(partial);
+  EXPECT_EQ(out.warning_count(), 1u);  // 6 ranks in hosts of 4
+}
+
+AddressPlan addresses_for(RunConfig& config, const std::vector<std::vector<size_t>>& jobs,
+                          Diagnostics& out) {
+  std::vector<JobPlacement> placements;
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    JobConfig job;
+    job.name = "job" + std::to_string(j);
+    config.workload.jobs.push_back(job);
+    JobPlacement p;
+    p.job = job.name;
+    p.world_size = static_cast<int32_t>(jobs[j].size());
+    p.port_of_rank = jobs[j];
+    placements.push_back(p);
+  }
+  SourceMap where("t.yaml");
+  return assign_addresses(config, placements, where, out);
+}
+
+TEST(Addressing, SharedAddressesAndContiguousQpRanges) {
+  RunConfig config = config_with_ports(2);
+  config.collectives.qps_per_peer = 2;
+  Diagnostics out;
+  AddressPlan plan = addresses_for(config, {{0, 0, 1, 1}}, out);
+  EXPECT_FALSE(out.has_errors()) << out.to_text();
+  // Each rank owns world (4) x 2 slots x 2 QPs = 16 QP numbers.
+  EXPECT_EQ(plan.endpoint(0, 0).first_qpn, 256u);
+  EXPECT_EQ(plan.endpoint(0, 1).first_qpn, 272u);
+  EXPECT_EQ(plan.endpoint(0, 2).first_qpn, 288u);
+  EXPECT_EQ(plan.endpoint(0, 1).qpn_count, 16u);
+  EXPECT_EQ(plan.port_qpns(0).first, 256u);
+  EXPECT_EQ(plan.port_qpns(0).count, 32u);
+  EXPECT_EQ(plan.port_qpns(1).first, 288u);
+  // Rank 1's QP id 3 towards peer 2: 272 + 2 x (2 x 2) + 3.
+  EXPECT_EQ(plan.qpn(0, 1, 2, 3), 283u);
+  EXPECT_EQ(plan.udp_source_port(283), 49152 + 283);
+  EXPECT_EQ(plan.endpoint(0, 1).ipv4.to_string(), "10.0.0.1");  // shared with the port
+  EXPECT_EQ(plan.endpoint(0, 1).slot, 1u);
+  EXPECT_EQ(plan.endpoint(0, 3).mac.to_string(), "02:00:0a:00:01:01");
+}
+
+TEST(Addressing, PerRankAddressesAddTheSlot) {
+  RunConfig config = config_with_ports(2);
+  config.mapping.addressing.ip = AddressSharing::kPerRank;
+  config.mapping.addressing.mac = AddressSharing::kPerRank;
+  Diagnostics out;
+  // Two jobs share port 0: slots count every job's ranks, job by job.
+  AddressPlan plan = addresses_for(config, {{0, 0, 1}, {0, 1}}, out);
+  EXPECT_FALSE(out.has_errors()) << out.to_text();
+  EXPECT_EQ(plan.endpoint(0, 1).ipv4.to_string(), "10.0.0.2");
+  EXPECT_EQ(plan.endpoint(1, 0).ipv4.to_string(), "10.0.0.3");
+  EXPECT_EQ(plan.endpoint(1, 0).slot, 2u);
+  EXPECT_EQ(plan.endpoint(1, 1).ipv4.to_string(), "10.0.1.2");
+  EXPECT_EQ(plan.endpoint(1, 1).mac.to_string(), "02:00:0a:00:01:02");
+}
+
+TEST(Addressing, PerRankAddressesThatReachAnotherPortAreDuplicates) {
+  RunConfig config = config_with_ports(2);
+  config.ports[1].ipv4 = *Ipv4Address::parse("10.0.0.3");
+  config.mapping.addressing.ip = AddressSharing::kPerRank;
+  Diagnostics out;
+  addresses_for(config, {{0, 0, 0, 1}}, out);
+  ASSERT_EQ(out.error_count(), 1u) << out.to_text();
+  EXPECT_EQ(out.items()[0].problem, Problem::kDuplicate);
+  EXPECT_THAT(out.items()[0].message, HasSubstr("IPv4 address 10.0.0.3 of rank 3 of job \"job0\" "
+                                                "on port \"p1\" is also used by rank 2"));
+}
+
+TEST(Addressing, ExplicitQpBasesMustNotOverlapAndMustFit24Bits) {
+  RunConfig config = config_with_ports(2);
+  config.ports[1].qpn_base = 258;  // p0 holds 256..259
+  Diagnostics out;
+  addresses_for(config, {{0, 1}}, out);
+  ASSERT_EQ(out.error_count(), 1u) << out.to_text();
+  EXPECT_EQ(out.items()[0].key_path, "ports[1].qpn_base");
+  EXPECT_THAT(out.items()[0].message, HasSubstr("overlap"));
+
+  RunConfig big = config_with_ports(1);
+  big.collectives.qps_per_peer = 256;
+  Diagnostics overflow;
+  addresses_for(big, {std::vector<size_t>(200, 0)}, overflow);  // 200 x 200 x 2 x 256 > 2^24
+  ASSERT_EQ(overflow.error_count(), 1u) << overflow.to_text();
+  EXPECT_EQ(overflow.items()[0].problem, Problem::kOutOfRange);
+  EXPECT_THAT(overflow.items()[0].message, HasSubstr("past the 24-bit limit"));
+}
+
+TEST(Addressing, UdpSourcePortsCycleThroughThePool) {
+  RunConfig config = config_with_ports(1);
+  config.mapping.addressing.udp_source_port_base = 60000;
+  config.mapping.addressing.udp_source_port_count = 100;
+  Diagnostics out;
+  AddressPlan plan = addresses_for(config, {{0, 0}}, out);
+  EXPECT_EQ(plan.udp_source_port(256), 60056);
+  EXPECT_EQ(plan.udp_source_port(299), 60099);
+  EXPECT_EQ(plan.udp_source_port(300), 60000);
+}
+
+}  // namespace
+}  // namespace etwire::control

@@ -1,0 +1,36 @@
+// Helpers shared by the control tests: where the shipped configs are, and loading YAML text as
+// if it were a file in configs/ (so the bundled trace resolves).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "control/config_loader.h"
+#include "tests/testing/test_paths.h"
+
+namespace etwire::control::testing {
+
+inline std::string shipped_config(const std::string& name) {
+  return (etwire::testing::source_dir() / "configs" / name).string();
+}
+
+// Loads `yaml` as "inline.yaml" whose relative paths resolve against configs/.
+inline LoadedConfig load_inline(const std::string& yaml, std::vector<std::string> overrides = {},
+                                bool read_traces = true) {
+  LoadOptions options;
+  options.overrides = std::move(overrides);
+  options.read_traces = read_traces;
+  return load_config_text(yaml, "inline.yaml", (etwire::testing::source_dir() / "configs").string(),
+                          options);
+}
+
+// The smallest valid run: the bundled 8-rank trace on eight loopback ports, all defaults.
+inline const char* kMinimalConfig = R"(workload:
+  jobs:
+    - trace: traces/allreduce_8r/allreduce
+ports:
+  - name: p
+    count: 8
+)";
+
+}  // namespace etwire::control::testing

@@ -1,0 +1,120 @@
+// `etwire plan`'s arithmetic: bytes per port and rank from the trace and the collective programs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "control/plan_report.h"
+#include "control/traffic_plan.h"
+#include "tests/control/test_configs.h"
+
+namespace etwire::control {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::load_inline;
+using testing::shipped_config;
+
+constexpr uint64_t kMiB = 1 << 20;
+
+TrafficPlan plan_of(const LoadedConfig& loaded) {
+  EXPECT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
+  Diagnostics problems;
+  TrafficPlan plan = plan_traffic(loaded, problems);
+  EXPECT_FALSE(problems.has_errors()) << problems.to_text();
+  return plan;
+}
+
+// The bundled trace: 4 all-reduces of 1 MiB on 8 ranks. A ring sends 2(n-1)/n x S per rank.
+TEST(TrafficPlan, RingAllReduceMatchesTheFormula) {
+  auto loaded = load_config_file(shipped_config("loopback-demo.yaml"));
+  TrafficPlan plan = plan_of(loaded);
+  const uint64_t per_rank = 4 * 2 * 7 * kMiB / 8;  // 7 MiB
+  for (const auto& port : plan.ports) {
+    EXPECT_EQ(port.bytes_sent, per_rank);
+    EXPECT_EQ(port.bytes_received, per_rank);
+    EXPECT_EQ(port.ranks, 1u);
+  }
+  for (const auto& rank : plan.jobs[0]) {
+    EXPECT_EQ(rank.network_bytes_sent, per_rank);
+    EXPECT_EQ(rank.peers, 2u);  // ring predecessor and successor
+    EXPECT_EQ(rank.qps, 2u);
+  }
+  ASSERT_TRUE(plan.busiest_port);
+  EXPECT_EQ(*plan.busiest_port, 0u);
+  EXPECT_EQ(plan.max_qps_per_peer, 1u);
+  // 7 MiB in 1792 packets of 4096 B, each with 82 B of framing, at 100 Gb/s.
+  uint64_t wire_bits = (per_rank + 1792 * 82) * 8;
+  EXPECT_EQ(plan.ports[0].line_time_ns, (wire_bits * 10 + 999) / 1000);
+}
+
+TEST(TrafficPlan, AlgorithmAndQpSettingsChangeConnections) {
+  auto loaded = load_config_file(
+      shipped_config("loopback-demo.yaml"),
+      {{"collectives.algorithms.all_reduce=bidir-ring", "collectives.qps_per_peer=4"}});
+  TrafficPlan plan = plan_of(loaded);
+  EXPECT_EQ(plan.max_qps_per_peer, 8u);           // two directions x 4 QPs
+  EXPECT_EQ(plan.ports[3].bytes_sent, 7 * kMiB);  // the same bytes, split differently
+  auto halving = load_config_file(shipped_config("loopback-demo.yaml"),
+                                  {{"collectives.algorithms.all_reduce=halving-doubling"}});
+  TrafficPlan hd = plan_of(halving);
+  EXPECT_EQ(hd.ports[3].bytes_sent, 7 * kMiB);
+  EXPECT_EQ(hd.jobs[0][0].peers, 3u);  // partners at distance 1, 2 and 4
+}
+
+TEST(TrafficPlan, ScaleUpTrafficStaysOffThePorts) {
+  auto loaded = load_config_file(shipped_config("verbs-lab.yaml"));
+  TrafficPlan plan = plan_of(loaded);
+  // Hosts of 4: in the ring only 3 -> 4 and 7 -> 0 cross hosts.
+  EXPECT_EQ(plan.ports[3].bytes_sent, 7 * kMiB);
+  EXPECT_EQ(plan.ports[4].bytes_received, 7 * kMiB);
+  EXPECT_EQ(plan.ports[1].bytes_sent, 0u);
+  EXPECT_EQ(plan.jobs[0][1].scale_up_bytes_sent, 7 * kMiB);
+  uint64_t wire = 0;
+  for (const auto& port : plan.ports) wire += port.bytes_sent;
+  EXPECT_EQ(wire, 2 * 7 * kMiB);
+}
+
+TEST(TrafficPlan, RanksSharingAPortAddUp) {
+  auto loaded = load_config_file(shipped_config("dpdk-lab.yaml"));
+  TrafficPlan plan = plan_of(loaded);
+  EXPECT_EQ(plan.ports[0].ranks, 4u);
+  EXPECT_EQ(plan.ports[0].bytes_sent, 4 * 7 * kMiB);
+  EXPECT_EQ(plan.ports[1].bytes_received, 4 * 7 * kMiB);
+}
+
+TEST(TrafficPlan, ProcessGroupsFromTheCommGroupFile) {
+  // Four ranks each issue a 1 KiB all-reduce on group 1 = {0, 1, 2, 3}; rank 0 also one on group
+  // 5, which the filter leaves out.
+  std::string dir = (etwire::testing::source_dir() / "tests/control/configs").string();
+  LoadOptions options;
+  LoadedConfig loaded = load_config_text(R"(workload:
+  jobs:
+    - trace: traces/pg/trace
+      comm_groups: traces/pg/groups.json
+      filter: {process_groups: ["1"]}
+ports:
+  - name: p
+    count: 4
+)",
+                                         "pg.yaml", dir, options);
+  TrafficPlan plan = plan_of(loaded);
+  for (const auto& port : plan.ports) EXPECT_EQ(port.bytes_sent, 2 * 3 * 1024 / 4);
+}
+
+TEST(TrafficPlan, TextAndJsonReports) {
+  auto loaded = load_config_file(shipped_config("twin-congestion.yaml"));
+  TrafficPlan plan = plan_of(loaded);
+  std::string text = plan_to_text(loaded, plan);
+  EXPECT_THAT(text, HasSubstr("Plan for "));
+  EXPECT_THAT(text, HasSubstr("allreduce-b"));
+  EXPECT_THAT(text, HasSubstr("Busiest port: h0: sends 7 MiB, receives 7 MiB per iteration"));
+  auto json = plan_to_json(loaded, plan);
+  ASSERT_EQ(json["jobs"].size(), 2u);
+  EXPECT_EQ(json["jobs"][1]["ranks"][0]["port"], "h1");
+  EXPECT_EQ(json["jobs"][1]["ranks"][0]["qpn_first"], 288);
+  EXPECT_EQ(json["ports"].size(), 16u);
+  EXPECT_EQ(json["busiest_port"]["name"], "h0");
+  EXPECT_EQ(json["busiest_port"]["bytes_sent"], 7 * kMiB);
+}
+
+}  // namespace
+}  // namespace etwire::control
