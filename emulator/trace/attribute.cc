@@ -74,44 +74,6 @@ std::string_view attr_kind_name(AttrKind kind) {
   return "unknown";
 }
 
-bool is_list_kind(AttrKind kind) {
-  auto n = static_cast<int>(kind);
-  return n >= 4 && n % 2 == 0;
-}
-
-bool is_integer_kind(AttrKind kind) {
-  switch (kind) {
-    case AttrKind::kInt32:
-    case AttrKind::kInt64:
-    case AttrKind::kUint32:
-    case AttrKind::kUint64:
-    case AttrKind::kSint32:
-    case AttrKind::kSint64:
-    case AttrKind::kFixed32:
-    case AttrKind::kFixed64:
-    case AttrKind::kSfixed32:
-    case AttrKind::kSfixed64:
-    case AttrKind::kBool:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool is_signed_kind(AttrKind kind) {
-  switch (kind) {
-    case AttrKind::kInt32:
-    case AttrKind::kInt64:
-    case AttrKind::kSint32:
-    case AttrKind::kSint64:
-    case AttrKind::kSfixed32:
-    case AttrKind::kSfixed64:
-      return true;
-    default:
-      return false;
-  }
-}
-
 void Attribute::reset() {
   name.clear();
   kind = AttrKind::kNone;

@@ -50,11 +50,46 @@ enum class AttrKind : uint8_t {
 
 // Schema name of a kind ("int64_val", "bool_list", "none").
 std::string_view attr_kind_name(AttrKind kind);
-bool is_list_kind(AttrKind kind);
+// Inline: the readers ask these for every attribute of every node.
+constexpr bool is_list_kind(AttrKind kind) {
+  const auto n = static_cast<int>(kind);
+  return n >= 4 && n % 2 == 0;
+}
+
 // True for the scalar integer kinds and bool.
-bool is_integer_kind(AttrKind kind);
+constexpr bool is_integer_kind(AttrKind kind) {
+  switch (kind) {
+    case AttrKind::kInt32:
+    case AttrKind::kInt64:
+    case AttrKind::kUint32:
+    case AttrKind::kUint64:
+    case AttrKind::kSint32:
+    case AttrKind::kSint64:
+    case AttrKind::kFixed32:
+    case AttrKind::kFixed64:
+    case AttrKind::kSfixed32:
+    case AttrKind::kSfixed64:
+    case AttrKind::kBool:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // True for the kinds whose values are signed integers (int32/64, sint32/64, sfixed32/64).
-bool is_signed_kind(AttrKind kind);
+constexpr bool is_signed_kind(AttrKind kind) {
+  switch (kind) {
+    case AttrKind::kInt32:
+    case AttrKind::kInt64:
+    case AttrKind::kSint32:
+    case AttrKind::kSint64:
+    case AttrKind::kSfixed32:
+    case AttrKind::kSfixed64:
+      return true;
+    default:
+      return false;
+  }
+}
 
 struct Attribute {
   std::string name;

@@ -64,41 +64,6 @@ WellKnown classify(std::string_view name) {
   return kOther;
 }
 
-// Local copies of attribute.h's kind predicates, visible to the optimiser: this runs for every
-// attribute of every node.
-constexpr bool integer_kind(AttrKind kind) {
-  switch (kind) {
-    case AttrKind::kInt32:
-    case AttrKind::kInt64:
-    case AttrKind::kUint32:
-    case AttrKind::kUint64:
-    case AttrKind::kSint32:
-    case AttrKind::kSint64:
-    case AttrKind::kFixed32:
-    case AttrKind::kFixed64:
-    case AttrKind::kSfixed32:
-    case AttrKind::kSfixed64:
-    case AttrKind::kBool:
-      return true;
-    default:
-      return false;
-  }
-}
-
-constexpr bool signed_kind(AttrKind kind) {
-  switch (kind) {
-    case AttrKind::kInt32:
-    case AttrKind::kInt64:
-    case AttrKind::kSint32:
-    case AttrKind::kSint64:
-    case AttrKind::kSfixed32:
-    case AttrKind::kSfixed64:
-      return true;
-    default:
-      return false;
-  }
-}
-
 class Interpreter {
  public:
   Interpreter(TraceNode& node, const std::string& file) : node_(node), file_(file) {}
@@ -113,12 +78,12 @@ class Interpreter {
   }
 
   void require_integer(const Attribute& attr) const {
-    if (!integer_kind(attr.kind)) wrong_kind(attr, "an integer kind");
+    if (!is_integer_kind(attr.kind)) wrong_kind(attr, "an integer kind");
   }
 
   int64_t signed_value(const Attribute& attr) const {
     require_integer(attr);
-    if (!signed_kind(attr.kind) && attr.bits > static_cast<uint64_t>(INT64_MAX)) {
+    if (!is_signed_kind(attr.kind) && attr.bits > static_cast<uint64_t>(INT64_MAX)) {
       fail(fmt::format("attribute {} value {} does not fit in int64", attr.name, attr.bits));
     }
     return static_cast<int64_t>(attr.bits);
@@ -127,7 +92,7 @@ class Interpreter {
   // A byte count: any integer kind, never negative.
   uint64_t byte_count(const Attribute& attr) const {
     require_integer(attr);
-    if (signed_kind(attr.kind) && static_cast<int64_t>(attr.bits) < 0) {
+    if (is_signed_kind(attr.kind) && static_cast<int64_t>(attr.bits) < 0) {
       fail(fmt::format("{} {} is negative", attr.name, static_cast<int64_t>(attr.bits)));
     }
     return attr.bits;

@@ -16,16 +16,8 @@ namespace {
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
-struct Result {
-  int code;
-  std::string output;
-};
-
-Result etwire(const std::string& args) {
-  Result r;
-  r.code = etwire::testing::run_command(etwire::testing::etwire_binary().string() + " " + args,
-                                        r.output);
-  return r;
+etwire::testing::CommandResult etwire(const std::string& args) {
+  return etwire::testing::run_etwire(args);
 }
 
 std::string slurp(const fs::path& path) {
@@ -55,14 +47,10 @@ TEST(Cli, MissingTraceNamesThePath) {
 }
 
 TEST(Cli, ErrorsGoToStderrNotStdout) {
-  // A subshell keeps stderr away from the capture, which merges the outer stderr into stdout.
-  std::string command = "(";
-  command += etwire::testing::etwire_binary().string();
-  command += " inspect /nonexistent/t 2>/dev/null)";
-  std::string stdout_only;
-  int code = etwire::testing::run_command(command, stdout_only);
-  EXPECT_EQ(code, 2);
-  EXPECT_EQ(stdout_only, "");
+  auto r = etwire::testing::run_etwire("inspect /nonexistent/t", {},
+                                       etwire::testing::Capture::kStdoutOnly);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.output, "");
 }
 
 TEST(Cli, SynthThenInspectJson) {

@@ -11,16 +11,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-struct Result {
-  int code;
-  std::string output;
-};
-
-Result etwire(const std::string& args) {
-  Result r;
-  r.code = etwire::testing::run_command(etwire::testing::etwire_binary().string() + " " + args,
-                                        r.output);
-  return r;
+etwire::testing::CommandResult etwire(const std::string& args) {
+  return etwire::testing::run_etwire(args);
 }
 
 TEST(CollectiveCli, JsonReportsStepsFlowsBytesAndFactor) {

@@ -11,22 +11,14 @@ namespace {
 
 using ::testing::HasSubstr;
 
-struct Result {
-  int code;
-  std::string output;
-};
-
-Result etwire(const std::string& args) {
-  Result r;
-  std::string command = "cd " + testing::source_dir().string() + " && " +
-                        testing::etwire_binary().string() + " " + args;
-  r.code = testing::run_command(command, r.output);
-  return r;
+// From the source tree, so the shipped configs' relative trace paths resolve.
+testing::CommandResult etwire(const std::string& args) {
+  return testing::run_etwire(args, testing::source_dir());
 }
 
 // stdout only (stderr dropped), for JSON.
-Result etwire_stdout(const std::string& args) {
-  return etwire(args + " 2>/dev/null");
+testing::CommandResult etwire_stdout(const std::string& args) {
+  return testing::run_etwire(args, testing::source_dir(), testing::Capture::kStdoutOnly);
 }
 
 TEST(ValidateCommand, ShippedConfigsPass) {

@@ -47,4 +47,19 @@ int run_command(const std::string& command, std::string& output) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+CommandResult run_etwire(const std::string& args, const std::filesystem::path& working_dir,
+                         Capture capture) {
+  // A subshell, so that dropping stderr is not undone by run_command's own 2>&1.
+  std::string command = "(";
+  if (!working_dir.empty()) command += "cd '" + working_dir.string() + "' && ";
+  command += etwire_binary().string();
+  command += ' ';
+  command += args;
+  if (capture == Capture::kStdoutOnly) command += " 2>/dev/null";
+  command += ')';
+  CommandResult result;
+  result.code = run_command(command, result.output);
+  return result;
+}
+
 }  // namespace etwire::testing

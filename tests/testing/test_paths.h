@@ -19,6 +19,17 @@ std::filesystem::path make_scratch_dir(const std::string& tag);
 // Runs a shell command, returning its exit status; stdout+stderr land in `output`.
 int run_command(const std::string& command, std::string& output);
 
+struct CommandResult {
+  int code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+enum class Capture { kStdoutAndStderr, kStdoutOnly };
+
+// Runs the etwire binary with `args` (shell syntax), from `working_dir` when given.
+CommandResult run_etwire(const std::string& args, const std::filesystem::path& working_dir = {},
+                         Capture capture = Capture::kStdoutAndStderr);
+
 }  // namespace etwire::testing
 
 // Skips the current test with a clear message when the upstream traces are absent.
