@@ -247,12 +247,16 @@ bool read_mac(DocumentContext& ctx, const YAML::Node& node, const std::string& p
   return true;
 }
 
-bool read_ipv4(DocumentContext& ctx, const YAML::Node& node, const std::string& path,
-               Ipv4Address& out) {
-  const std::string expected = "an IPv4 address like 10.0.0.1";
+namespace {
+
+// IPv4 and IPv6 are read alike: a scalar that parses as the address, and a unicast one.
+template <typename Address>
+bool read_unicast_address(DocumentContext& ctx, const YAML::Node& node, const std::string& path,
+                          std::string_view family, std::string_view example, Address& out) {
+  const std::string expected = fmt::format("an {} address like {}", family, example);
   std::string text;
   if (!scalar_text(ctx, node, path, expected, text)) return false;
-  auto ip = Ipv4Address::parse(trimmed(text));
+  auto ip = Address::parse(trimmed(text));
   if (!ip) {
     ctx.error(Problem::kWrongType, node, path,
               fmt::format("expected {}, got {}", expected, describe_value(node)));
@@ -260,31 +264,23 @@ bool read_ipv4(DocumentContext& ctx, const YAML::Node& node, const std::string& 
   }
   if (!ip->is_unicast()) {
     ctx.error(Problem::kBadValue, node, path,
-              fmt::format("expected a unicast IPv4 address, got {}", describe_value(node)));
+              fmt::format("expected a unicast {} address, got {}", family, describe_value(node)));
     return false;
   }
   out = *ip;
   return true;
 }
 
+}  // namespace
+
+bool read_ipv4(DocumentContext& ctx, const YAML::Node& node, const std::string& path,
+               Ipv4Address& out) {
+  return read_unicast_address(ctx, node, path, "IPv4", "10.0.0.1", out);
+}
+
 bool read_ipv6(DocumentContext& ctx, const YAML::Node& node, const std::string& path,
                Ipv6Address& out) {
-  const std::string expected = "an IPv6 address like fd00::1";
-  std::string text;
-  if (!scalar_text(ctx, node, path, expected, text)) return false;
-  auto ip = Ipv6Address::parse(trimmed(text));
-  if (!ip) {
-    ctx.error(Problem::kWrongType, node, path,
-              fmt::format("expected {}, got {}", expected, describe_value(node)));
-    return false;
-  }
-  if (!ip->is_unicast()) {
-    ctx.error(Problem::kBadValue, node, path,
-              fmt::format("expected a unicast IPv6 address, got {}", describe_value(node)));
-    return false;
-  }
-  out = *ip;
-  return true;
+  return read_unicast_address(ctx, node, path, "IPv6", "fd00::1", out);
 }
 
 void report_bad_name(DocumentContext& ctx, const YAML::Node& node, const std::string& path,
