@@ -29,19 +29,18 @@ void DocumentContext::note(const YAML::Node& node, const std::string& path) {
 
 void DocumentContext::error(Problem problem, const YAML::Node& node, std::string path,
                             std::string message) {
-  Diagnostic d;
-  d.severity = Severity::kError;
-  d.problem = problem;
-  d.where = locate(node, path);
-  d.key_path = std::move(path);
-  d.message = std::move(message);
-  out_.add(std::move(d));
+  report(Severity::kError, problem, node, std::move(path), std::move(message));
 }
 
 void DocumentContext::warning(Problem problem, const YAML::Node& node, std::string path,
                               std::string message) {
+  report(Severity::kWarning, problem, node, std::move(path), std::move(message));
+}
+
+void DocumentContext::report(Severity severity, Problem problem, const YAML::Node& node,
+                             std::string path, std::string message) {
   Diagnostic d;
-  d.severity = Severity::kWarning;
+  d.severity = severity;
   d.problem = problem;
   d.where = locate(node, path);
   d.key_path = std::move(path);

@@ -34,6 +34,8 @@ class DocumentContext {
   Diagnostics& diagnostics() { return out_; }
 
  private:
+  void report(Severity severity, Problem problem, const YAML::Node& node, std::string path,
+              std::string message);
   const AppliedOverrides& overrides_;
   SourceMap& source_map_;
   Diagnostics& out_;
