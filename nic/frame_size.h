@@ -1,0 +1,38 @@
+// How many bytes a packet occupies on an Ethernet wire (spec 3.1): headers, pad to four bytes,
+// ICRC, FCS, the 64-byte minimum frame, and the 20 bytes of preamble, SFD and inter-frame gap
+// that take wire time without being part of the frame.
+#pragma once
+
+#include <cstdint>
+
+#include "nic/packet.h"
+
+namespace etwire::nic {
+
+inline constexpr uint32_t kEthernetHeaderBytes = 14;
+inline constexpr uint32_t kVlanTagBytes = 4;
+inline constexpr uint32_t kIpv4HeaderBytes = 20;
+inline constexpr uint32_t kIpv6HeaderBytes = 40;
+inline constexpr uint32_t kUdpHeaderBytes = 8;
+inline constexpr uint32_t kBthBytes = 12;
+inline constexpr uint32_t kRethBytes = 16;
+inline constexpr uint32_t kAethBytes = 4;
+inline constexpr uint32_t kImmediateBytes = 4;
+inline constexpr uint32_t kCnpPayloadBytes = 16;  // reserved bytes after the CNP's BTH
+inline constexpr uint32_t kIcrcBytes = 4;
+inline constexpr uint32_t kFcsBytes = 4;
+inline constexpr uint32_t kMinimumFrameBytes = 64;   // destination MAC through FCS
+inline constexpr uint32_t kPreambleAndGapBytes = 20;  // preamble 7, SFD 1, inter-frame gap 12
+
+struct FrameFormat {
+  uint8_t ip_version = 4;  // 4 or 6
+  bool vlan_tagged = false;
+};
+
+// Bytes on the wire for `packet` (its kind, opcode and payload_bytes decide the headers).
+uint32_t wire_bytes(const Packet& packet, const FrameFormat& format);
+
+// Bytes of the frame itself, destination MAC through FCS (what a capture shows, plus the FCS).
+uint32_t frame_bytes(const Packet& packet, const FrameFormat& format);
+
+}  // namespace etwire::nic

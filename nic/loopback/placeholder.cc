@@ -1,0 +1,1 @@
+// Replaced by the fabric twin sources.

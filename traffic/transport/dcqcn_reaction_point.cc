@@ -1,0 +1,1 @@
+#include "traffic/transport/dcqcn_reaction_point.h"

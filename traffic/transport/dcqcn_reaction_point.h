@@ -1,0 +1,64 @@
+// The DCQCN reaction point of one QP: the sender's rate, cut on CNPs and raised again by a timer
+// and a byte counter (spec 3.8, parameters in control::DcqcnConfig, rules in docs/transport.md).
+//
+// Timers are evaluated lazily: the rate only matters when the QP is about to send, so instead of
+// scheduling events for alpha decay and the increase timer, every query first applies all timer
+// expirations that fell due since the last one, in time order. That gives the same rates an
+// eagerly timed implementation would, costs no events for idle QPs, and keeps the state small
+// (it lives in every QP).
+#pragma once
+
+#include <cstdint>
+
+#include "control/dcqcn_config.h"
+#include "traffic/clock/time.h"
+
+namespace etwire::transport {
+
+class DcqcnReactionPoint {
+ public:
+  // Starts at line rate with the configured initial alpha. `config` must outlive the object
+  // (one config is shared by every QP). With DCQCN disabled the rate is always line rate.
+  void reset(const control::DcqcnConfig* config, uint64_t line_rate_bps, clock::Nanos now);
+
+  // The rate the QP may send at, at `now` (after applying every timer due by then). `now` never
+  // goes backwards between calls.
+  uint64_t rate_bps(clock::Nanos now);
+
+  // A CNP for this QP arrived.
+  void on_cnp(clock::Nanos now);
+
+  // The QP put `bytes` of payload on the wire; drives the byte counter.
+  void on_bytes_sent(uint64_t bytes, clock::Nanos now);
+
+  // For tests and telemetry (values as of the last call that took `now`).
+  double alpha() const { return alpha_; }
+  double current_rate_bps() const { return current_rate_; }
+  double target_rate_bps() const { return target_rate_; }
+  uint32_t cnps_received() const { return cnps_received_; }
+  uint32_t rate_cuts() const { return rate_cuts_; }
+
+ private:
+  void advance(clock::Nanos now);
+  void cut_rate(clock::Nanos now);
+  void increase_event(bool from_timer);
+
+  const control::DcqcnConfig* config_ = nullptr;
+  double line_rate_ = 0;
+  double current_rate_ = 0;  // RC
+  double target_rate_ = 0;   // RT
+  double alpha_ = 0;
+  clock::Nanos next_alpha_update_ = clock::kNever;
+  clock::Nanos next_increase_timer_ = clock::kNever;
+  clock::Nanos last_cut_ = 0;
+  clock::Nanos pending_cut_at_ = clock::kNever;  // a CNP arrived inside the reduce period
+  uint64_t bytes_since_increase_ = 0;
+  uint32_t timer_stage_ = 0;  // increase events from the timer since the last cut
+  uint32_t byte_stage_ = 0;   // increase events from the byte counter since the last cut
+  uint32_t cnps_received_ = 0;
+  uint32_t rate_cuts_ = 0;
+  bool cnp_in_alpha_period_ = false;
+  bool seen_cnp_ = false;
+};
+
+}  // namespace etwire::transport
