@@ -21,7 +21,7 @@ inline constexpr uint32_t kImmediateBytes = 4;
 inline constexpr uint32_t kCnpPayloadBytes = 16;  // reserved bytes after the CNP's BTH
 inline constexpr uint32_t kIcrcBytes = 4;
 inline constexpr uint32_t kFcsBytes = 4;
-inline constexpr uint32_t kMinimumFrameBytes = 64;   // destination MAC through FCS
+inline constexpr uint32_t kMinimumFrameBytes = 64;    // destination MAC through FCS
 inline constexpr uint32_t kPreambleAndGapBytes = 20;  // preamble 7, SFD 1, inter-frame gap 12
 
 struct FrameFormat {

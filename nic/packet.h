@@ -42,7 +42,7 @@ inline constexpr uint8_t kBecn = 0x04;
 
 // AETH syndromes (bits 7..5 of the syndrome byte): ACK, and NAK with its code in the low bits.
 namespace aeth {
-inline constexpr uint8_t kAck = 0x1F;              // ACK, credit field "invalid" (no credits)
+inline constexpr uint8_t kAck = 0x1F;               // ACK, credit field "invalid" (no credits)
 inline constexpr uint8_t kNakSequenceError = 0x60;  // NAK code 0: PSN sequence error
 }  // namespace aeth
 

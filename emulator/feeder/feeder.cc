@@ -10,7 +10,7 @@
 #include "emulator/feeder/flat_id_map.h"
 #include "emulator/feeder/node_slots.h"
 #include "emulator/feeder/ready_queue.h"
-#include "emulator/feeder/ring_queue.h"
+#include "emulator/common/ring_queue.h"
 #include "emulator/feeder/seen_id_set.h"
 
 namespace etwire::feeder {

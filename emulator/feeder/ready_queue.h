@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "emulator/feeder/policy.h"
-#include "emulator/feeder/ring_queue.h"
+#include "emulator/common/ring_queue.h"
 #include "emulator/trace/node.h"
 
 namespace etwire::feeder {

@@ -34,6 +34,11 @@ TEST(LineRateTimer, IdleWireStartsOnTheRequestedTime) {
   LineRateTimer back_to_back(k100G);
   back_to_back.transmit(0, 4178);
   EXPECT_EQ(back_to_back.transmit(334, 4178), 669);  // 668.48 rounded up
+  // Waiting for free_at() before each packet is still back to back: no drift.
+  LineRateTimer waiting(k100G);
+  Nanos end = 0;
+  for (int i = 0; i < 1000; ++i) end = waiting.transmit(waiting.free_at(), 4178);
+  EXPECT_EQ(end, 334'240);
 }
 
 TEST(LineRateTimer, RateChangeRoundsTheCarriedFractionOnce) {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "emulator/feeder/ready_queue.h"
-#include "emulator/feeder/ring_queue.h"
+#include "emulator/common/ring_queue.h"
 
 namespace etwire::feeder {
 namespace {

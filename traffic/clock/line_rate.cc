@@ -20,8 +20,10 @@ void LineRateTimer::set_rate(uint64_t rate_bps) {
 }
 
 Nanos LineRateTimer::transmit(Nanos earliest, uint64_t bytes) {
-  if (earliest >= free_at()) {
-    // The wire was idle: the packet starts on a nanosecond boundary.
+  if (earliest > free_at()) {
+    // The wire was idle: the packet starts on a nanosecond boundary. Starting exactly at
+    // free_at() counts as back to back (the wire was never idle for a whole nanosecond), which is
+    // what keeps a sender that waits for free_at() before each packet free of drift.
     end_ns_ = earliest;
     end_fraction_ = 0;
   }

@@ -22,7 +22,8 @@ class LineRateTimer {
   void set_rate(uint64_t rate_bps);
 
   // Starts `bytes` at `earliest` or when the previous packet ends, whichever is later, and
-  // returns when its last byte is out (rounded up to the nanosecond).
+  // returns when its last byte is out (rounded up to the nanosecond). A packet requested at
+  // free_at() or earlier continues from the previous packet's exact end.
   Nanos transmit(Nanos earliest, uint64_t bytes);
 
   // When the last packet ends (rounded up); the wire is free from then on.

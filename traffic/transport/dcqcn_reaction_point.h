@@ -32,32 +32,39 @@ class DcqcnReactionPoint {
   void on_bytes_sent(uint64_t bytes, clock::Nanos now);
 
   // For tests and telemetry (values as of the last call that took `now`).
-  double alpha() const { return alpha_; }
+  double alpha() const;
   double current_rate_bps() const { return current_rate_; }
   double target_rate_bps() const { return target_rate_; }
   uint32_t cnps_received() const { return cnps_received_; }
   uint32_t rate_cuts() const { return rate_cuts_; }
 
  private:
+  bool enabled() const { return config_ != nullptr && config_->enabled; }
+  bool at_line_rate() const { return current_rate_ >= line_rate_; }
   void advance(clock::Nanos now);
-  void cut_rate(clock::Nanos now);
+  void apply_alpha_updates_through(clock::Nanos now);
+  void cut_rate(clock::Nanos at, bool first_cnp);
   void increase_event(bool from_timer);
 
   const control::DcqcnConfig* config_ = nullptr;
   double line_rate_ = 0;
   double current_rate_ = 0;  // RC
   double target_rate_ = 0;   // RT
-  double alpha_ = 0;
+  // Alpha is kept as "the value after the last update that saw a CNP" times (1 - g) per quiet
+  // update since. Computing it from that anchor with one pow() (instead of multiplying once per
+  // update) makes an idle QP O(1) and gives bit-identical alphas however often it is queried.
+  double alpha_anchor_ = 0;
+  uint64_t quiet_alpha_updates_ = 0;
   clock::Nanos next_alpha_update_ = clock::kNever;
-  clock::Nanos next_increase_timer_ = clock::kNever;
+  clock::Nanos next_increase_timer_ = clock::kNever;  // kNever before the first cut, at line rate
   clock::Nanos last_cut_ = 0;
-  clock::Nanos pending_cut_at_ = clock::kNever;  // a CNP arrived inside the reduce period
   uint64_t bytes_since_increase_ = 0;
   uint32_t timer_stage_ = 0;  // increase events from the timer since the last cut
   uint32_t byte_stage_ = 0;   // increase events from the byte counter since the last cut
   uint32_t cnps_received_ = 0;
   uint32_t rate_cuts_ = 0;
   bool cnp_in_alpha_period_ = false;
+  bool cut_pending_ = false;  // a CNP arrived inside the reduce period; cut at last_cut_ + period
   bool seen_cnp_ = false;
 };
 

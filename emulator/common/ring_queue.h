@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <vector>
 
-namespace etwire::feeder {
+namespace etwire {
 
 template <typename T>
 class RingQueue {
@@ -18,6 +18,10 @@ class RingQueue {
     items_[(head_ + size_) & (items_.size() - 1)] = value;
     ++size_;
   }
+
+  // Precondition: not empty.
+  T& front() { return items_[head_]; }
+  const T& front() const { return items_[head_]; }
 
   // Precondition: not empty.
   T pop_front() {
@@ -45,4 +49,4 @@ class RingQueue {
   size_t size_ = 0;
 };
 
-}  // namespace etwire::feeder
+}  // namespace etwire

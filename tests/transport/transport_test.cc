@@ -1,0 +1,408 @@
+// The transport over an ideal wire (no switch): exact timing, packet contents, acknowledgement,
+// go-back-N, retry exhaustion, CNPs and PFC pauses.
+#include "traffic/transport/transport.h"
+
+#include <gtest/gtest.h>
+
+#include "nic/frame_size.h"
+#include "tests/transport/ideal_wire.h"
+#include "traffic/clock/line_rate.h"
+#include "traffic/clock/virtual_clock.h"
+#include "traffic/transport/psn.h"
+
+namespace etwire::transport {
+namespace {
+
+using clock::Nanos;
+using testing::IdealWire;
+using testing::RecordingObserver;
+using testing::Verdict;
+
+constexpr uint64_t k100G = 100'000'000'000;
+constexpr Nanos kDelay = 1'000;
+
+struct Rig {
+  explicit Rig(control::TransportConfig transport_config = {}, size_t port_count = 2)
+      : config(transport_config),
+        wire(clock, port_count, k100G, kDelay),
+        transport(config, clock, observer) {
+    for (size_t i = 0; i < port_count; ++i) transport.add_port(wire.port(i), {}, {});
+  }
+  void run() {
+    while (!clock.idle()) clock.poll();
+  }
+  std::vector<nic::Packet> data_sent() const {
+    std::vector<nic::Packet> data;
+    for (const auto& sent : wire.sent()) {
+      if (sent.packet.is_data()) data.push_back(sent.packet);
+    }
+    return data;
+  }
+
+  control::TransportConfig config;
+  clock::VirtualClock clock;
+  IdealWire wire;
+  RecordingObserver observer;
+  Transport transport;
+};
+
+uint32_t wire_bytes_of(uint8_t op, uint32_t payload) {
+  nic::Packet packet;
+  packet.opcode = op;
+  packet.payload_bytes = payload;
+  return nic::wire_bytes(packet, {});
+}
+
+TEST(Transport, OneFlowTimingIsExact) {
+  Rig rig;
+  const auto connection = rig.transport.connect(0, 1, 49152);
+  rig.transport.post(connection, 3 * 4096 + 100, {});
+  rig.run();
+
+  ASSERT_EQ(rig.observer.finished.size(), 1u);
+  const FlowRecord& record = rig.observer.finished[0];
+  EXPECT_EQ(record.status, FlowStatus::kCompleted);
+  EXPECT_EQ(record.packets, 4u);
+  EXPECT_EQ(record.posted_at, 0);
+  EXPECT_EQ(record.first_byte_out, 0);
+  // Four packets back to back at 100 Gb/s, then one propagation delay.
+  const uint64_t bytes = wire_bytes_of(nic::opcode::kWriteFirst, 4096) +
+                         2 * wire_bytes_of(nic::opcode::kWriteMiddle, 4096) +
+                         wire_bytes_of(nic::opcode::kWriteLastWithImmediate, 100);
+  EXPECT_EQ(bytes, (4096u + 98) + 2 * (4096u + 82) + (100u + 86));
+  const Nanos delivered = clock::LineRateTimer::duration(bytes, k100G) + kDelay;
+  EXPECT_EQ(record.delivered_at, delivered);
+  EXPECT_EQ(record.fct(), delivered);
+  // The ACK leaves at delivery (the wire back is idle) and takes its own serialization + delay.
+  const Nanos ack =
+      clock::LineRateTimer::duration(wire_bytes_of(nic::opcode::kAcknowledge, 0), k100G);
+  EXPECT_EQ(record.finished_at, delivered + ack + kDelay);
+  EXPECT_EQ(record.retransmitted_packets, 0u);
+  EXPECT_EQ(rig.observer.delivered.size(), 1u);
+  EXPECT_EQ(rig.transport.flows_in_progress(), 0u);
+}
+
+TEST(Transport, PacketsCarryOpcodesPsnsAndAckRequests) {
+  control::TransportConfig config;
+  config.pmtu = 1024;
+  config.ack_interval = 4;
+  Rig rig(config);
+  const auto connection = rig.transport.connect(0, 1, 777);
+  rig.transport.post(connection, 10 * 1024, {});
+  rig.transport.post(connection, 1, {});
+  rig.run();
+  const auto data = rig.data_sent();
+  ASSERT_EQ(data.size(), 11u);
+  for (uint32_t i = 0; i < data.size(); ++i) {
+    EXPECT_EQ(data[i].psn, i);
+    EXPECT_EQ(data[i].udp_source_port, 777);
+    EXPECT_EQ(data[i].dest_qpn, connection.responder);
+    EXPECT_EQ(data[i].ecn, nic::ecn::kEct0);
+    EXPECT_EQ(data[i].priority, 3);
+    const bool ack_request = (data[i].bth_flags & nic::bth_flag::kAckRequest) != 0;
+    // Every 4th PSN (3, 7) and the last packet of each message (9, 10).
+    EXPECT_EQ(ack_request, i == 3 || i == 7 || i == 9 || i == 10) << "psn " << i;
+  }
+  EXPECT_EQ(data[0].opcode, nic::opcode::kWriteFirst);
+  EXPECT_EQ(data[0].reth_length, 10u * 1024);
+  EXPECT_EQ(data[5].opcode, nic::opcode::kWriteMiddle);
+  EXPECT_EQ(data[9].opcode, nic::opcode::kWriteLastWithImmediate);
+  EXPECT_EQ(data[10].opcode, nic::opcode::kWriteOnlyWithImmediate);
+  EXPECT_EQ(data[10].payload_bytes, 1u);
+  // Acknowledgements: one per AckReq, coalescing the packets before it.
+  EXPECT_EQ(rig.transport.port_counters(1).acks_sent, 4u);
+  ASSERT_EQ(rig.observer.finished.size(), 2u);
+  EXPECT_EQ(rig.observer.finished[0].packets, 10u);
+  EXPECT_EQ(rig.observer.finished[1].packets, 1u);
+}
+
+TEST(Transport, SendAndPlainWriteOpcodes) {
+  for (const auto op : {control::RdmaOp::kSend, control::RdmaOp::kWrite}) {
+    control::TransportConfig config;
+    config.op = op;
+    Rig rig(config);
+    const auto connection = rig.transport.connect(0, 1, 1);
+    rig.transport.post(connection, 3 * 4096, {});
+    rig.transport.post(connection, 0, {});
+    rig.run();
+    const auto data = rig.data_sent();
+    ASSERT_EQ(data.size(), 4u);
+    const bool send = op == control::RdmaOp::kSend;
+    EXPECT_EQ(data[0].opcode, send ? nic::opcode::kSendFirst : nic::opcode::kWriteFirst);
+    EXPECT_EQ(data[1].opcode, send ? nic::opcode::kSendMiddle : nic::opcode::kWriteMiddle);
+    EXPECT_EQ(data[2].opcode, send ? nic::opcode::kSendLast : nic::opcode::kWriteLast);
+    // An empty message is one packet without payload.
+    EXPECT_EQ(data[3].opcode, send ? nic::opcode::kSendOnly : nic::opcode::kWriteOnly);
+    EXPECT_EQ(data[3].payload_bytes, 0u);
+    ASSERT_EQ(rig.observer.finished.size(), 2u);
+    EXPECT_EQ(rig.observer.finished[1].bytes, 0u);
+    EXPECT_EQ(rig.observer.finished[1].status, FlowStatus::kCompleted);
+  }
+}
+
+TEST(Transport, QueuePairsOfAPortShareTheLineRoundRobin) {
+  Rig rig;
+  const auto a = rig.transport.connect(0, 1, 1);
+  const auto b = rig.transport.connect(0, 1, 2);
+  rig.transport.post(a, 8 * 4096, {});
+  rig.transport.post(b, 8 * 4096, {});
+  rig.run();
+  const auto data = rig.data_sent();
+  ASSERT_EQ(data.size(), 16u);
+  // QP a was alone for its first packet; from then on the two alternate.
+  EXPECT_EQ(data[0].dest_qpn, a.responder);
+  for (size_t i = 1; i < data.size() - 1; ++i) {
+    EXPECT_EQ(data[i].dest_qpn, i % 2 == 1 ? a.responder : b.responder) << i;
+  }
+  EXPECT_EQ(data.back().dest_qpn, b.responder);
+  // Back to back on the sender's wire: the last packet starts when 15 packets have been sent.
+  const auto& sent = rig.wire.sent();
+  Nanos last_data_start = 0;
+  for (const auto& s : sent) {
+    if (s.packet.is_data()) last_data_start = s.at;
+  }
+  const uint64_t before_last = 2 * wire_bytes_of(nic::opcode::kWriteFirst, 4096) +
+                               12 * wire_bytes_of(nic::opcode::kWriteMiddle, 4096) +
+                               wire_bytes_of(nic::opcode::kWriteLastWithImmediate, 4096);
+  EXPECT_EQ(last_data_start, clock::LineRateTimer::duration(before_last, k100G));
+}
+
+TEST(Transport, NakTriggersGoBackN) {
+  control::TransportConfig config;
+  config.pmtu = 1024;
+  Rig rig(config);
+  bool dropped = false;
+  rig.wire.set_hook([&](nic::Packet& packet, Nanos) {
+    if (packet.is_data() && packet.psn == 5 && !dropped) {
+      dropped = true;
+      return Verdict::kDrop;
+    }
+    return Verdict::kDeliver;
+  });
+  const auto connection = rig.transport.connect(0, 1, 1);
+  rig.transport.post(connection, 64 * 1024, {});
+  rig.run();
+  ASSERT_EQ(rig.observer.finished.size(), 1u);
+  const FlowRecord& record = rig.observer.finished[0];
+  EXPECT_EQ(record.status, FlowStatus::kCompleted);
+  EXPECT_EQ(rig.transport.port_counters(1).naks_sent, 1u);
+  EXPECT_EQ(rig.transport.port_counters(0).naks_received, 1u);
+  EXPECT_EQ(rig.transport.port_counters(0).timeouts, 0u);
+  // Everything from PSN 5 up to what was sent when the NAK arrived went again.
+  const auto data = rig.data_sent();
+  uint32_t highest_before_nak = 0;
+  size_t resend_at = 0;
+  for (size_t i = 1; i < data.size(); ++i) {
+    if (data[i].psn < data[i - 1].psn) {
+      highest_before_nak = data[i - 1].psn;
+      resend_at = i;
+      break;
+    }
+  }
+  ASSERT_GT(resend_at, 0u);
+  EXPECT_EQ(data[resend_at].psn, 5u);
+  EXPECT_EQ(record.retransmitted_packets, highest_before_nak - 5 + 1);
+  EXPECT_EQ(data.size(), 64u + record.retransmitted_packets);
+  EXPECT_EQ(data.back().psn, 63u);
+}
+
+TEST(Transport, TailLossRecoversByTimeout) {
+  control::TransportConfig config;
+  config.retransmit_timeout_ns = 100'000;
+  Rig rig(config);
+  bool dropped = false;
+  rig.wire.set_hook([&](nic::Packet& packet, Nanos) {
+    if (packet.is_data() && packet.psn == 3 && !dropped) {
+      dropped = true;
+      return Verdict::kDrop;
+    }
+    return Verdict::kDeliver;
+  });
+  const auto connection = rig.transport.connect(0, 1, 1);
+  rig.transport.post(connection, 4 * 4096, {});
+  rig.run();
+  ASSERT_EQ(rig.observer.finished.size(), 1u);
+  const FlowRecord& record = rig.observer.finished[0];
+  EXPECT_EQ(record.status, FlowStatus::kCompleted);
+  EXPECT_EQ(rig.transport.port_counters(0).timeouts, 1u);
+  // Go-back-N from the oldest unacknowledged PSN: nothing before PSN 3 asked for an ACK.
+  EXPECT_EQ(record.retransmitted_packets, 4u);
+  // Only PSN 3 asks for an ACK, so nothing moved the deadline the first packet armed at time 0.
+  EXPECT_GE(record.delivered_at, 100'000);
+}
+
+TEST(Transport, RetryExhaustionFailsTheFlowLoudly) {
+  control::TransportConfig config;
+  config.retransmit_timeout_ns = 10'000;
+  config.retry_count = 3;
+  Rig rig(config);
+  rig.wire.set_hook([](nic::Packet& packet, Nanos) {
+    return packet.is_data() ? Verdict::kDrop : Verdict::kDeliver;
+  });
+  const auto connection = rig.transport.connect(0, 1, 1);
+  rig.transport.post(connection, 4096, {});
+  rig.transport.post(connection, 4096, {});
+  rig.run();
+  ASSERT_EQ(rig.observer.finished.size(), 2u);
+  EXPECT_EQ(rig.observer.finished[0].status, FlowStatus::kRetryExceeded);
+  EXPECT_EQ(rig.observer.finished[1].status, FlowStatus::kFlushed);
+  EXPECT_TRUE(rig.observer.delivered.empty());
+  // The first transmission and three retries, each followed by a full timeout.
+  EXPECT_EQ(rig.transport.port_counters(0).timeouts, 4u);
+  EXPECT_EQ(rig.observer.finished[0].finished_at, 4 * 10'000);
+  EXPECT_EQ(rig.transport.totals().flows_failed, 2u);
+  // The connection is in error: new work fails at once instead of hanging.
+  rig.transport.post(connection, 10, {});
+  ASSERT_EQ(rig.observer.finished.size(), 3u);
+  EXPECT_EQ(rig.observer.finished[2].status, FlowStatus::kFlushed);
+  EXPECT_TRUE(rig.transport.requester(connection.requester).failed);
+}
+
+TEST(Transport, CongestionMarksBecomePacedCnpsAndSlowTheSender) {
+  control::TransportConfig config;
+  config.pmtu = 1024;
+  Rig rig(config);
+  rig.wire.set_hook([](nic::Packet& packet, Nanos) {
+    if (packet.is_data()) packet.ecn = nic::ecn::kCe;
+    return Verdict::kDeliver;
+  });
+  const auto connection = rig.transport.connect(0, 1, 1);
+  rig.transport.post(connection, 1024 * 1024, {});
+  rig.run();
+  ASSERT_EQ(rig.observer.finished.size(), 1u);
+  const FlowRecord& record = rig.observer.finished[0];
+  EXPECT_EQ(record.ecn_marks, 1024u);
+  const auto& receiver = rig.transport.port_counters(1);
+  EXPECT_EQ(receiver.ecn_marked_received, 1024u);
+  // At most one CNP per QP per 4 us (the default min_time_between_cnps).
+  EXPECT_GT(receiver.cnps_sent, 0u);
+  Nanos previous = -1;
+  for (const auto& sent : rig.wire.sent()) {
+    if (sent.packet.opcode != nic::opcode::kCnp || sent.packet.is_data()) continue;
+    EXPECT_EQ(sent.packet.priority, 6);
+    EXPECT_EQ(sent.packet.dscp, 48);
+    if (previous >= 0) {
+      EXPECT_GE(sent.at - previous, 4'000);
+    }
+    previous = sent.at;
+  }
+  EXPECT_EQ(rig.transport.port_counters(0).cnps_received, receiver.cnps_sent);
+  EXPECT_EQ(record.cnps, receiver.cnps_sent);
+  // The reaction point cut the rate: slower than line rate would have been.
+  const uint64_t line_bytes = 1024ull * (1024 + 82) + 16 + 4;
+  EXPECT_GT(record.fct(), clock::LineRateTimer::duration(line_bytes, k100G) + kDelay);
+  EXPECT_LT(rig.transport.requester(connection.requester).reaction_point.current_rate_bps(),
+            static_cast<double>(k100G));
+}
+
+TEST(Transport, PauseFramesHoldDataUntilResume) {
+  Rig rig;
+  const auto connection = rig.transport.connect(0, 1, 1);
+  // Port 1 pauses class 3 for 1000 quanta (1000 x 512 bit times = 5120 ns at 100 Gb/s).
+  nic::Packet pause;
+  pause.kind = nic::PacketKind::kPfcPause;
+  pause.src_port = 1;
+  pause.dst_port = 0;
+  pause.pfc_priority = 3;
+  pause.pfc_quanta = 1000;
+  pause.wire_bytes = 84;
+  rig.wire.port(1).transmit(pause, 0);  // arrives at 7 + 1000 = 1007 ns
+  rig.clock.run_until(1007);
+  rig.transport.post(connection, 4096, {});
+  rig.clock.run_until(3000);
+  EXPECT_TRUE(rig.data_sent().empty());
+  EXPECT_EQ(rig.transport.port_counters(0).pauses_received, 1u);
+  rig.run();
+  const auto& sent = rig.wire.sent();
+  Nanos first_data = -1;
+  for (const auto& s : sent) {
+    if (s.packet.is_data()) {
+      first_data = s.at;
+      break;
+    }
+  }
+  // 1000 quanta x 512 bits at 100 Gb/s = 5120 ns after the pause arrived.
+  EXPECT_EQ(first_data, 1007 + 5120);
+  ASSERT_EQ(rig.observer.finished.size(), 1u);
+}
+
+TEST(Transport, ResumeFrameEndsAPauseEarly) {
+  Rig rig;
+  const auto connection = rig.transport.connect(0, 1, 1);
+  nic::Packet pause;
+  pause.kind = nic::PacketKind::kPfcPause;
+  pause.src_port = 1;
+  pause.dst_port = 0;
+  pause.pfc_priority = 3;
+  pause.pfc_quanta = 0xFFFF;
+  pause.wire_bytes = 84;
+  rig.wire.port(1).transmit(pause, 0);  // arrives at 1007
+  rig.clock.run_until(1007);
+  rig.transport.post(connection, 4096, {});
+  pause.pfc_quanta = 0;
+  rig.clock.run_until(1500);
+  rig.wire.port(1).transmit(pause, 1500);  // resume arrives at 2507
+  rig.run();
+  Nanos first_data = -1;
+  for (const auto& s : rig.wire.sent()) {
+    if (s.packet.is_data()) {
+      first_data = s.at;
+      break;
+    }
+  }
+  EXPECT_EQ(first_data, 2507);
+  EXPECT_EQ(rig.transport.port_counters(0).resumes_received, 1u);
+}
+
+TEST(Transport, SameInputsGiveIdenticalRecords) {
+  auto run_once = [] {
+    control::TransportConfig config;
+    config.pmtu = 1024;
+    Rig rig(config, 4);
+    uint32_t count = 0;
+    rig.wire.set_hook([&](nic::Packet& packet, Nanos) {
+      if (!packet.is_data()) return Verdict::kDeliver;
+      ++count;
+      if (count % 97 == 0) return Verdict::kDrop;
+      if (count % 5 == 0) packet.ecn = nic::ecn::kCe;
+      return Verdict::kDeliver;
+    });
+    for (uint32_t src = 0; src < 4; ++src) {
+      for (uint32_t dst = 0; dst < 4; ++dst) {
+        if (src == dst) continue;
+        const auto c = rig.transport.connect(src, dst, static_cast<uint16_t>(src * 4 + dst));
+        rig.transport.post(c, 200'000 + src * 1000 + dst, {});
+      }
+    }
+    rig.run();
+    return rig.observer.finished;
+  };
+  const auto first = run_once();
+  const auto second = run_once();
+  ASSERT_EQ(first.size(), 12u);
+  ASSERT_EQ(second.size(), first.size());
+  for (size_t i = 0; i < first.size(); ++i) {
+    EXPECT_EQ(first[i].flow_id, second[i].flow_id);
+    EXPECT_EQ(first[i].delivered_at, second[i].delivered_at);
+    EXPECT_EQ(first[i].finished_at, second[i].finished_at);
+    EXPECT_EQ(first[i].retransmitted_packets, second[i].retransmitted_packets);
+    EXPECT_EQ(first[i].cnps, second[i].cnps);
+    EXPECT_EQ(first[i].ecn_marks, second[i].ecn_marks);
+    EXPECT_EQ(first[i].status, FlowStatus::kCompleted);
+  }
+}
+
+TEST(Transport, ConnectRejectsUnknownPorts) {
+  Rig rig;
+  EXPECT_THROW(rig.transport.connect(0, 2, 1), std::invalid_argument);
+}
+
+TEST(Psn, WidensAcrossTheWrap) {
+  EXPECT_EQ(widen_psn(5, 3), 5u);
+  EXPECT_EQ(widen_psn(1, (1ull << 24) - 2), (1ull << 24) + 1);
+  EXPECT_EQ(widen_psn(0xFFFFFE, (1ull << 24) + 1), (1ull << 24) - 2);
+  EXPECT_EQ(wire_psn((1ull << 24) + 7), 7u);
+}
+
+}  // namespace
+}  // namespace etwire::transport

@@ -1,0 +1,72 @@
+// The two halves of a reliable connection. A connection from port A to port B is a requester QP
+// on A (it sends the data, paces it, retransmits it, and runs the DCQCN reaction point) and a
+// responder QP on B (it accepts the data in order, acknowledges it, and is the notification point
+// that turns CE marks into CNPs). Their QP numbers are their indexes in the transport's tables.
+#pragma once
+
+#include <cstdint>
+
+#include "traffic/clock/line_rate.h"
+#include "traffic/clock/time.h"
+#include "traffic/transport/dcqcn_reaction_point.h"
+#include "traffic/transport/flow_pool.h"
+
+namespace etwire::transport {
+
+enum class SendState : uint8_t {
+  kIdle,     // nothing to send (or failed)
+  kReady,    // in its port's round-robin of QPs that may send now
+  kWaiting,  // paced: a wake-up event is scheduled for when it may send again
+};
+
+struct RequesterQp {
+  uint32_t port = 0;         // the transport port it sends from
+  uint32_t remote_port = 0;  // the transport port of its responder
+  uint32_t responder = 0;    // the responder's QP number
+  uint16_t udp_source_port = 0;
+
+  // PSNs as 64-bit counters (psn.h). Posted flows own consecutive ranges ending before
+  // next_post_psn; [acked_psn, next_psn) is in flight; below acked_psn is acknowledged; PSNs below
+  // highest_sent_psn that are sent again are retransmissions.
+  uint64_t next_post_psn = 0;
+  uint64_t acked_psn = 0;
+  uint64_t next_psn = 0;
+  uint64_t highest_sent_psn = 0;
+
+  // The QP's flows in posting order: the oldest not yet acknowledged, the newest, the one whose
+  // packet goes next, and the oldest not yet delivered to the responder.
+  uint32_t head = kNoFlow;
+  uint32_t tail = kNoFlow;
+  uint32_t cursor = kNoFlow;
+  uint32_t cursor_packet = 0;
+  uint32_t undelivered = kNoFlow;
+
+  // Retransmission timer: a deadline moved forward on every acknowledgement, and at most one
+  // event in the scheduler that re-arms itself if the deadline moved (no cancel needed).
+  clock::Nanos timeout_at = clock::kNever;
+  bool timer_event_pending = false;
+  uint32_t retries = 0;  // NAKs and timeouts since the last forward progress
+
+  clock::Nanos next_send_at = 0;  // the pacer lets the next packet start here
+  clock::LineRateTimer pacer;
+  DcqcnReactionPoint reaction_point;
+
+  SendState state = SendState::kIdle;
+  bool failed = false;
+
+  bool has_packet_to_send() const { return !failed && next_psn < next_post_psn; }
+  bool has_unacknowledged() const { return acked_psn < highest_sent_psn; }
+};
+
+struct ResponderQp {
+  uint32_t port = 0;
+  uint32_t remote_port = 0;
+  uint32_t requester = 0;  // the requester's QP number (ACKs and CNPs go there)
+  uint16_t udp_source_port = 0;
+  uint64_t expected_psn = 0;
+  uint32_t message_sequence = 0;  // MSN: messages completed, carried in the AETH
+  bool nak_outstanding = false;   // one NAK per sequence error until the expected PSN arrives
+  clock::Nanos last_cnp_at = clock::kNever;
+};
+
+}  // namespace etwire::transport

@@ -1,0 +1,114 @@
+// The software RoCEv2 reliable-connected transport: queue pairs between ports, messages cut into
+// PMTU packets, in-order acceptance with coalesced ACKs, NAK and go-back-N, a retransmission
+// timer with a retry limit, ECN notification (CNPs) and the DCQCN reaction point, per-QP pacing
+// and per-port line-rate serialization. Written once against clock::Scheduler and nic::Port, it
+// runs unchanged on the virtual clock with the fabric twin and on the wall clock with packet
+// backends. Single-threaded: one Transport per worker, touching only its own ports.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "control/qos_config.h"
+#include "control/transport_config.h"
+#include "nic/frame_size.h"
+#include "nic/port.h"
+#include "traffic/clock/scheduler.h"
+#include "traffic/transport/flow_pool.h"
+#include "traffic/transport/flow_record.h"
+#include "traffic/transport/queue_pair.h"
+#include "traffic/transport/transport_port.h"
+
+namespace etwire::transport {
+
+struct ConnectionId {
+  uint32_t requester = 0;  // QP number on the sending port
+  uint32_t responder = 0;  // QP number on the receiving port
+};
+
+struct TransportTotals {
+  uint64_t flows_posted = 0;
+  uint64_t flows_completed = 0;
+  uint64_t flows_failed = 0;  // retry exceeded or flushed
+};
+
+class Transport final : public clock::EventHandler {
+ public:
+  // `config` and `observer` must outlive the transport.
+  Transport(const control::TransportConfig& config, clock::Scheduler& scheduler,
+            FlowObserver& observer);
+  ~Transport();
+  Transport(const Transport&) = delete;
+  Transport& operator=(const Transport&) = delete;
+
+  // Adds a port; packets to and from it are addressed by the returned index, which must equal
+  // the index the port's backend uses for it (Packet::src_port / dst_port).
+  uint32_t add_port(nic::Port& port, const control::PortQos& qos, const nic::FrameFormat& format);
+
+  // Opens a reliable connection from one port to another (the same port is allowed: traffic
+  // then leaves and re-enters through the fabric). `udp_source_port` is the ECMP entropy of
+  // every packet of the connection.
+  ConnectionId connect(uint32_t src_port, uint32_t dst_port, uint16_t udp_source_port);
+
+  // Queues a message of `bytes` on the connection; returns its flow id. The message is sent
+  // after the ones posted before it on the same connection.
+  uint64_t post(ConnectionId connection, uint64_t bytes, const FlowTags& tags);
+
+  void on_event(uint64_t tag, clock::Nanos now) override;
+
+  size_t ports() const { return ports_.size(); }
+  const TransportPortCounters& port_counters(uint32_t port) const { return ports_[port].counters; }
+  const RequesterQp& requester(uint32_t qpn) const { return requesters_[qpn]; }
+  const TransportTotals& totals() const { return totals_; }
+  uint32_t flows_in_progress() const { return flows_.in_use(); }
+  // Bytes of transport state per connection and per flow in progress, for the memory benchmark.
+  static constexpr size_t connection_state_bytes() {
+    return sizeof(RequesterQp) + sizeof(ResponderQp);
+  }
+  static constexpr size_t flow_state_bytes() { return sizeof(FlowSlot); }
+
+ private:
+  class PortReceiver;
+
+  // Port scheduling (transport_port.cc).
+  void kick(uint32_t port, clock::Nanos now);
+  void schedule_kick(uint32_t port, clock::Nanos when);
+  bool send_control(TransportPort& port, clock::Nanos now);
+  bool send_data(uint32_t port_index, clock::Nanos now);
+  void make_ready(uint32_t requester, clock::Nanos now);
+  void receive(uint32_t port, const nic::Packet& packet, clock::Nanos now);
+  void on_pause_frame(uint32_t port, const nic::Packet& packet, clock::Nanos now);
+
+  // Requester (requester.cc).
+  nic::Packet next_data_packet(uint32_t requester, clock::Nanos now);
+  void on_acknowledge(uint32_t requester, const nic::Packet& packet, clock::Nanos now);
+  void acknowledge_through(RequesterQp& qp, uint64_t psn, clock::Nanos now);
+  void go_back_to(RequesterQp& qp, uint64_t psn);
+  void on_cnp(uint32_t requester, clock::Nanos now);
+  void on_retransmit_timer(uint32_t requester, clock::Nanos now);
+  void arm_retransmit_timer(uint32_t requester, clock::Nanos now);
+  void fail_connection(uint32_t requester, clock::Nanos now);
+  void finish_flow(uint32_t slot, FlowStatus status, clock::Nanos now);
+
+  // Responder (responder.cc).
+  void on_data(uint32_t responder, const nic::Packet& packet, clock::Nanos now);
+  void queue_acknowledge(ResponderQp& qp, uint8_t syndrome, uint64_t psn);
+  void queue_cnp(ResponderQp& qp, clock::Nanos now);
+  void deliver_flow(RequesterQp& requester, clock::Nanos now);
+  nic::Packet control_packet(const ResponderQp& qp, const control::TrafficClass& traffic_class,
+                             uint32_t dest_qpn) const;
+
+  const control::TransportConfig& config_;
+  clock::Scheduler& scheduler_;
+  FlowObserver& observer_;
+  std::vector<TransportPort> ports_;
+  std::vector<std::unique_ptr<PortReceiver>> receivers_;
+  std::vector<RequesterQp> requesters_;
+  std::vector<ResponderQp> responders_;
+  FlowPool flows_;
+  TransportTotals totals_;
+  uint64_t next_flow_id_ = 0;
+};
+
+}  // namespace etwire::transport

@@ -1,0 +1,130 @@
+// The transmit side of a port: which packet goes next, and when.
+#include "traffic/transport/transport_port.h"
+
+#include <algorithm>
+
+#include "traffic/transport/event_tag.h"
+#include "traffic/transport/transport.h"
+
+namespace etwire::transport {
+
+void Transport::schedule_kick(uint32_t port, clock::Nanos when) {
+  TransportPort& target = ports_[port];
+  // One pending look per port is enough: an earlier one re-schedules what it cannot do yet.
+  if (when >= target.kick_pending_at) return;
+  target.kick_pending_at = when;
+  scheduler_.run_at(when, this, event_tag::make(event_tag::Kind::kPortKick, port));
+}
+
+void Transport::make_ready(uint32_t requester, clock::Nanos now) {
+  RequesterQp& qp = requesters_[requester];
+  if (qp.state != SendState::kIdle || !qp.has_packet_to_send()) return;
+  if (qp.next_send_at > now) {
+    qp.state = SendState::kWaiting;
+    scheduler_.run_at(qp.next_send_at, this,
+                      event_tag::make(event_tag::Kind::kPacerWake, requester));
+    return;
+  }
+  qp.state = SendState::kReady;
+  ports_[qp.port].ready.push_back(requester);
+  kick(qp.port, now);
+}
+
+void Transport::kick(uint32_t port_index, clock::Nanos now) {
+  TransportPort& port = ports_[port_index];
+  const clock::Nanos free_at = port.wire.free_at();
+  if (free_at > now) {
+    schedule_kick(port_index, free_at);
+    return;
+  }
+  if (!send_control(port, now) && !send_data(port_index, now)) {
+    // Nothing could go: whatever waits is held by a pause; look again when the first one ends.
+    clock::Nanos resume_at = clock::kNever;
+    for (int priority = 0; priority < kPriorities; ++priority) {
+      if (!port.control[priority].empty()) {
+        resume_at = std::min(resume_at, port.paused_until[priority]);
+      }
+    }
+    if (!port.ready.empty()) {
+      resume_at = std::min(resume_at, port.paused_until[port.qos.data.priority]);
+    }
+    if (resume_at != clock::kNever && resume_at > now) schedule_kick(port_index, resume_at);
+    return;
+  }
+  // Something went out: look again when the wire is free if anything is still waiting.
+  bool control_waiting = false;
+  for (const auto& queue : port.control) control_waiting |= !queue.empty();
+  if (control_waiting || !port.ready.empty()) schedule_kick(port_index, port.wire.free_at());
+}
+
+bool Transport::send_control(TransportPort& port, clock::Nanos now) {
+  // Highest class first; a paused class waits (its pause expiry schedules a kick).
+  for (int priority = kPriorities - 1; priority >= 0; --priority) {
+    auto& queue = port.control[priority];
+    if (queue.empty()) continue;
+    if (port.paused_until[priority] > now) continue;
+    const nic::Packet packet = queue.pop_front();
+    port.wire.transmit(now, packet.wire_bytes);
+    port.nic->transmit(packet, now);
+    return true;
+  }
+  return false;
+}
+
+bool Transport::send_data(uint32_t port_index, clock::Nanos now) {
+  TransportPort& port = ports_[port_index];
+  // Every data QP of a port sends on the port's data class, so a pause stops them all.
+  if (port.paused_until[port.qos.data.priority] > now) return false;
+  while (!port.ready.empty()) {
+    const uint32_t requester = port.ready.pop_front();
+    RequesterQp& qp = requesters_[requester];
+    qp.state = SendState::kIdle;
+    if (!qp.has_packet_to_send()) continue;
+    if (qp.next_send_at > now) {
+      make_ready(requester, now);  // schedules its wake-up
+      continue;
+    }
+    const nic::Packet packet = next_data_packet(requester, now);
+    port.wire.transmit(now, packet.wire_bytes);
+    port.nic->transmit(packet, now);
+    // Below line rate the pacer spaces the QP's packets at the reaction point's rate (the QP
+    // waits for free_at() of its pacer, which keeps it exact); at line rate the wire alone
+    // decides and the QP rejoins the round-robin behind the others.
+    const uint64_t rate = qp.reaction_point.rate_bps(now);
+    if (rate >= port.speed_bps) {
+      qp.next_send_at = now;  // only the wire limits it
+    } else {
+      qp.pacer.set_rate(rate);
+      qp.next_send_at = qp.pacer.transmit(now, packet.wire_bytes);
+    }
+    if (qp.has_packet_to_send()) {
+      if (qp.next_send_at <= port.wire.free_at()) {
+        qp.state = SendState::kReady;
+        port.ready.push_back(requester);
+      } else {
+        make_ready(requester, now);
+      }
+    }
+    return true;
+  }
+  return false;
+}
+
+void Transport::on_pause_frame(uint32_t port_index, const nic::Packet& packet, clock::Nanos now) {
+  TransportPort& port = ports_[port_index];
+  const uint8_t priority = packet.pfc_priority & (kPriorities - 1);
+  if (packet.pfc_quanta == 0) {
+    ++port.counters.resumes_received;
+    port.paused_until[priority] = now;
+    kick(port_index, now);
+    return;
+  }
+  ++port.counters.pauses_received;
+  // A quantum is 512 bit times at the port's speed: 64 bytes of wire time.
+  const clock::Nanos pause =
+      clock::LineRateTimer::duration(uint64_t{packet.pfc_quanta} * 64, port.speed_bps);
+  port.paused_until[priority] = now + pause;
+  schedule_kick(port_index, port.paused_until[priority]);
+}
+
+}  // namespace etwire::transport
