@@ -2,10 +2,15 @@
 // flows, and a 1024-rank ring all-reduce with 64 chunks). Each mode runs in its own process so
 // that its peak RSS is its own.
 //
-//   bench_collectives --mode alltoall  [--ranks N] [--qps Q] [--repeat R]
+// Programs store one operation per chunk run (program.h): the ring covers all chunks with one
+// operation per step and QP piece, so "operations" (what is stored) and "flows" (send chunk
+// operations: the per-chunk, per-QP transfers the expanded program describes) differ by up to the
+// chunk count.
+//
+//   bench_collectives --mode alltoall  [--ranks N] [--chunks K] [--qps Q] [--repeat R]
 //       every member's program materialised at once
 //   bench_collectives --mode ring      [--ranks N] [--chunks K] [--qps Q] [--repeat R]
-//       every member's program materialised at once (needs ~41 bytes per operation)
+//       every member's program materialised at once
 //   bench_collectives --mode ring-stream [--ranks N] [--chunks K] [--qps Q] [--threads T]
 //       members generated one at a time into a reused program, as a transport that starts each
 //       member when it runs would; also reports one member on its own
@@ -29,7 +34,7 @@ namespace coll = etwire::collectives;
 struct Options {
   std::string mode = "alltoall";
   uint32_t ranks = 1024;
-  uint32_t chunks = 64;
+  uint32_t chunks = 0;  // 0: 64 for the ring, 1 for the all-to-all
   uint32_t qps = 1;
   uint32_t threads = 1;
   int repeat = 3;
@@ -85,42 +90,55 @@ coll::CollectiveSpec make_spec(const Options& o, bool all_to_all) {
   spec.algorithm = all_to_all ? coll::Algorithm::kDirect : coll::Algorithm::kRing;
   for (uint32_t r = 0; r < o.ranks; ++r) spec.ranks.push_back(static_cast<int32_t>(r));
   spec.bytes = uint64_t{1} << 30;
-  spec.chunks = all_to_all ? 1 : o.chunks;
+  spec.chunks = o.chunks != 0 ? o.chunks : all_to_all ? 1 : 64;
   spec.qps = o.qps;
   return spec;
 }
 
-uint64_t sends_of(const coll::CollectiveProgram& program) {
-  uint64_t sends = 0;
+// Flows: send chunk operations, i.e. every send operation expanded into its chunks.
+uint64_t flows_of(const coll::CollectiveProgram& program) {
+  uint64_t flows = 0;
   for (size_t m = 0; m < program.programs(); ++m) {
-    for (uint32_t i = 0; i < program.ops(m); ++i) sends += program.op(m, i).is_send() ? 1 : 0;
+    for (uint32_t i = 0; i < program.ops(m); ++i) {
+      const coll::OpView op = program.op(m, i);
+      if (op.is_send()) flows += op.chunks.chunk_count;
+    }
   }
-  return sends;
+  return flows;
 }
 
 void materialise(const Options& o, bool all_to_all) {
-  const coll::ProgramGenerator generator(make_spec(o, all_to_all));
+  const coll::CollectiveSpec spec = make_spec(o, all_to_all);
+  const coll::ProgramGenerator generator(spec);
   double best = 1e30;
+  double first = 0;  // the process's first run: nothing of the heap reused yet
   coll::CollectiveProgram program;
   for (int r = 0; r < o.repeat; ++r) {
     program = coll::CollectiveProgram();  // release the previous run: peak RSS is one program
     coll::CollectiveProgram fresh;        // a fresh object: include allocation and page faults
     const auto start = Clock::now();
     generator.generate(fresh);
-    best = std::min(best, seconds_since(start));
+    const double seconds = seconds_since(start);
+    if (r == 0) first = seconds;
+    best = std::min(best, seconds);
     program = std::move(fresh);
   }
-  const uint64_t sends = sends_of(program);
+  const uint64_t flows = flows_of(program);
+  const auto bytes = static_cast<double>(program.memory_bytes());
   std::printf(
-      "%s: %u ranks, %u chunk(s), %u QP(s): %llu flows (sends), %llu operations, %llu "
-      "dependencies\n  generate all members: %.3f s (best of %d), %.1f M operations/s\n"
-      "  program arrays: %.1f MiB (%.1f bytes/operation), peak RSS %.1f MiB\n",
-      all_to_all ? "all-to-all direct" : "all-reduce ring", o.ranks, all_to_all ? 1 : o.chunks,
-      o.qps, static_cast<unsigned long long>(sends), static_cast<unsigned long long>(program.ops()),
-      static_cast<unsigned long long>(program.dependencies()), best, o.repeat,
-      static_cast<double>(program.ops()) / best / 1e6,
-      static_cast<double>(program.memory_bytes()) / (1 << 20),
-      static_cast<double>(program.memory_bytes()) / static_cast<double>(program.ops()),
+      "%s: %u ranks, %u chunk(s), %u QP(s)\n"
+      "  %llu operations stored, %llu dependencies; expanded: %llu chunk operations, %llu flows "
+      "(send chunk operations)\n"
+      "  generate all members: %.3f s (best of %d; first run %.3f s), %.1f M operations/s, %.1f M "
+      "flows/s\n"
+      "  program arrays: %.1f MiB (%.1f bytes/operation, %.2f bytes/flow), peak RSS %.1f MiB\n",
+      all_to_all ? "all-to-all direct" : "all-reduce ring", o.ranks, spec.chunks, o.qps,
+      static_cast<unsigned long long>(program.ops()),
+      static_cast<unsigned long long>(program.dependencies()),
+      static_cast<unsigned long long>(program.chunk_ops()), static_cast<unsigned long long>(flows),
+      best, o.repeat, first, static_cast<double>(program.ops()) / best / 1e6,
+      static_cast<double>(flows) / best / 1e6, bytes / (1 << 20),
+      bytes / static_cast<double>(program.ops()), bytes / static_cast<double>(flows),
       static_cast<double>(peak_rss_kb()) / 1024);
 }
 
@@ -137,9 +155,10 @@ void stream(const Options& o) {
       best = std::min(best, seconds_since(start));
     }
     std::printf(
-        "all-reduce ring: %u ranks, %u chunks, %u QP(s)\n  one member: %llu operations "
-        "in %.2f ms, %.1f MiB of arrays\n",
-        o.ranks, o.chunks, o.qps, static_cast<unsigned long long>(program.ops()), best * 1e3,
+        "all-reduce ring: %u ranks, %u chunks, %u QP(s)\n  one member: %llu operations (%llu "
+        "chunk operations) in %.3f ms, %.3f MiB of arrays\n",
+        o.ranks, spec.chunks, o.qps, static_cast<unsigned long long>(program.ops()),
+        static_cast<unsigned long long>(program.chunk_ops()), best * 1e3,
         static_cast<double>(program.memory_bytes()) / (1 << 20));
   }
   // Every member, one at a time per thread, each thread reusing one program object.
@@ -154,7 +173,7 @@ void stream(const Options& o) {
       for (uint32_t p = t; p < o.ranks; p += o.threads) {
         generator.generate_member(p, program);
         ops[t] += program.ops();
-        sends[t] += program.ops() / 2;  // a ring member posts one receive per send
+        sends[t] += flows_of(program);
       }
     });
   }
@@ -167,7 +186,8 @@ void stream(const Options& o) {
     all_sends += sends[t];
   }
   std::printf(
-      "  every member, streamed on %u thread(s): %llu flows (sends), %llu operations in "
+      "  every member, streamed on %u thread(s): %llu flows (send chunk operations), %llu "
+      "operations in "
       "%.3f s, %.1f M operations/s\n  peak RSS %.1f MiB\n",
       o.threads, static_cast<unsigned long long>(all_sends),
       static_cast<unsigned long long>(all_ops), total, static_cast<double>(all_ops) / total / 1e6,

@@ -1,6 +1,8 @@
 // `etwire collective`: what a collective puts on the wire. Generates the step program of every
 // member for one collective and prints the steps per rank, the flows per (src, dst, QP), the
 // bytes each rank sends and the busbw factor, so lab engineers see the traffic before a run.
+// Programs store an operation per chunk run; steps are printed per chunk (each row one chunk of
+// an operation, numbered by its operation), as the transport moves them.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -164,7 +166,7 @@ std::string flow_kind(const coll::ResolvedSpec& spec, uint32_t src, uint32_t dst
   return hosts.same_host(spec.ranks[src], spec.ranks[dst]) ? "host" : "network";
 }
 
-std::string deps_text(const coll::OpView& op) {
+std::string deps_text(const coll::ChunkOpView& op) {
   if (op.deps.empty()) return "-";
   std::string out;
   for (uint32_t d : op.deps) out += fmt::format("{}{}", out.empty() ? "#" : ",#", d);
@@ -194,8 +196,8 @@ void print_text(const CollectiveOptions& o, const coll::ResolvedSpec& spec,
   std::cout << fmt::format("busbw factor {:.4f} = {} (nccl-tests; algbw counts {} per iteration)\n",
                            coll::busbw_factor(spec.collective, n),
                            coll::busbw_formula(spec.collective), format_bytes(full));
-  std::cout << fmt::format("{} operations, {} dependencies\n", program.ops(),
-                           program.dependencies());
+  std::cout << fmt::format("{} operations ({} chunk operations), {} dependencies\n", program.ops(),
+                           program.chunk_ops(), program.dependencies());
   if (!verified.empty()) std::cout << verified << "\n";
 
   std::cout << "\nBytes on the wire per rank\n";
@@ -223,18 +225,20 @@ void print_text(const CollectiveOptions& o, const coll::ResolvedSpec& spec,
   }
   std::cout << flow_table.render();
 
+  std::cout << "\nSteps: one row per chunk of each operation #i; \"after #j\" waits for the same "
+               "chunk of operation #j\n";
   for (uint32_t p = 0; p < n; ++p) {
     if (!shown(o, spec, p)) continue;
-    std::cout << fmt::format("\nSteps of rank {} ({} operations, buffer {} bytes)\n", spec.ranks[p],
-                             program.ops(p), program.buffer_bytes(p));
+    std::cout << fmt::format(
+        "\nSteps of rank {} ({} operations, {} chunk operations, buffer {} bytes)\n", spec.ranks[p],
+        program.ops(p), program.chunk_ops(p), program.buffer_bytes(p));
     TextTable steps({"#", "step", "chunk", "op", "peer", "qp", "offset", "bytes", "after"});
-    for (uint32_t i = 0; i < program.ops(p); ++i) {
-      const coll::OpView op = program.op(p, i);
-      steps.add_row({fmt::format("#{}", i), std::to_string(op.step), std::to_string(op.chunk),
+    coll::for_each_chunk_op(program, p, [&](uint32_t index, const coll::ChunkOpView& op) {
+      steps.add_row({fmt::format("#{}", index), std::to_string(op.step), std::to_string(op.chunk),
                      std::string(coll::op_kind_name(op.kind)), std::to_string(spec.ranks[op.peer]),
                      std::to_string(op.qp), std::to_string(op.range.offset),
                      std::to_string(op.range.length), deps_text(op)});
-    }
+    });
     std::cout << steps.render();
   }
 }
@@ -261,6 +265,7 @@ void print_json(const CollectiveOptions& o, const coll::ResolvedSpec& spec,
   out["busbw_factor"] = coll::busbw_factor(spec.collective, n);
   out["busbw_formula"] = coll::busbw_formula(spec.collective);
   out["operations"] = program.ops();
+  out["chunk_operations"] = program.chunk_ops();
   out["dependencies"] = program.dependencies();
   if (o.verify) out["verified"] = verified;
   auto& members = out["members"] = nlohmann::ordered_json::array();
@@ -276,11 +281,15 @@ void print_json(const CollectiveOptions& o, const coll::ResolvedSpec& spec,
     m["network_bytes_sent"] = t.network_bytes_sent;
     m["bytes_received"] = t.bytes_received;
     m["buffer_bytes"] = program.buffer_bytes(p);
+    m["operations"] = program.ops(p);
+    m["chunk_operations"] = program.chunk_ops(p);
     if (!o.summary) {
+      // One entry per chunk of each operation; "deps" are operation indexes, whose same chunk
+      // this one waits for.
       auto& steps = m["steps"] = nlohmann::ordered_json::array();
-      for (uint32_t i = 0; i < program.ops(p); ++i) {
-        const coll::OpView op = program.op(p, i);
-        steps.push_back({{"op", coll::op_kind_name(op.kind)},
+      coll::for_each_chunk_op(program, p, [&](uint32_t index, const coll::ChunkOpView& op) {
+        steps.push_back({{"index", index},
+                         {"op", coll::op_kind_name(op.kind)},
                          {"peer", spec.ranks[op.peer]},
                          {"offset", op.range.offset},
                          {"length", op.range.length},
@@ -288,7 +297,7 @@ void print_json(const CollectiveOptions& o, const coll::ResolvedSpec& spec,
                          {"step", op.step},
                          {"qp", op.qp},
                          {"deps", std::vector<uint32_t>(op.deps.begin(), op.deps.end())}});
-      }
+      });
     }
     members.push_back(std::move(m));
   }

@@ -15,7 +15,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// A copy of `program` with every dependency dropped (QP ids kept).
+// A copy of `program` with every dependency dropped (QP ids and chunk runs kept).
 CollectiveProgram without_dependencies(const CollectiveProgram& program) {
   CollectiveProgram copy;
   ProgramBuilder builder(copy, program.ranks(), 1, 1);
@@ -24,11 +24,11 @@ CollectiveProgram without_dependencies(const CollectiveProgram& program) {
     builder.set_buffer_bytes(program.buffer_bytes(m));
     for (uint32_t i = 0; i < program.ops(m); ++i) {
       const OpView op = program.op(m, i);
-      const OpTag tag{op.chunk, op.step, op.qp};
+      const StepTag tag{op.step, op.qp};
       if (op.is_send()) {
-        builder.send(op.peer, op.range, tag);
+        builder.send_run(op.peer, op.chunks, tag);
       } else {
-        builder.recv(op.peer, op.range, tag, op.kind == OpKind::kRecvReduce);
+        builder.recv_run(op.peer, op.chunks, tag, op.kind == OpKind::kRecvReduce);
       }
     }
     builder.end_member();
@@ -178,6 +178,47 @@ TEST(DataExecutor, DistinctQpsAreIndependentQueues) {
     }
   });
   EXPECT_TRUE(run(program).ok()) << run(program).error;
+}
+
+TEST(DataExecutor, ChunkRunsMatchChunkByChunk) {
+  // A run of three chunks sent as one operation fills three one-chunk receives, in chunk order.
+  auto program = two_members([](ProgramBuilder& b, uint32_t p) {
+    if (p == 0) {
+      b.send_run(1, {0, 3, {0, 4}, 4}, {});
+    } else {
+      for (uint32_t c = 0; c < 3; ++c) b.recv(0, {4 * c, 4}, {c, 0, 0}, false);
+    }
+  });
+  EXPECT_TRUE(run(program).ok()) << run(program).error;
+  // Receives posted in another chunk order do not match the run's posting order.
+  auto swapped = two_members([](ProgramBuilder& b, uint32_t p) {
+    if (p == 0) {
+      b.send_run(1, {0, 2, {0, 4}, 4}, {});
+    } else {
+      b.recv(0, {4, 4}, {1, 0, 0}, false);
+      b.recv(0, {0, 4}, {0, 0, 0}, false);
+    }
+  });
+  EXPECT_THAT(run(swapped).error, HasSubstr("which carries 4 bytes of chunk 0"));
+}
+
+TEST(DataExecutor, ChunkRunWaitsChunkWise) {
+  // Member 1 forwards each chunk back as soon as that chunk arrived: chunk k of the send waits
+  // only for chunk k of the receive, so the run completes (with one-chunk receives in between).
+  auto program = two_members(
+      [](ProgramBuilder& b, uint32_t p) {
+        if (p == 0) {
+          b.send_run(1, {0, 2, {0, 4}, 4}, {});
+          b.recv_run(1, {0, 2, {8, 4}, 4}, {1, 0}, false);
+        } else {
+          const Transfer got = b.recv_run(0, {0, 2, {0, 4}, 4}, {}, false);
+          b.send_run(0, {0, 2, {0, 4}, 4}, {1, 0}, {&got, 1});
+        }
+      },
+      16);
+  const ExecutionResult result = run(program);
+  ASSERT_TRUE(result.ok()) << result.error;
+  EXPECT_EQ(result.buffers[0][8], result.buffers[0][0]);
 }
 
 }  // namespace

@@ -233,12 +233,12 @@ TEST(WireBytes, QpsSplitEachTransferEvenlyWithAlignment) {
   ASSERT_EQ(program.ops(0), 4u);
   for (uint32_t i = 0; i < 4; ++i) {
     EXPECT_EQ(program.op(0, i).qp, i);
-    EXPECT_EQ(program.op(0, i).range.length, i < 3 ? 256u : 232u);
+    EXPECT_EQ(program.op(0, i, 0).range.length, i < 3 ? 256u : 232u);
   }
   spec.bytes = 200;  // ceil(200 / 4) = 50 -> 128: two QPs carry it all
   const CollectiveProgram small = generate(spec);
   ASSERT_EQ(small.ops(0), 2u);
-  EXPECT_EQ(small.op(0, 1).range.length, 72u);
+  EXPECT_EQ(small.op(0, 1, 0).range.length, 72u);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Broadcast and reduce on a ring: a pipelined chain. Broadcast starts at the root and walks the
 // group upwards from it; reduce starts at the member after the root and ends at the root, each
 // member adding its data before passing the chunk on. A member forwards chunk c as soon as it has
-// received chunk c, so all chunks are in flight along the chain at once.
+// received chunk c, so all chunks are in flight along the chain at once: one receive and one send
+// per chunk run (chunk_run.h), the send's chunk c waiting for the receive's chunk c.
 #include "traffic/collectives/emitter.h"
 
 namespace etwire::collectives {
@@ -20,13 +21,12 @@ class ChainEmitter final : public Emitter {
     const uint32_t index =
         reduce_ ? (position + 2 * n_ - root - 1) % n_ : (position + n_ - root) % n_;
     auto at = [&](uint32_t i) { return reduce_ ? (root + 1 + i) % n_ : (root + i) % n_; };
-    for (uint32_t c = 0; c < spec_.chunks; ++c) {
-      const ByteRange slice = Partition::piece({0, spec_.layout.full_bytes()}, spec_.chunks, c);
+    for (const ChunkRun& run : ChunkRuns::split({0, spec_.layout.full_bytes()}, spec_.chunks)) {
       Transfer received;
-      if (index > 0) received = builder.recv(at(index - 1), slice, {c, index - 1, 0}, reduce_);
+      if (index > 0) received = builder.recv_run(at(index - 1), run, {index - 1, 0}, reduce_);
       if (index + 1 < n_) {
-        builder.send(
-            at(index + 1), slice, {c, index, 0},
+        builder.send_run(
+            at(index + 1), run, {index, 0},
             index > 0 ? std::span<const Transfer>(&received, 1) : std::span<const Transfer>());
       }
     }

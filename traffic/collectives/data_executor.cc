@@ -63,18 +63,28 @@ class Executor {
 
  private:
   int32_t rank(uint32_t position) const { return program_.ranks()[position]; }
-  OpView view(uint64_t g) const { return program_.op(member_of_[g], index_of_[g]); }
+  // Executions are per chunk operation: g numbers every (operation, chunk) of every member,
+  // members in order, each member's operations in order, each operation's chunks ascending.
+  ChunkOpView view(uint64_t g) const {
+    return program_.op(member_of_[g], index_of_[g], chunk_of_[g]);
+  }
+  // The chunk operation g waits for through dependency `dep` (an operation index of its member):
+  // the same chunk of that operation.
+  uint64_t dependency(uint64_t g, uint32_t dep) const {
+    const uint64_t op = member_first_op_[member_of_[g]] + dep;
+    return first_chunk_op_[op] + (chunk_of_[g] - chunk_begin_[op]);
+  }
 
   std::string describe(uint64_t g) const {
-    const OpView op = view(g);
+    const ChunkOpView op = view(g);
     return fmt::format("rank {} op #{} ({} {} rank {}, {} bytes, chunk {}, step {}, QP {})",
                        rank(member_of_[g]), index_of_[g], op_kind_name(op.kind),
                        op.is_send() ? "to" : "from", rank(op.peer), op.range.length, op.chunk,
                        op.step, op.qp);
   }
 
-  // Builds global ids, checks each operation against the program's own rules, and wires
-  // dependencies and channels.
+  // Expands operations into chunk operations, checks each against the program's own rules, and
+  // wires dependencies and channels.
   bool index() {
     const uint32_t n = program_.members();
     if (program_.programs() != n) {
@@ -87,61 +97,94 @@ class Executor {
     }
     words_ = (n + 63) / 64;
     std::unordered_map<uint64_t, uint32_t> channel_of;
-    std::vector<uint64_t> first(n + 1, 0);
-    for (uint32_t m = 0; m < n; ++m) first[m + 1] = first[m] + program_.ops(m);
-    const uint64_t total = first[n];
-    member_of_.resize(total);
-    index_of_.resize(total);
-    channel_.resize(total);
-    waiting_.assign(total, 0);
-    state_.assign(total, kPending);
-    dependents_begin_.assign(total + 1, 0);
+    member_first_op_.assign(n + 1, 0);
+    for (uint32_t m = 0; m < n; ++m) {
+      member_first_op_[m + 1] = member_first_op_[m] + program_.ops(m);
+    }
+    first_chunk_op_.resize(member_first_op_[n]);
+    chunk_begin_.resize(member_first_op_[n]);
+    uint64_t total = 0;
     for (uint32_t m = 0; m < n; ++m) {
       if (program_.position(m) != m) {
         result_.error = "programs must be held in member order";
         return false;
       }
       for (uint32_t i = 0; i < program_.ops(m); ++i) {
-        const uint64_t g = first[m] + i;
-        member_of_[g] = m;
-        index_of_[g] = i;
-        const OpView op = view(g);
-        if (op.peer >= n) {
-          result_.error =
-              fmt::format("{}: peer position {} outside the group", describe(g), op.peer);
+        const ChunkRun chunks = program_.op(m, i).chunks;
+        if (chunks.chunk_count == 0) {
+          result_.error = fmt::format("rank {} op #{} covers no chunk", rank(m), i);
           return false;
         }
-        if (op.range.end() > result_.buffers[m].size()) {
-          result_.error = fmt::format("{}: bytes [{}, {}) outside the {}-byte buffer", describe(g),
-                                      op.range.offset, op.range.end(), result_.buffers[m].size());
-          return false;
-        }
-        for (uint32_t dep : op.deps) {
-          if (dep >= i) {
-            result_.error =
-                fmt::format("{}: depends on op #{}, which does not precede it", describe(g), dep);
-            return false;
-          }
-          ++dependents_begin_[first[m] + dep + 1];
-        }
-        waiting_[g] = static_cast<uint32_t>(op.deps.size());
-        const uint32_t src = op.is_send() ? m : op.peer;
-        const uint32_t dst = op.is_send() ? op.peer : m;
-        const uint64_t key = (static_cast<uint64_t>(src) * n + dst) * 65536 + op.qp;
-        auto [it, inserted] = channel_of.emplace(key, static_cast<uint32_t>(channels_.size()));
-        if (inserted) channels_.push_back(Channel{src, dst, op.qp, {}, {}, 0, 0, {}});
-        channel_[g] = it->second;
-        (op.is_send() ? channels_[it->second].sends : channels_[it->second].recvs).push_back(g);
+        first_chunk_op_[member_first_op_[m] + i] = total;
+        chunk_begin_[member_first_op_[m] + i] = chunks.chunk_begin;
+        total += chunks.chunk_count;
       }
     }
-    for (uint64_t g = 0; g < total; ++g) dependents_begin_[g + 1] += dependents_begin_[g];
+    member_of_.resize(total);
+    index_of_.resize(total);
+    chunk_of_.resize(total);
+    channel_.resize(total);
+    waiting_.assign(total, 0);
+    state_.assign(total, kPending);
+    dependents_begin_.assign(total + 1, 0);
+    uint64_t g = 0;
+    for (uint32_t m = 0; m < n; ++m) {
+      for (uint32_t i = 0; i < program_.ops(m); ++i) {
+        const OpView run = program_.op(m, i);
+        for (uint32_t k = run.chunks.chunk_begin; k < run.chunks.chunk_end(); ++k, ++g) {
+          member_of_[g] = m;
+          index_of_[g] = i;
+          chunk_of_[g] = k;
+          if (!check(g)) return false;
+          for (uint32_t dep : run.deps) ++dependents_begin_[dependency(g, dep) + 1];
+          waiting_[g] = static_cast<uint32_t>(run.deps.size());
+          const uint32_t src = run.is_send() ? m : run.peer;
+          const uint32_t dst = run.is_send() ? run.peer : m;
+          const uint64_t key = (static_cast<uint64_t>(src) * n + dst) * 65536 + run.qp;
+          auto [it, inserted] = channel_of.emplace(key, static_cast<uint32_t>(channels_.size()));
+          if (inserted) channels_.push_back(Channel{src, dst, run.qp, {}, {}, 0, 0, {}});
+          channel_[g] = it->second;
+          (run.is_send() ? channels_[it->second].sends : channels_[it->second].recvs).push_back(g);
+        }
+      }
+    }
+    for (uint64_t x = 0; x < total; ++x) dependents_begin_[x + 1] += dependents_begin_[x];
     dependents_.resize(dependents_begin_[total]);
     std::vector<uint64_t> fill(dependents_begin_.begin(), dependents_begin_.end() - 1);
-    for (uint64_t g = 0; g < total; ++g) {
-      const uint64_t base = first[member_of_[g]];
-      for (uint32_t dep : view(g).deps) dependents_[fill[base + dep]++] = g;
+    for (uint64_t x = 0; x < total; ++x) {
+      for (uint32_t dep : view(x).deps) dependents_[fill[dependency(x, dep)]++] = x;
     }
     if (options_.track_causality) knowledge_.assign(total * words_, 0);
+    return true;
+  }
+
+  // Chunk operation g against the program's rules: peer, bytes, and dependencies on earlier
+  // operations that have the same chunk.
+  bool check(uint64_t g) {
+    const ChunkOpView op = view(g);
+    const uint32_t m = member_of_[g];
+    const uint32_t i = index_of_[g];
+    if (op.peer >= program_.members()) {
+      result_.error = fmt::format("{}: peer position {} outside the group", describe(g), op.peer);
+      return false;
+    }
+    if (op.range.end() > result_.buffers[m].size()) {
+      result_.error = fmt::format("{}: bytes [{}, {}) outside the {}-byte buffer", describe(g),
+                                  op.range.offset, op.range.end(), result_.buffers[m].size());
+      return false;
+    }
+    for (uint32_t dep : op.deps) {
+      if (dep >= i) {
+        result_.error =
+            fmt::format("{}: depends on op #{}, which does not precede it", describe(g), dep);
+        return false;
+      }
+      if (!program_.op(m, dep).chunks.covers(op.chunk)) {
+        result_.error =
+            fmt::format("{}: depends on op #{}, which has no chunk {}", describe(g), dep, op.chunk);
+        return false;
+      }
+    }
     return true;
   }
 
@@ -189,16 +232,15 @@ class Executor {
   std::span<uint64_t> knowledge(uint64_t g) { return {&knowledge_[g * words_], words_}; }
 
   bool execute(uint64_t g) {
-    const OpView op = view(g);
+    const ChunkOpView op = view(g);
     const uint32_t m = member_of_[g];
     Channel& channel = channels_[channel_[g]];
     Cells& buffer = result_.buffers[m];
     if (options_.track_causality) {
       auto mine = knowledge(g);
       mine[m / 64] |= uint64_t{1} << (m % 64);
-      const uint64_t base = g - index_of_[g];
       for (uint32_t dep : op.deps) {
-        auto theirs = knowledge(base + dep);
+        auto theirs = knowledge(dependency(g, dep));
         for (size_t w = 0; w < words_; ++w) mine[w] |= theirs[w];
       }
     }
@@ -290,8 +332,13 @@ class Executor {
   std::mt19937_64 rng_;
   ExecutionResult result_;
   size_t words_ = 1;
+  std::vector<uint64_t> member_first_op_;  // per member: index of its first operation, overall
+  std::vector<uint64_t> first_chunk_op_;   // per operation overall: its first chunk operation
+  std::vector<uint32_t> chunk_begin_;      // per operation overall: its first chunk
+  // Per chunk operation: member, operation index in the member's program, chunk.
   std::vector<uint32_t> member_of_;
   std::vector<uint32_t> index_of_;
+  std::vector<uint32_t> chunk_of_;
   std::vector<uint32_t> channel_;
   std::vector<uint32_t> waiting_;
   std::vector<uint8_t> state_;

@@ -2,9 +2,13 @@
 // collective says. One cell per buffer byte holds a small integer (64-bit so that sums never
 // wrap); a send copies its cells into a message, a receive copies or adds them.
 //
-// The executor is deliberately adversarial: any operation whose dependencies are complete (and
-// which is next on its QP) may run, in an order the policy picks, and a send reads its bytes the
-// moment it runs. A program that forgets a dependency therefore forwards stale data under some
+// It runs chunk operations: every chunk of every operation is scheduled on its own, chunk k
+// waiting for chunk k of the operation's dependencies (program.h), so a chunk run is proved
+// chunk by chunk exactly as a transport would move it.
+//
+// The executor is deliberately adversarial: any chunk operation whose dependencies are complete
+// (and which is next on its QP) may run, in an order the policy picks, and a send reads its bytes
+// the moment it runs. A program that forgets a dependency therefore forwards stale data under some
 // schedule; running several policies and seeds exposes it. It reports, instead of hanging:
 // deadlocks, a receive that no send will ever match, a send nobody receives, and matched
 // operations that disagree on length or chunk.

@@ -3,6 +3,10 @@
 // talks to p+1, then p+2, ...), as NCCL posts its grouped sends, so no member is every sender's
 // first destination. All-to-all includes each member's block for itself as a local transfer
 // (peer = itself), so the program accounts for every byte of the result.
+//
+// Every chunk goes the same way and nothing depends on anything, so each transfer is one
+// operation per QP piece for a whole chunk run (chunk_run.h). Between two members there is one
+// transfer per chunk, so posting each transfer's chunks in order keeps every QP's order.
 #include <vector>
 
 #include "traffic/collectives/emitter.h"
@@ -22,74 +26,69 @@ class DirectEmitter final : public Emitter {
     const uint32_t chunks = spec_.chunks;
     const uint32_t root = spec_.root;
     b.set_buffer_bytes(layout.full_bytes());
-    auto slice = [&](uint32_t c) { return Partition::piece({0, layout.full_bytes()}, chunks, c); };
-    auto block = [&](uint32_t member, uint32_t c) {
-      return Partition::piece(layout.block(member), chunks, c);
-    };
+    auto slice = [&]() { return ChunkRuns::split({0, layout.full_bytes()}, chunks); };
+    auto block = [&](uint32_t member) { return ChunkRuns::split(layout.block(member), chunks); };
     // Peers k places above and below p (k < n), without a division.
     auto up = [&](uint32_t k) { return p + k < n_ ? p + k : p + k - n_; };
     auto down = [&](uint32_t k) { return p >= k ? p - k : p + n_ - k; };
+    constexpr StepTag kTag{0, 0};
 
     if (!spec_.collective) {  // send/recv: member 0 to member 1
       if (n_ < 2) return;
-      for (uint32_t c = 0; c < chunks; ++c) {
-        if (p == 0) b.send(1, slice(c), {c, 0, 0});
-        if (p == 1) b.recv(0, slice(c), {c, 0, 0}, false);
+      for (const ChunkRun& run : slice()) {
+        if (p == 0) b.send_run(1, run, kTag);
+        if (p == 1) b.recv_run(0, run, kTag, false);
       }
       return;
     }
     switch (*spec_.collective) {
       case CollectiveType::kBroadcast:
-        for (uint32_t c = 0; c < chunks; ++c) {
-          if (p != root) {
-            b.recv(root, slice(c), {c, 0, 0}, false);
-            continue;
-          }
-          for (uint32_t k = 1; k < n_; ++k) b.send(up(k), slice(c), {c, 0, 0});
+        if (p != root) {
+          for (const ChunkRun& run : slice()) b.recv_run(root, run, kTag, false);
+          return;
+        }
+        for (uint32_t k = 1; k < n_; ++k) {
+          for (const ChunkRun& run : slice()) b.send_run(up(k), run, kTag);
         }
         return;
       case CollectiveType::kReduce:
-        for (uint32_t c = 0; c < chunks; ++c) {
-          if (p != root) {
-            b.send(root, slice(c), {c, 0, 0});
-            continue;
-          }
-          for (uint32_t k = 1; k < n_; ++k) b.recv(down(k), slice(c), {c, 0, 0}, true);
+        if (p != root) {
+          for (const ChunkRun& run : slice()) b.send_run(root, run, kTag);
+          return;
+        }
+        for (uint32_t k = 1; k < n_; ++k) {
+          for (const ChunkRun& run : slice()) b.recv_run(down(k), run, kTag, true);
         }
         return;
       case CollectiveType::kGather:
-        for (uint32_t c = 0; c < chunks; ++c) {
-          if (p != root) {
-            b.send(root, block(p, c), {c, 0, 0});
-            continue;
-          }
-          for (uint32_t k = 1; k < n_; ++k) b.recv(down(k), block(down(k), c), {c, 0, 0}, false);
+        if (p != root) {
+          for (const ChunkRun& run : block(p)) b.send_run(root, run, kTag);
+          return;
+        }
+        for (uint32_t k = 1; k < n_; ++k) {
+          for (const ChunkRun& run : block(down(k))) b.recv_run(down(k), run, kTag, false);
         }
         return;
       case CollectiveType::kScatter:
-        for (uint32_t c = 0; c < chunks; ++c) {
-          if (p != root) {
-            b.recv(root, block(p, c), {c, 0, 0}, false);
-            continue;
-          }
-          for (uint32_t k = 1; k < n_; ++k) b.send(up(k), block(up(k), c), {c, 0, 0});
+        if (p != root) {
+          for (const ChunkRun& run : block(p)) b.recv_run(root, run, kTag, false);
+          return;
+        }
+        for (uint32_t k = 1; k < n_; ++k) {
+          for (const ChunkRun& run : block(up(k))) b.send_run(up(k), run, kTag);
         }
         return;
       case CollectiveType::kAllGather:
-        for (uint32_t c = 0; c < chunks; ++c) {
-          for (uint32_t k = 1; k < n_; ++k) {
-            b.send(up(k), block(p, c), {c, 0, 0});
-            b.recv(down(k), block(down(k), c), {c, 0, 0}, false);
-          }
+        for (uint32_t k = 1; k < n_; ++k) {
+          for (const ChunkRun& run : block(p)) b.send_run(up(k), run, kTag);
+          for (const ChunkRun& run : block(down(k))) b.recv_run(down(k), run, kTag, false);
         }
         return;
       case CollectiveType::kReduceScatter:
       case CollectiveType::kReduceScatterBlock:
-        for (uint32_t c = 0; c < chunks; ++c) {
-          for (uint32_t k = 1; k < n_; ++k) {
-            b.send(up(k), block(up(k), c), {c, 0, 0});
-            b.recv(down(k), block(p, c), {c, 0, 0}, true);
-          }
+        for (uint32_t k = 1; k < n_; ++k) {
+          for (const ChunkRun& run : block(up(k))) b.send_run(up(k), run, kTag);
+          for (const ChunkRun& run : block(p)) b.recv_run(down(k), run, kTag, true);
         }
         return;
       case CollectiveType::kAllToAll:
@@ -108,17 +107,17 @@ class DirectEmitter final : public Emitter {
     layout.recv_offsets(p, recv_offsets_);
     const uint64_t recv_base = send_offsets_[n_];
     b.set_buffer_bytes(recv_base + recv_offsets_[n_]);
-    for (uint32_t c = 0; c < spec_.chunks; ++c) {
-      for (uint32_t k = 0; k < n_; ++k) {
-        const uint32_t dst = p + k < n_ ? p + k : p + k - n_;
-        const uint32_t src = p >= k ? p - k : p + n_ - k;
-        b.send(dst,
-               Partition::piece({send_offsets_[dst], layout.pair_bytes(p, dst)}, spec_.chunks, c),
-               {c, 0, 0});
-        b.recv(src,
-               Partition::piece({recv_base + recv_offsets_[src], layout.pair_bytes(src, p)},
-                                spec_.chunks, c),
-               {c, 0, 0}, false);
+    const uint32_t chunks = spec_.chunks;
+    for (uint32_t k = 0; k < n_; ++k) {
+      const uint32_t dst = p + k < n_ ? p + k : p + k - n_;
+      const uint32_t src = p >= k ? p - k : p + n_ - k;
+      for (const ChunkRun& run :
+           ChunkRuns::split({send_offsets_[dst], layout.pair_bytes(p, dst)}, chunks)) {
+        b.send_run(dst, run, {0, 0});
+      }
+      for (const ChunkRun& run :
+           ChunkRuns::split({recv_base + recv_offsets_[src], layout.pair_bytes(src, p)}, chunks)) {
+        b.recv_run(src, run, {0, 0}, false);
       }
     }
   }

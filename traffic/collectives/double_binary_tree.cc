@@ -1,9 +1,10 @@
 // Double binary tree all-reduce: each chunk is cut in two halves, half t reduced up tree t to its
 // root and broadcast back down. Chunks pipeline: a member passes chunk c up as soon as its
-// children's chunk c arrived, and down as soon as its parent's did. The two trees use separate
-// channels (QP sets), as NCCL runs them on separate channels.
+// children's chunk c arrived, and down as soon as its parent's did. Every chunk takes the same
+// path, so each transfer is one operation per QP piece for a whole chunk run (chunk_run.h) with
+// chunk-wise dependencies. The two trees use separate channels (QP sets), as NCCL runs them on
+// separate channels.
 #include <array>
-#include <vector>
 
 #include "traffic/collectives/binary_tree.h"
 #include "traffic/collectives/emitter.h"
@@ -22,56 +23,50 @@ class DoubleBinaryTreeEmitter final : public Emitter {
   void emit(uint32_t p, ProgramBuilder& b) override {
     b.set_buffer_bytes(spec_.layout.full_bytes());
     if (n_ == 1) return;
-    const uint32_t chunks = spec_.chunks;
-    // Per chunk and tree: the receives from the (up to two) children, then from the parent.
-    from_children_.assign(static_cast<size_t>(chunks) * 2 * 2, Transfer{});
-    from_parent_.assign(static_cast<size_t>(chunks) * 2, Transfer{});
+    const ChunkRuns runs = ChunkRuns::split({0, spec_.layout.full_bytes()}, spec_.chunks);
+    // Per chunk run and tree: the receives from the (up to two) children, then from the parent.
+    std::array<Transfer, 2 * 2 * 2> from_children{};
+    std::array<Transfer, 2 * 2> from_parent{};
     constexpr uint32_t kUp = 0;
     constexpr uint32_t kDown = 1;
-    for (uint32_t c = 0; c < chunks; ++c) {
+    for (uint32_t r = 0; r < runs.size(); ++r) {
       for (uint32_t t = 0; t < 2; ++t) {
-        const ByteRange half = region(c, t);
+        const ChunkRun half = runs[r].part(2, t);
         const BinaryTree& tree = trees_[t];
-        const size_t at = (static_cast<size_t>(c) * 2 + t) * 2;
+        const size_t at = (static_cast<size_t>(r) * 2 + t) * 2;
         for (int side = 0; side < 2; ++side) {
           const uint32_t child = tree.children[p][side];
-          if (child != kNoMember)
-            from_children_[at + side] = b.recv(child, half, {c, kUp, t}, true);
+          if (child != kNoMember) {
+            from_children[at + side] = b.recv_run(child, half, {kUp, t}, true);
+          }
         }
         if (tree.parent[p] != kNoMember) {
-          b.send(tree.parent[p], half, {c, kUp, t}, {&from_children_[at], 2});
+          b.send_run(tree.parent[p], half, {kUp, t}, {&from_children[at], 2});
         }
       }
     }
-    for (uint32_t c = 0; c < chunks; ++c) {
+    for (uint32_t r = 0; r < runs.size(); ++r) {
       for (uint32_t t = 0; t < 2; ++t) {
-        const ByteRange half = region(c, t);
+        const ChunkRun half = runs[r].part(2, t);
         const BinaryTree& tree = trees_[t];
-        const size_t at = static_cast<size_t>(c) * 2 + t;
-        std::span<const Transfer> ready(&from_children_[at * 2], 2);  // the root's result
+        const size_t at = static_cast<size_t>(r) * 2 + t;
+        std::span<const Transfer> ready(&from_children[at * 2], 2);  // the root's result
         if (tree.parent[p] != kNoMember) {
-          from_parent_[at] = b.recv(tree.parent[p], half, {c, kDown, t}, false);
-          ready = {&from_parent_[at], 1};
+          from_parent[at] = b.recv_run(tree.parent[p], half, {kDown, t}, false);
+          ready = {&from_parent[at], 1};
         }
         for (int side = 0; side < 2; ++side) {
           const uint32_t child = tree.children[p][side];
-          if (child != kNoMember) b.send(child, half, {c, kDown, t}, ready);
+          if (child != kNoMember) b.send_run(child, half, {kDown, t}, ready);
         }
       }
     }
   }
 
  private:
-  ByteRange region(uint32_t chunk, uint32_t tree) const {
-    return Partition::piece(Partition::piece({0, spec_.layout.full_bytes()}, spec_.chunks, chunk),
-                            2, tree);
-  }
-
   const ResolvedSpec& spec_;
   uint32_t n_;
   std::array<BinaryTree, 2> trees_;
-  std::vector<Transfer> from_children_;
-  std::vector<Transfer> from_parent_;
 };
 
 }  // namespace

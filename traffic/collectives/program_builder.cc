@@ -1,6 +1,9 @@
 #include "traffic/collectives/program_builder.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <stdexcept>
 
 namespace etwire::collectives {
 
@@ -17,7 +20,9 @@ void ProgramBuilder::reserve(uint64_t ops, uint64_t deps) {
   program_.peer_.reserve(ops);
   program_.offset_.reserve(ops);
   program_.length_.reserve(ops);
-  program_.chunk_.reserve(ops);
+  program_.stride_.reserve(ops);
+  program_.chunk_begin_.reserve(ops);
+  program_.chunk_count_.reserve(ops);
   program_.step_.reserve(ops);
   program_.qp_.reserve(ops);
   program_.dep_begin_.reserve(ops + 1);
@@ -36,6 +41,14 @@ void ProgramBuilder::set_buffer_bytes(uint64_t bytes) {
 
 void ProgramBuilder::end_member() {
   program_.program_begin_.push_back(program_.kind_.size());
+  program_.program_chunk_ops_.push_back(chunk_ops_);
+}
+
+void ProgramBuilder::throw_not_chunk_wise(const ChunkRun& dependency, const ChunkRun& run) {
+  throw std::logic_error(
+      fmt::format("chunks {}..{} (stride {}) cannot depend chunk-wise on chunks {}..{} (stride {})",
+                  run.chunk_begin, run.chunk_end() - 1, run.stride, dependency.chunk_begin,
+                  dependency.chunk_end() - 1, dependency.stride));
 }
 
 }  // namespace etwire::collectives

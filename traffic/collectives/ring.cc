@@ -6,10 +6,12 @@
 // over every member. All-gather step t sends block k-t (its own first) and copies block k-t-1.
 // Each step's send forwards what the previous step received, hence its only dependency.
 //
-// Chunks pipeline: the program is step-major (step t of every chunk before step t+1), so chunk c
-// moves on as soon as its own previous step arrived. The bidirectional ring runs half of every
-// chunk clockwise and half counter-clockwise, on separate channels.
-#include <vector>
+// Chunks pipeline: every chunk does the same thing at every step, so one operation per step, QP
+// piece and chunk run covers all chunks (chunk_run.h); its chunks are posted in order and chunk c
+// of a send waits only for chunk c of the previous step's receive, so chunk c moves on as soon as
+// its own previous step arrived. The bidirectional ring runs half of every chunk clockwise and
+// half counter-clockwise, on separate channels.
+#include <array>
 
 #include "traffic/collectives/emitter.h"
 
@@ -29,43 +31,47 @@ class RingEmitter final : public Emitter {
     const bool all_reduce = spec.is(CollectiveType::kAllReduce);
     reduce_steps_ = all_reduce || !spec.is(CollectiveType::kAllGather) ? n_ - 1 : 0;
     gather_steps_ = all_reduce || spec.is(CollectiveType::kAllGather) ? n_ - 1 : 0;
-    // Every range is a few multiplications away from these: no division per operation.
-    const uint64_t full = spec.layout.full_bytes();
-    for (uint32_t c = 0; c < spec.chunks; ++c) {
-      for (uint32_t d = 0; d < directions_; ++d) {
-        ByteRange slice = Partition::piece({0, full}, spec.chunks, c);
-        if (directions_ == 2) slice = Partition::piece(slice, 2, d);
-        slices_.push_back({slice.offset, Partition(slice.length, n_)});
+    // Every range is a few additions and multiplications away from these: no division per
+    // operation.
+    const ChunkRuns chunks = ChunkRuns::split({0, spec.layout.full_bytes()}, spec.chunks);
+    for (uint32_t d = 0; d < directions_; ++d) {
+      slices_[d] = directions_ == 2 ? chunks.part(2, d) : chunks;
+      for (uint32_t r = 0; r < slices_[d].size(); ++r) {
+        slice_blocks_[d][r] = Partition(slices_[d][r].first.length, n_);
       }
     }
-    short_block_ = spec.layout.blocks().size(n_ - 1);
-    short_block_chunks_ = Partition(short_block_, spec.chunks);
-    long_block_chunks_ = Partition(short_block_ + 1, spec.chunks);
+    const uint64_t short_block = spec.layout.blocks().size(n_ - 1);
+    short_block_chunks_ = ChunkRuns::split({0, short_block}, spec.chunks);
+    long_block_chunks_ = ChunkRuns::split({0, short_block + 1}, spec.chunks);
+    short_block_ = short_block;
   }
 
   void emit(uint32_t position, ProgramBuilder& builder) override {
     builder.set_buffer_bytes(spec_.layout.full_bytes());
     if (n_ == 1) return;
-    const uint32_t chunks = spec_.chunks;
-    previous_.assign(static_cast<size_t>(directions_) * chunks, Transfer{});
+    std::array<std::array<Transfer, 2>, 2> previous{};  // per direction: the last receive's runs
     const uint32_t steps = reduce_steps_ + gather_steps_;
     for (uint32_t t = 0; t < steps; ++t) {
-      for (uint32_t c = 0; c < chunks; ++c) {
-        for (uint32_t d = 0; d < directions_; ++d) {
-          const uint32_t k = ring_index(position, d);
-          const bool reduce = t < reduce_steps_;
-          // Reduce-scatter: send k-t-1, receive k-t-2; all-gather (u = t - reduce steps): send
-          // k-u, receive k-u-1 (ring indices, mod n).
-          const uint32_t back = reduce ? t + 1 : t - reduce_steps_;
-          const uint32_t send_block = wrap(k + 2 * n_ - back);
-          const uint32_t recv_block = wrap(k + 2 * n_ - back - 1);
-          Transfer& previous = previous_[static_cast<size_t>(d) * chunks + c];
-          const OpTag tag{c, t, d};
-          builder.send(
-              successor(position, d), region(d, c, send_block), tag,
-              t > 0 ? std::span<const Transfer>(&previous, 1) : std::span<const Transfer>());
-          previous =
-              builder.recv(successor(position, 1 - d), region(d, c, recv_block), tag, reduce);
+      for (uint32_t d = 0; d < directions_; ++d) {
+        const uint32_t k = ring_index(position, d);
+        const bool reduce = t < reduce_steps_;
+        // Reduce-scatter: send k-t-1, receive k-t-2; all-gather (u = t - reduce steps): send
+        // k-u, receive k-u-1 (ring indices, mod n).
+        const uint32_t back = reduce ? t + 1 : t - reduce_steps_;
+        const uint32_t send_block = wrap(k + 2 * n_ - back);
+        const uint32_t recv_block = wrap(k + 2 * n_ - back - 1);
+        const StepTag tag{t, d};
+        // The send's block is the one the previous step received, so its runs are that
+        // receive's runs and each depends on exactly one of them.
+        const std::span<const Transfer> after =
+            t > 0 ? std::span<const Transfer>(previous[d]) : std::span<const Transfer>();
+        for (const ChunkRun& run : region(d, send_block)) {
+          builder.send_run(successor(position, d), run, tag, after);
+        }
+        previous[d] = {};
+        const ChunkRuns received = region(d, recv_block);
+        for (uint32_t r = 0; r < received.size(); ++r) {
+          previous[d][r] = builder.recv_run(successor(position, 1 - d), received[r], tag, reduce);
         }
       }
     }
@@ -85,25 +91,25 @@ class RingEmitter final : public Emitter {
     if (x >= n_) x -= n_;
     return x;
   }
-  // Bytes of the block at ring index `index` in chunk `chunk`, direction `direction`. Block
+  // Bytes of the block at ring index `index` in direction `direction`, in every chunk. Block
   // structured collectives use the semantic block of the member at that ring index, so the member
   // ends with its own block; all-reduce cuts each chunk (half) into n anonymous blocks.
-  ByteRange region(uint32_t direction, uint32_t chunk, uint32_t index) const {
+  ChunkRuns region(uint32_t direction, uint32_t index) const {
     const uint32_t block = ring_index(index, direction);
     if (whole_) {
-      const Slice& slice = slices_[static_cast<size_t>(chunk) * directions_ + direction];
-      return slice.blocks.range_at(slice.offset, block);
+      ChunkRuns out;
+      const ChunkRuns& slices = slices_[direction];
+      for (uint32_t r = 0; r < slices.size(); ++r) {
+        out.push_back(slices[r].part(slice_blocks_[direction][r], block));
+      }
+      return out;
     }
     const ByteRange whole_block = spec_.layout.block(block);
-    const Partition& chunks =
+    const ChunkRuns& chunks =
         whole_block.length > short_block_ ? long_block_chunks_ : short_block_chunks_;
-    const ByteRange piece = chunks.range_at(whole_block.offset, chunk);
-    return directions_ == 2 ? Partition::piece(piece, 2, direction) : piece;
+    const ChunkRuns pieces = chunks.shifted(whole_block.offset);
+    return directions_ == 2 ? pieces.part(2, direction) : pieces;
   }
-  struct Slice {
-    uint64_t offset;
-    Partition blocks;  // the chunk (half) cut into n blocks
-  };
 
   const ResolvedSpec& spec_;
   uint32_t n_;
@@ -111,11 +117,13 @@ class RingEmitter final : public Emitter {
   bool whole_;
   uint32_t reduce_steps_ = 0;
   uint32_t gather_steps_ = 0;
-  std::vector<Slice> slices_;           // all-reduce: per chunk and direction
-  uint64_t short_block_ = 0;            // floor(F/n): blocks are this long or one byte longer
-  Partition short_block_chunks_{0, 1};  // a short block cut into chunks
-  Partition long_block_chunks_{0, 1};   // blocks of one byte more
-  std::vector<Transfer> previous_;      // per direction and chunk: the last receive
+  // All-reduce, per direction: the chunk (half) runs and, per run, its cut into n blocks.
+  std::array<ChunkRuns, 2> slices_;
+  std::array<std::array<Partition, 2>, 2> slice_blocks_{
+      {{Partition(0, 1), Partition(0, 1)}, {Partition(0, 1), Partition(0, 1)}}};
+  uint64_t short_block_ = 0;      // floor(F/n): blocks are this long or one byte longer
+  ChunkRuns short_block_chunks_;  // a short block at offset 0 cut into chunks
+  ChunkRuns long_block_chunks_;   // a block of one byte more
 };
 
 }  // namespace

@@ -18,14 +18,15 @@ std::vector<MemberTraffic> member_traffic(const CollectiveProgram& program,
     for (uint32_t i = 0; i < program.ops(m); ++i) {
       const OpView op = program.op(m, i);
       const bool local = op.peer == self;
+      const uint64_t bytes = op.bytes();  // every chunk of the run
       if (op.is_send()) {
-        ++t.sends;
+        t.sends += op.chunks.chunk_count;
         if (local) continue;
-        t.bytes_sent += op.range.length;
-        if (!hosts.same_host(ranks[self], ranks[op.peer])) t.network_bytes_sent += op.range.length;
+        t.bytes_sent += bytes;
+        if (!hosts.same_host(ranks[self], ranks[op.peer])) t.network_bytes_sent += bytes;
       } else {
-        ++t.recvs;
-        if (!local) t.bytes_received += op.range.length;
+        t.recvs += op.chunks.chunk_count;
+        if (!local) t.bytes_received += bytes;
       }
     }
   }
@@ -38,7 +39,7 @@ std::vector<Flow> flows(const CollectiveProgram& program) {
     const uint32_t self = program.position(m);
     for (uint32_t i = 0; i < program.ops(m); ++i) {
       const OpView op = program.op(m, i);
-      if (op.is_send()) all.push_back({self, op.peer, op.qp, 1, op.range.length});
+      if (op.is_send()) all.push_back({self, op.peer, op.qp, op.chunks.chunk_count, op.bytes()});
     }
   }
   auto key = [](const Flow& f) { return std::tuple(f.src, f.dst, f.qp); };
@@ -46,7 +47,7 @@ std::vector<Flow> flows(const CollectiveProgram& program) {
   std::vector<Flow> merged;
   for (const Flow& f : all) {
     if (!merged.empty() && key(merged.back()) == key(f)) {
-      merged.back().operations += 1;
+      merged.back().operations += f.operations;
       merged.back().bytes += f.bytes;
     } else {
       merged.push_back(f);

@@ -9,8 +9,8 @@
 namespace etwire::collectives {
 
 struct MemberTraffic {
-  uint64_t sends = 0;               // send operations (one per QP piece), local copies included
-  uint64_t recvs = 0;               // receive operations, local copies included
+  uint64_t sends = 0;  // send chunk operations (one per QP piece and chunk), local copies included
+  uint64_t recvs = 0;  // receive chunk operations, local copies included
   uint64_t bytes_sent = 0;          // to other members
   uint64_t network_bytes_sent = 0;  // to members on other hosts (what crosses the NIC)
   uint64_t bytes_received = 0;      // from other members
@@ -26,7 +26,7 @@ struct Flow {
   uint32_t src = 0;
   uint32_t dst = 0;
   uint16_t qp = 0;
-  uint64_t operations = 0;
+  uint64_t operations = 0;  // send chunk operations: the per-chunk transfers on this QP
   uint64_t bytes = 0;
 };
 std::vector<Flow> flows(const CollectiveProgram& program);
