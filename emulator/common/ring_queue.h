@@ -12,6 +12,7 @@ class RingQueue {
  public:
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
+  size_t capacity() const { return items_.size(); }
 
   void push_back(T value) {
     if (size_ == items_.size()) grow();

@@ -5,12 +5,12 @@
 #include <utility>
 #include <vector>
 
+#include "emulator/common/ring_queue.h"
 #include "emulator/feeder/edge_pool.h"
 #include "emulator/feeder/feeder_errors.h"
 #include "emulator/feeder/flat_id_map.h"
 #include "emulator/feeder/node_slots.h"
 #include "emulator/feeder/ready_queue.h"
-#include "emulator/common/ring_queue.h"
 #include "emulator/feeder/seen_id_set.h"
 
 namespace etwire::feeder {

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "emulator/feeder/policy.h"
 #include "emulator/common/ring_queue.h"
+#include "emulator/feeder/policy.h"
 #include "emulator/trace/node.h"
 
 namespace etwire::feeder {

@@ -5,8 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include "emulator/feeder/ready_queue.h"
 #include "emulator/common/ring_queue.h"
+#include "emulator/feeder/ready_queue.h"
 
 namespace etwire::feeder {
 namespace {

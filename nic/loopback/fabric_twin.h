@@ -1,0 +1,155 @@
+// The fabric twin: a discrete-event model of the network the loopback NIC ports are cabled to,
+// on a clock::Scheduler (a VirtualClock in practice). Port i is host i; Packet::dst_port and
+// src_port are these indexes. Links serialize at their rate and add their propagation delay;
+// switches are store-and-forward with a fixed forwarding latency, strict-priority egress queues,
+// a shared or per-port buffer with tail drop, RED/ECN marking and PFC. Fault hooks drop packets,
+// take links down and make a NIC port flood PFC pauses. Everything random draws from PRNG streams
+// derived from one seed: the same inputs and seed give the same run. docs/fabric-twin.md
+// describes the model and its simplifications.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "control/fabric_config.h"
+#include "nic/loopback/egress_port.h"
+#include "nic/loopback/fabric_layout.h"
+#include "nic/loopback/link.h"
+#include "nic/loopback/loopback_port.h"
+#include "nic/loopback/packet_pool.h"
+#include "nic/loopback/pfc_ingress.h"
+#include "nic/loopback/port_counters.h"
+#include "nic/loopback/prng.h"
+#include "nic/loopback/red_marker.h"
+#include "nic/loopback/switch_buffer.h"
+#include "traffic/clock/scheduler.h"
+
+namespace etwire::nic::loopback {
+
+// One switch egress queue (switch port x priority) as telemetry sees it.
+struct QueueSample {
+  uint32_t switch_port = 0;  // global index: FabricLayout::switch_port() describes it
+  uint8_t priority = 0;
+  uint64_t depth_bytes = 0;  // waiting, not counting the packet on the wire
+  uint32_t depth_packets = 0;
+  uint64_t max_depth_bytes = 0;
+  double average_depth_bytes = 0;  // time-weighted, since the twin was built
+  uint64_t enqueued_packets = 0;
+  uint64_t drops = 0;
+  uint64_t ecn_marked = 0;
+  bool paused = false;  // PFC from the link partner holds this class now
+};
+
+class FabricTwin final : private clock::EventHandler {
+ public:
+  // Throws std::invalid_argument for a setup that cannot be modelled. The scheduler's pending
+  // events point at the twin: do not run the scheduler after the twin is destroyed.
+  FabricTwin(const control::FabricConfig& config, std::span<const TwinPortSpec> ports,
+             clock::Scheduler& scheduler, uint64_t seed);
+  FabricTwin(const FabricTwin&) = delete;
+  FabricTwin& operator=(const FabricTwin&) = delete;
+  ~FabricTwin() = default;
+
+  size_t ports() const { return hosts_.size(); }
+  // The loopback NIC of host `host`.
+  Port& port(size_t host) { return hosts_.at(host).port; }
+  const FabricLayout& layout() const { return layout_; }
+
+  // Counters of a host's NIC side and of a switch port (global index).
+  const PortCounters& host_counters(size_t host) const { return hosts_.at(host).counters; }
+  const PortCounters& switch_port_counters(size_t switch_port) const {
+    return switch_ports_.at(switch_port).counters;
+  }
+  QueueSample queue(size_t switch_port, uint8_t priority) const;
+  // Calls visit(const QueueSample&) for every switch egress queue, ports in index order,
+  // priorities 0..7 within a port: the poll for telemetry.
+  template <typename Visitor>
+  void for_each_queue(Visitor&& visit) const {
+    for (size_t port = 0; port < switch_ports_.size(); ++port) {
+      for (uint8_t priority = 0; priority < kPriorities; ++priority) visit(queue(port, priority));
+    }
+  }
+  // Packets on a wire or in a switch queue right now.
+  size_t packets_in_fabric() const { return pool_.live(); }
+
+  // Fault hooks. Cables are the layout's (host_cable(h) == h, uplink_cable(leaf, spine)); each
+  // hook applies to both directions of the cable.
+  void set_drop_probability(size_t cable, double probability);
+  void set_cable_up(size_t cable, bool up);
+  // Takes the cable down (or up) at `at`.
+  void schedule_cable_state(size_t cable, bool up, clock::Nanos at);
+  // Host `host` sends PFC pauses (quanta 0xFFFF) on `priority` from `from` until `until`, each
+  // before the previous would expire, as a NIC with a stuck receive path does. The last pause
+  // runs out its time after `until`.
+  void start_pfc_storm(size_t host, uint8_t priority, clock::Nanos from, clock::Nanos until);
+
+ private:
+  friend class LoopbackPort;
+
+  struct Host {
+    LoopbackPort port;
+    PortCounters counters;
+    uint32_t out_link = 0;
+    uint32_t in_link = 0;
+  };
+
+  struct SwitchPort {
+    EgressPort egress;
+    PfcIngress pfc;
+    RedMarker red;
+    SplitMix64 ecn_rng;
+    PortCounters counters;
+    uint32_t switch_index = 0;
+    uint32_t in_link = 0;
+    uint32_t out_link = 0;
+    clock::Nanos pause_refresh_ns = 0;  // how long before re-sending a pause still needed
+  };
+
+  struct PfcStorm {
+    uint32_t host = 0;
+    uint8_t priority = 0;
+    clock::Nanos until = 0;
+  };
+
+  void on_event(uint64_t tag, clock::Nanos now) override;
+
+  // Data path.
+  void transmit_from_host(uint32_t host, const Packet& packet, clock::Nanos now);
+  void launch(uint32_t link, uint32_t slot, uint32_t bytes, clock::Nanos now, PortCounters& sender);
+  void frame_arrives(uint32_t link, clock::Nanos now);
+  void deliver_to_host(uint32_t host, uint32_t slot, clock::Nanos now);
+  void arrive_at_switch(uint32_t switch_port, uint32_t slot, clock::Nanos now);
+  void try_start(uint32_t switch_port, clock::Nanos now);
+  void wake_at(uint32_t switch_port, clock::Nanos at);
+
+  // PFC.
+  void send_pfc_frame(uint32_t link, uint8_t priority, uint16_t quanta, clock::Nanos now,
+                      PortCounters& sender);
+  void pfc_frame_arrives(uint64_t payload, clock::Nanos now);
+  void owe_pfc_frame(uint32_t switch_port, uint8_t priority, uint16_t quanta, clock::Nanos now);
+  void refresh_pause(uint64_t payload, clock::Nanos now);
+  void storm_tick(uint32_t storm, clock::Nanos now);
+  clock::Nanos pause_duration(uint16_t quanta, uint64_t rate_bps) const;
+
+  PortCounters& counters_of(Endpoint endpoint) {
+    return endpoint.is_host() ? hosts_[endpoint.index].counters
+                              : switch_ports_[endpoint.index].counters;
+  }
+  void check_cable(size_t cable) const;
+
+  clock::Scheduler& scheduler_;
+  clock::Nanos start_;
+  FabricLayout layout_;
+  uint32_t pfc_frame_bytes_;  // wire bytes of a PFC frame
+  bool per_port_buffer_;
+  PacketPool pool_;
+  std::vector<Link> links_;
+  std::vector<Host> hosts_;
+  std::vector<SwitchPort> switch_ports_;
+  std::vector<SwitchBuffer> buffers_;  // one per switch
+  std::vector<PfcStorm> storms_;
+};
+
+}  // namespace etwire::nic::loopback

@@ -1,0 +1,62 @@
+// One direction of a cable: a wire that serializes frames at its rate (an exact LineRateTimer),
+// then carries them for the propagation delay. Frames on a link arrive in the order they were
+// sent, so the packets in flight are a FIFO, and only its oldest packet needs an arrival event in
+// the scheduler: when it fires, it schedules the next one. The scheduler's heap thus holds one
+// event per busy link rather than one per packet in flight, which keeps it small on long or
+// fast links (10 us at 400 Gb/s is 120 packets of 4 KB in flight).
+#pragma once
+
+#include <cstdint>
+
+#include "emulator/common/ring_queue.h"
+#include "nic/loopback/prng.h"
+#include "traffic/clock/line_rate.h"
+#include "traffic/clock/time.h"
+
+namespace etwire::nic::loopback {
+
+// One end of a cable: a host's NIC port or a switch port (global index).
+struct Endpoint {
+  enum class Kind : uint8_t { kHost, kSwitchPort };
+  Kind kind = Kind::kHost;
+  uint32_t index = 0;
+
+  bool is_host() const { return kind == Kind::kHost; }
+  bool operator==(const Endpoint&) const = default;
+};
+
+struct InFlightPacket {
+  uint32_t slot = 0;            // in the packet pool
+  clock::Nanos arrives_at = 0;  // when the far end handles it
+};
+
+struct Link {
+  clock::LineRateTimer wire;
+  // From the last byte leaving the sender to the moment the far end handles the frame: the
+  // propagation delay plus, when the far end is a switch, its forwarding latency (folded in here
+  // so that a packet costs one event per hop instead of two).
+  clock::Nanos frame_delay_ns = 0;
+  // Pause frames are consumed by the receiving MAC and skip the forwarding latency.
+  clock::Nanos propagation_ns = 0;
+  RingQueue<InFlightPacket> in_flight;  // oldest first
+  double drop_probability = 0;
+  SplitMix64 fault_rng;
+  bool up = true;
+  Endpoint from;
+  Endpoint to;
+
+  // Starts a frame of `bytes` at `now` (or when the wire frees, if later) and returns when its
+  // last byte is out. A frame started at the very nanosecond the wire frees continues from the
+  // previous frame's exact (sub-nanosecond) end instead of the rounded-up one, so back-to-back
+  // frames run at exactly the line rate however many there are.
+  clock::Nanos serialize(clock::Nanos now, uint32_t bytes) {
+    const clock::Nanos earliest = now == wire.free_at() ? now - 1 : now;
+    return wire.transmit(earliest, bytes);
+  }
+
+  // Whether the frame about to be sent is lost to the link's fault probability; draws a random
+  // number only when that probability is set.
+  bool loses_frame() { return drop_probability > 0 && fault_rng.chance(drop_probability); }
+};
+
+}  // namespace etwire::nic::loopback

@@ -1,0 +1,34 @@
+// What the twin counts for every port, on the NIC side of a host's cable and on every switch
+// port. Frames are counted where they start on a wire (tx) and where they arrive (rx); pause
+// frames count in tx/rx like any frame and also in the PFC counters.
+#pragma once
+
+#include <cstdint>
+
+namespace etwire::nic::loopback {
+
+struct PortCounters {
+  uint64_t tx_packets = 0;
+  uint64_t tx_bytes = 0;  // wire bytes (Packet::wire_bytes), preamble and gap included
+  uint64_t rx_packets = 0;
+  uint64_t rx_bytes = 0;
+
+  // Switch ports: packets this port's egress queues marked CE.
+  uint64_t ecn_marked = 0;
+
+  // Drops, by cause. Buffer drops count at the switch egress port the packet was headed for;
+  // fault and link-down drops at the port that put the frame on the faulty or dead link.
+  uint64_t drops_buffer = 0;
+  uint64_t drops_fault = 0;      // the link's drop probability
+  uint64_t drops_link_down = 0;  // the link was down when the frame started or arrived
+
+  // PFC frames: pauses (quanta > 0) and resumes (quanta 0) this port sent and received.
+  uint64_t pfc_pauses_sent = 0;
+  uint64_t pfc_resumes_sent = 0;
+  uint64_t pfc_pauses_received = 0;
+  uint64_t pfc_resumes_received = 0;
+
+  uint64_t drops() const { return drops_buffer + drops_fault + drops_link_down; }
+};
+
+}  // namespace etwire::nic::loopback

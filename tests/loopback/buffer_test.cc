@@ -1,0 +1,70 @@
+// Switch buffer: tail drop when a packet does not fit, counted per port and per queue, with the
+// buffer shared by the switch's ports or split evenly between them.
+#include <gtest/gtest.h>
+
+#include "nic/loopback/fabric_twin.h"
+#include "tests/loopback/nic_driver.h"
+#include "traffic/clock/virtual_clock.h"
+
+namespace etwire::nic::loopback::testing {
+namespace {
+
+TEST(FabricTwinBuffer, ExhaustedBufferTailDropsAndCounts) {
+  control::FabricConfig config = quiet_fabric();
+  config.buffer.size_bytes = 10'000;
+  clock::VirtualClock clock;
+  std::vector<TwinPortSpec> ports{{"fast", k100G}, {"slow", k25G}};
+  FabricTwin twin(config, ports, clock, 1);
+  NicDriver driver(twin, clock);
+  constexpr uint32_t kSent = 100;
+  for (uint32_t i = 0; i < kSent; ++i) driver.send(data_packet(0, 1, 1000, i, 2));
+  clock.run_until(clock::kNever);
+
+  const auto received = driver.data_received_by(1);
+  const PortCounters& egress = twin.switch_port_counters(1);
+  const QueueSample queue = twin.queue(1, 2);
+  EXPECT_GT(egress.drops_buffer, 0u);
+  EXPECT_EQ(received.size() + egress.drops_buffer, kSent);
+  EXPECT_EQ(queue.drops, egress.drops_buffer);
+  EXPECT_EQ(egress.drops_fault + egress.drops_link_down, 0u);
+  // The buffer holds ten 1000-byte packets waiting (the one on the wire has left it).
+  EXPECT_EQ(queue.max_depth_bytes, 10'000u);
+  // Survivors keep their order; the first eleven all fit.
+  for (size_t i = 1; i < received.size(); ++i) {
+    EXPECT_LT(received[i - 1].packet.psn, received[i].packet.psn);
+  }
+  for (uint32_t i = 0; i < 11; ++i) EXPECT_EQ(received[i].packet.psn, i);
+  EXPECT_EQ(twin.packets_in_fabric(), 0u);
+}
+
+// Two 100G -> 25G streams through one 4-port switch: hosts 0 -> 2 and 1 -> 3.
+std::pair<uint64_t, uint64_t> peak_depths(control::BufferMode mode, uint64_t size) {
+  control::FabricConfig config = quiet_fabric();
+  config.buffer.size_bytes = size;
+  config.buffer.mode = mode;
+  clock::VirtualClock clock;
+  std::vector<TwinPortSpec> ports{{"a", k100G}, {"b", k100G}, {"c", k25G}, {"d", k25G}};
+  FabricTwin twin(config, ports, clock, 1);
+  NicDriver driver(twin, clock);
+  for (uint32_t i = 0; i < 100; ++i) {
+    driver.send(data_packet(0, 2, 1000, i));
+    driver.send(data_packet(1, 3, 1000, i));
+  }
+  clock.run_until(clock::kNever);
+  EXPECT_GT(twin.switch_port_counters(2).drops_buffer, 0u);
+  EXPECT_GT(twin.switch_port_counters(3).drops_buffer, 0u);
+  return {twin.queue(2, 0).max_depth_bytes, twin.queue(3, 0).max_depth_bytes};
+}
+
+TEST(FabricTwinBuffer, PerPortModeGivesEachPortAnEvenShare) {
+  // 40 kB over 4 ports: 10 kB each, whatever the other port holds.
+  EXPECT_EQ(peak_depths(control::BufferMode::kPerPort, 40'000),
+            std::make_pair(uint64_t{10'000}, uint64_t{10'000}));
+  // Shared, the two congested ports split the whole 40 kB between them.
+  const auto shared = peak_depths(control::BufferMode::kShared, 40'000);
+  EXPECT_EQ(shared.first + shared.second, 40'000u);
+  EXPECT_EQ(shared.first, 20'000u);
+}
+
+}  // namespace
+}  // namespace etwire::nic::loopback::testing
