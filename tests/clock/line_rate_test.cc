@@ -28,7 +28,7 @@ TEST(LineRateTimer, CarriesTheRemainderInsteadOfRoundingEachPacket) {
 
 TEST(LineRateTimer, IdleWireStartsOnTheRequestedTime) {
   LineRateTimer timer(k100G);
-  timer.transmit(0, 4178);                  // ends at 334.24
+  timer.transmit(0, 4178);                     // ends at 334.24
   EXPECT_EQ(timer.transmit(1000, 125), 1010);  // idle gap: the fraction is forgotten
   // A request just inside the rounded-up end continues from the exact end.
   LineRateTimer back_to_back(k100G);

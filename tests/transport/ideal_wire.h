@@ -79,12 +79,4 @@ class IdealWire final : public clock::EventHandler {
   Hook hook_;
 };
 
-// Keeps every record the transport reports.
-struct RecordingObserver final : FlowObserver {
-  void on_flow_delivered(const FlowRecord& record) override { delivered.push_back(record); }
-  void on_flow_finished(const FlowRecord& record) override { finished.push_back(record); }
-  std::vector<FlowRecord> delivered;
-  std::vector<FlowRecord> finished;
-};
-
 }  // namespace etwire::transport::testing

@@ -6,6 +6,7 @@
 
 #include "nic/frame_size.h"
 #include "tests/transport/ideal_wire.h"
+#include "tests/transport/recording_observer.h"
 #include "traffic/clock/line_rate.h"
 #include "traffic/clock/virtual_clock.h"
 #include "traffic/transport/psn.h"

@@ -1,37 +1,57 @@
 #include "traffic/clock/event_queue.h"
 
-#include <utility>
-
 namespace etwire::clock {
 
-void EventQueue::push(Nanos when, EventHandler* handler, uint64_t tag) {
-  heap_.push_back({when, next_sequence_++, handler, tag});
-  // Sift up.
-  size_t i = heap_.size() - 1;
-  while (i > 0) {
-    size_t parent = (i - 1) / 2;
-    if (!earlier(heap_[i], heap_[parent])) break;
-    std::swap(heap_[i], heap_[parent]);
-    i = parent;
+// 4-ary heaps: half the levels of a binary heap, and a node's children share a cache line or
+// two. Sifting moves a hole instead of swapping, so each level costs one copy.
+namespace {
+constexpr size_t kArity = 4;
+}
+
+void EventQueue::push_heap(Heap& heap, const ScheduledEvent& event) {
+  heap.emplace_back();
+  size_t hole = heap.size() - 1;
+  while (hole > 0) {
+    const size_t parent = (hole - 1) / kArity;
+    if (!earlier(event, heap[parent])) break;
+    heap[hole] = heap[parent];
+    hole = parent;
   }
+  heap[hole] = event;
+}
+
+ScheduledEvent EventQueue::pop_heap(Heap& heap) {
+  const ScheduledEvent first = heap.front();
+  const ScheduledEvent last = heap.back();
+  heap.pop_back();
+  const size_t n = heap.size();
+  if (n == 0) return first;
+  size_t hole = 0;
+  for (;;) {
+    const size_t child_begin = kArity * hole + 1;
+    if (child_begin >= n) break;
+    const size_t child_end = child_begin + kArity < n ? child_begin + kArity : n;
+    size_t best = child_begin;
+    for (size_t child = child_begin + 1; child < child_end; ++child) {
+      if (earlier(heap[child], heap[best])) best = child;
+    }
+    if (!earlier(heap[best], last)) break;
+    heap[hole] = heap[best];
+    hole = best;
+  }
+  heap[hole] = last;
+  return first;
+}
+
+void EventQueue::push(Nanos when, EventHandler* handler, uint64_t tag) {
+  const ScheduledEvent event{when, next_sequence_++, handler, tag};
+  push_heap(when - last_popped_ > kNearHorizon ? far_ : near_, event);
 }
 
 ScheduledEvent EventQueue::pop() {
-  ScheduledEvent first = heap_.front();
-  heap_.front() = heap_.back();
-  heap_.pop_back();
-  // Sift down.
-  size_t i = 0;
-  const size_t n = heap_.size();
-  for (;;) {
-    size_t left = 2 * i + 1;
-    if (left >= n) break;
-    size_t child = left + 1 < n && earlier(heap_[left + 1], heap_[left]) ? left + 1 : left;
-    if (!earlier(heap_[child], heap_[i])) break;
-    std::swap(heap_[i], heap_[child]);
-    i = child;
-  }
-  return first;
+  const ScheduledEvent event = near_first() ? pop_heap(near_) : pop_heap(far_);
+  last_popped_ = event.when;
+  return event;
 }
 
 }  // namespace etwire::clock

@@ -24,6 +24,7 @@ class VirtualClock final : public Scheduler {
   uint64_t run_until(Nanos limit);
   Nanos next_event_time() const { return queue_.next_time(); }
   uint64_t events_run() const { return events_run_; }
+  size_t pending() const { return queue_.size(); }
 
  private:
   EventQueue queue_;

@@ -65,7 +65,12 @@ struct ResponderQp {
   uint16_t udp_source_port = 0;
   uint64_t expected_psn = 0;
   uint32_t message_sequence = 0;  // MSN: messages completed, carried in the AETH
-  bool nak_outstanding = false;   // one NAK per sequence error until the expected PSN arrives
+  // Go-back-N from the responder's side: one NAK per gap, and another only when the requester
+  // has visibly started over (an out-of-order PSN at or below the highest one seen since the
+  // NAK) and the gap is still there, i.e. the resend itself was lost. Without the second NAK a
+  // lost resend costs a full retransmission timeout.
+  bool nak_outstanding = false;
+  uint64_t highest_out_of_order_psn = 0;
   clock::Nanos last_cnp_at = clock::kNever;
 };
 

@@ -53,11 +53,15 @@ void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Na
     // A duplicate: the requester went back further than needed, or our ACK was lost. Tell it
     // again how far we are.
     if (ack_requested) queue_acknowledge(qp, nic::aeth::kAck, qp.expected_psn - 1);
-  } else if (!qp.nak_outstanding) {
-    // A gap: a packet was lost. Ask once for a resend from the first missing PSN; later
-    // out-of-order packets are dropped silently until it arrives.
-    qp.nak_outstanding = true;
-    queue_acknowledge(qp, nic::aeth::kNakSequenceError, qp.expected_psn);
+  } else {
+    // A gap: a packet was lost. Ask for a resend from the first missing PSN; later out-of-order
+    // packets of the same pass are dropped silently.
+    const bool requester_started_over = psn <= qp.highest_out_of_order_psn;
+    if (!qp.nak_outstanding || requester_started_over) {
+      qp.nak_outstanding = true;
+      queue_acknowledge(qp, nic::aeth::kNakSequenceError, qp.expected_psn);
+    }
+    qp.highest_out_of_order_psn = psn;
   }
 }
 

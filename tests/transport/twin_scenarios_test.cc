@@ -1,0 +1,247 @@
+// The data plane end to end in virtual time: transport + loopback NICs + fabric twin. Each test
+// is one of the scenarios a congestion engineer runs first, with exact or bounded outcomes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "tests/transport/twin_rig.h"
+#include "traffic/clock/line_rate.h"
+
+namespace etwire::transport {
+namespace {
+
+using clock::Nanos;
+using testing::TwinRig;
+
+constexpr uint64_t k100G = 100'000'000'000;
+
+control::FabricConfig single_switch() {
+  control::FabricConfig fabric;
+  fabric.topology = control::Topology::kSingleSwitch;
+  fabric.propagation_delay_ns = 1'000;
+  fabric.switch_latency_ns = 500;
+  return fabric;
+}
+
+uint32_t wire_bytes_of(uint8_t op, uint32_t payload) {
+  nic::Packet packet;
+  packet.opcode = op;
+  packet.payload_bytes = payload;
+  return nic::wire_bytes(packet, {});
+}
+
+TEST(TwinScenario, OneFlowOverOneSwitchIsExact) {
+  TwinRig rig(single_switch(), {}, 2);
+  const auto connection = rig.transport.connect(0, 1, 1000);
+  rig.transport.post(connection, 10 * 4096, {});
+  rig.run();
+  ASSERT_EQ(rig.observer.finished.size(), 1u);
+  const FlowRecord& record = rig.observer.finished[0];
+
+  // The model, packet by packet: the NIC serializes back to back; each packet reaches the switch
+  // after its last byte plus the propagation delay, is forwarded after the switch latency, and
+  // is serialized again on the egress link (at the same rate, so it never queues), then
+  // propagates to the receiver.
+  std::vector<uint32_t> sizes;
+  sizes.push_back(wire_bytes_of(nic::opcode::kWriteFirst, 4096));
+  for (int i = 0; i < 8; ++i) sizes.push_back(wire_bytes_of(nic::opcode::kWriteMiddle, 4096));
+  sizes.push_back(wire_bytes_of(nic::opcode::kWriteLastWithImmediate, 4096));
+  clock::LineRateTimer nic_link(k100G);
+  clock::LineRateTimer egress_link(k100G);
+  Nanos delivered = 0;
+  for (const uint32_t bytes : sizes) {
+    const Nanos at_switch = nic_link.transmit(0, bytes) + 1'000;
+    delivered = egress_link.transmit(at_switch + 500, bytes) + 1'000;
+  }
+  EXPECT_EQ(record.delivered_at, delivered);
+  // Closed form for the same thing: all bytes at line rate, then the last packet's second
+  // serialization, two propagation delays and the switch latency (rounding aside).
+  uint64_t total = 0;
+  for (const uint32_t bytes : sizes) total += bytes;
+  const Nanos closed_form = clock::LineRateTimer::duration(total, k100G) + 1'000 + 500 +
+                            clock::LineRateTimer::duration(sizes.back(), k100G) + 1'000;
+  EXPECT_LE(std::abs(record.delivered_at - closed_form), 1);
+  EXPECT_EQ(record.status, FlowStatus::kCompleted);
+  EXPECT_EQ(record.retransmitted_packets, 0u);
+}
+
+// Bytes each connection got delivered within [from, to), counting whole messages by delivery.
+std::vector<uint64_t> delivered_bytes(const std::vector<FlowRecord>& records, size_t connections,
+                                      Nanos from, Nanos to) {
+  std::vector<uint64_t> bytes(connections, 0);
+  for (const auto& record : records) {
+    if (record.delivered_at >= from && record.delivered_at < to) {
+      bytes[record.tags.qp_index] += record.bytes;
+    }
+  }
+  return bytes;
+}
+
+// Two senders into one port, the second joining 1 ms late, each keeping 64 KiB messages queued;
+// returns the first sender's share of the bytes delivered in the last 100 ms of 150 ms.
+double late_joiner_share(uint64_t seed) {
+  // NVIDIA's DCQCN defaults with RED thresholds for a 100G port.
+  control::FabricConfig fabric = single_switch();
+  fabric.ecn.kmin_bytes = 100'000;
+  fabric.ecn.kmax_bytes = 400'000;
+  fabric.ecn.pmax = 0.2;
+  TwinRig rig(fabric, {}, 3, seed);
+  const auto a = rig.transport.connect(0, 2, 11);
+  const auto b = rig.transport.connect(1, 2, 22);
+  constexpr uint64_t kMessage = 64 * 1024;
+  constexpr int kMessages = 40000;
+  for (int i = 0; i < kMessages; ++i) rig.transport.post(a, kMessage, {.qp_index = 0});
+  rig.clock.run_until(1'000'000);
+  for (int i = 0; i < kMessages; ++i) rig.transport.post(b, kMessage, {.qp_index = 1});
+  rig.clock.run_until(151'000'000);
+  const auto bytes = delivered_bytes(rig.observer.delivered, 2, 51'000'000, 151'000'000);
+  EXPECT_GT(rig.transport.port_counters(0).cnps_received, 0u);
+  EXPECT_GT(rig.transport.port_counters(1).cnps_received, 0u);
+  // Together they keep the bottleneck busy.
+  const double goodput = static_cast<double>(bytes[0] + bytes[1]) * 8 / 100e-3;
+  EXPECT_GT(goodput, 0.9 * k100G);
+  return static_cast<double>(bytes[0]) / static_cast<double>(bytes[0] + bytes[1]);
+}
+
+TEST(TwinScenario, TwoFlowsIntoOnePortConvergeToAFairShare) {
+  for (const uint64_t seed : {1, 2}) {
+    // Each sender within 3% of half the bottleneck. With NVIDIA's defaults the two rates keep
+    // oscillating around the share; over 100 ms the measured deviation is 1-3% depending on the
+    // seed (docs/transport.md).
+    EXPECT_NEAR(late_joiner_share(seed), 0.5, 0.015) << "seed " << seed;
+  }
+}
+
+struct IncastResult {
+  uint64_t max_queue_bytes = 0;
+  uint64_t drops = 0;
+  uint64_t pauses_sent = 0;
+  uint64_t pauses_received_by_nics = 0;
+  uint64_t cnps = 0;
+  uint64_t retransmits = 0;
+  double goodput_fraction = 0;
+  size_t completed = 0;
+  size_t flows = 0;
+};
+
+IncastResult run_incast(const control::FabricConfig& fabric, const control::TransportConfig& config,
+                        uint64_t bytes_per_flow, uint64_t seed = 1) {
+  constexpr size_t kSenders = 16;
+  TwinRig rig(fabric, config, kSenders + 1, seed);
+  for (uint32_t sender = 0; sender < kSenders; ++sender) {
+    const auto connection =
+        rig.transport.connect(sender, kSenders, static_cast<uint16_t>(5000 + sender));
+    rig.transport.post(connection, bytes_per_flow, {.src_rank = static_cast<int32_t>(sender)});
+  }
+  rig.run();
+  IncastResult result;
+  result.flows = kSenders;
+  Nanos last_delivery = 0;
+  for (const auto& record : rig.observer.finished) {
+    if (record.status == FlowStatus::kCompleted) ++result.completed;
+    last_delivery = std::max(last_delivery, record.delivered_at);
+    result.retransmits += record.retransmitted_packets;
+  }
+  const uint32_t bottleneck = rig.twin.layout().host_switch_port(kSenders);
+  for (uint8_t priority = 0; priority < 8; ++priority) {
+    result.max_queue_bytes =
+        std::max(result.max_queue_bytes, rig.twin.queue(bottleneck, priority).max_depth_bytes);
+  }
+  for (size_t port = 0; port < rig.twin.layout().switch_ports(); ++port) {
+    const auto& counters = rig.twin.switch_port_counters(port);
+    result.drops += counters.drops();
+    result.pauses_sent += counters.pfc_pauses_sent;
+  }
+  for (uint32_t host = 0; host < kSenders; ++host) {
+    result.pauses_received_by_nics += rig.transport.port_counters(host).pauses_received;
+    result.cnps += rig.transport.port_counters(host).cnps_received;
+  }
+  // Payload delivered over the time from start to the last delivery, against the line rate.
+  result.goodput_fraction = static_cast<double>(bytes_per_flow * kSenders) * 8 /
+                            (static_cast<double>(last_delivery) * 1e-9) / k100G;
+  return result;
+}
+
+TEST(TwinScenario, PfcWithoutDcqcnIsLosslessAndPauses) {
+  control::FabricConfig fabric = single_switch();
+  fabric.pfc.enabled = true;
+  fabric.ecn.enabled = false;
+  control::TransportConfig config;
+  config.dcqcn.enabled = false;
+  const auto result = run_incast(fabric, config, 2 << 20);
+  EXPECT_EQ(result.completed, result.flows);
+  EXPECT_EQ(result.drops, 0u);
+  EXPECT_EQ(result.retransmits, 0u);
+  EXPECT_GT(result.pauses_sent, 0u);
+  EXPECT_GT(result.pauses_received_by_nics, 0u);
+  EXPECT_GE(result.goodput_fraction, 0.9);
+}
+
+TEST(TwinScenario, SameSeedGivesByteIdenticalRecords) {
+  auto run = [](uint64_t seed) {
+    control::FabricConfig fabric = single_switch();
+    fabric.drop_probability = 0.001;
+    fabric.ecn.kmin_bytes = 20'000;
+    fabric.ecn.kmax_bytes = 200'000;
+    fabric.ecn.pmax = 0.1;
+    control::TransportConfig config;
+    config.retransmit_timeout_ns = 100'000;
+    TwinRig rig(fabric, config, 6, seed);
+    for (uint32_t src = 0; src < 6; ++src) {
+      for (uint32_t dst = 0; dst < 6; ++dst) {
+        if (src == dst) continue;
+        const auto c = rig.transport.connect(src, dst, static_cast<uint16_t>(src * 8 + dst));
+        rig.transport.post(
+            c, 300'000,
+            {.src_rank = static_cast<int32_t>(src), .dst_rank = static_cast<int32_t>(dst)});
+      }
+    }
+    rig.run();
+    EXPECT_EQ(rig.observer.finished.size(), 30u);
+    return rig.records_csv();
+  };
+  const std::string first = run(7);
+  EXPECT_EQ(first, run(7));
+  EXPECT_NE(first, run(8));  // the random drops and marks fall elsewhere
+}
+
+TEST(TwinScenario, RandomLossIsRepairedByGoBackN) {
+  control::FabricConfig fabric = single_switch();
+  fabric.drop_probability = 0.005;
+  control::TransportConfig config;
+  config.retransmit_timeout_ns = 100'000;
+  TwinRig rig(fabric, config, 2, 3);
+  const auto connection = rig.transport.connect(0, 1, 1);
+  for (int i = 0; i < 20; ++i) rig.transport.post(connection, 1 << 20, {});
+  rig.run();
+  ASSERT_EQ(rig.observer.finished.size(), 20u);
+  uint64_t retransmits = 0;
+  for (const auto& record : rig.observer.finished) {
+    EXPECT_EQ(record.status, FlowStatus::kCompleted);
+    retransmits += record.retransmitted_packets;
+  }
+  EXPECT_GT(retransmits, 0u);
+  EXPECT_GT(rig.transport.port_counters(0).naks_received, 0u);
+  EXPECT_GT(rig.twin.host_counters(0).drops_fault + rig.twin.switch_port_counters(1).drops_fault,
+            0u);
+}
+
+TEST(TwinScenario, DeadLinkExhaustsRetriesAndFailsTheFlow) {
+  control::TransportConfig config;
+  config.retransmit_timeout_ns = 50'000;
+  config.retry_count = 2;
+  TwinRig rig(single_switch(), config, 2);
+  rig.twin.set_cable_up(1, false);  // the receiver's cable
+  const auto connection = rig.transport.connect(0, 1, 1);
+  rig.transport.post(connection, 8192, {});
+  rig.run();
+  ASSERT_EQ(rig.observer.finished.size(), 1u);
+  EXPECT_EQ(rig.observer.finished[0].status, FlowStatus::kRetryExceeded);
+  EXPECT_EQ(rig.observer.finished[0].finished_at, 3 * 50'000);
+  EXPECT_EQ(rig.transport.totals().flows_failed, 1u);
+  EXPECT_GT(rig.twin.switch_port_counters(rig.twin.layout().host_switch_port(1)).drops_link_down,
+            0u);
+}
+
+}  // namespace
+}  // namespace etwire::transport
