@@ -398,6 +398,37 @@ TEST(Transport, ConnectRejectsUnknownPorts) {
   EXPECT_THROW(rig.transport.connect(0, 2, 1), std::invalid_argument);
 }
 
+// Releases the next step from inside the callbacks, as the run engine does: every finished flow
+// posts another until 200 have gone, which grows the flow pool while records are being reported.
+TEST(Transport, ObserverMayPostFromCallbacks) {
+  struct Chain final : FlowObserver {
+    Transport* transport = nullptr;
+    ConnectionId connection;
+    std::vector<uint64_t> finished_ids;
+    void on_flow_delivered(const FlowRecord&) override {}
+    void on_flow_finished(const FlowRecord& record) override {
+      finished_ids.push_back(record.flow_id);
+      if (finished_ids.size() < 200) {
+        transport->post(connection, 1000, {});
+        transport->post(connection, 1000, {});
+      }
+    }
+  };
+  control::TransportConfig config;
+  clock::VirtualClock clock;
+  IdealWire wire(clock, 2, k100G, kDelay);
+  Chain chain;
+  Transport transport(config, clock, chain);
+  transport.add_port(wire.port(0), {}, {});
+  transport.add_port(wire.port(1), {}, {});
+  chain.transport = &transport;
+  chain.connection = transport.connect(0, 1, 1);
+  transport.post(chain.connection, 1000, {});
+  while (!clock.idle()) clock.poll();
+  ASSERT_GE(chain.finished_ids.size(), 200u);
+  for (size_t i = 0; i < chain.finished_ids.size(); ++i) EXPECT_EQ(chain.finished_ids[i], i);
+}
+
 TEST(Psn, WidensAcrossTheWrap) {
   EXPECT_EQ(widen_psn(5, 3), 5u);
   EXPECT_EQ(widen_psn(1, (1ull << 24) - 2), (1ull << 24) + 1);

@@ -48,7 +48,8 @@ struct FlowRecord {
 };
 
 // Receives flows as they progress. Called from inside the transport's event handling: keep it
-// short, and post new flows from it freely (that is how dependent steps are released).
+// short. Posting new flows from it is allowed (that is how dependent steps are released);
+// opening connections is not (open them before traffic starts).
 class FlowObserver {
  public:
   // The last byte reached the receiver (a receive in the step program completes here).

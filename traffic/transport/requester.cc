@@ -170,16 +170,19 @@ void Transport::fail_connection(uint32_t requester, clock::Nanos now) {
 }
 
 void Transport::finish_flow(uint32_t slot, FlowStatus status, clock::Nanos now) {
-  FlowRecord& record = flows_[slot].record;
-  record.status = status;
-  record.finished_at = now;
+  FlowRecord& held = flows_[slot].record;
+  held.status = status;
+  held.finished_at = now;
   if (status == FlowStatus::kCompleted) {
     ++totals_.flows_completed;
   } else {
     ++totals_.flows_failed;
   }
-  observer_.on_flow_finished(record);
+  // Free the slot before telling the observer, and give it a copy: the observer may post flows,
+  // which may reuse the slot or grow the pool.
+  const FlowRecord record = held;
   flows_.release(slot);
+  observer_.on_flow_finished(record);
 }
 
 }  // namespace etwire::transport

@@ -70,7 +70,9 @@ void Transport::deliver_flow(RequesterQp& requester, clock::Nanos now) {
   FlowSlot& flow = flows_[requester.undelivered];
   flow.record.delivered_at = now;
   requester.undelivered = flow.next;
-  observer_.on_flow_delivered(flow.record);
+  // A copy: the observer may post flows, which may grow the pool under a reference.
+  const FlowRecord record = flow.record;
+  observer_.on_flow_delivered(record);
 }
 
 nic::Packet Transport::control_packet(const ResponderQp& qp,

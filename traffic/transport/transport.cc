@@ -102,10 +102,11 @@ uint64_t Transport::post(ConnectionId connection, uint64_t bytes, const FlowTags
   flow.first_psn = qp.next_post_psn;
   ++totals_.flows_posted;
 
+  const uint64_t flow_id = record.flow_id;
   if (qp.failed) {
     // An RC QP in the error state completes new work requests at once, flushed.
     finish_flow(slot, FlowStatus::kFlushed, now);
-    return record.flow_id;
+    return flow_id;
   }
   qp.next_post_psn += record.packets;
   if (qp.tail == kNoFlow) {
@@ -120,7 +121,7 @@ uint64_t Transport::post(ConnectionId connection, uint64_t bytes, const FlowTags
   }
   if (qp.undelivered == kNoFlow) qp.undelivered = slot;
   make_ready(connection.requester, now);
-  return record.flow_id;
+  return flow_id;
 }
 
 void Transport::on_event(uint64_t tag, clock::Nanos now) {
