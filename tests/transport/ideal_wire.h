@@ -79,4 +79,15 @@ class IdealWire final : public clock::EventHandler {
   Hook hook_;
 };
 
+// A hook that drops the first data packet with `psn` and lets everything else through.
+inline IdealWire::Hook drop_once(uint32_t psn) {
+  return [psn, dropped = false](nic::Packet& packet, clock::Nanos) mutable {
+    if (packet.is_data() && packet.psn == psn && !dropped) {
+      dropped = true;
+      return Verdict::kDrop;
+    }
+    return Verdict::kDeliver;
+  };
+}
+
 }  // namespace etwire::transport::testing

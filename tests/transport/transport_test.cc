@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/transport/packet_sizes.h"
+
 #include "nic/frame_size.h"
 #include "tests/transport/ideal_wire.h"
 #include "tests/transport/recording_observer.h"
@@ -18,6 +20,7 @@ using clock::Nanos;
 using testing::IdealWire;
 using testing::RecordingObserver;
 using testing::Verdict;
+using testing::wire_bytes_of;
 
 constexpr uint64_t k100G = 100'000'000'000;
 constexpr Nanos kDelay = 1'000;
@@ -46,13 +49,6 @@ struct Rig {
   RecordingObserver observer;
   Transport transport;
 };
-
-uint32_t wire_bytes_of(uint8_t op, uint32_t payload) {
-  nic::Packet packet;
-  packet.opcode = op;
-  packet.payload_bytes = payload;
-  return nic::wire_bytes(packet, {});
-}
 
 TEST(Transport, OneFlowTimingIsExact) {
   Rig rig;
@@ -172,14 +168,7 @@ TEST(Transport, NakTriggersGoBackN) {
   control::TransportConfig config;
   config.pmtu = 1024;
   Rig rig(config);
-  bool dropped = false;
-  rig.wire.set_hook([&](nic::Packet& packet, Nanos) {
-    if (packet.is_data() && packet.psn == 5 && !dropped) {
-      dropped = true;
-      return Verdict::kDrop;
-    }
-    return Verdict::kDeliver;
-  });
+  rig.wire.set_hook(testing::drop_once(5));
   const auto connection = rig.transport.connect(0, 1, 1);
   rig.transport.post(connection, 64 * 1024, {});
   rig.run();
@@ -211,14 +200,7 @@ TEST(Transport, TailLossRecoversByTimeout) {
   control::TransportConfig config;
   config.retransmit_timeout_ns = 100'000;
   Rig rig(config);
-  bool dropped = false;
-  rig.wire.set_hook([&](nic::Packet& packet, Nanos) {
-    if (packet.is_data() && packet.psn == 3 && !dropped) {
-      dropped = true;
-      return Verdict::kDrop;
-    }
-    return Verdict::kDeliver;
-  });
+  rig.wire.set_hook(testing::drop_once(3));
   const auto connection = rig.transport.connect(0, 1, 1);
   rig.transport.post(connection, 4 * 4096, {});
   rig.run();

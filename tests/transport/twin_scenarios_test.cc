@@ -2,6 +2,8 @@
 // is one of the scenarios a congestion engineer runs first, with exact or bounded outcomes.
 #include <gtest/gtest.h>
 
+#include "tests/transport/packet_sizes.h"
+
 #include <algorithm>
 
 #include "tests/transport/twin_rig.h"
@@ -12,6 +14,7 @@ namespace {
 
 using clock::Nanos;
 using testing::TwinRig;
+using testing::wire_bytes_of;
 
 constexpr uint64_t k100G = 100'000'000'000;
 
@@ -21,13 +24,6 @@ control::FabricConfig single_switch() {
   fabric.propagation_delay_ns = 1'000;
   fabric.switch_latency_ns = 500;
   return fabric;
-}
-
-uint32_t wire_bytes_of(uint8_t op, uint32_t payload) {
-  nic::Packet packet;
-  packet.opcode = op;
-  packet.payload_bytes = payload;
-  return nic::wire_bytes(packet, {});
 }
 
 TEST(TwinScenario, OneFlowOverOneSwitchIsExact) {
