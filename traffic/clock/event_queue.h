@@ -1,58 +1,40 @@
 // The pending events of a scheduler, earliest first, ties in scheduling order.
 //
-// Two 4-ary heaps over vectors of small entries that grow to the largest backlog seen and then
-// never allocate. Events due within a short horizon of the last one popped (packet arrivals,
-// wire-free wake-ups) go to the near heap; later ones (retransmission timers, tens of
-// milliseconds out, one per QP) to the far heap. The far heap holds thousands of events that are
-// rarely due, so keeping them out of the near heap keeps it small and in cache while it is
-// popped once per packet hop. The order of events is exactly the single-heap order: pop takes
-// the earlier of the two tops by (time, sequence).
+// Two stores, one order. Events due within the timing wheel's span of the last event run (frame
+// arrivals, wire-free wake-ups, pacer turns: nearly all of them) go to the wheel, which files
+// them by nanosecond. The rest go to a heap: retransmission timers tens of milliseconds out (one
+// per QP, thousands, rarely due, so they stay out of the way) and, on the wall clock, events
+// asked for in the past. Both stores are ordered by (time, scheduling order), and pop takes the
+// earlier of their two fronts by that key, so the order of events is exactly that of a single
+// priority queue. Neither allocates once it has grown to the largest backlog seen.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
-#include "traffic/clock/scheduler.h"
+#include "traffic/clock/event_heap.h"
+#include "traffic/clock/scheduled_event.h"
+#include "traffic/clock/timing_wheel.h"
 
 namespace etwire::clock {
 
-struct ScheduledEvent {
-  Nanos when = 0;
-  uint64_t sequence = 0;  // tie-breaker: deterministic order for events due at the same time
-  EventHandler* handler = nullptr;
-  uint64_t tag = 0;
-};
-
 class EventQueue {
  public:
-  // Events further out than this from the last popped time go to the far heap.
-  static constexpr Nanos kNearHorizon = 100 * kNanosPerMicro;
-
   void push(Nanos when, EventHandler* handler, uint64_t tag);
-  // Earliest event; the queue must not be empty.
-  const ScheduledEvent& top() const { return near_first() ? near_.front() : far_.front(); }
+  // The earliest event; the queue must not be empty.
   ScheduledEvent pop();
-  bool empty() const { return near_.empty() && far_.empty(); }
-  size_t size() const { return near_.size() + far_.size(); }
-  Nanos next_time() const { return empty() ? kNever : top().when; }
-  void reserve(size_t events) { near_.reserve(events); }
+  bool empty() const { return wheel_.empty() && heap_.empty(); }
+  size_t size() const { return wheel_.size() + heap_.size(); }
+  // Time of the earliest event, kNever when empty.
+  Nanos next_time() const {
+    const Nanos wheel = wheel_.next_time();
+    const Nanos heap = heap_.next_time();
+    return wheel < heap ? wheel : heap;
+  }
 
  private:
-  using Heap = std::vector<ScheduledEvent>;
-
-  static bool earlier(const ScheduledEvent& a, const ScheduledEvent& b) {
-    return a.when < b.when || (a.when == b.when && a.sequence < b.sequence);
-  }
-  static void push_heap(Heap& heap, const ScheduledEvent& event);
-  static ScheduledEvent pop_heap(Heap& heap);
-  bool near_first() const {
-    return far_.empty() || (!near_.empty() && earlier(near_.front(), far_.front()));
-  }
-
-  Heap near_;
-  Heap far_;
-  Nanos last_popped_ = 0;
+  TimingWheel wheel_;
+  EventHeap heap_;
   uint64_t next_sequence_ = 0;
 };
 
