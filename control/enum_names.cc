@@ -31,6 +31,8 @@ constexpr NamedValue<Topology> kTopologies[] = {{"single-switch", Topology::kSin
                                                 {"leaf-spine", Topology::kLeafSpine}};
 constexpr NamedValue<BufferMode> kBufferModes[] = {{"shared", BufferMode::kShared},
                                                    {"per-port", BufferMode::kPerPort}};
+constexpr NamedValue<EcnMarkPoint> kEcnMarkPoints[] = {{"dequeue", EcnMarkPoint::kDequeue},
+                                                       {"enqueue", EcnMarkPoint::kEnqueue}};
 constexpr NamedValue<EcmpHash> kEcmpHashes[] = {{"udp-source-port", EcmpHash::kUdpSourcePort},
                                                 {"five-tuple", EcmpHash::kFiveTuple}};
 
@@ -62,6 +64,9 @@ NameTable<Topology> topology_names() {
 }
 NameTable<BufferMode> buffer_mode_names() {
   return kBufferModes;
+}
+NameTable<EcnMarkPoint> ecn_mark_point_names() {
+  return kEcnMarkPoints;
 }
 NameTable<EcmpHash> ecmp_hash_names() {
   return kEcmpHashes;
@@ -99,6 +104,9 @@ std::string_view topology_name(Topology topology) {
 }
 std::string_view buffer_mode_name(BufferMode mode) {
   return name_of(buffer_mode_names(), mode);
+}
+std::string_view ecn_mark_point_name(EcnMarkPoint point) {
+  return name_of(ecn_mark_point_names(), point);
 }
 std::string_view ecmp_hash_name(EcmpHash hash) {
   return name_of(ecmp_hash_names(), hash);

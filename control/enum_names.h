@@ -35,6 +35,7 @@ NameTable<AddressSharing> address_sharing_names();
 NameTable<RdmaOp> rdma_op_names();
 NameTable<Topology> topology_names();
 NameTable<BufferMode> buffer_mode_names();
+NameTable<EcnMarkPoint> ecn_mark_point_names();
 NameTable<EcmpHash> ecmp_hash_names();
 
 // Lower case with '_' turned into '-': the form names are compared in.

@@ -29,6 +29,15 @@ enum class EcmpHash : uint8_t {
 };
 std::string_view ecmp_hash_name(EcmpHash hash);  // "udp-source-port", "five-tuple"
 
+// Where a switch decides whether to mark a packet: as it leaves the egress queue (the depth it
+// sees is the backlog still behind it, so the mark carries news of the queue as it is now) or as
+// it joins the queue (the mark then waits out the whole queue ahead of it before it is seen).
+enum class EcnMarkPoint : uint8_t {
+  kDequeue,
+  kEnqueue,
+};
+std::string_view ecn_mark_point_name(EcnMarkPoint point);  // "dequeue", "enqueue"
+
 // RED-style marking on egress queue depth: no marks below Kmin, probability rising linearly to
 // Pmax at Kmax, every packet above Kmax. Defaults: NVIDIA's example thresholds for 100G ports and
 // the DCQCN paper's Pmax.
@@ -37,6 +46,7 @@ struct EcnMarking {
   uint64_t kmin_bytes = 150'000;
   uint64_t kmax_bytes = 1'500'000;
   double pmax = 0.01;
+  EcnMarkPoint mark_at = EcnMarkPoint::kDequeue;
 };
 
 // Priority flow control: an ingress queue above XOFF pauses the upstream sender on that priority
@@ -60,6 +70,9 @@ struct LeafSpineConfig {
 
 struct SwitchBuffer {
   uint64_t size_bytes = 32ull << 20;
+  // Bytes every switch port may always buffer for the packets it receives, taken out of the size
+  // before the rest is shared (switch MMUs call it the ingress minimum guarantee).
+  uint64_t ingress_reserve_bytes = 16 * 1024;
   BufferMode mode = BufferMode::kShared;
 };
 

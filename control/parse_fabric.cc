@@ -30,6 +30,7 @@ void parse_ecn(MapReader& section, EcnMarking& out) {
   bool given = section.bytes("kmin", out.kmin_bytes, 0, kMaxBuffer);
   given = section.bytes("kmax", out.kmax_bytes, 1, kMaxBuffer) || given;
   section.real("pmax", out.pmax, RealRange{0, 1, true});
+  section.choice("mark_at", out.mark_at, ecn_mark_point_names());
   // Inherited values (a port override that sets neither) were checked where they were set.
   if (given && out.kmin_bytes > out.kmax_bytes) {
     std::string key = pick_key(section, "kmin", "kmax");
@@ -137,6 +138,7 @@ void parse_fabric(MapReader& section, FabricConfig& out) {
   MapReader buffer = section.section("buffer");
   buffer.bytes("size", out.buffer.size_bytes, 1024, kMaxBuffer);
   buffer.choice("mode", out.buffer.mode, buffer_mode_names());
+  buffer.bytes("ingress_reserve", out.buffer.ingress_reserve_bytes, 0, kMaxBuffer);
   buffer.finish();
   MapReader ecn = section.section("ecn");
   parse_ecn(ecn, out.ecn);

@@ -10,6 +10,7 @@
 
 #include "emulator/common/ring_queue.h"
 #include "nic/loopback/queue_depth.h"
+#include "nic/loopback/switch_buffer.h"
 #include "traffic/clock/time.h"
 
 namespace etwire::nic::loopback {
@@ -17,15 +18,16 @@ namespace etwire::nic::loopback {
 inline constexpr int kPriorities = 8;
 inline constexpr uint32_t kNoSwitchPort = UINT32_MAX;
 
-// A packet waiting in an egress queue, with what the switch needs when it leaves: its size, the
-// port whose buffer share it is charged to and the ingress port whose PFC account holds it
+// A packet waiting in an egress queue, with what the switch needs when it leaves: its size, where
+// its bytes are charged in the buffer and the ingress port whose PFC account holds it
 // (kNoSwitchPort for a lossy class). Kept in the queue entry so that dequeueing reads the queue's
 // own sequential memory, not the packet's slot, which is cold by then when queues are deep.
 struct QueuedPacket {
   uint32_t slot = 0;
   uint32_t bytes = 0;
-  uint32_t charged_port = kNoSwitchPort;
+  BufferCharge charge;
   uint32_t pfc_ingress_port = kNoSwitchPort;
+  bool ecn_capable = false;  // for marking on dequeue without touching the cold slot
 };
 
 struct EgressQueueStats {

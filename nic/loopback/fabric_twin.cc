@@ -92,6 +92,18 @@ FabricTwin::FabricTwin(const control::FabricConfig& config, std::span<const Twin
   buffers_.reserve(layout_.switches());
   for (size_t index = 0; index < layout_.switches(); ++index) {
     const SwitchInfo& info = layout_.switch_info(index);
+    if (config.buffer.ingress_reserve_bytes * info.ports >= config.buffer.size_bytes) {
+      std::string message = "fabric twin: fabric.buffer.ingress_reserve: ";
+      message += std::to_string(info.ports);
+      message += " ports x ";
+      message += std::to_string(config.buffer.ingress_reserve_bytes);
+      message += " B of reserve leave nothing of the ";
+      message += std::to_string(config.buffer.size_bytes);
+      message += " B buffer of switch \"";
+      message += info.name;
+      message += "\" to share; lower the reserve or raise fabric.buffer.size";
+      throw std::invalid_argument(message);
+    }
     buffers_.emplace_back(config.buffer, info.first_port, info.ports);
   }
 }

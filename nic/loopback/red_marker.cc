@@ -6,7 +6,8 @@ RedMarker::RedMarker(const control::EcnMarking& config)
     : enabled_(config.enabled),
       kmin_bytes_(config.kmin_bytes),
       kmax_bytes_(config.kmax_bytes),
-      pmax_(config.pmax) {}
+      pmax_(config.pmax),
+      on_dequeue_(config.mark_at == control::EcnMarkPoint::kDequeue) {}
 
 double RedMarker::probability(uint64_t depth_bytes) const {
   if (!enabled_ || depth_bytes < kmin_bytes_) return 0;

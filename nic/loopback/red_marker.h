@@ -1,6 +1,7 @@
 // The congestion point of DCQCN (spec 3.8): RED-style ECN marking on the depth of a switch egress
-// queue, decided when a packet is enqueued. No marks below Kmin, a probability rising linearly
-// from 0 at Kmin to Pmax at Kmax, and every ECN-capable packet above Kmax.
+// queue, decided when a packet leaves the queue (the backlog behind it) or when it joins (the
+// backlog ahead of it), as configured. No marks below Kmin, a probability rising linearly from 0
+// at Kmin to Pmax at Kmax, and every ECN-capable packet above Kmax.
 #pragma once
 
 #include <cstdint>
@@ -15,10 +16,14 @@ class RedMarker {
   RedMarker() = default;  // marks nothing
   explicit RedMarker(const control::EcnMarking& config);
 
+  // Whether the decision is taken as a packet leaves the egress queue rather than as it joins.
+  bool marks_on_dequeue() const { return on_dequeue_; }
+
   // The marking probability for a packet that finds `depth_bytes` waiting ahead of it.
   double probability(uint64_t depth_bytes) const;
 
-  // Whether to mark a packet that finds `depth_bytes` waiting. Draws from `rng` only in the
+  // Whether to mark a packet that sees `depth_bytes` waiting (ahead of it on enqueue, behind it on
+  // dequeue). Draws from `rng` only in the
   // linear region, so a queue that stays below Kmin or above Kmax consumes no random numbers.
   bool should_mark(uint64_t depth_bytes, SplitMix64& rng) const {
     if (!enabled_ || depth_bytes < kmin_bytes_) return false;
@@ -32,6 +37,7 @@ class RedMarker {
   uint64_t kmin_bytes_ = 0;
   uint64_t kmax_bytes_ = 0;
   double pmax_ = 0;
+  bool on_dequeue_ = false;
 };
 
 }  // namespace etwire::nic::loopback

@@ -4,14 +4,27 @@
 
 namespace etwire::nic::loopback {
 
+namespace {
+
+uint64_t pool_after_reserves(const control::SwitchBuffer& config, uint32_t ports) {
+  const uint64_t reserves = config.ingress_reserve_bytes * ports;
+  return reserves < config.size_bytes ? config.size_bytes - reserves : 0;
+}
+
+}  // namespace
+
 SwitchBuffer::SwitchBuffer(const control::SwitchBuffer& config, uint32_t first_port, uint32_t ports)
     : shared_(config.mode == control::BufferMode::kShared),
       first_port_(first_port),
-      limit_(shared_ ? config.size_bytes : config.size_bytes / ports),
-      used_(shared_ ? 1 : ports, 0) {}
+      reserve_(config.ingress_reserve_bytes),
+      limit_(shared_ ? pool_after_reserves(config, ports)
+                     : pool_after_reserves(config, ports) / ports),
+      used_(shared_ ? 1 : ports, 0),
+      reserved_used_(ports, 0) {}
 
 uint64_t SwitchBuffer::used_bytes() const {
-  return std::accumulate(used_.begin(), used_.end(), uint64_t{0});
+  return std::accumulate(used_.begin(), used_.end(), uint64_t{0}) +
+         std::accumulate(reserved_used_.begin(), reserved_used_.end(), uint64_t{0});
 }
 
 }  // namespace etwire::nic::loopback

@@ -119,22 +119,26 @@ void FabricTwin::arrive_at_switch(uint32_t ingress_index, uint32_t slot, clock::
   // Lossless traffic is bounded per ingress port by PFC, so with a per-port buffer it is charged
   // to its ingress port's share; lossy traffic to the share of the port it waits for.
   const bool lossless = ingress.pfc.lossless(priority);
-  const uint32_t charged = per_port_buffer_ && lossless ? ingress_index : egress_index;
-  if (!buffers_[ingress.switch_index].try_charge(charged, bytes)) {
+  const uint32_t share = per_port_buffer_ && lossless ? ingress_index : egress_index;
+  const BufferCharge charge =
+      buffers_[ingress.switch_index].try_charge(ingress_index, share, bytes);
+  if (!charge.admitted()) {
     ++egress.counters.drops_buffer;
     ++queue.drops;
     pool_.release(slot);
     return;
   }
 
-  if (ecn_capable(packet.ecn) &&
+  const bool capable = ecn_capable(packet.ecn);
+  if (capable && !egress.red.marks_on_dequeue() &&
       egress.red.should_mark(egress.egress.depth_bytes(priority), egress.ecn_rng)) {
     packet.ecn = ecn::kCe;
     ++egress.counters.ecn_marked;
     ++queue.ecn_marked;
   }
   egress.egress.enqueue(
-      priority, QueuedPacket{slot, bytes, charged, lossless ? ingress_index : kNoSwitchPort}, now);
+      priority,
+      QueuedPacket{slot, bytes, charge, lossless ? ingress_index : kNoSwitchPort, capable}, now);
 
   if (lossless && ingress.pfc.add(priority, bytes)) {
     owe_pfc_frame(ingress_index, priority, 0xFFFF, now);
@@ -174,8 +178,14 @@ void FabricTwin::try_start(uint32_t port_index, clock::Nanos now) {
   }
   const auto priority = static_cast<uint8_t>(next);
   const QueuedPacket packet = egress.pop(priority, now);
+  if (packet.ecn_capable && port.red.marks_on_dequeue() &&
+      port.red.should_mark(egress.depth_bytes(priority), port.ecn_rng)) {
+    pool_[packet.slot].ecn = ecn::kCe;
+    ++port.counters.ecn_marked;
+    ++egress.stats(priority).ecn_marked;
+  }
   // The packet leaves the buffer when it starts on the wire: its bytes are the link's now.
-  buffers_[port.switch_index].release(packet.charged_port, packet.bytes);
+  buffers_[port.switch_index].release(packet.charge, packet.bytes);
   launch(port.out_link, packet.slot, packet.bytes, now, port.counters);
   if (packet.pfc_ingress_port != kNoSwitchPort &&
       switch_ports_[packet.pfc_ingress_port].pfc.remove(priority, packet.bytes)) {

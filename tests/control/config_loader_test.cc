@@ -146,6 +146,8 @@ TEST(Defaults, EverySectionHasItsDocumentedDefault) {
   EXPECT_EQ(c.fabric.topology, Topology::kSingleSwitch);
   EXPECT_EQ(c.fabric.ecn.kmin_bytes, 150'000u);
   EXPECT_EQ(c.fabric.ecn.kmax_bytes, 1'500'000u);
+  EXPECT_EQ(c.fabric.ecn.mark_at, EcnMarkPoint::kDequeue);
+  EXPECT_EQ(c.fabric.buffer.ingress_reserve_bytes, 16'384u);
   EXPECT_FALSE(c.fabric.pfc.enabled);
   EXPECT_TRUE(c.telemetry.metrics.enabled);
   EXPECT_EQ(c.telemetry.metrics.address, "127.0.0.1");
@@ -164,6 +166,18 @@ TEST(Overrides, ChangeAnyKeyIncludingListElements) {
   EXPECT_EQ(loaded.config.run.seed, 42u);
   EXPECT_EQ(loaded.config.workload.jobs[0].iterations, 3u);
   EXPECT_EQ(loaded.config.telemetry.metrics.port, 9999u);
+}
+
+TEST(Overrides, SetTheEcnMarkPointAndTheIngressReserve) {
+  auto loaded = load_inline(kMinimalConfig,
+                            {"fabric.ecn.mark_at=enqueue", "fabric.buffer.ingress_reserve=0"});
+  ASSERT_TRUE(loaded.ok()) << errors_of(loaded);
+  EXPECT_EQ(loaded.config.fabric.ecn.mark_at, EcnMarkPoint::kEnqueue);
+  EXPECT_EQ(loaded.config.fabric.buffer.ingress_reserve_bytes, 0u);
+  auto bad = load_inline(kMinimalConfig, {"fabric.ecn.mark_at=egress"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(errors_of(bad).find("fabric.ecn.mark_at"), std::string::npos) << errors_of(bad);
+  EXPECT_NE(errors_of(bad).find("dequeue"), std::string::npos) << errors_of(bad);
 }
 
 TEST(Overrides, LaterArgumentsWinAndAnEmptyValueRestoresTheDefault) {

@@ -12,6 +12,7 @@ namespace {
 TEST(FabricTwinBuffer, ExhaustedBufferTailDropsAndCounts) {
   control::FabricConfig config = quiet_fabric();
   config.buffer.size_bytes = 10'000;
+  config.buffer.ingress_reserve_bytes = 0;
   clock::VirtualClock clock;
   std::vector<TwinPortSpec> ports{{"fast", k100G}, {"slow", k25G}};
   FabricTwin twin(config, ports, clock, 1);
@@ -37,10 +38,63 @@ TEST(FabricTwinBuffer, ExhaustedBufferTailDropsAndCounts) {
   EXPECT_EQ(twin.packets_in_fabric(), 0u);
 }
 
+// Packets admitted toward port "slow" from hosts 0 and 1 while the slow port is paused (nothing
+// leaves): host 0 sends 30 packets of 1000 bytes, then host 1 sends 3.
+std::pair<size_t, size_t> admitted_while_paused(uint64_t reserve) {
+  control::FabricConfig config = quiet_fabric();
+  config.buffer.size_bytes = 26'000;
+  config.buffer.ingress_reserve_bytes = reserve;
+  clock::VirtualClock clock;
+  std::vector<TwinPortSpec> ports{{"a", k100G}, {"b", k100G}, {"slow", k25G}};
+  FabricTwin twin(config, ports, clock, 1);
+  NicDriver driver(twin, clock);
+  Packet pause;
+  pause.kind = PacketKind::kPfcPause;
+  pause.src_port = 2;
+  pause.dst_port = 2;
+  pause.pfc_priority = 0;
+  pause.pfc_quanta = 0xFFFF;  // 1.3 ms at 25G; the switch holds the queue until then
+  twin.port(2).transmit(pause, 0);
+  for (uint32_t i = 0; i < 30; ++i) driver.send(data_packet(0, 2, 1000, i), 2'000);
+  for (uint32_t i = 0; i < 3; ++i) driver.send(data_packet(1, 2, 1000, 1000 + i), 6'000);
+  clock.run_until(clock::kNever);
+  std::pair<size_t, size_t> admitted{0, 0};
+  for (const Delivery& d : driver.data_received_by(2)) {
+    ++(d.packet.psn >= 1000 ? admitted.second : admitted.first);
+  }
+  return admitted;
+}
+
+TEST(FabricTwinBuffer, AnIngressReserveAdmitsASenderTheFullPoolWouldStarve) {
+  // 26 kB with 2 kB reserved for each of the 3 ports: a 20 kB pool. Host 0 gets its reserve and
+  // the pool (22 packets); host 1 still gets its own reserve (2 packets).
+  EXPECT_EQ(admitted_while_paused(2'000), std::make_pair(size_t{22}, size_t{2}));
+  // Without reserves host 0 takes all 26 kB and host 1 gets nothing.
+  EXPECT_EQ(admitted_while_paused(0), std::make_pair(size_t{26}, size_t{0}));
+}
+
+TEST(FabricTwinBuffer, ReservesThatLeaveNothingToShareAreRefused) {
+  control::FabricConfig config = quiet_fabric();
+  config.buffer.size_bytes = 30'000;
+  config.buffer.ingress_reserve_bytes = 10'000;
+  clock::VirtualClock clock;
+  const auto ports = uniform_ports(3);
+  try {
+    FabricTwin twin(config, ports, clock, 1);
+    FAIL() << "expected the twin to refuse the reserves";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_STREQ(error.what(),
+                 "fabric twin: fabric.buffer.ingress_reserve: 3 ports x 10000 B of reserve leave "
+                 "nothing of the 30000 B buffer of switch \"switch\" to share; lower the reserve "
+                 "or raise fabric.buffer.size");
+  }
+}
+
 // Two 100G -> 25G streams through one 4-port switch: hosts 0 -> 2 and 1 -> 3.
 std::pair<uint64_t, uint64_t> peak_depths(control::BufferMode mode, uint64_t size) {
   control::FabricConfig config = quiet_fabric();
   config.buffer.size_bytes = size;
+  config.buffer.ingress_reserve_bytes = 0;
   config.buffer.mode = mode;
   clock::VirtualClock clock;
   std::vector<TwinPortSpec> ports{{"a", k100G}, {"b", k100G}, {"c", k25G}, {"d", k25G}};

@@ -1,14 +1,18 @@
 // RED/ECN marking at the switch egress (spec 3.8): none below Kmin, all ECN-capable packets above
-// Kmax, about Pmax-proportional in between, never a Not-ECT packet. The queue comes from a
+// Kmax, about Pmax-proportional in between, never a Not-ECT packet; decided on the depth ahead of
+// a packet as it joins the queue or on the depth behind it as it leaves. The queue comes from a
 // 100 Gb/s sender into a 25 Gb/s receiver: packets arrive every 80 ns and leave every 320 ns.
 #include <gtest/gtest.h>
 
 #include "nic/loopback/fabric_twin.h"
 #include "tests/loopback/nic_driver.h"
+#include "traffic/clock/line_rate.h"
 #include "traffic/clock/virtual_clock.h"
 
 namespace etwire::nic::loopback::testing {
 namespace {
+
+using clock::Nanos;
 
 struct MarkingRun {
   std::vector<Delivery> received;
@@ -17,12 +21,14 @@ struct MarkingRun {
 };
 
 MarkingRun run_into_slow_port(uint64_t kmin, uint64_t kmax, double pmax, uint8_t codepoint,
-                              uint32_t packets, const control::FabricPortOverride* slow = nullptr) {
+                              uint32_t packets, const control::FabricPortOverride* slow = nullptr,
+                              control::EcnMarkPoint mark_at = control::EcnMarkPoint::kEnqueue) {
   control::FabricConfig config = quiet_fabric();
   config.ecn.enabled = true;
   config.ecn.kmin_bytes = kmin;
   config.ecn.kmax_bytes = kmax;
   config.ecn.pmax = pmax;
+  config.ecn.mark_at = mark_at;
   if (slow != nullptr) config.port_overrides.push_back(*slow);
   clock::VirtualClock clock;
   std::vector<TwinPortSpec> ports{{"fast", k100G}, {"slow", k25G}};
@@ -82,6 +88,45 @@ TEST(FabricTwinEcn, BetweenThresholdsMarksInProportionToPmax) {
   EXPECT_NEAR(static_cast<double>(count_ce(full.received)), 199.5, 30);
   EXPECT_NEAR(static_cast<double>(count_ce(half.received)), 99.75, 25);
   EXPECT_EQ(full.port_marks, count_ce(full.received));
+}
+
+TEST(FabricTwinEcn, OnDequeueThePacketsWithABacklogBehindThemAreMarked) {
+  const MarkingRun run =
+      run_into_slow_port(0, 1, 0.0, ecn::kEct0, 200, nullptr, control::EcnMarkPoint::kDequeue);
+  ASSERT_EQ(run.received.size(), 200u);
+  // Packet 0 leaves before packet 1 arrives: nothing behind it. Packet 1 leaves 320 ns later
+  // with packets 2 and 3 behind it, and so on, until packet 199 leaves an empty queue.
+  EXPECT_EQ(run.received[0].packet.ecn, ecn::kEct0);
+  for (size_t i = 1; i + 1 < run.received.size(); ++i) {
+    EXPECT_EQ(run.received[i].packet.ecn, ecn::kCe) << "packet " << i;
+  }
+  EXPECT_EQ(run.received[199].packet.ecn, ecn::kEct0);
+  EXPECT_EQ(run.port_marks, 198u);
+  EXPECT_EQ(run.queue_marks, 198u);
+}
+
+Nanos first_mark_delivered(const MarkingRun& run) {
+  for (const Delivery& d : run.received) {
+    if (d.packet.ecn == ecn::kCe) return d.at;
+  }
+  return clock::kNever;
+}
+
+TEST(FabricTwinEcn, OnDequeueTheFirstMarkArrivesADrainTimeEarlier) {
+  // Above Kmin = 100 kB every packet is marked. The queue grows by 750 B per 80 ns, so it passes
+  // 100 kB about 10.7 us in. On enqueue the first marked packet then waits behind 100 kB, which
+  // the 25G port drains in 32 us; on dequeue the packet leaving at that moment carries the mark.
+  constexpr uint64_t kKmin = 100'000;
+  const MarkingRun enqueue = run_into_slow_port(kKmin, kKmin, 1.0, ecn::kEct0, 400);
+  const MarkingRun dequeue = run_into_slow_port(kKmin, kKmin, 1.0, ecn::kEct0, 400, nullptr,
+                                                control::EcnMarkPoint::kDequeue);
+  const Nanos drain = clock::LineRateTimer::duration(kKmin, k25G);
+  const Nanos enqueue_first = first_mark_delivered(enqueue);
+  const Nanos dequeue_first = first_mark_delivered(dequeue);
+  ASSERT_NE(dequeue_first, clock::kNever);
+  ASSERT_NE(enqueue_first, clock::kNever);
+  EXPECT_NEAR(static_cast<double>(enqueue_first - dequeue_first), static_cast<double>(drain),
+              1'000);
 }
 
 TEST(FabricTwinEcn, PortOverrideSetsTheMarkingOfTheQueueTowardThatPort) {

@@ -19,6 +19,7 @@ constexpr uint8_t kLossless = 3;
 control::FabricConfig pfc_fabric(bool enabled, uint64_t buffer_bytes) {
   control::FabricConfig config = quiet_fabric();
   config.buffer.size_bytes = buffer_bytes;
+  config.buffer.ingress_reserve_bytes = 0;
   config.pfc.enabled = enabled;
   config.pfc.xoff_bytes = 20'000;
   config.pfc.xon_bytes = 10'000;
