@@ -278,6 +278,38 @@ TEST(Transport, CongestionMarksBecomePacedCnpsAndSlowTheSender) {
             static_cast<double>(k100G));
 }
 
+TEST(Transport, AWaitingQpTakesARateIncreaseAtOnce) {
+  // One CE mark sets the sender to 1 Mb/s (rate_on_first_cnp): its next 1106-byte packet would
+  // wait 8.8 ms there. The increase timer (300 us) raises the rate long before that, and the
+  // waiting QP sends at the new rate then, not after the old gap.
+  control::TransportConfig config;
+  config.pmtu = 1024;
+  config.dcqcn.rate_on_first_cnp_bps = 1'000'000;
+  Rig rig(config);
+  rig.wire.set_hook([](nic::Packet& packet, Nanos) {
+    if (packet.is_data() && packet.psn == 0) packet.ecn = nic::ecn::kCe;
+    return Verdict::kDeliver;
+  });
+  const auto connection = rig.transport.connect(0, 1, 1);
+  rig.transport.post(connection, 1024 * 1024, {});
+  rig.run();
+  ASSERT_EQ(rig.observer.finished.size(), 1u);
+  EXPECT_EQ(rig.observer.finished[0].status, FlowStatus::kCompleted);
+  EXPECT_EQ(rig.transport.port_counters(0).cnps_received, 1u);
+  Nanos previous = -1;
+  Nanos longest_gap = 0;
+  for (const auto& sent : rig.wire.sent()) {
+    if (!sent.packet.is_data() || sent.packet.dest_qpn != connection.responder) continue;
+    if (previous >= 0) longest_gap = std::max(longest_gap, sent.at - previous);
+    previous = sent.at;
+  }
+  // Each increase re-times the wait: the rate climbs from 1 Mb/s in 300 us steps, so no gap
+  // comes near the 8.8 ms one packet would have left at the floor.
+  const Nanos gap_at_floor =
+      clock::LineRateTimer::duration(wire_bytes_of(nic::opcode::kWriteMiddle, 1024), 1'000'000);
+  EXPECT_LT(longest_gap, gap_at_floor / 4);
+}
+
 TEST(Transport, PauseFramesHoldDataUntilResume) {
   Rig rig;
   const auto connection = rig.transport.connect(0, 1, 1);

@@ -25,6 +25,14 @@ class DcqcnReactionPoint {
   // goes backwards between calls.
   uint64_t rate_bps(clock::Nanos now);
 
+  // When the increase timer next raises the rate (after applying every timer due by `now`);
+  // kNever while the QP is at line rate. A QP waiting out its pacer at a low rate wakes then to
+  // take the higher rate, as a NIC's rate limiter does.
+  clock::Nanos next_timer_increase(clock::Nanos now) {
+    advance(now);
+    return enabled() ? next_increase_timer_ : clock::kNever;
+  }
+
   // A CNP for this QP arrived.
   void on_cnp(clock::Nanos now);
 

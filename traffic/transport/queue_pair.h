@@ -49,6 +49,10 @@ struct RequesterQp {
 
   clock::Nanos next_send_at = 0;  // the pacer lets the next packet start here
   clock::LineRateTimer pacer;
+  // The last paced packet: its start and wire bytes, to re-time the gap after it when the rate
+  // rises while the QP waits.
+  clock::Nanos paced_start = 0;
+  uint32_t paced_bytes = 0;
   DcqcnReactionPoint reaction_point;
 
   SendState state = SendState::kIdle;

@@ -135,6 +135,7 @@ void Transport::on_event(uint64_t tag, clock::Nanos now) {
       RequesterQp& qp = requesters_[index];
       if (qp.state != SendState::kWaiting) break;
       qp.state = SendState::kIdle;
+      retime_pacer(qp, now);
       make_ready(index, now);
       break;
     }

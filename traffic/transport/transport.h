@@ -77,6 +77,7 @@ class Transport final : public clock::EventHandler {
   bool send_control(TransportPort& port, clock::Nanos now);
   bool send_data(uint32_t port_index, clock::Nanos now);
   void make_ready(uint32_t requester, clock::Nanos now);
+  void retime_pacer(RequesterQp& qp, clock::Nanos now);
   void receive(uint32_t port, const nic::Packet& packet, clock::Nanos now);
   void on_pause_frame(uint32_t port, const nic::Packet& packet, clock::Nanos now);
 

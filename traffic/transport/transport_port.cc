@@ -21,13 +21,28 @@ void Transport::make_ready(uint32_t requester, clock::Nanos now) {
   if (qp.state != SendState::kIdle || !qp.has_packet_to_send()) return;
   if (qp.next_send_at > now) {
     qp.state = SendState::kWaiting;
-    scheduler_.run_at(qp.next_send_at, this,
-                      event_tag::make(event_tag::Kind::kPacerWake, requester));
+    // A gap timed at a low rate can be far longer than the time to the next rate increase (a
+    // packet at 1 Mb/s is 33 ms of gap): wake at the increase to re-time it.
+    const clock::Nanos increase = qp.reaction_point.next_timer_increase(now);
+    const clock::Nanos wake =
+        increase > now ? std::min(qp.next_send_at, increase) : qp.next_send_at;
+    scheduler_.run_at(wake, this, event_tag::make(event_tag::Kind::kPacerWake, requester));
     return;
   }
   qp.state = SendState::kReady;
   ports_[qp.port].ready.push_back(requester);
   kick(qp.port, now);
+}
+
+void Transport::retime_pacer(RequesterQp& qp, clock::Nanos now) {
+  if (now >= qp.next_send_at) return;
+  const uint64_t rate = qp.reaction_point.rate_bps(now);
+  if (rate <= qp.pacer.rate_bps()) return;
+  // The rate rose while the QP waited: the gap after its last packet is as long as that packet
+  // takes at the new rate (a fresh timer: the sub-nanosecond remainder of the old rate is moot).
+  clock::LineRateTimer pacer(rate);
+  qp.next_send_at = std::max(now, pacer.transmit(qp.paced_start, qp.paced_bytes));
+  qp.pacer = pacer;
 }
 
 void Transport::kick(uint32_t port_index, clock::Nanos now) {
@@ -96,6 +111,8 @@ bool Transport::send_data(uint32_t port_index, clock::Nanos now) {
     } else {
       qp.pacer.set_rate(rate);
       qp.next_send_at = qp.pacer.transmit(now, packet.wire_bytes);
+      qp.paced_start = now;
+      qp.paced_bytes = packet.wire_bytes;
     }
     if (qp.has_packet_to_send()) {
       if (qp.next_send_at <= port.wire.free_at()) {
