@@ -5,9 +5,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "nic/frame_size.h"
 #include "nic/loopback/setup_checks.h"
 #include "nic/loopback/twin_event.h"
+#include "nic/pfc_frame.h"
 
 namespace etwire::nic::loopback {
 
@@ -20,12 +20,6 @@ constexpr uint64_t kEcnStreams = uint64_t{2} << 40;
 const control::FabricConfig& checked(const control::FabricConfig& config) {
   check_fabric_settings(config);
   return config;
-}
-
-uint32_t pfc_frame_wire_bytes() {
-  Packet pause;
-  pause.kind = PacketKind::kPfcPause;
-  return wire_bytes(pause, FrameFormat{});
 }
 
 void check_probability(double probability) {
@@ -42,7 +36,7 @@ FabricTwin::FabricTwin(const control::FabricConfig& config, std::span<const Twin
     : scheduler_(scheduler),
       start_(scheduler.now()),
       layout_(checked(config), ports),
-      pfc_frame_bytes_(pfc_frame_wire_bytes()),
+      pfc_frame_bytes_(pfc_frame(0, 0, 0, 0).wire_bytes),
       per_port_buffer_(config.buffer.mode == control::BufferMode::kPerPort) {
   const auto switch_latency = static_cast<clock::Nanos>(config.switch_latency_ns);
 

@@ -3,6 +3,7 @@
 // the pauses they receive; NIC ports receiving pauses (for the transport) and storming.
 #include "nic/loopback/fabric_twin.h"
 #include "nic/loopback/twin_event.h"
+#include "nic/pfc_frame.h"
 
 namespace etwire::nic::loopback {
 
@@ -44,14 +45,8 @@ void FabricTwin::pfc_frame_arrives(uint64_t payload, clock::Nanos now) {
 
   if (link.to.is_host()) {
     // The NIC does not pause itself: the transport owns its send queues and honours the frame.
-    Packet frame;
-    frame.kind = PacketKind::kPfcPause;
-    frame.src_port = link.to.index;  // link-local: no fabric source, both name the host
-    frame.dst_port = link.to.index;
-    frame.priority = priority;
-    frame.pfc_priority = priority;
-    frame.pfc_quanta = quanta;
-    frame.wire_bytes = pfc_frame_bytes_;
+    // Link-local: no fabric source, both ports name the host.
+    const Packet frame = pfc_frame(link.to.index, link.to.index, priority, quanta);
     if (PacketReceiver* receiver = hosts_[link.to.index].port.receiver()) {
       receiver->receive(frame, now);
     }

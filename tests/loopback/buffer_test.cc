@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "nic/loopback/fabric_twin.h"
+#include "nic/pfc_frame.h"
 #include "tests/loopback/nic_driver.h"
 #include "traffic/clock/virtual_clock.h"
 
@@ -48,13 +49,8 @@ std::pair<size_t, size_t> admitted_while_paused(uint64_t reserve) {
   std::vector<TwinPortSpec> ports{{"a", k100G}, {"b", k100G}, {"slow", k25G}};
   FabricTwin twin(config, ports, clock, 1);
   NicDriver driver(twin, clock);
-  Packet pause;
-  pause.kind = PacketKind::kPfcPause;
-  pause.src_port = 2;
-  pause.dst_port = 2;
-  pause.pfc_priority = 0;
-  pause.pfc_quanta = 0xFFFF;  // 1.3 ms at 25G; the switch holds the queue until then
-  twin.port(2).transmit(pause, 0);
+  // 0xFFFF quanta: 1.3 ms at 25G; the switch holds the queue until then.
+  twin.port(2).transmit(pfc_frame(2, 2, 0, 0xFFFF), 0);
   for (uint32_t i = 0; i < 30; ++i) driver.send(data_packet(0, 2, 1000, i), 2'000);
   for (uint32_t i = 0; i < 3; ++i) driver.send(data_packet(1, 2, 1000, 1000 + i), 6'000);
   clock.run_until(clock::kNever);

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "nic/loopback/fabric_twin.h"
+#include "nic/pfc_frame.h"
 #include "tests/loopback/nic_driver.h"
 #include "traffic/clock/virtual_clock.h"
 
@@ -257,19 +258,11 @@ TEST(FabricTwinPfc, ResumeFromTheNicReleasesThePausedClassAtOnce) {
   const auto ports = uniform_ports(2);
   FabricTwin twin(config, ports, clock, 1);
   NicDriver driver(twin, clock);
-  Packet pause;
-  pause.kind = PacketKind::kPfcPause;
-  pause.src_port = 1;
-  pause.dst_port = 1;
-  pause.pfc_priority = kLossless;
-  pause.pfc_quanta = 0xFFFF;
-  twin.port(1).transmit(pause, 0);  // reaches the switch at 7 + 1000
+  twin.port(1).transmit(pfc_frame(1, 1, kLossless, 0xFFFF), 0);  // reaches the switch at 7 + 1000
   driver.send(data_packet(0, 1, 1000, 1, kLossless), 0);
   Timed resume([&](clock::Nanos now) {
     EXPECT_TRUE(driver.data_received_by(1).empty());
-    Packet frame = pause;
-    frame.pfc_quanta = 0;
-    twin.port(1).transmit(frame, now);
+    twin.port(1).transmit(pfc_frame(1, 1, kLossless, 0), now);
   });
   clock.run_at(50'000, &resume, 0);
   clock.run_until(clock::kNever);

@@ -7,6 +7,7 @@
 #include "tests/transport/packet_sizes.h"
 
 #include "nic/frame_size.h"
+#include "nic/pfc_frame.h"
 #include "tests/transport/ideal_wire.h"
 #include "tests/transport/recording_observer.h"
 #include "traffic/clock/line_rate.h"
@@ -41,6 +42,13 @@ struct Rig {
       if (sent.packet.is_data()) data.push_back(sent.packet);
     }
     return data;
+  }
+  // When the first data packet started on the wire, -1 if none did.
+  Nanos first_data_sent_at() const {
+    for (const auto& sent : wire.sent()) {
+      if (sent.packet.is_data()) return sent.at;
+    }
+    return -1;
   }
 
   control::TransportConfig config;
@@ -314,58 +322,28 @@ TEST(Transport, PauseFramesHoldDataUntilResume) {
   Rig rig;
   const auto connection = rig.transport.connect(0, 1, 1);
   // Port 1 pauses class 3 for 1000 quanta (1000 x 512 bit times = 5120 ns at 100 Gb/s).
-  nic::Packet pause;
-  pause.kind = nic::PacketKind::kPfcPause;
-  pause.src_port = 1;
-  pause.dst_port = 0;
-  pause.pfc_priority = 3;
-  pause.pfc_quanta = 1000;
-  pause.wire_bytes = 84;
-  rig.wire.port(1).transmit(pause, 0);  // arrives at 7 + 1000 = 1007 ns
+  rig.wire.port(1).transmit(nic::pfc_frame(1, 0, 3, 1000), 0);  // arrives at 7 + 1000 = 1007 ns
   rig.clock.run_until(1007);
   rig.transport.post(connection, 4096, {});
   rig.clock.run_until(3000);
   EXPECT_TRUE(rig.data_sent().empty());
   EXPECT_EQ(rig.transport.port_counters(0).pauses_received, 1u);
   rig.run();
-  const auto& sent = rig.wire.sent();
-  Nanos first_data = -1;
-  for (const auto& s : sent) {
-    if (s.packet.is_data()) {
-      first_data = s.at;
-      break;
-    }
-  }
   // 1000 quanta x 512 bits at 100 Gb/s = 5120 ns after the pause arrived.
-  EXPECT_EQ(first_data, 1007 + 5120);
+  EXPECT_EQ(rig.first_data_sent_at(), 1007 + 5120);
   ASSERT_EQ(rig.observer.finished.size(), 1u);
 }
 
 TEST(Transport, ResumeFrameEndsAPauseEarly) {
   Rig rig;
   const auto connection = rig.transport.connect(0, 1, 1);
-  nic::Packet pause;
-  pause.kind = nic::PacketKind::kPfcPause;
-  pause.src_port = 1;
-  pause.dst_port = 0;
-  pause.pfc_priority = 3;
-  pause.pfc_quanta = 0xFFFF;
-  pause.wire_bytes = 84;
-  rig.wire.port(1).transmit(pause, 0);  // arrives at 1007
+  rig.wire.port(1).transmit(nic::pfc_frame(1, 0, 3, 0xFFFF), 0);  // arrives at 1007
   rig.clock.run_until(1007);
   rig.transport.post(connection, 4096, {});
-  pause.pfc_quanta = 0;
   rig.clock.run_until(1500);
-  rig.wire.port(1).transmit(pause, 1500);  // resume arrives at 2507
+  rig.wire.port(1).transmit(nic::pfc_frame(1, 0, 3, 0), 1500);  // resume arrives at 2507
   rig.run();
-  Nanos first_data = -1;
-  for (const auto& s : rig.wire.sent()) {
-    if (s.packet.is_data()) {
-      first_data = s.at;
-      break;
-    }
-  }
-  EXPECT_EQ(first_data, 2507);
+  EXPECT_EQ(rig.first_data_sent_at(), 2507);
   EXPECT_EQ(rig.transport.port_counters(0).resumes_received, 1u);
 }
 
