@@ -122,6 +122,8 @@ class FabricTwin final : private clock::EventHandler {
   void deliver_to_host(uint32_t host, uint32_t slot, clock::Nanos now);
   void arrive_at_switch(uint32_t switch_port, uint32_t slot, clock::Nanos now);
   void try_start(uint32_t switch_port, clock::Nanos now);
+  // RED on an ECN-capable packet of a port's queue; a marked packet becomes CE and is counted.
+  void mark_if_congested(SwitchPort& port, uint8_t priority, Packet& packet);
   void wake_at(uint32_t switch_port, clock::Nanos at);
 
   // PFC.

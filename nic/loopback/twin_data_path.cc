@@ -130,12 +130,7 @@ void FabricTwin::arrive_at_switch(uint32_t ingress_index, uint32_t slot, clock::
   }
 
   const bool capable = ecn_capable(packet.ecn);
-  if (capable && !egress.red.marks_on_dequeue() &&
-      egress.red.should_mark(egress.egress.depth_bytes(priority), egress.ecn_rng)) {
-    packet.ecn = ecn::kCe;
-    ++egress.counters.ecn_marked;
-    ++queue.ecn_marked;
-  }
+  if (capable && !egress.red.marks_on_dequeue()) mark_if_congested(egress, priority, packet);
   egress.egress.enqueue(
       priority,
       QueuedPacket{slot, bytes, charge, lossless ? ingress_index : kNoSwitchPort, capable}, now);
@@ -178,11 +173,8 @@ void FabricTwin::try_start(uint32_t port_index, clock::Nanos now) {
   }
   const auto priority = static_cast<uint8_t>(next);
   const QueuedPacket packet = egress.pop(priority, now);
-  if (packet.ecn_capable && port.red.marks_on_dequeue() &&
-      port.red.should_mark(egress.depth_bytes(priority), port.ecn_rng)) {
-    pool_[packet.slot].ecn = ecn::kCe;
-    ++port.counters.ecn_marked;
-    ++egress.stats(priority).ecn_marked;
+  if (packet.ecn_capable && port.red.marks_on_dequeue()) {
+    mark_if_congested(port, priority, pool_[packet.slot]);
   }
   // The packet leaves the buffer when it starts on the wire: its bytes are the link's now.
   buffers_[port.switch_index].release(packet.charge, packet.bytes);
@@ -192,6 +184,14 @@ void FabricTwin::try_start(uint32_t port_index, clock::Nanos now) {
     owe_pfc_frame(packet.pfc_ingress_port, priority, 0, now);
   }
   if (egress.has_work()) wake_at(port_index, link.wire.free_at());
+}
+
+void FabricTwin::mark_if_congested(SwitchPort& port, uint8_t priority, Packet& packet) {
+  // The depth now: ahead of the packet when it is joining the queue, behind it when leaving.
+  if (!port.red.should_mark(port.egress.depth_bytes(priority), port.ecn_rng)) return;
+  packet.ecn = ecn::kCe;
+  ++port.counters.ecn_marked;
+  ++port.egress.stats(priority).ecn_marked;
 }
 
 void FabricTwin::wake_at(uint32_t port_index, clock::Nanos at) {
