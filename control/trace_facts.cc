@@ -28,11 +28,9 @@ class GroupResolver {
     }
     std::optional<int64_t> id;
     try {
-      auto group = set_.resolve_group(node, file);
-      auto ref = trace::parse_pg_name(node.comm.pg_name.view());
-      bool from_file = ref && ref->explicit_id && set_.comm_groups().find(ref->id) != nullptr;
-      id = from_file ? group.id : kAllRanksGroup;
-      facts_.groups.emplace(*id, std::move(group.members));
+      NodeGroup group = resolve_node_group(set_, node, file);
+      id = group.key;
+      facts_.groups.emplace(group.key, std::move(group.members));
     } catch (const trace::TraceError& e) {
       undefined_index_[key] = facts_.undefined_groups.size();
       facts_.undefined_groups.push_back({key, rank, e.what(), 1});
@@ -69,6 +67,16 @@ void note_outsider(TraceFacts& facts, int32_t rank, int64_t group, const std::st
 std::string group_label(int64_t group_id) {
   return group_id == kAllRanksGroup ? "the all-ranks group"
                                     : fmt::format("process group {}", group_id);
+}
+
+NodeGroup resolve_node_group(const trace::TraceSet& set, const trace::TraceNode& node,
+                             const std::string& file) {
+  auto group = set.resolve_group(node, file);
+  auto ref = trace::parse_pg_name(node.comm.pg_name.view());
+  // "0.0" names group 0 of the file when the file defines it; otherwise, like an absent name, it
+  // is the implicit all-ranks group, kept apart from a file-defined group 0 with other members.
+  bool from_file = ref && ref->explicit_id && set.comm_groups().find(ref->id) != nullptr;
+  return {from_file ? group.id : kAllRanksGroup, std::move(group.members)};
 }
 
 TraceFacts scan_trace_set(const trace::TraceSet& set, const feeder::NodeFilter& filter) {

@@ -80,6 +80,16 @@ struct TraceFacts {
   uint64_t comm_nodes_kept = 0;
 };
 
+// The process group a collective node names: its key (a comm-group id, or kAllRanksGroup for the
+// implicit all-ranks group) and its members in group order. Throws trace::TraceError, located at
+// the node, when the pg_name names no group.
+struct NodeGroup {
+  int64_t key = kAllRanksGroup;
+  std::vector<int32_t> members;
+};
+NodeGroup resolve_node_group(const trace::TraceSet& set, const trace::TraceNode& node,
+                             const std::string& file);
+
 // Reads every rank of `set`. Nodes the filter drops are skipped: they complete at once in a
 // replay, so neither their traffic nor their process group matters. Throws trace::TraceError
 // when a file cannot be read.

@@ -60,19 +60,6 @@ SharesBySource shares_of(const collectives::CollectiveProgram& program) {
   return by_source;
 }
 
-collectives::CollectiveSpec base_spec(const RunConfig& config, const JobMapping& mapping) {
-  const CollectivesConfig& c = config.collectives;
-  collectives::CollectiveSpec spec;
-  spec.chunks = c.chunks;
-  spec.chunk_bytes = c.chunk_bytes;
-  spec.qps = c.qps_per_peer;
-  spec.qp_alignment = c.qp_alignment;
-  spec.size_convention = config.workload.comm_size;
-  spec.ranks_per_host = mapping.hosts.ranks_per_host;
-  spec.barrier_bytes = c.barrier_bytes;
-  return spec;
-}
-
 // Accumulates one job's traffic.
 class JobPlanner {
  public:
@@ -84,7 +71,7 @@ class JobPlanner {
         placement_(*loaded.placements[job]),
         plan_(plan),
         out_(out),
-        base_(base_spec(config_, config_.mapping.jobs[job])) {
+        base_(base_collective_spec(config_, job)) {
     plan_.jobs[job].resize(static_cast<size_t>(facts_.world_size));
   }
 
@@ -201,6 +188,19 @@ uint64_t ceil_div(uint64_t a, uint64_t b) {
 }
 
 }  // namespace
+
+collectives::CollectiveSpec base_collective_spec(const RunConfig& config, size_t job) {
+  const CollectivesConfig& c = config.collectives;
+  collectives::CollectiveSpec spec;
+  spec.chunks = c.chunks;
+  spec.chunk_bytes = c.chunk_bytes;
+  spec.qps = c.qps_per_peer;
+  spec.qp_alignment = c.qp_alignment;
+  spec.size_convention = config.workload.comm_size;
+  spec.ranks_per_host = config.mapping.jobs[job].hosts.ranks_per_host;
+  spec.barrier_bytes = c.barrier_bytes;
+  return spec;
+}
 
 uint32_t per_packet_overhead(const RunConfig& config, const PortConfig& port) {
   // Ethernet 14 + FCS 4 + preamble, SFD and inter-frame gap 20; IPv4 20 or IPv6 40; UDP 8;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "control/config_loader.h"
+#include "traffic/collectives/collective_spec.h"
 
 namespace etwire::control {
 
@@ -38,6 +39,10 @@ struct TrafficPlan {
   uint64_t programs_generated = 0;                 // distinct collectives turned into programs
   uint32_t max_qps_per_peer = 0;                   // most QPs any rank pair uses
 };
+
+// The generation choices every collective of job `job` shares (chunking, QPs per peer, byte
+// convention, hosts, barrier size); the caller adds the collective, its ranks, size and algorithm.
+collectives::CollectiveSpec base_collective_spec(const RunConfig& config, size_t job);
 
 // Bytes a PMTU-sized packet costs on the wire beyond its payload, for this transport.
 uint32_t per_packet_overhead(const RunConfig& config, const PortConfig& port);

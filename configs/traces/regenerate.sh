@@ -9,3 +9,10 @@ OUT=${OUT:-$(dirname "$0")}
 # 8 ranks, 4 iterations of: 200 us of compute, then a 1 MiB all-reduce on all ranks.
 "$ETWIRE" synth microbench --collective all_reduce --bytes 1MiB --ranks 8 --iterations 4 \
   --compute-us 200 --out "$OUT/allreduce_8r/allreduce"
+
+# The mixed run (configs/mixed-allreduce-alltoall.yaml, configs/alltoall-alone.yaml): a data-
+# parallel job's large all-reduces sharing the fabric with an expert-parallel job's all-to-alls.
+"$ETWIRE" synth microbench --collective all_reduce --bytes 32MiB --ranks 8 --iterations 4 \
+  --compute-us 100 --out "$OUT/allreduce_32m_8r/allreduce"
+"$ETWIRE" synth microbench --collective all_to_all --bytes 8MiB --ranks 8 --iterations 4 \
+  --compute-us 100 --out "$OUT/alltoall_8r/alltoall"

@@ -16,5 +16,6 @@ CommandAction add_synth_command(CLI::App& app);
 CommandAction add_validate_command(CLI::App& app);
 CommandAction add_plan_command(CLI::App& app);
 CommandAction add_collective_command(CLI::App& app);
+CommandAction add_run_command(CLI::App& app);
 
 }  // namespace etwire::cli

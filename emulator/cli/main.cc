@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   remember(add_validate_command(app));
   remember(add_plan_command(app));
   remember(add_collective_command(app));
+  remember(add_run_command(app));
 
   try {
     app.parse(argc, argv);

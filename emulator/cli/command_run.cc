@@ -1,0 +1,189 @@
+// `etwire run`: replays a configuration's jobs on the data plane and writes the results:
+// summary.json, collectives.csv and flows.csv in the output directory, and the nccl-tests-style
+// report on stdout.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "control/config_loader.h"
+#include "emulator/cli/commands.h"
+#include "emulator/cli/exit_codes.h"
+#include "emulator/common/duration.h"
+#include "emulator/engine/config_digest.h"
+#include "emulator/engine/console_report.h"
+#include "emulator/engine/results_files.h"
+#include "emulator/engine/run_engine.h"
+#include "emulator/trace/trace_error.h"
+
+namespace etwire::cli {
+
+namespace {
+
+struct RunCommandOptions {
+  std::string config;
+  std::vector<std::string> overrides;
+  std::string out;
+  std::string watchdog;
+  bool no_progress = false;
+};
+
+std::atomic<bool> stop_requested{false};
+std::atomic<int> stop_signal{0};
+
+extern "C" void request_stop(int signal) {
+  stop_signal.store(signal, std::memory_order_relaxed);
+  stop_requested.store(true, std::memory_order_relaxed);
+}
+
+void print_progress(const engine::RunResults& so_far, clock::Nanos now, void*) {
+  std::cerr << fmt::format("\r  virtual {:.3f} ms | collectives done {} | flows {} ", now / 1e6,
+                           so_far.collectives.size(), so_far.flows)
+            << std::flush;
+}
+
+int exit_code_for(engine::RunStatus status) {
+  switch (status) {
+    case engine::RunStatus::kCompleted:
+      return kExitOk;
+    case engine::RunStatus::kStuck:
+      return kExitStuck;
+    case engine::RunStatus::kInterrupted:
+      return kExitInterrupted;
+    case engine::RunStatus::kFlowsFailed:
+    case engine::RunStatus::kFailed:
+      return kExitFailure;
+  }
+  return kExitFailure;
+}
+
+// Writes summary.json and collectives.csv; returns false (after saying why) when one cannot be
+// written.
+bool write_results(const engine::RunResults& results, const std::filesystem::path& out,
+                   bool collectives_csv) {
+  try {
+    engine::write_summary_json(results, (out / "summary.json").string());
+    if (collectives_csv) engine::write_collectives_csv(results, (out / "collectives.csv").string());
+    return true;
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("error: {}\n", e.what());
+    return false;
+  }
+}
+
+}  // namespace
+
+CommandAction add_run_command(CLI::App& app) {
+  auto opts = std::make_shared<RunCommandOptions>();
+  auto* cmd = app.add_subcommand(
+      "run",
+      "Replay every job of a run configuration on its ports (loopback ports: the fabric twin, in "
+      "virtual time) and record flow and collective completion times, bandwidth and congestion "
+      "counters. Writes summary.json, collectives.csv and flows.csv to the output directory and "
+      "prints an nccl-tests-style report. Exit 0 when every job completed, 1 when flows failed, "
+      "2 for bad input, 3 when the watchdog stopped a run that made no progress, 130 when "
+      "interrupted.");
+  cmd->add_option("config", opts->config, "The run configuration (YAML)")->required();
+  cmd->add_option("-s,--set", opts->overrides,
+                  "Override a key: KEY.PATH=VALUE, e.g. workload.iterations=10 (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("-o,--out", opts->out,
+                  "Results directory (default: telemetry.output_dir of the configuration)");
+  cmd->add_option("--watchdog", opts->watchdog,
+                  "Stop with a diagnosis after this long without progress, in virtual time "
+                  "(e.g. 500ms; default: run.watchdog of the configuration)");
+  cmd->add_flag("--no-progress", opts->no_progress, "No progress line on a terminal");
+  return [opts]() -> int {
+    clock::Nanos watchdog_ns = 0;
+    if (!opts->watchdog.empty()) {
+      auto parsed = etwire::parse_duration_ns(opts->watchdog);
+      if (!parsed || *parsed == 0) {
+        std::cerr << fmt::format(
+            "error: --watchdog {}: expected a positive duration such as "
+            "500ms or 10s\n",
+            opts->watchdog);
+        return kExitBadInput;
+      }
+      watchdog_ns = static_cast<clock::Nanos>(*parsed);
+    }
+    control::LoadOptions load_options;
+    load_options.overrides = opts->overrides;
+    auto loaded = control::load_config_file(opts->config, load_options);
+    std::cerr << loaded.diagnostics.to_text();
+    if (!loaded.ok() || !loaded.addresses) {
+      std::cerr << fmt::format("{}: invalid: {} error{}; nothing was run\n", opts->config,
+                               loaded.diagnostics.error_count(),
+                               loaded.diagnostics.error_count() == 1 ? "" : "s");
+      return kExitBadInput;
+    }
+    const control::RunConfig& config = loaded.config;
+    const std::filesystem::path out =
+        std::filesystem::path(opts->out.empty() ? config.telemetry.output_dir : opts->out);
+    std::error_code error;
+    std::filesystem::create_directories(out, error);
+    if (error) {
+      std::cerr << fmt::format("error: {}: cannot create the results directory: {}\n", out.string(),
+                               error.message());
+      return kExitFailure;
+    }
+
+    std::optional<engine::FlowCsvWriter> flows;
+    if (config.telemetry.record.flows) flows.emplace((out / "flows.csv").string());
+    engine::RunOptions options;
+    options.flows = flows ? &*flows : nullptr;
+    options.stop = &stop_requested;
+    options.watchdog_ns = watchdog_ns;
+    options.config_digest = engine::config_digest(opts->config, opts->overrides);
+    if (!opts->no_progress && isatty(STDERR_FILENO)) options.progress = print_progress;
+
+    std::unique_ptr<engine::RunEngine> engine;
+    try {
+      engine = std::make_unique<engine::RunEngine>(loaded, options);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << fmt::format("error: {}\n", e.what());
+      return kExitBadInput;
+    }
+    std::signal(SIGINT, request_stop);
+    std::signal(SIGTERM, request_stop);
+    std::cerr << fmt::format("running {}: {} job{}, {} ranks on {} ports; results in {}\n",
+                             config.run.name, config.workload.jobs.size(),
+                             config.workload.jobs.size() == 1 ? "" : "s",
+                             engine->results().world_size, config.ports.size(), out.string());
+    int trace_error = 0;
+    try {
+      engine->run();
+    } catch (const trace::TraceError& e) {
+      std::cerr << fmt::format("\nerror: {}\n", e.what());
+      trace_error = kExitBadInput;
+    }
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    if (options.progress) std::cerr << "\n";
+    const engine::RunResults& results = engine->results();
+    bool written = write_results(results, out, config.telemetry.record.collectives);
+    if (flows) {
+      try {
+        flows->close();
+      } catch (const std::exception& e) {
+        std::cerr << fmt::format("error: {}\n", e.what());
+        written = false;
+      }
+    }
+    if (!written) return kExitFailure;
+    std::cout << engine::console_report(results) << std::flush;
+    if (trace_error != 0) return trace_error;
+    if (results.status == engine::RunStatus::kStuck) {
+      std::cerr << fmt::format("error: the run made no progress:\n{}", results.diagnosis);
+    }
+    return exit_code_for(results.status);
+  };
+}
+
+}  // namespace etwire::cli

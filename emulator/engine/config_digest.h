@@ -1,0 +1,16 @@
+// A short fingerprint of what a run was configured with, so results can be matched to the exact
+// configuration that produced them: FNV-1a (64-bit) over the config file's bytes and each --set
+// override. Not a cryptographic hash: it tells runs apart, it does not authenticate them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace etwire::engine {
+
+// "fnv1a64:" followed by 16 hex digits. Throws std::runtime_error naming the file when it cannot
+// be read.
+std::string config_digest(const std::string& config_file,
+                          const std::vector<std::string>& overrides);
+
+}  // namespace etwire::engine

@@ -1,0 +1,75 @@
+#include "emulator/engine/loopback_data_plane.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "control/traffic_plan.h"
+
+namespace etwire::engine {
+
+namespace {
+
+std::vector<nic::loopback::TwinPortSpec> twin_ports(const control::RunConfig& config) {
+  std::vector<nic::loopback::TwinPortSpec> specs;
+  for (const control::PortConfig& port : config.ports) {
+    if (port.backend != control::Backend::kLoopback) {
+      throw std::invalid_argument(fmt::format(
+          "{}: port \"{}\" ({}) uses the {} backend; `etwire run` drives loopback ports only so "
+          "far",
+          config.source_file, port.name, port.key_path, control::backend_name(port.backend)));
+    }
+    specs.push_back({port.name, port.speed_bps});
+  }
+  return specs;
+}
+
+}  // namespace
+
+LoopbackDataPlane::LoopbackDataPlane(const control::RunConfig& config,
+                                     transport::FlowObserver& observer)
+    : config_(config), specs_(twin_ports(config)) {
+  twin_ =
+      std::make_unique<nic::loopback::FabricTwin>(config.fabric, specs_, clock_, config.run.seed);
+  transport_ = std::make_unique<transport::Transport>(config.transport, clock_, observer);
+  for (size_t p = 0; p < specs_.size(); ++p) {
+    const control::PortConfig& port = config.ports[p];
+    nic::FrameFormat format;
+    format.ip_version = config.transport.ip_version;
+    format.vlan_tagged = port.vlan != 0;
+    transport_->add_port(twin_->port(p), port.qos, format);
+  }
+}
+
+PortRecord LoopbackDataPlane::port_record(size_t port) const {
+  const auto& nic = twin_->host_counters(port);
+  const auto& facing = twin_->switch_port_counters(twin_->layout().host_switch_port(port));
+  const auto& transport = transport_->port_counters(static_cast<uint32_t>(port));
+  PortRecord record;
+  record.name = specs_[port].name;
+  record.speed_bps = specs_[port].speed_bps;
+  record.tx_bytes = nic.tx_bytes;
+  record.rx_bytes = nic.rx_bytes;
+  record.tx_packets = nic.tx_packets;
+  record.rx_packets = nic.rx_packets;
+  record.data_packets = transport.data_packets;
+  record.retransmitted_packets = transport.retransmitted_packets;
+  record.ecn_marked_received = transport.ecn_marked_received;
+  record.cnps_sent = transport.cnps_sent;
+  record.cnps_received = transport.cnps_received;
+  record.pfc_pauses_sent = nic.pfc_pauses_sent;
+  record.pfc_pauses_received = nic.pfc_pauses_received;
+  // Packets lost on the host's cable (either end) and in the queue of the switch port that
+  // delivers to it.
+  record.drops = nic.drops() + facing.drops();
+  record.timeouts = transport.timeouts;
+  return record;
+}
+
+double LoopbackDataPlane::goodput_bytes_per_second(size_t port) const {
+  const double payload = config_.transport.pmtu;
+  const double overhead = control::per_packet_overhead(config_, config_.ports[port]);
+  return payload / (payload + overhead) * static_cast<double>(specs_[port].speed_bps) / 8.0;
+}
+
+}  // namespace etwire::engine

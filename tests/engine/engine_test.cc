@@ -1,0 +1,360 @@
+// The run engine end to end on the loopback data plane: microbenchmarks reach the link's RoCE
+// goodput, upstream trace sets run to completion with the right number of collective instances,
+// two jobs sharing a fabric slow each other down, and traces that disagree end in a diagnosis.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "control/config_loader.h"
+#include "emulator/engine/run_engine.h"
+#include "emulator/synth/synth.h"
+#include "tests/testing/test_paths.h"
+
+namespace etwire::engine {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct JobText {
+  std::string name;
+  std::string trace;
+  std::string comm_groups;  // "" = none
+  std::string extra;        // more job keys, YAML lines indented by 6
+};
+
+// A config with `ports` loopback ports at 100 Gb/s on a single switch; `extra` is appended.
+std::string config_text(const std::vector<JobText>& jobs, int ports,
+                        const std::string& extra = "") {
+  std::string text = "run: {name: test, seed: 1}\nworkload:\n  jobs:\n";
+  for (const JobText& job : jobs) {
+    text += fmt::format("    - name: {}\n      trace: {}\n", job.name, job.trace);
+    if (!job.comm_groups.empty()) text += fmt::format("      comm_groups: {}\n", job.comm_groups);
+    text += job.extra;
+  }
+  text += fmt::format(
+      "ports:\n  - {{name: h, count: {}, backend: loopback, speed: 100Gbps, mtu: 4200}}\n", ports);
+  text += extra;
+  return text;
+}
+
+control::LoadedConfig load(const std::string& text, const fs::path& dir) {
+  auto loaded = control::load_config_text(text, (dir / "test.yaml").string(), dir.string());
+  EXPECT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
+  return loaded;
+}
+
+RunResults run(const control::LoadedConfig& loaded) {
+  RunEngine engine(loaded);
+  return engine.run();
+}
+
+std::string microbench(const fs::path& dir, trace::CollectiveType type, uint64_t bytes,
+                       int32_t ranks, uint32_t iterations = 1) {
+  synth::MicrobenchSpec spec;
+  spec.collective = type;
+  spec.bytes = bytes;
+  spec.ranks = ranks;
+  spec.iterations = iterations;
+  fs::create_directories(dir);
+  const std::string prefix = (dir / "t").string();
+  synth::write_microbench(spec, prefix);
+  return prefix;
+}
+
+// Large ring collectives are bandwidth-bound: busbw must come within 2 % of what the link can
+// carry as payload, pmtu / (pmtu + per-packet overhead) of the line rate.
+class RingBusbw : public ::testing::TestWithParam<std::pair<trace::CollectiveType, uint64_t>> {};
+
+TEST_P(RingBusbw, LargeMessagesReachTheLinkGoodput) {
+  const auto [type, bytes] = GetParam();
+  const fs::path dir = testing::make_scratch_dir("engine-busbw");
+  const std::string trace = microbench(dir, type, bytes, 8);
+  auto loaded = load(config_text({{"j", trace, "", ""}}, 8), dir);
+  const RunResults results = run(loaded);
+  ASSERT_EQ(results.status, RunStatus::kCompleted) << results.diagnosis;
+  ASSERT_EQ(results.collectives.size(), 1u);
+  const CollectiveRecord& record = results.collectives[0];
+  EXPECT_EQ(record.algorithm, collectives::Algorithm::kRing);
+  EXPECT_EQ(record.group_size, 8u);
+  const double ratio = record.busbw_bytes_per_second() / results.goodput_bytes_per_second;
+  EXPECT_GE(ratio, 0.98) << "busbw " << record.busbw_bytes_per_second() / 1e9 << " GB/s";
+  EXPECT_LE(ratio, 1.0) << "busbw above the link's goodput: the accounting is wrong";
+  EXPECT_EQ(results.failed_flows, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Engine, RingBusbw,
+    ::testing::Values(std::make_pair(trace::CollectiveType::kAllReduce, uint64_t{64} << 20),
+                      std::make_pair(trace::CollectiveType::kReduceScatter, uint64_t{64} << 20),
+                      std::make_pair(trace::CollectiveType::kAllGather, uint64_t{8} << 20)));
+
+// What the goodput is: a 4096-byte PMTU on 100 Gb/s with IPv4 RoCEv2 framing.
+TEST(Engine, GoodputIsPayloadShareOfLineRate) {
+  const fs::path dir = testing::make_scratch_dir("engine-goodput");
+  const std::string trace = microbench(dir, trace::CollectiveType::kAllReduce, 4096, 2);
+  auto loaded = load(config_text({{"j", trace, "", ""}}, 2), dir);
+  RunEngine engine(loaded);
+  // Ethernet 14 + FCS 4 + preamble and gap 20 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 = 82 bytes.
+  EXPECT_DOUBLE_EQ(engine.results().goodput_bytes_per_second, 4096.0 / (4096 + 82) * 100e9 / 8);
+}
+
+TEST(Engine, IterationsAndWarmupAreCountedAndSeparated) {
+  const fs::path dir = testing::make_scratch_dir("engine-iterations");
+  synth::MicrobenchSpec spec;
+  spec.bytes = 256 << 10;
+  spec.ranks = 4;
+  spec.iterations = 2;  // two all-reduces per trace replay
+  spec.compute_us = 50;
+  synth::write_microbench(spec, (dir / "t").string());
+  auto loaded = load(
+      "run: {name: t, seed: 1}\nworkload:\n  iterations: 3\n  warmup_iterations: 2\n  jobs:\n"
+      "    - {name: j, trace: t}\nports:\n  - {name: h, count: 4, backend: loopback}\n",
+      dir);
+  const RunResults results = run(loaded);
+  ASSERT_EQ(results.status, RunStatus::kCompleted) << results.diagnosis;
+  ASSERT_EQ(results.collectives.size(), 2u * (3 + 2));
+  ASSERT_EQ(results.iterations.size(), 5u);
+  for (uint32_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(results.iterations[i].iteration, i);
+    EXPECT_EQ(results.iterations[i].warmup, i < 2);
+    EXPECT_GT(results.iterations[i].jct(), 0);
+    // 100 us of compute per rank per replay (two 50 us nodes, in sequence with the collectives).
+    for (const RankIteration& rank : results.iterations[i].ranks) {
+      EXPECT_EQ(rank.compute_ns, 100'000);
+      EXPECT_GT(rank.comm_ns, 0);
+      EXPECT_EQ(rank.exposed_comm_ns, rank.comm_ns);  // nothing overlaps in a chain
+      EXPECT_LE(rank.compute_ns + rank.comm_ns, rank.end - rank.start);
+    }
+  }
+  uint32_t warm = 0;
+  for (const CollectiveRecord& record : results.collectives) warm += record.warmup ? 1 : 0;
+  EXPECT_EQ(warm, 4u);
+  // Sequence numbers continue across replays: the group's n-th collective is instance n.
+  std::vector<uint64_t> sequences;
+  for (const CollectiveRecord& record : results.collectives) sequences.push_back(record.sequence);
+  std::sort(sequences.begin(), sequences.end());
+  for (uint64_t n = 0; n < sequences.size(); ++n) EXPECT_EQ(sequences[n], n);
+}
+
+TEST(Engine, CommOnlyModeSkipsCompute) {
+  const fs::path dir = testing::make_scratch_dir("engine-comm-only");
+  synth::MicrobenchSpec spec;
+  spec.bytes = 64 << 10;
+  spec.ranks = 2;
+  spec.compute_us = 1000;
+  synth::write_microbench(spec, (dir / "t").string());
+  auto full = run(load(config_text({{"j", (dir / "t").string(), "", ""}}, 2), dir));
+  auto comm_only =
+      run(load(config_text({{"j", (dir / "t").string(), "", "      mode: comm-only\n"}}, 2), dir));
+  ASSERT_EQ(full.status, RunStatus::kCompleted);
+  ASSERT_EQ(comm_only.status, RunStatus::kCompleted);
+  EXPECT_EQ(full.iterations[0].ranks[0].compute_ns, 1'000'000);
+  EXPECT_EQ(comm_only.iterations[0].ranks[0].compute_ns, 0);
+  EXPECT_EQ(full.end_time - comm_only.end_time, 1'000'000);
+}
+
+TEST(Engine, SameSeedGivesTheSameRun) {
+  const fs::path dir = testing::make_scratch_dir("engine-determinism");
+  const std::string trace = microbench(dir, trace::CollectiveType::kAllToAll, 1 << 20, 8, 2);
+  auto loaded = load(config_text({{"j", trace, "", ""}}, 8), dir);
+  const RunResults a = run(loaded);
+  const RunResults b = run(loaded);
+  ASSERT_EQ(a.status, RunStatus::kCompleted);
+  EXPECT_EQ(a.end_time, b.end_time);
+  EXPECT_EQ(a.events, b.events);
+  ASSERT_EQ(a.collectives.size(), b.collectives.size());
+  for (size_t i = 0; i < a.collectives.size(); ++i) {
+    EXPECT_EQ(a.collectives[i].end, b.collectives[i].end);
+  }
+}
+
+// --- Traces that disagree ---------------------------------------------------------------------
+
+TEST(Engine, AMissingCollectiveEndsInADiagnosisNotAHang) {
+  const fs::path dir = testing::make_scratch_dir("engine-mismatch");
+  const std::string two =
+      microbench(dir / "two", trace::CollectiveType::kAllReduce, 64 << 10, 2, 2);
+  const std::string one =
+      microbench(dir / "one", trace::CollectiveType::kAllReduce, 64 << 10, 2, 1);
+  fs::copy_file(one + ".1.et", two + ".1.et", fs::copy_options::overwrite_existing);
+  const RunResults results = run(load(config_text({{"j", two, "", ""}}, 2), dir));
+  ASSERT_EQ(results.status, RunStatus::kStuck);
+  EXPECT_NE(results.diagnosis.find("ALL_REDUCE #1 of the all-ranks group"), std::string::npos)
+      << results.diagnosis;
+  EXPECT_NE(results.diagnosis.find("1 of 2 arrived; missing rank 1"), std::string::npos)
+      << results.diagnosis;
+  EXPECT_NE(results.diagnosis.find("rank 1 finished its trace"), std::string::npos)
+      << results.diagnosis;
+  EXPECT_EQ(results.collectives.size(), 1u);  // the first one completed and is reported
+}
+
+TEST(Engine, CollectivesOfDifferentTypesAreReportedAsMismatched) {
+  const fs::path dir = testing::make_scratch_dir("engine-mismatch-type");
+  const std::string a = microbench(dir / "a", trace::CollectiveType::kAllReduce, 64 << 10, 2);
+  const std::string b = microbench(dir / "b", trace::CollectiveType::kAllGather, 64 << 10, 2);
+  fs::copy_file(b + ".1.et", a + ".1.et", fs::copy_options::overwrite_existing);
+  const RunResults results = run(load(config_text({{"j", a, "", ""}}, 2), dir));
+  ASSERT_EQ(results.status, RunStatus::kStuck);
+  EXPECT_NE(results.diagnosis.find("mismatched traces"), std::string::npos) << results.diagnosis;
+  EXPECT_NE(results.diagnosis.find("ALL_GATHER"), std::string::npos) << results.diagnosis;
+  EXPECT_NE(results.diagnosis.find("ALL_REDUCE"), std::string::npos) << results.diagnosis;
+}
+
+TEST(Engine, AnUnmatchedSendIsNamed) {
+  const fs::path dir = testing::make_scratch_dir("engine-unmatched-send");
+  synth::MicrobenchSpec spec;
+  spec.collective = std::nullopt;  // rank r sends to r + 1 and receives from r - 1
+  spec.bytes = 32 << 10;
+  spec.ranks = 2;
+  spec.iterations = 2;
+  fs::create_directories(dir / "two");
+  fs::create_directories(dir / "one");
+  synth::write_microbench(spec, (dir / "two" / "t").string());
+  spec.iterations = 1;
+  synth::write_microbench(spec, (dir / "one" / "t").string());
+  fs::copy_file(dir / "one" / "t.1.et", dir / "two" / "t.1.et",
+                fs::copy_options::overwrite_existing);
+  const RunResults results =
+      run(load(config_text({{"j", (dir / "two" / "t").string(), "", ""}}, 2), dir));
+  ASSERT_EQ(results.status, RunStatus::kStuck);
+  // microbench tags each replay's send/recv with its iteration: the second send has tag 1.
+  EXPECT_NE(results.diagnosis.find("send/recv #0 from rank 0 to rank 1 (tag 1"), std::string::npos)
+      << results.diagnosis;
+  EXPECT_NE(results.diagnosis.find("the RECV on rank 1 was never issued"), std::string::npos)
+      << results.diagnosis;
+}
+
+TEST(Engine, TheWatchdogStopsARunThatStopsProgressing) {
+  const fs::path dir = testing::make_scratch_dir("engine-watchdog");
+  const std::string trace = microbench(dir, trace::CollectiveType::kAllReduce, 1 << 20, 2);
+  // Every packet on every link is lost: flows retry until the watchdog, which is shorter than
+  // the retry budget, gives up on the run.
+  auto loaded = load(
+      "run: {name: t, seed: 1, watchdog: 2ms}\nworkload:\n  jobs:\n    - {name: j, trace: t}\n"
+      "ports:\n  - {name: h, count: 2, backend: loopback}\nfabric:\n  drop_probability: 1\n",
+      dir);
+  const RunResults results = run(loaded);
+  ASSERT_EQ(results.status, RunStatus::kStuck);
+  EXPECT_NE(results.diagnosis.find("no node and no flow completed for 2000000 ns"),
+            std::string::npos)
+      << results.diagnosis;
+  EXPECT_NE(results.diagnosis.find("every member arrived"), std::string::npos) << results.diagnosis;
+  EXPECT_LT(results.end_time, 10'000'000);
+}
+
+// --- Two jobs on one fabric ---------------------------------------------------------------------
+
+const FctPercentiles* fct_of(const RunResults& results, trace::CollectiveType type) {
+  for (const FctPercentiles& fct : results.fct) {
+    if (fct.kind == type) return &fct;
+  }
+  return nullptr;
+}
+
+// The bundled mixed configuration against its all-to-all job alone: sharing the leaf-spine with an
+// all-reduce job stretches the all-to-all's flow completion times.
+TEST(Engine, AllToAllTailGrowsWhenAnAllReduceSharesTheFabric) {
+  const fs::path configs = testing::source_dir() / "configs";
+  auto mixed = control::load_config_file((configs / "mixed-allreduce-alltoall.yaml").string());
+  auto alone = control::load_config_file((configs / "alltoall-alone.yaml").string());
+  ASSERT_TRUE(mixed.ok()) << mixed.diagnostics.to_text();
+  ASSERT_TRUE(alone.ok()) << alone.diagnostics.to_text();
+  const RunResults with = run(mixed);
+  const RunResults without = run(alone);
+  ASSERT_EQ(with.status, RunStatus::kCompleted) << with.diagnosis;
+  ASSERT_EQ(without.status, RunStatus::kCompleted) << without.diagnosis;
+  const FctPercentiles* shared = fct_of(with, trace::CollectiveType::kAllToAll);
+  const FctPercentiles* own = fct_of(without, trace::CollectiveType::kAllToAll);
+  ASSERT_NE(shared, nullptr);
+  ASSERT_NE(own, nullptr);
+  EXPECT_EQ(shared->flows, own->flows);
+  EXPECT_GT(shared->p99, own->p99 * 11 / 10) << "p99 " << shared->p99 << " vs " << own->p99;
+  EXPECT_GT(shared->p50, own->p50);
+  // The congestion that does it is visible in the counters.
+  uint64_t marks = 0;
+  for (const PortRecord& port : with.ports) marks += port.ecn_marked_received;
+  EXPECT_GT(marks, 0u);
+}
+
+// --- Upstream trace sets ------------------------------------------------------------------------
+
+// Instances the trace set must produce: per process group, the collectives its first member issues
+// (members issue the same number, or the run would not complete), plus every send.
+uint64_t expected_instances(const control::TraceFacts& facts) {
+  uint64_t instances = 0;
+  for (const auto& [group, members] : facts.groups) {
+    for (const auto& [call, count] : facts.ranks[static_cast<size_t>(members[0])].collectives) {
+      if (call.group_id == group) instances += count;
+    }
+  }
+  for (const control::RankComm& rank : facts.ranks) {
+    for (const auto& [transfer, count] : rank.sends) instances += transfer.peer >= 0 ? count : 0;
+  }
+  return instances;
+}
+
+struct UpstreamSet {
+  const char* name;
+  const char* prefix;       // under the upstream directory
+  const char* comm_groups;  // "" = none
+};
+
+class UpstreamRun : public ::testing::TestWithParam<UpstreamSet> {};
+
+TEST_P(UpstreamRun, CompletesWithEveryInstance) {
+  ETWIRE_REQUIRE_UPSTREAM_TRACES();
+  const UpstreamSet& set = GetParam();
+  const fs::path upstream = testing::upstream_traces();
+  const fs::path dir = testing::make_scratch_dir("engine-upstream");
+  const std::string prefix = (upstream / set.prefix).string();
+  const int32_t ranks = trace::TraceSet::discover(prefix).world_size();
+  std::string groups = *set.comm_groups ? (upstream / set.comm_groups).string() : "";
+  auto loaded = load(config_text({{"j", prefix, groups, ""}}, ranks), dir);
+  ASSERT_TRUE(loaded.traces[0].has_value());
+  const uint64_t expected = expected_instances(*loaded.traces[0]);
+  ASSERT_GT(expected, 0u);
+  const RunResults results = run(loaded);
+  ASSERT_EQ(results.status, RunStatus::kCompleted) << results.diagnosis;
+  EXPECT_EQ(results.collectives.size(), expected);
+  EXPECT_EQ(results.failed_flows, 0u);
+  ASSERT_EQ(results.iterations.size(), 1u);
+  EXPECT_EQ(results.iterations[0].ranks.size(), static_cast<size_t>(ranks));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Engine, UpstreamRun,
+    ::testing::Values(
+        UpstreamSet{"ar4", "astra-sim/microbench_all_reduce_4npus_1MB/all_reduce", ""},
+        UpstreamSet{"ar8", "astra-sim/microbench_all_reduce_8npus_1MB/all_reduce", ""},
+        UpstreamSet{"ar16", "astra-sim/microbench_all_reduce_16npus_1MB/all_reduce", ""},
+        UpstreamSet{"ag4", "astra-sim/microbench_all_gather_4npus_1MB/all_gather", ""},
+        UpstreamSet{"ag8", "astra-sim/microbench_all_gather_8npus_1MB/all_gather", ""},
+        UpstreamSet{"ag16", "astra-sim/microbench_all_gather_16npus_1MB/all_gather", ""},
+        UpstreamSet{"rs4", "astra-sim/microbench_reduce_scatter_4npus_1MB/reduce_scatter", ""},
+        UpstreamSet{"rs8", "astra-sim/microbench_reduce_scatter_8npus_1MB/reduce_scatter", ""},
+        UpstreamSet{"rs16", "astra-sim/microbench_reduce_scatter_16npus_1MB/reduce_scatter", ""},
+        UpstreamSet{"a2a4", "astra-sim/microbench_all_to_all_4npus_1MB/all_to_all", ""},
+        UpstreamSet{"a2a8", "astra-sim/microbench_all_to_all_8npus_1MB/all_to_all", ""},
+        UpstreamSet{"a2a16", "astra-sim/microbench_all_to_all_16npus_1MB/all_to_all", ""},
+        UpstreamSet{"custom_ring", "astra-sim/custom_ring_allreduce_8npus_1MB/custom_allreduce",
+                    ""},
+        UpstreamSet{"stg_denseA", "astra-sim-artifacts/stg_denseA_4npus/denseA",
+                    "astra-sim-artifacts/stg_denseA_4npus/denseA.json"},
+        UpstreamSet{"stg_denseB", "astra-sim-artifacts/stg_denseB_4npus/denseB",
+                    "astra-sim-artifacts/stg_denseB_4npus/denseB.json"},
+        UpstreamSet{"torus_2d", "astra-sim-artifacts/T2D-analytical/trace",
+                    "astra-sim-artifacts/T2D-analytical/comm_group.json"},
+        UpstreamSet{"torus_2d_ns3", "astra-sim-artifacts/T2D-ns3/trace",
+                    "astra-sim-artifacts/T2D-ns3/comm_group.json"},
+        UpstreamSet{"torus_1d", "astra-sim-artifacts/T1D-analytical/trace",
+                    "astra-sim-artifacts/T1D-analytical/comm_group.json"},
+        UpstreamSet{"fsdp", "astra-sim-hybrid-parallelism/pytorch_fsdp_2ranks/chakra_trace",
+                    "astra-sim-hybrid-parallelism/pytorch_fsdp_2ranks/comm_group.test-2.json"}),
+    [](const ::testing::TestParamInfo<UpstreamSet>& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace etwire::engine
