@@ -247,13 +247,69 @@ TEST(DcqcnReactionPoint, AdditiveThenHyperIncrease) {
   EXPECT_DOUBLE_EQ(f.rp.target_rate_bps(), 20.010e9);
   EXPECT_DOUBLE_EQ(f.rp.current_rate_bps(), 20.00625e9);
 
-  f.rp.on_bytes_sent(32'767, 800 * kUs);  // bytes, T = 2, B = 1: hyper
-  EXPECT_DOUBLE_EQ(f.rp.target_rate_bps(), 20.060e9);
-  EXPECT_DOUBLE_EQ(f.rp.current_rate_bps(), 20.033125e9);
+  f.rp.on_bytes_sent(32'767, 800 * kUs);  // bytes, T = 2, B = 1: B at F, still additive
+  EXPECT_DOUBLE_EQ(f.rp.target_rate_bps(), 20.015e9);
+  EXPECT_DOUBLE_EQ(f.rp.current_rate_bps(), 20.010625e9);
 
-  EXPECT_EQ(f.rp.rate_bps(900 * kUs), 20'071'562'500u);  // timer, T = 2, B = 2: hyper
-  EXPECT_DOUBLE_EQ(f.rp.target_rate_bps(), 20.110e9);
-  EXPECT_DOUBLE_EQ(f.rp.current_rate_bps(), 20.0715625e9);
+  EXPECT_EQ(f.rp.rate_bps(900 * kUs), 20'037'812'500u);  // timer, T = 2, B = 2: hyper
+  EXPECT_DOUBLE_EQ(f.rp.target_rate_bps(), 20.065e9);
+  EXPECT_DOUBLE_EQ(f.rp.current_rate_bps(), 20.0378125e9);
+}
+
+// Spec 3.8: additive while a counter stands at F ("i = F") or only one is past it, hyper only
+// when both are past F. Checked at the boundary for F = 1 and F = 2, one event at a time: the
+// event's kind shows in how far the target moves (0, R_AI or R_HAI), and the current rate always
+// goes halfway to the new target.
+TEST(DcqcnReactionPoint, HyperIncreaseNeedsBothCountersPastTheThreshold) {
+  enum Event { kTimer, kBytes };
+  struct Step {
+    Event event;
+    double target_step;  // 0 (fast recovery), R_AI or R_HAI
+    const char* what;
+  };
+  constexpr double kAi = 5e6;
+  constexpr double kHai = 50e6;
+  const auto run = [](uint32_t stages, const std::vector<Step>& steps) {
+    control::DcqcnConfig config;
+    config.fast_recovery_stages = stages;
+    config.rate_on_first_cnp_bps = 20'000'000'000;  // RC = RT = 20 G: room for RT to grow
+    config.rate_increase_bytes = 4'096;
+    Fixture f{config};
+    f.rp.on_cnp(0);
+    Nanos timer_at = 0;
+    Nanos bytes_at = 0;
+    for (const Step& step : steps) {
+      const double target_before = f.rp.target_rate_bps();
+      const double current_before = f.rp.current_rate_bps();
+      if (step.event == kTimer) {
+        timer_at += 300 * kUs;
+        bytes_at = timer_at;
+        f.rp.rate_bps(timer_at);
+      } else {
+        bytes_at += kUs;  // between timer events: one byte-counter event each
+        f.rp.on_bytes_sent(4'096, bytes_at);
+      }
+      const double target = target_before + step.target_step;
+      EXPECT_DOUBLE_EQ(f.rp.target_rate_bps(), target) << "F = " << stages << ", " << step.what;
+      EXPECT_DOUBLE_EQ(f.rp.current_rate_bps(), (target + current_before) / 2.0)
+          << "F = " << stages << ", " << step.what;
+    }
+    EXPECT_EQ(f.rp.rate_cuts(), 1u);
+  };
+  run(1, {{kBytes, 0, "B: T = 0, B = 0: fast recovery"},
+          {kTimer, kAi, "T: T = 0, B = 1: additive"},
+          {kBytes, kAi, "B: T = 1, B = 1: both at F, additive"},
+          {kTimer, kAi, "T: T = 1, B = 2: T at F, additive"},
+          {kBytes, kHai, "B: T = 2, B = 2: both past F, hyper"},
+          {kTimer, kHai, "T: T = 2, B = 3: hyper"}});
+  run(2, {{kBytes, 0, "B: T = 0, B = 0: fast recovery"},
+          {kBytes, 0, "B: T = 0, B = 1: fast recovery"},
+          {kTimer, kAi, "T: T = 0, B = 2: additive"},
+          {kTimer, kAi, "T: T = 1, B = 2: additive"},
+          {kBytes, kAi, "B: T = 2, B = 2: both at F, additive"},
+          {kBytes, kAi, "B: T = 2, B = 3: T at F, additive"},
+          {kTimer, kAi, "T: T = 2, B = 4: T at F, additive"},
+          {kBytes, kHai, "B: T = 3, B = 4: both past F, hyper"}});
 }
 
 TEST(DcqcnReactionPoint, ByteCounterRaisesEveryRateIncreaseBytes) {

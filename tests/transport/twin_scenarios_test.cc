@@ -5,6 +5,8 @@
 #include "tests/transport/packet_sizes.h"
 
 #include <algorithm>
+#include <iostream>
+#include <string>
 
 #include "tests/transport/twin_rig.h"
 #include "traffic/clock/line_rate.h"
@@ -73,40 +75,97 @@ std::vector<uint64_t> delivered_bytes(const std::vector<FlowRecord>& records, si
   return bytes;
 }
 
-// Two senders into one port, the second joining 1 ms late, each keeping 64 KiB messages queued;
-// returns the first sender's share of the bytes delivered from 21 ms to 301 ms.
-double late_joiner_share(uint64_t seed) {
+// The first sender's share of the bytes delivered from 21 ms on (DCQCN has settled by then) in
+// two windows: up to 301 ms, and up to 2021 ms.
+struct LateJoinerShares {
+  double until_301ms = 0;
+  double until_2021ms = 0;
+};
+
+// Two senders into one port, the second joining 1 ms late, each keeping 64 KiB messages queued.
+LateJoinerShares late_joiner_shares(uint64_t seed) {
   // NVIDIA's DCQCN defaults with RED thresholds for a 100G port.
   control::FabricConfig fabric = single_switch();
   fabric.ecn.kmin_bytes = 100'000;
   fabric.ecn.kmax_bytes = 400'000;
   fabric.ecn.pmax = 0.2;
   TwinRig rig(fabric, {}, 3, seed);
-  const auto a = rig.transport.connect(0, 2, 11);
-  const auto b = rig.transport.connect(1, 2, 22);
+  const ConnectionId connections[2] = {rig.transport.connect(0, 2, 11),
+                                       rig.transport.connect(1, 2, 22)};
   constexpr uint64_t kMessage = 64 * 1024;
-  constexpr int kMessages = 60000;
-  for (int i = 0; i < kMessages; ++i) rig.transport.post(a, kMessage, {.qp_index = 0});
-  rig.clock.run_until(1'000'000);
-  for (int i = 0; i < kMessages; ++i) rig.transport.post(b, kMessage, {.qp_index = 1});
-  rig.clock.run_until(301'000'000);
-  const auto bytes = delivered_bytes(rig.observer.delivered, 2, 21'000'000, 301'000'000);
+  constexpr Nanos kJoin = 1'000'000;
+  constexpr Nanos kSettled = 21'000'000;
+  constexpr Nanos kShortEnd = 301'000'000;
+  constexpr Nanos kLongEnd = 2'021'000'000;
+  // Messages are topped up every millisecond rather than posted up front: 2 s is ~190k messages
+  // per sender, whose flow state and records would otherwise all be held at once. 512 queued is
+  // more than a sender can send in a millisecond even at line rate (191), so neither ever runs
+  // dry, and posting behind queued messages changes nothing on the wire.
+  constexpr uint64_t kQueued = 512;
+  constexpr Nanos kTopUpPeriod = 1'000'000;
+  uint64_t posted[2] = {0, 0};
+  uint64_t finished[2] = {0, 0};
+  uint64_t short_bytes[2] = {0, 0};
+  uint64_t long_bytes[2] = {0, 0};
+  for (Nanos now = 0; now < kLongEnd; now += kTopUpPeriod) {
+    for (uint16_t sender = 0; sender < 2; ++sender) {
+      if (sender == 1 && now < kJoin) continue;
+      for (; posted[sender] - finished[sender] < kQueued; ++posted[sender]) {
+        rig.transport.post(connections[sender], kMessage, {.qp_index = sender});
+      }
+    }
+    rig.clock.run_until(now + kTopUpPeriod);
+    // Whole messages, counted when delivered.
+    for (const FlowRecord& record : rig.observer.delivered) {
+      if (record.delivered_at < kSettled || record.delivered_at >= kLongEnd) continue;
+      long_bytes[record.tags.qp_index] += record.bytes;
+      if (record.delivered_at < kShortEnd) short_bytes[record.tags.qp_index] += record.bytes;
+    }
+    for (const FlowRecord& record : rig.observer.finished) {
+      EXPECT_EQ(record.status, FlowStatus::kCompleted);
+      ++finished[record.tags.qp_index];
+    }
+    rig.observer.delivered.clear();
+    rig.observer.finished.clear();
+  }
   EXPECT_GT(rig.transport.port_counters(0).cnps_received, 0u);
   EXPECT_GT(rig.transport.port_counters(1).cnps_received, 0u);
   // Together they keep the bottleneck busy.
-  const double goodput = static_cast<double>(bytes[0] + bytes[1]) * 8 / 280e-3;
-  EXPECT_GT(goodput, 0.9 * k100G);
-  return static_cast<double>(bytes[0]) / static_cast<double>(bytes[0] + bytes[1]);
+  const auto goodput = [](const uint64_t bytes[2], Nanos window) {
+    return static_cast<double>(bytes[0] + bytes[1]) * 8 / (static_cast<double>(window) * 1e-9);
+  };
+  EXPECT_GT(goodput(short_bytes, kShortEnd - kSettled), 0.9 * k100G);
+  EXPECT_GT(goodput(long_bytes, kLongEnd - kSettled), 0.9 * k100G);
+  const auto share = [](const uint64_t bytes[2]) {
+    return static_cast<double>(bytes[0]) / static_cast<double>(bytes[0] + bytes[1]);
+  };
+  return {share(short_bytes), share(long_bytes)};
 }
 
-TEST(TwinScenario, TwoFlowsIntoOnePortConvergeToAFairShare) {
-  for (const uint64_t seed : {1, 2}) {
-    // Each sender within 3% of half the bottleneck. With NVIDIA's defaults the two rates keep
-    // swinging around the share for tens of milliseconds; over 280 ms the measured deviation is
-    // 0.1-2.3% of the share over seeds 1-5 (docs/transport.md).
-    EXPECT_NEAR(late_joiner_share(seed), 0.5, 0.015) << "seed " << seed;
-  }
+class TwoFlowsIntoOnePort : public ::testing::TestWithParam<uint64_t> {};
+
+TEST_P(TwoFlowsIntoOnePort, ConvergeToAFairShare) {
+  const uint64_t seed = GetParam();
+  const LateJoinerShares shares = late_joiner_shares(seed);
+  std::cout << "seed " << seed << ": first sender's share " << shares.until_301ms
+            << " over 21-301 ms, " << shares.until_2021ms << " over 21-2021 ms\n";
+  RecordProperty("share_21_301ms", std::to_string(shares.until_301ms));
+  RecordProperty("share_21_2021ms", std::to_string(shares.until_2021ms));
+  // With NVIDIA's defaults the two rates keep swinging around the share by several percent for
+  // tens of milliseconds, and neither sender keeps an edge: a window's share scatters around half
+  // by less the longer the window (docs/transport.md; seeds 1-20: rms 0.0066 and at most 0.012
+  // over 280 ms, rms 0.0024 and at most 0.0053 over 2 s). So the acceptance bound, within 2 % of
+  // the fair share, is checked on the 2 s window; the 280 ms window keeps its 3 %.
+  EXPECT_NEAR(shares.until_301ms, 0.5, 0.015);
+  EXPECT_NEAR(shares.until_2021ms, 0.5, 0.01);
 }
+
+INSTANTIATE_TEST_SUITE_P(Seeds, TwoFlowsIntoOnePort, ::testing::Values(1, 2, 3, 4, 5),
+                         [](const ::testing::TestParamInfo<uint64_t>& info) {
+                           std::string name = "seed";
+                           name += std::to_string(info.param);
+                           return name;
+                         });
 
 // The DCQCN paper's parameters (Zhu et al., SIGCOMM 2015; spec 3.8) and its RED thresholds:
 // the target rate follows every cut, recovery is timed by a 55 us timer and a 10 MB byte

@@ -148,13 +148,16 @@ void DcqcnReactionPoint::cut_rate(clock::Nanos at, bool first_cnp) {
 void DcqcnReactionPoint::increase_event(bool from_timer) {
   const control::DcqcnConfig& config = *config_;
   // The event is classified by the counts of events before it, so with F stages the first F
-  // events after a cut are fast recovery (F = 1: exactly one).
+  // events after a cut are fast recovery (F = 1: exactly one). Spec 3.8: additive while either
+  // counter stands at F or only one is past it; hyper only once both are past F. With F = 1 and
+  // the byte counter running, hyper increase starts only after the second timer event since the
+  // cut.
   const uint32_t stages = config.fast_recovery_stages;
   const uint32_t more_events = std::max(timer_stage_, byte_stage_);
   const uint32_t fewer_events = std::min(timer_stage_, byte_stage_);
   if (more_events < stages) {
     // Fast recovery: only the current rate moves, halfway back to the target.
-  } else if (fewer_events < stages) {
+  } else if (fewer_events <= stages) {
     target_rate_ =
         std::min(target_rate_ + static_cast<double>(config.additive_increase_bps), line_rate_);
   } else {
