@@ -88,8 +88,8 @@ CommandAction add_run_command(CLI::App& app) {
       "virtual time) and record flow and collective completion times, bandwidth and congestion "
       "counters. Writes summary.json, collectives.csv and flows.csv to the output directory and "
       "prints an nccl-tests-style report. Exit 0 when every job completed, 1 when flows failed, "
-      "2 for bad input, 3 when the watchdog stopped a run that made no progress, 130 when "
-      "interrupted.");
+      "2 for bad input, 3 when the run could not complete (nothing progressed, or the ranks' "
+      "traces disagree; the diagnosis says what was stuck), 130 when interrupted.");
   cmd->add_option("config", opts->config, "The run configuration (YAML)")->required();
   cmd->add_option("-s,--set", opts->overrides,
                   "Override a key: KEY.PATH=VALUE, e.g. workload.iterations=10 (repeatable)")
@@ -124,20 +124,7 @@ CommandAction add_run_command(CLI::App& app) {
       return kExitBadInput;
     }
     const control::RunConfig& config = loaded.config;
-    const std::filesystem::path out =
-        std::filesystem::path(opts->out.empty() ? config.telemetry.output_dir : opts->out);
-    std::error_code error;
-    std::filesystem::create_directories(out, error);
-    if (error) {
-      std::cerr << fmt::format("error: {}: cannot create the results directory: {}\n", out.string(),
-                               error.message());
-      return kExitFailure;
-    }
-
-    std::optional<engine::FlowCsvWriter> flows;
-    if (config.telemetry.record.flows) flows.emplace((out / "flows.csv").string());
     engine::RunOptions options;
-    options.flows = flows ? &*flows : nullptr;
     options.stop = &stop_requested;
     options.watchdog_ns = watchdog_ns;
     options.config_digest = engine::config_digest(opts->config, opts->overrides);
@@ -150,6 +137,21 @@ CommandAction add_run_command(CLI::App& app) {
       std::cerr << fmt::format("error: {}\n", e.what());
       return kExitBadInput;
     }
+    // Only a run that can start creates its results directory.
+    const std::filesystem::path out =
+        std::filesystem::path(opts->out.empty() ? config.telemetry.output_dir : opts->out);
+    std::error_code error;
+    std::filesystem::create_directories(out, error);
+    if (error) {
+      std::cerr << fmt::format("error: {}: cannot create the results directory: {}\n", out.string(),
+                               error.message());
+      return kExitFailure;
+    }
+
+    std::optional<engine::FlowCsvWriter> flows;
+    if (config.telemetry.record.flows) flows.emplace((out / "flows.csv").string());
+    engine->set_flow_writer(flows ? &*flows : nullptr);
+
     std::signal(SIGINT, request_stop);
     std::signal(SIGTERM, request_stop);
     std::cerr << fmt::format("running {}: {} job{}, {} ranks on {} ports; results in {}\n",
@@ -180,7 +182,9 @@ CommandAction add_run_command(CLI::App& app) {
     std::cout << engine::console_report(results) << std::flush;
     if (trace_error != 0) return trace_error;
     if (results.status == engine::RunStatus::kStuck) {
-      std::cerr << fmt::format("error: the run made no progress:\n{}", results.diagnosis);
+      std::string diagnosis = results.diagnosis;
+      if (!diagnosis.empty() && diagnosis.back() != '\n') diagnosis += '\n';
+      std::cerr << fmt::format("error: the run stopped before it could complete:\n{}", diagnosis);
     }
     return exit_code_for(results.status);
   };

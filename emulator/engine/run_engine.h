@@ -63,6 +63,8 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   // Runs to the end (see above). Trace errors met while replaying (a cycle, a bad node) throw
   // trace::TraceError after the results so far are final: results() stays readable.
   const RunResults& run();
+  // Where flow records go from now on (flows.csv); nullptr stops recording them.
+  void set_flow_writer(FlowCsvWriter* flows) { options_.flows = flows; }
   const RunResults& results() const { return results_; }
 
  private:

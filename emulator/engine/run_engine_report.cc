@@ -120,8 +120,9 @@ std::string RunEngine::diagnose_stall(const std::string& why) const {
       }
     }
     if (!finished.empty()) {
-      text += fmt::format("  job \"{}\": ranks {} finished every iteration\n",
-                          jobs_[j].config->name, rank_list(finished));
+      text +=
+          fmt::format("  job \"{}\": rank{} {} finished every iteration\n", jobs_[j].config->name,
+                      finished.size() == 1 ? "" : "s", rank_list(finished));
     }
   }
   return text;

@@ -126,7 +126,7 @@ struct JobSummary {
 
 struct RunResults {
   RunStatus status = RunStatus::kCompleted;
-  std::string diagnosis;  // stuck: what waits on what; empty otherwise
+  std::string diagnosis;  // stuck or interrupted: what waited on what; empty otherwise
   std::string run_name;
   std::string config_file;
   std::string
