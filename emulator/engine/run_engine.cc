@@ -136,7 +136,11 @@ void RunEngine::on_event(uint64_t tag, clock::Nanos) {
     case kDrain:
       drain_scheduled_ = false;
       // Handling an event may queue more (a post on a failed QP is flushed at once).
-      while (flow_events_head_ < flow_events_.size()) handle(flow_events_[flow_events_head_++]);
+      while (flow_events_head_ < flow_events_.size()) {
+        // A copy: handling may queue more events and move the vector's storage.
+        const FlowEvent event = flow_events_[flow_events_head_++];
+        handle(event);
+      }
       flow_events_.clear();
       flow_events_head_ = 0;
       break;
