@@ -10,23 +10,10 @@
 
 #include "control/job_filter.h"
 #include "control/traffic_plan.h"
+#include "emulator/engine/engine_event.h"
 #include "emulator/trace/comm_groups.h"
 
 namespace etwire::engine {
-
-namespace {
-
-// Event tags: the kind in the top two bits.
-constexpr uint64_t kKindShift = 62;
-constexpr uint64_t kDrain = 1;
-constexpr uint64_t kComputeDone = 2;
-constexpr uint64_t kLocalDone = 3;
-
-uint64_t make_tag(uint64_t kind, uint64_t payload) {
-  return (kind << kKindShift) | payload;
-}
-
-}  // namespace
 
 RunEngine::RunEngine(const control::LoadedConfig& loaded, RunOptions options)
     : loaded_(loaded),
@@ -130,10 +117,9 @@ const RunResults& RunEngine::run() {
 }
 
 void RunEngine::on_event(uint64_t tag, clock::Nanos) {
-  const uint64_t kind = tag >> kKindShift;
-  const uint64_t payload = tag & ((uint64_t{1} << kKindShift) - 1);
-  switch (kind) {
-    case kDrain:
+  const uint64_t payload = engine_event::payload(tag);
+  switch (engine_event::kind(tag)) {
+    case engine_event::kDrain:
       drain_scheduled_ = false;
       // Handling an event may queue more (a post on a failed QP is flushed at once).
       while (flow_events_head_ < flow_events_.size()) {
@@ -144,13 +130,13 @@ void RunEngine::on_event(uint64_t tag, clock::Nanos) {
       flow_events_.clear();
       flow_events_head_ = 0;
       break;
-    case kComputeDone: {
+    case engine_event::kComputeDone: {
       const auto runtime = static_cast<uint32_t>(payload >> 32);
       complete_node(runtime, runtimes_[runtime].release(static_cast<uint32_t>(payload)),
                     NodeActivity::kCompute);
       break;
     }
-    case kLocalDone:
+    case engine_event::kLocalDone:
       finish_local_transfer(static_cast<uint32_t>(payload));
       break;
     default:
@@ -203,8 +189,9 @@ void RunEngine::start_node(uint32_t runtime, feeder::IssuedNode issued) {
       }
       rt.node_started(NodeActivity::kCompute, clock_.now());
       rt.hold(issued);
-      clock_.run_at(clock_.now() + duration, this,
-                    make_tag(kComputeDone, (uint64_t{runtime} << 32) | issued.slot));
+      clock_.run_at(
+          clock_.now() + duration, this,
+          engine_event::tag(engine_event::kComputeDone, (uint64_t{runtime} << 32) | issued.slot));
       return;
     }
     case trace::NodeType::kCommColl:

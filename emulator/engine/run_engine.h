@@ -49,6 +49,9 @@ struct RunOptions {
   clock::Nanos watchdog_ns = 0;
 };
 
+// "ALL_REDUCE" and the other schema names in diagnoses; "SEND/RECV" for point-to-point.
+std::string kind_label(collectives::CollectiveKind kind);
+
 class RunEngine final : private transport::FlowObserver, private clock::EventHandler {
  public:
   // `loaded` must be a configuration without errors, every job placed and addressed; it must
@@ -126,6 +129,8 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
                                                  const collectives::CollectiveSpec& spec);
   void send(CollectiveInstance& instance, uint32_t position, const SendRequest& request);
   void member_progressed(CollectiveInstance& instance, uint32_t position);
+  // Queues a transport notification and schedules one drain event for all queued ones.
+  void queue_flow_event(const FlowEvent& event);
   void handle(const FlowEvent& event);
   // The `index`-th message from member `sender` on `qp` has reached member `position`.
   void deliver(CollectiveInstance& instance, uint32_t position, uint32_t sender, uint16_t qp,

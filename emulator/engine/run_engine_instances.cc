@@ -6,15 +6,12 @@
 #include <cmath>
 
 #include "control/trace_facts.h"
+#include "emulator/engine/engine_event.h"
 #include "emulator/engine/run_engine.h"
 
 namespace etwire::engine {
 
 namespace {
-
-constexpr uint64_t kKindShift = 62;
-constexpr uint64_t kDrain = 1;
-constexpr uint64_t kLocalDone = 3;
 
 // FlowTags::user: the sender's chunk operation (bits 0-31), its position on the channel (bits
 // 32-62) and whether the flow is the last message of the chunk operation (bit 63).
@@ -29,10 +26,6 @@ uint32_t user_index(uint64_t user) {
 }
 bool user_last(uint64_t user) {
   return (user >> 63) != 0;
-}
-
-std::string describe_kind(collectives::CollectiveKind kind) {
-  return kind ? std::string(trace::collective_type_name(*kind)) : std::string("SEND/RECV");
 }
 
 }  // namespace
@@ -123,7 +116,7 @@ void RunEngine::join(uint32_t runtime, feeder::IssuedNode issued, const Instance
       made = &generator(rt.job(), generator_group, spec);
     } catch (const collectives::SpecError& e) {
       stop_stuck(fmt::format("{}: record {} (node id {}): cannot build {} of {} bytes: {}", file,
-                             node.record_index, node.id, describe_kind(spec.collective), spec.bytes,
+                             node.record_index, node.id, kind_label(spec.collective), spec.bytes,
                              e.what()));
       return;
     }
@@ -152,13 +145,13 @@ void RunEngine::join(uint32_t runtime, feeder::IssuedNode issued, const Instance
       stop_stuck(fmt::format(
           "mismatched traces in job \"{}\": {}: record {} (node id {}) issues {} of {} bytes as "
           "collective #{} of {}, but rank {} issued {} of {} bytes there",
-          job.config->name, file, node.record_index, node.id, describe_kind(spec.collective),
+          job.config->name, file, node.record_index, node.id, kind_label(spec.collective),
           spec.bytes, key.sequence,
           key.group == kPointToPointGroup
               ? fmt::format("the sends from rank {} to rank {} with tag {}", key.src, key.dst,
                             key.tag)
               : control::group_label(key.group),
-          other.ranks()[arrived], describe_kind(first.kind), first.trace_bytes));
+          other.ranks()[arrived], kind_label(first.kind), first.trace_bytes));
       return;
     }
   }
@@ -216,7 +209,7 @@ void RunEngine::send(CollectiveInstance& instance, uint32_t position, const Send
     }
     local_transfers_[slot] = {record.instance, position, request.peer, request};
     clock_.run_at(clock_.now() + static_cast<clock::Nanos>(hosts.latency_ns) + transfer_ns, this,
-                  (kLocalDone << kKindShift) | slot);
+                  engine_event::tag(engine_event::kLocalDone, slot));
     return;
   }
   const transport::ConnectionId connection_id =
@@ -266,13 +259,8 @@ void RunEngine::member_progressed(CollectiveInstance& instance, uint32_t positio
 void RunEngine::on_flow_delivered(const transport::FlowRecord& record) {
   last_progress_ = clock_.now();
   if (!user_last(record.tags.user)) return;
-  flow_events_.push_back({true, record.tags.collective, record.tags.src_rank, record.tags.dst_rank,
-                          record.tags.qp_index, user_op(record.tags.user),
-                          user_index(record.tags.user)});
-  if (!drain_scheduled_) {
-    drain_scheduled_ = true;
-    clock_.run_at(clock_.now(), this, kDrain << kKindShift);
-  }
+  queue_flow_event({true, record.tags.collective, record.tags.src_rank, record.tags.dst_rank,
+                    record.tags.qp_index, user_op(record.tags.user), user_index(record.tags.user)});
 }
 
 void RunEngine::on_flow_finished(const transport::FlowRecord& record) {
@@ -299,16 +287,20 @@ void RunEngine::on_flow_finished(const transport::FlowRecord& record) {
                   record.tags.qp_index,
                   user_op(record.tags.user),
                   user_index(record.tags.user)};
-  flow_events_.push_back(event);
+  queue_flow_event(event);
   // A failed message never reaches its receiver: release the receive anyway, so the run goes on
   // and reports the failure instead of waiting for bytes that will not come.
   if (failed && record.delivered_at == clock::kNever) {
     event.delivered = true;
-    flow_events_.push_back(event);
+    queue_flow_event(event);
   }
+}
+
+void RunEngine::queue_flow_event(const FlowEvent& event) {
+  flow_events_.push_back(event);
   if (!drain_scheduled_) {
     drain_scheduled_ = true;
-    clock_.run_at(clock_.now(), this, kDrain << kKindShift);
+    clock_.run_at(clock_.now(), this, engine_event::tag(engine_event::kDrain, 0));
   }
 }
 

@@ -30,11 +30,11 @@ std::string rank_list(const std::vector<int32_t>& ranks, size_t limit = 16) {
   return text.empty() ? std::string("none") : text;
 }
 
-std::string kind_name(collectives::CollectiveKind kind) {
+}  // namespace
+
+std::string kind_label(collectives::CollectiveKind kind) {
   return kind ? std::string(trace::collective_type_name(*kind)) : std::string("SEND/RECV");
 }
-
-}  // namespace
 
 void RunEngine::stop_stuck(std::string diagnosis) {
   if (stopped_) return;
@@ -91,7 +91,7 @@ std::string RunEngine::diagnose_stall(const std::string& why) const {
       }
     } else {
       what = fmt::format("job \"{}\": {} #{} of {} ({}, {} ranks): {} of {} arrived",
-                         job.config->name, kind_name(record.kind), key.sequence,
+                         job.config->name, kind_label(record.kind), key.sequence,
                          control::group_label(key.group), format_bytes(record.trace_bytes),
                          instance->size(), instance->arrived(), instance->size());
       if (!missing.empty()) {
