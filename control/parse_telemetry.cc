@@ -11,7 +11,7 @@ namespace {
 constexpr uint64_t kHour = 3'600'000'000'000ull;
 
 // "127.0.0.1:9464" or "[::1]:9464": a literal address (no name lookups while validating) and a
-// port.
+// port (0: any free port).
 bool split_listen(const std::string& text, std::string& address, uint16_t& port) {
   size_t colon = text.rfind(':');
   if (colon == std::string::npos || colon + 1 >= text.size()) return false;
@@ -19,8 +19,7 @@ bool split_listen(const std::string& text, std::string& address, uint16_t& port)
   std::string port_text = text.substr(colon + 1);
   unsigned value = 0;
   auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), value);
-  if (ec != std::errc() || end != port_text.data() + port_text.size() || value == 0 ||
-      value > 65535) {
+  if (ec != std::errc() || end != port_text.data() + port_text.size() || value > 65535) {
     return false;
   }
   if (host.size() > 2 && host.front() == '[' && host.back() == ']') {

@@ -15,6 +15,10 @@ struct RunSettings {
   // Stop with a diagnosis when nothing progresses for this long (virtual time on the loopback
   // NIC, wall time on hardware backends).
   uint64_t watchdog_ns = 10'000'000'000;
+  // Virtual seconds replayed per wall-clock second on the loopback NIC; 0 = as fast as the
+  // machine can. 1 replays in real time; 0.001 a thousand times slower, so a run of milliseconds
+  // can be watched live in Grafana.
+  double time_scale = 0;
 };
 
 }  // namespace etwire::control

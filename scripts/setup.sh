@@ -24,6 +24,9 @@ packages=(
   libprotobuf-dev protobuf-compiler zlib1g-dev
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  prometheus-cpp-dev
+  # The telemetry tests scrape a run with a real Prometheus and push to a real Pushgateway.
+  prometheus prometheus-pushgateway
 )
 
 missing=()

@@ -1,16 +1,19 @@
 // `etwire run`: replays a configuration's jobs on the data plane and writes the results:
 // summary.json, collectives.csv and flows.csv in the output directory, and the nccl-tests-style
-// report on stdout.
+// report on stdout. Serves Prometheus metrics while it runs (and for telemetry.metrics.linger
+// after), and pushes them to a Pushgateway at the end when one is configured.
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "control/config_loader.h"
@@ -21,6 +24,7 @@
 #include "emulator/engine/console_report.h"
 #include "emulator/engine/results_files.h"
 #include "emulator/engine/run_engine.h"
+#include "emulator/telemetry/run_telemetry.h"
 #include "emulator/trace/trace_error.h"
 
 namespace etwire::cli {
@@ -32,7 +36,9 @@ struct RunCommandOptions {
   std::vector<std::string> overrides;
   std::string out;
   std::string watchdog;
+  std::optional<double> time_scale;
   bool no_progress = false;
+  bool no_metrics = false;
 };
 
 std::atomic<bool> stop_requested{false};
@@ -78,6 +84,21 @@ bool write_results(const engine::RunResults& results, const std::filesystem::pat
   }
 }
 
+// Keeps the metrics endpoint up for `linger` after the run so Prometheus scrapes the final
+// values; a stop request (Ctrl-C) ends it early.
+void linger(const telemetry::RunTelemetry& telemetry) {
+  const auto* server = telemetry.server();
+  if (server == nullptr || telemetry.linger().count() == 0) return;
+  std::cerr << fmt::format("serving the final metrics at {} for {:.1f} s more (Ctrl-C ends it)\n",
+                           server->url(),
+                           std::chrono::duration<double>(telemetry.linger()).count());
+  const auto until = std::chrono::steady_clock::now() + telemetry.linger();
+  while (!stop_requested.load(std::memory_order_relaxed) &&
+         std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
 }  // namespace
 
 CommandAction add_run_command(CLI::App& app) {
@@ -99,6 +120,13 @@ CommandAction add_run_command(CLI::App& app) {
   cmd->add_option("--watchdog", opts->watchdog,
                   "Stop with a diagnosis after this long without progress, in virtual time "
                   "(e.g. 500ms; default: run.watchdog of the configuration)");
+  cmd->add_option("--time-scale", opts->time_scale,
+                  "Virtual seconds replayed per wall-clock second: 1 = real time, 0.001 = a "
+                  "thousand times slower, to watch a short run live (default: run.time_scale of "
+                  "the configuration; 0 = as fast as possible)")
+      ->check(CLI::Range(0.0, 1e6));
+  cmd->add_flag("--no-metrics", opts->no_metrics,
+                "Neither serve Prometheus metrics nor push them (telemetry.metrics is ignored)");
   cmd->add_flag("--no-progress", opts->no_progress, "No progress line on a terminal");
   return [opts]() -> int {
     clock::Nanos watchdog_ns = 0;
@@ -127,6 +155,7 @@ CommandAction add_run_command(CLI::App& app) {
     engine::RunOptions options;
     options.stop = &stop_requested;
     options.watchdog_ns = watchdog_ns;
+    options.time_scale = opts->time_scale;
     options.config_digest = engine::config_digest(opts->config, opts->overrides);
     if (!opts->no_progress && isatty(STDERR_FILENO)) options.progress = print_progress;
 
@@ -136,6 +165,19 @@ CommandAction add_run_command(CLI::App& app) {
     } catch (const std::invalid_argument& e) {
       std::cerr << fmt::format("error: {}\n", e.what());
       return kExitBadInput;
+    }
+    // Telemetry when metrics are served or pushed. The endpoint binds before anything is written:
+    // an address in use stops the run here.
+    std::optional<telemetry::RunTelemetry> telemetry;
+    const control::MetricsEndpoint& metrics = config.telemetry.metrics;
+    if (!opts->no_metrics && (metrics.enabled || !metrics.pushgateway.empty())) {
+      try {
+        telemetry.emplace(engine->metric_labels(), metrics);
+      } catch (const telemetry::EndpointError& e) {
+        std::cerr << fmt::format("error: {}\n", e.what());
+        return kExitBadInput;
+      }
+      engine->set_telemetry(&telemetry->ring());
     }
     // Only a run that can start creates its results directory.
     const std::filesystem::path out =
@@ -154,10 +196,12 @@ CommandAction add_run_command(CLI::App& app) {
 
     std::signal(SIGINT, request_stop);
     std::signal(SIGTERM, request_stop);
-    std::cerr << fmt::format("running {}: {} job{}, {} ranks on {} ports; results in {}\n",
-                             config.run.name, config.workload.jobs.size(),
-                             config.workload.jobs.size() == 1 ? "" : "s",
-                             engine->results().world_size, config.ports.size(), out.string());
+    std::string serving;
+    if (telemetry && telemetry->server()) serving = "; metrics at " + telemetry->server()->url();
+    std::cerr << fmt::format(
+        "running {}: {} job{}, {} ranks on {} ports; results in {}{}\n", config.run.name,
+        config.workload.jobs.size(), config.workload.jobs.size() == 1 ? "" : "s",
+        engine->results().world_size, config.ports.size(), out.string(), serving);
     int trace_error = 0;
     try {
       engine->run();
@@ -165,10 +209,14 @@ CommandAction add_run_command(CLI::App& app) {
       std::cerr << fmt::format("\nerror: {}\n", e.what());
       trace_error = kExitBadInput;
     }
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
     if (options.progress) std::cerr << "\n";
     const engine::RunResults& results = engine->results();
+    if (telemetry) {
+      telemetry->finish();
+      if (std::string error = telemetry->push(); !error.empty()) {
+        std::cerr << fmt::format("warning: {}; the results files have everything\n", error);
+      }
+    }
     bool written = write_results(results, out, config.telemetry.record.collectives);
     if (flows) {
       try {
@@ -180,6 +228,9 @@ CommandAction add_run_command(CLI::App& app) {
     }
     if (!written) return kExitFailure;
     std::cout << engine::console_report(results) << std::flush;
+    if (telemetry) linger(*telemetry);
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
     if (trace_error != 0) return trace_error;
     if (results.status == engine::RunStatus::kStuck) {
       std::string diagnosis = results.diagnosis;

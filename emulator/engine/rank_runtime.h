@@ -34,6 +34,7 @@ class RankRuntime {
   // The iteration's feeder has handed out and completed everything: returns its accounting.
   RankIteration end_iteration(clock::Nanos now);
   feeder::Feeder& feeder() { return *feeder_; }
+  const feeder::Feeder& feeder() const { return *feeder_; }
   bool has_feeder() const { return feeder_ != nullptr; }
   uint32_t iteration() const { return iteration_; }
   bool finished() const { return finished_; }

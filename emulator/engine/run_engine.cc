@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
+#include <thread>
 
 #include "control/job_filter.h"
 #include "control/traffic_plan.h"
@@ -71,10 +72,13 @@ RunEngine::~RunEngine() = default;
 
 const RunResults& RunEngine::run() {
   const auto wall_start = std::chrono::steady_clock::now();
-  auto last_report = wall_start;
+  last_report_ = wall_start;
+  last_snapshot_ = wall_start;
   const clock::Nanos watchdog = options_.watchdog_ns > 0
                                     ? options_.watchdog_ns
                                     : static_cast<clock::Nanos>(config_.run.watchdog_ns);
+  const double time_scale = options_.time_scale.value_or(config_.run.time_scale);
+  publish_snapshot(false);
   try {
     for (uint32_t r = 0; r < runtimes_.size(); ++r) start_iteration(r, 0);
     settle();
@@ -94,14 +98,12 @@ const RunResults& RunEngine::run() {
             "no node and no flow completed for {} ns of virtual time (run.watchdog)", watchdog)));
         break;
       }
-      clock_.poll();
-      if ((++polls & 0xFFF) == 0 && options_.progress) {
-        const auto now = std::chrono::steady_clock::now();
-        if (now - last_report >= std::chrono::seconds(1)) {
-          last_report = now;
-          options_.progress(results_, clock_.now(), options_.progress_context);
-        }
+      if (time_scale > 0 && clock_.next_event_time() > virtual_allowed_) {
+        keep_to_time_scale(time_scale, wall_start);
+        continue;
       }
+      clock_.poll();
+      if ((++polls & 0xFFF) == 0) every_so_often(std::chrono::steady_clock::now());
     }
   } catch (...) {
     results_.status = RunStatus::kFailed;
@@ -114,6 +116,35 @@ const RunResults& RunEngine::run() {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   finalize();
   return results_;
+}
+
+// Virtual time may run only as far as the wall clock allows: sleeps (a slice at a time, so a stop
+// request is seen) until the next event is due.
+void RunEngine::keep_to_time_scale(double time_scale,
+                                   std::chrono::steady_clock::time_point wall_start) {
+  constexpr auto kLongestSleep = std::chrono::milliseconds(20);
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed_ns = std::chrono::duration<double, std::nano>(now - wall_start).count();
+  virtual_allowed_ = static_cast<clock::Nanos>(elapsed_ns * time_scale);
+  const clock::Nanos ahead = clock_.next_event_time() - virtual_allowed_;
+  if (ahead > 0) {
+    const auto wait =
+        std::chrono::nanoseconds(static_cast<int64_t>(static_cast<double>(ahead) / time_scale) + 1);
+    std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(wait, kLongestSleep));
+  }
+  every_so_often(std::chrono::steady_clock::now());
+}
+
+// The progress line about once a second, the telemetry snapshot every telemetry_period.
+void RunEngine::every_so_often(std::chrono::steady_clock::time_point now) {
+  if (options_.progress && now - last_report_ >= std::chrono::seconds(1)) {
+    last_report_ = now;
+    options_.progress(results_, clock_.now(), options_.progress_context);
+  }
+  if (options_.telemetry && now - last_snapshot_ >= options_.telemetry_period) {
+    last_snapshot_ = now;
+    publish_snapshot(false);
+  }
 }
 
 void RunEngine::on_event(uint64_t tag, clock::Nanos) {
@@ -247,7 +278,9 @@ void RunEngine::finish_rank_iteration(uint32_t runtime) {
   Job& job = jobs_[rt.job()];
   const uint32_t iteration = rt.iteration();
   const RankIteration done = rt.end_iteration(clock_.now());
-  results_.jobs[rt.job()].nodes_issued += rt.feeder().stats().nodes_issued;
+  const feeder::FeederStats& stats = rt.feeder().stats();
+  results_.jobs[rt.job()].nodes_issued += stats.nodes_issued;
+  job.nodes_completed_before += stats.nodes_completed + stats.nodes_filtered;
 
   auto [it, first] = job.iterations.try_emplace(iteration);
   IterationRecord& record = it->second;
@@ -263,6 +296,8 @@ void RunEngine::finish_rank_iteration(uint32_t runtime) {
   record.start = std::min(record.start, done.start);
   record.end = std::max(record.end, done.end);
   if (++job.ranks_finished_iteration[iteration] == static_cast<uint32_t>(job.world_size)) {
+    ++job.iterations_completed;
+    publish_iteration(record);
     results_.iterations.push_back(std::move(record));
     job.iterations.erase(it);
     job.ranks_finished_iteration.erase(iteration);

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,6 +28,8 @@
 #include "emulator/engine/rank_runtime.h"
 #include "emulator/engine/results_files.h"
 #include "emulator/engine/run_results.h"
+#include "emulator/telemetry/metric_labels.h"
+#include "emulator/telemetry/record_ring.h"
 #include "emulator/trace/trace_set.h"
 #include "traffic/clock/scheduler.h"
 #include "traffic/collectives/generate.h"
@@ -47,6 +50,13 @@ struct RunOptions {
   std::string config_digest;
   // Overrides run.watchdog (virtual nanoseconds without progress); 0 keeps the config's.
   clock::Nanos watchdog_ns = 0;
+  // Overrides run.time_scale (virtual seconds per wall-clock second; 0 = as fast as possible).
+  std::optional<double> time_scale;
+  // Telemetry records go here: every flow, collective instance and iteration of the measured
+  // iterations as it finishes, and every telemetry_period of wall time (and once at the end) the
+  // running totals of the run, its jobs and its ports. nullptr = none.
+  telemetry::RecordRing* telemetry = nullptr;
+  std::chrono::milliseconds telemetry_period{100};
 };
 
 // "ALL_REDUCE" and the other schema names in diagnoses; "SEND/RECV" for point-to-point.
@@ -68,6 +78,10 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   const RunResults& run();
   // Where flow records go from now on (flows.csv); nullptr stops recording them.
   void set_flow_writer(FlowCsvWriter* flows) { options_.flows = flows; }
+  // Where telemetry records go from now on (RunOptions::telemetry); nullptr stops them.
+  void set_telemetry(telemetry::RecordRing* ring) { options_.telemetry = ring; }
+  // The names behind the indexes in this run's telemetry records: run, jobs and ports.
+  telemetry::MetricLabels metric_labels() const;
   const RunResults& results() const { return results_; }
 
  private:
@@ -83,6 +97,9 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
     // In-progress iterations: ranks that finished each, and their accounting.
     std::map<uint32_t, IterationRecord> iterations;
     std::map<uint32_t, uint32_t> ranks_finished_iteration;
+    // Progress: iterations every rank finished, and nodes of the ranks' finished iterations.
+    uint32_t iterations_completed = 0;
+    uint64_t nodes_completed_before = 0;
   };
 
   // A queued notification from the transport, handled outside the transport's call stack.
@@ -139,6 +156,19 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   transport::ConnectionId connection(uint32_t job, int32_t src, int32_t dst, uint16_t qp);
   void retire_finished_instances();
 
+  // The wall clock: waiting for it when the run replays at run.time_scale, and what is due every
+  // so often (run_engine.cc).
+  void keep_to_time_scale(double time_scale, std::chrono::steady_clock::time_point wall_start);
+  void every_so_often(std::chrono::steady_clock::time_point now);
+
+  // Telemetry records (run_engine_telemetry.cc); each does nothing without a ring.
+  void publish_flow(const CollectiveRecord& owner, const transport::FlowRecord& flow);
+  void publish_collective(const CollectiveRecord& record);
+  void publish_iteration(const IterationRecord& record);
+  // The running totals of the run, its jobs and its ports; `finished`: the run has its final
+  // status.
+  void publish_snapshot(bool finished);
+
   // Stopping and reporting (run_engine_report.cc).
   void stop_stuck(std::string diagnosis);
   std::string diagnose_stall(const std::string& why) const;
@@ -186,6 +216,10 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   std::vector<std::vector<clock::Nanos>> fct_samples_;
   clock::Nanos last_progress_ = 0;
   bool stopped_ = false;
+  // Wall-clock bookkeeping of run().
+  std::chrono::steady_clock::time_point last_report_;
+  std::chrono::steady_clock::time_point last_snapshot_;
+  clock::Nanos virtual_allowed_ = 0;  // time_scale: virtual time the wall clock has reached
   RunResults results_;
 };
 

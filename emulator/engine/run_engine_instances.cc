@@ -273,6 +273,7 @@ void RunEngine::on_flow_finished(const transport::FlowRecord& record) {
   if (it != instance_by_id_.end()) {
     CollectiveRecord& owner = it->second->record();
     if (failed) ++owner.failed_flows;
+    if (!owner.warmup) publish_flow(owner, record);
     if (!failed && !owner.warmup) {
       const size_t kind =
           owner.kind ? static_cast<size_t>(*owner.kind) : size_t{trace::kCollectiveTypeCount};
@@ -356,6 +357,7 @@ void RunEngine::retire_finished_instances() {
     auto it = instance_by_id_.find(id);
     if (it == instance_by_id_.end()) continue;
     results_.collectives.push_back(it->second->record());
+    publish_collective(results_.collectives.back());
     const InstanceKey key = it->second->key();
     instance_by_id_.erase(it);
     instances_.erase(key);

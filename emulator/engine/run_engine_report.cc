@@ -150,6 +150,7 @@ void RunEngine::finalize() {
     results_.status = RunStatus::kFlowsFailed;
   }
   if (options_.flows) options_.flows->flush();
+  publish_snapshot(true);
 }
 
 }  // namespace etwire::engine

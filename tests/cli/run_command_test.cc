@@ -227,9 +227,10 @@ TEST(RunCommand, DemoWritesEveryResultFile) {
 
   auto scratch = etwire::testing::make_scratch_dir("run-demo");
   const fs::path out = scratch / "results";
-  auto r =
-      run_split(concat("run ", quoted(demo_config()), " --out ", quoted(out), " --no-progress"),
-                scratch, "demo");
+  // Metrics served on a free port (the configured 9464 may be taken by a parallel test).
+  auto r = run_split(concat("run ", quoted(demo_config()), " --out ", quoted(out),
+                            " --no-progress --set telemetry.metrics.listen=127.0.0.1:0"),
+                     scratch, "demo");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
 
   auto summary = read_summary(out);
@@ -306,6 +307,7 @@ TEST(RunCommand, DemoWritesEveryResultFile) {
   // (--no-progress, and stderr is not a terminal anyway).
   EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
   EXPECT_THAT(r.err, HasSubstr("running loopback-demo: 1 job, "));
+  EXPECT_THAT(r.err, HasSubstr("; metrics at http://127.0.0.1:"));
 }
 
 // The replay runs in virtual time: the same configuration gives the same flows and instances,
@@ -313,9 +315,9 @@ TEST(RunCommand, DemoWritesEveryResultFile) {
 TEST(RunCommand, RunsAreDeterministic) {
   auto scratch = etwire::testing::make_scratch_dir("run-determinism");
   for (const char* name : {"first", "second"}) {
-    auto r = run_split(
-        concat("run ", quoted(demo_config()), " --out ", quoted(scratch / name), " --no-progress"),
-        scratch, name);
+    auto r = run_split(concat("run ", quoted(demo_config()), " --out ", quoted(scratch / name),
+                              " --no-progress --no-metrics"),
+                       scratch, name);
     ASSERT_EQ(r.code, 0) << r.out << r.err;
   }
   for (const char* file : {"flows.csv", "collectives.csv"}) {
@@ -337,9 +339,9 @@ TEST(RunCommand, InvalidConfigurationRunsNothing) {
   auto scratch = etwire::testing::make_scratch_dir("run-invalid");
   const fs::path syntax_error =
       etwire::testing::source_dir() / "tests/control/configs/syntax-error.yaml";
-  auto r = run_split(
-      concat("run ", quoted(syntax_error), " --out ", quoted(scratch / "syntax"), " --no-progress"),
-      scratch, "syntax");
+  auto r = run_split(concat("run ", quoted(syntax_error), " --out ", quoted(scratch / "syntax"),
+                            " --no-progress --no-metrics"),
+                     scratch, "syntax");
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("invalid YAML"));
   EXPECT_THAT(r.err, HasSubstr("nothing was run"));
@@ -349,7 +351,7 @@ TEST(RunCommand, InvalidConfigurationRunsNothing) {
   // A bad override, into a directory that already exists: it stays empty.
   fs::create_directories(scratch / "override");
   r = run_split(concat("run ", quoted(demo_config()), " --set workload.iterations=oops --out ",
-                       quoted(scratch / "override"), " --no-progress"),
+                       quoted(scratch / "override"), " --no-progress --no-metrics"),
                 scratch, "override");
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("workload.iterations"));
@@ -370,8 +372,9 @@ TEST(RunCommand, MissingCollectiveIsDiagnosed) {
   EXPECT_EQ(validated.code, 0) << validated.output;
 
   const fs::path out = scratch / "results";
-  auto r = run_split(concat("run ", quoted(config), " --out ", quoted(out), " --no-progress"),
-                     scratch, "missing");
+  auto r = run_split(
+      concat("run ", quoted(config), " --out ", quoted(out), " --no-progress --no-metrics"),
+      scratch, "missing");
   EXPECT_EQ(r.code, 3) << r.out << r.err;
   // Sequences count from 0: #1 is rank 0's second all-reduce.
   const std::string instance_line =
@@ -403,8 +406,9 @@ TEST(RunCommand, MismatchedCollectiveTypeIsDiagnosed) {
   const std::string trace = write_mismatched_traces(scratch, "all_reduce", 2, "all_gather", 2);
   const fs::path config = write_two_rank_config(scratch, trace);
   const fs::path out = scratch / "results";
-  auto r = run_split(concat("run ", quoted(config), " --out ", quoted(out), " --no-progress"),
-                     scratch, "mismatch");
+  auto r = run_split(
+      concat("run ", quoted(config), " --out ", quoted(out), " --no-progress --no-metrics"),
+      scratch, "mismatch");
   EXPECT_EQ(r.code, 3) << r.out << r.err;
   // The rank file is named as the trace set resolves it: against the configuration's directory.
   const std::string expected = concat(
@@ -442,7 +446,7 @@ TEST(RunCommand, InterruptWritesResultsSoFar) {
   script += std::to_string(iterations);
   script += " --out ";
   script += quoted(out);
-  script += " --no-progress >";
+  script += " --no-progress --no-metrics >";
   script += quoted(scratch / "stdout");
   script += " 2>";
   script += quoted(scratch / "stderr");
@@ -475,8 +479,9 @@ TEST(RunCommand, HardwareBackendIsBadInput) {
   auto scratch = etwire::testing::make_scratch_dir("run-dpdk");
   const fs::path config = etwire::testing::source_dir() / "configs/dpdk-lab.yaml";
   const fs::path out = scratch / "results";
-  auto r = run_split(concat("run ", quoted(config), " --out ", quoted(out), " --no-progress"),
-                     scratch, "dpdk");
+  auto r = run_split(
+      concat("run ", quoted(config), " --out ", quoted(out), " --no-progress --no-metrics"),
+      scratch, "dpdk");
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   EXPECT_THAT(r.err, HasSubstr("uses the dpdk backend; `etwire run` drives loopback ports only"));
   EXPECT_EQ(r.out, "");
@@ -500,7 +505,7 @@ TEST(RunCommand, BadWatchdogIsRejected) {
     args += quoted(demo_config());
     args += " --out ";
     args += quoted(scratch / "results");
-    args += " --no-progress --watchdog ";
+    args += " --no-progress --no-metrics --watchdog ";
     args += value;
     auto r = run_split(args, scratch, "watchdog");
     EXPECT_EQ(r.code, 2) << value << ": " << r.out << r.err;

@@ -156,9 +156,9 @@ TEST(Defaults, EverySectionHasItsDocumentedDefault) {
 
 TEST(Overrides, ChangeAnyKeyIncludingListElements) {
   auto loaded = load_inline(
-      kMinimalConfig,
-      {"ports[0].mtu=9000", "transport.dcqcn.enabled=false", "fabric.ecn.kmin=50KB", "run.seed=42",
-       "workload.jobs[0].iterations=3", "telemetry.metrics.listen=127.0.0.1:9999"});
+      kMinimalConfig, {"ports[0].mtu=9000", "transport.dcqcn.enabled=false", "fabric.ecn.kmin=50KB",
+                       "run.seed=42", "workload.jobs[0].iterations=3",
+                       "telemetry.metrics.listen=127.0.0.1:9999", "run.time_scale=0.001"});
   ASSERT_TRUE(loaded.ok()) << errors_of(loaded);
   EXPECT_EQ(loaded.config.ports[7].mtu, 9000u);  // ports[0] is the entry making all eight
   EXPECT_FALSE(loaded.config.transport.dcqcn.enabled);
@@ -166,6 +166,17 @@ TEST(Overrides, ChangeAnyKeyIncludingListElements) {
   EXPECT_EQ(loaded.config.run.seed, 42u);
   EXPECT_EQ(loaded.config.workload.jobs[0].iterations, 3u);
   EXPECT_EQ(loaded.config.telemetry.metrics.port, 9999u);
+  EXPECT_DOUBLE_EQ(loaded.config.run.time_scale, 0.001);
+}
+
+TEST(Overrides, TimeScaleMustNotBeNegativeAndListenPortZeroMeansAnyFreePort) {
+  auto bad = load_inline(kMinimalConfig, {"run.time_scale=-1"});
+  EXPECT_FALSE(bad.ok());
+  EXPECT_THAT(errors_of(bad), HasSubstr("run.time_scale"));
+  auto any_port = load_inline(kMinimalConfig, {"telemetry.metrics.listen=127.0.0.1:0"});
+  ASSERT_TRUE(any_port.ok()) << errors_of(any_port);
+  EXPECT_EQ(any_port.config.telemetry.metrics.port, 0u);
+  EXPECT_DOUBLE_EQ(any_port.config.run.time_scale, 0.0);
 }
 
 TEST(Overrides, SetTheEcnMarkPointAndTheIngressReserve) {

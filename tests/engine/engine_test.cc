@@ -356,5 +356,26 @@ INSTANTIATE_TEST_SUITE_P(
                     "astra-sim-hybrid-parallelism/pytorch_fsdp_2ranks/comm_group.test-2.json"}),
     [](const ::testing::TestParamInfo<UpstreamSet>& info) { return std::string(info.param.name); });
 
+// run.time_scale holds virtual time back to a fraction of the wall clock: the run takes at least
+// its virtual time divided by the scale, and nothing else about it changes.
+TEST(RunEngine, TimeScaleSlowsTheReplayAndChangesNothingElse) {
+  auto loaded = control::load_config_file(
+      (etwire::testing::source_dir() / "configs" / "loopback-demo.yaml").string());
+  ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
+  RunEngine plain(loaded);
+  const RunResults expected = plain.run();
+
+  constexpr double kScale = 0.02;  // 7.8 ms of virtual time in about 0.4 s
+  RunOptions options;
+  options.time_scale = kScale;
+  RunEngine paced(loaded, options);
+  const RunResults& results = paced.run();
+  ASSERT_EQ(results.status, RunStatus::kCompleted);
+  EXPECT_GE(results.wall_seconds, static_cast<double>(results.end_time) / 1e9 / kScale * 0.99);
+  EXPECT_EQ(results.end_time, expected.end_time);
+  EXPECT_EQ(results.events, expected.events);
+  EXPECT_EQ(results.flows, expected.flows);
+}
+
 }  // namespace
 }  // namespace etwire::engine

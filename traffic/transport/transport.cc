@@ -1,5 +1,6 @@
 #include "traffic/transport/transport.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -172,6 +173,14 @@ void Transport::receive(uint32_t port, const nic::Packet& packet, clock::Nanos n
   } else {
     ++counters.stale_packets;
   }
+}
+
+double Transport::paced_rate_bps(uint32_t port) const {
+  double rate = 0;
+  for (const RequesterQp& qp : requesters_) {
+    if (qp.port == port && qp.has_packet_to_send()) rate += qp.reaction_point.current_rate_bps();
+  }
+  return std::min(rate, static_cast<double>(ports_[port].speed_bps));
 }
 
 }  // namespace etwire::transport

@@ -1,0 +1,31 @@
+// The names behind the indexes in telemetry records, fixed when a run starts: the run, its jobs
+// and its ports. They become the low-cardinality labels of every metric (run, job, port); flow
+// and QP ids never do.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace etwire::telemetry {
+
+struct JobLabel {
+  std::string name;
+  uint32_t iterations = 0;  // planned: warm-up + measured
+  uint64_t nodes = 0;       // trace nodes to replay over the whole run (every rank and iteration)
+};
+
+struct PortLabel {
+  std::string name;
+  uint64_t speed_bps = 0;
+};
+
+struct MetricLabels {
+  std::string run;
+  std::string topology;
+  std::string config_digest;
+  std::vector<JobLabel> jobs;
+  std::vector<PortLabel> ports;
+};
+
+}  // namespace etwire::telemetry
