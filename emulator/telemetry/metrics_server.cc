@@ -8,8 +8,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 namespace etwire::telemetry {
 
@@ -93,7 +96,40 @@ MetricsServer::MetricsServer(const std::string& address, uint16_t port,
   if (!ports.empty()) port_ = static_cast<uint16_t>(ports.front());
 }
 
-MetricsServer::~MetricsServer() = default;
+namespace {
+
+// Opens and closes a connection to the server: its listening thread waits in poll() for up to
+// two seconds between looks at the stop flag, and an incoming connection ends that wait.
+void knock(const std::string& address, uint16_t port) {
+  sockaddr_in v4{};
+  v4.sin_family = AF_INET;
+  v4.sin_port = htons(port);
+  // An unspecified address listens on loopback too.
+  const std::string target = address == "0.0.0.0" ? "127.0.0.1" : address;
+  if (inet_pton(AF_INET, target.c_str(), &v4.sin_addr) != 1) return;
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return;
+  connect(fd, reinterpret_cast<sockaddr*>(&v4), sizeof(v4));
+  close(fd);
+}
+
+}  // namespace
+
+// Stopping the exposer waits for its listening thread, which sees the stop flag only when its
+// poll() returns: knocking until it is gone keeps every run from ending up to 2 s late.
+MetricsServer::~MetricsServer() {
+  if (!exposer_) return;
+  std::atomic<bool> stopped{false};
+  std::thread knocker([&] {
+    while (!stopped.load()) {
+      knock(address_, port_);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  exposer_.reset();
+  stopped = true;
+  knocker.join();
+}
 
 std::string MetricsServer::url() const {
   return fmt::format("http://{}/metrics", host_port(address_, port_));
