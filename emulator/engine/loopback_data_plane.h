@@ -29,9 +29,9 @@ class LoopbackDataPlane {
   // Counters of port `port` so far: its NIC side in the twin, the switch port facing it, and the
   // transport.
   PortRecord port_record(size_t port) const;
-  // The sum of the DCQCN rates of the port's QPs with data to send, at most its line rate.
-  double paced_rate_bps(size_t port) const {
-    return transport_->paced_rate_bps(static_cast<uint32_t>(port));
+  // Per port: the sum of the DCQCN rates of its QPs with data to send, at most its line rate.
+  void paced_rates_bps(std::vector<double>& per_port) const {
+    transport_->paced_rates_bps(per_port);
   }
   // Payload bytes per second a port carries at full PMTU: pmtu / (pmtu + per-packet overhead) of
   // its line rate.

@@ -220,6 +220,7 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   std::chrono::steady_clock::time_point last_report_;
   std::chrono::steady_clock::time_point last_snapshot_;
   clock::Nanos virtual_allowed_ = 0;  // time_scale: virtual time the wall clock has reached
+  std::vector<double> paced_rates_;   // per port, reused by every telemetry snapshot
   RunResults results_;
 };
 

@@ -83,13 +83,14 @@ void RunEngine::publish_snapshot(bool finished) {
     ring->push(telemetry::Record::of(
         telemetry::JobProgress{static_cast<uint32_t>(j), job.iterations_completed, nodes}));
   }
+  data_plane_.paced_rates_bps(paced_rates_);
   for (size_t p = 0; p < data_plane_.ports(); ++p) {
     const PortRecord port = data_plane_.port_record(p);
     ring->push(telemetry::Record::of(telemetry::PortSample{
         static_cast<uint32_t>(p), port.tx_bytes, port.rx_bytes, port.tx_packets, port.rx_packets,
         port.ecn_marked_received, port.cnps_sent, port.cnps_received, port.pfc_pauses_sent,
         port.pfc_pauses_received, port.drops, port.retransmitted_packets, port.timeouts,
-        data_plane_.paced_rate_bps(p) / 8}));
+        paced_rates_[p] / 8}));
   }
   ring->push(telemetry::Record::of(telemetry::RunSample{
       finished ? run_state(results_.status) : telemetry::RunState::kRunning, clock_.now()}));

@@ -175,12 +175,14 @@ void Transport::receive(uint32_t port, const nic::Packet& packet, clock::Nanos n
   }
 }
 
-double Transport::paced_rate_bps(uint32_t port) const {
-  double rate = 0;
+void Transport::paced_rates_bps(std::vector<double>& per_port) const {
+  per_port.assign(ports_.size(), 0.0);
   for (const RequesterQp& qp : requesters_) {
-    if (qp.port == port && qp.has_packet_to_send()) rate += qp.reaction_point.current_rate_bps();
+    if (qp.has_packet_to_send()) per_port[qp.port] += qp.reaction_point.current_rate_bps();
   }
-  return std::min(rate, static_cast<double>(ports_[port].speed_bps));
+  for (size_t p = 0; p < ports_.size(); ++p) {
+    per_port[p] = std::min(per_port[p], static_cast<double>(ports_[p].speed_bps));
+  }
 }
 
 }  // namespace etwire::transport

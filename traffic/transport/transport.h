@@ -62,9 +62,9 @@ class Transport final : public clock::EventHandler {
   const RequesterQp& requester(uint32_t qpn) const { return requesters_[qpn]; }
   const TransportTotals& totals() const { return totals_; }
   uint32_t flows_in_progress() const { return flows_.in_use(); }
-  // What the port's QPs that have data to send are allowed now: the sum of their DCQCN rates (as
-  // of each QP's last packet), at most the line rate. For telemetry: a pass over every QP.
-  double paced_rate_bps(uint32_t port) const;
+  // Per port, what its QPs that have data to send are allowed now: the sum of their DCQCN rates
+  // (as of each QP's last packet), at most the line rate. For telemetry: one pass over every QP.
+  void paced_rates_bps(std::vector<double>& per_port) const;
   // Bytes of transport state per connection and per flow in progress, for the memory benchmark.
   static constexpr size_t connection_state_bytes() {
     return sizeof(RequesterQp) + sizeof(ResponderQp);
