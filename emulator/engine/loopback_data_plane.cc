@@ -28,7 +28,7 @@ std::vector<nic::loopback::TwinPortSpec> twin_ports(const control::RunConfig& co
 
 LoopbackDataPlane::LoopbackDataPlane(const control::RunConfig& config,
                                      transport::FlowObserver& observer)
-    : config_(config), specs_(twin_ports(config)) {
+    : specs_(twin_ports(config)) {
   twin_ =
       std::make_unique<nic::loopback::FabricTwin>(config.fabric, specs_, clock_, config.run.seed);
   transport_ = std::make_unique<transport::Transport>(config.transport, clock_, observer);
@@ -66,10 +66,10 @@ PortRecord LoopbackDataPlane::port_record(size_t port) const {
   return record;
 }
 
-double LoopbackDataPlane::goodput_bytes_per_second(size_t port) const {
-  const double payload = config_.transport.pmtu;
-  const double overhead = control::per_packet_overhead(config_, config_.ports[port]);
-  return payload / (payload + overhead) * static_cast<double>(specs_[port].speed_bps) / 8.0;
+double goodput_bytes_per_second(const control::RunConfig& config, size_t port) {
+  const double payload = config.transport.pmtu;
+  const double overhead = control::per_packet_overhead(config, config.ports[port]);
+  return payload / (payload + overhead) * static_cast<double>(config.ports[port].speed_bps) / 8.0;
 }
 
 }  // namespace etwire::engine

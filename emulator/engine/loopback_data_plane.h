@@ -1,13 +1,12 @@
 // The data plane a run uses when its ports are loopback ports: a virtual clock, the fabric twin
-// those ports are cabled to, and the transport on top, built from the run configuration. The run
-// engine sees only the clock, the transport and per-port counters, so a hardware data plane can
-// take its place.
+// those ports are cabled to, and the transport on top, built from the run configuration.
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "control/run_config.h"
+#include "emulator/engine/data_plane.h"
 #include "emulator/engine/run_results.h"
 #include "nic/loopback/fabric_twin.h"
 #include "traffic/clock/virtual_clock.h"
@@ -15,30 +14,29 @@
 
 namespace etwire::engine {
 
-class LoopbackDataPlane {
+class LoopbackDataPlane final : public DataPlane {
  public:
   // Throws std::invalid_argument when a port is not a loopback port or the fabric cannot be
   // modelled (the twin's message). `config` and `observer` must outlive the data plane.
   LoopbackDataPlane(const control::RunConfig& config, transport::FlowObserver& observer);
 
-  clock::VirtualClock& clock() { return clock_; }
-  transport::Transport& transport() { return *transport_; }
-  nic::loopback::FabricTwin& twin() { return *twin_; }
-  size_t ports() const { return specs_.size(); }
-
+  clock::Scheduler& scheduler() override { return clock_; }
+  transport::Transport& transport() override { return *transport_; }
+  size_t ports() const override { return specs_.size(); }
+  bool virtual_time() const override { return true; }
+  clock::Nanos next_event_time() const override { return clock_.next_event_time(); }
+  void poll() override { clock_.poll(); }
+  uint64_t events_run() const override { return clock_.events_run(); }
+  // Every port reaches every other through the twin; frames carry no addresses here.
+  void connected(const WireConnection&) override {}
   // Counters of port `port` so far: its NIC side in the twin, the switch port facing it, and the
   // transport.
-  PortRecord port_record(size_t port) const;
-  // Per port: the sum of the DCQCN rates of its QPs with data to send, at most its line rate.
-  void paced_rates_bps(std::vector<double>& per_port) const {
-    transport_->paced_rates_bps(per_port);
-  }
-  // Payload bytes per second a port carries at full PMTU: pmtu / (pmtu + per-packet overhead) of
-  // its line rate.
-  double goodput_bytes_per_second(size_t port) const;
+  PortRecord port_record(size_t port) const override;
+
+  clock::VirtualClock& clock() { return clock_; }
+  nic::loopback::FabricTwin& twin() { return *twin_; }
 
  private:
-  const control::RunConfig& config_;
   std::vector<nic::loopback::TwinPortSpec> specs_;
   clock::VirtualClock clock_;
   std::unique_ptr<nic::loopback::FabricTwin> twin_;

@@ -12,6 +12,7 @@
 #include "control/job_filter.h"
 #include "control/traffic_plan.h"
 #include "emulator/engine/engine_event.h"
+#include "emulator/engine/loopback_data_plane.h"
 #include "emulator/trace/comm_groups.h"
 
 namespace etwire::engine {
@@ -20,9 +21,11 @@ RunEngine::RunEngine(const control::LoadedConfig& loaded, RunOptions options)
     : loaded_(loaded),
       config_(loaded.config),
       options_(std::move(options)),
-      data_plane_(loaded.config, *this),
-      clock_(data_plane_.clock()),
-      transport_(data_plane_.transport()) {
+      data_plane_(options_.data_plane
+                      ? options_.data_plane(loaded.config, flow_observer())
+                      : std::make_unique<LoopbackDataPlane>(loaded.config, flow_observer())),
+      clock_(data_plane_->scheduler()),
+      transport_(data_plane_->transport()) {
   if (!loaded.ok() || !loaded.addresses) {
     throw std::invalid_argument(fmt::format(
         "{}: the configuration has errors or unplaced jobs; run `etwire validate` on it",
@@ -61,8 +64,8 @@ RunEngine::RunEngine(const control::LoadedConfig& loaded, RunOptions options)
   results_.seed = config_.run.seed;
   results_.topology = std::string(control::topology_name(config_.fabric.topology));
   double goodput = 0;
-  for (size_t p = 0; p < data_plane_.ports(); ++p) {
-    const double port_goodput = data_plane_.goodput_bytes_per_second(p);
+  for (size_t p = 0; p < data_plane_->ports(); ++p) {
+    const double port_goodput = goodput_bytes_per_second(config_, p);
     if (p == 0 || port_goodput < goodput) goodput = port_goodput;
   }
   results_.goodput_bytes_per_second = goodput;
@@ -77,7 +80,10 @@ const RunResults& RunEngine::run() {
   const clock::Nanos watchdog = options_.watchdog_ns > 0
                                     ? options_.watchdog_ns
                                     : static_cast<clock::Nanos>(config_.run.watchdog_ns);
-  const double time_scale = options_.time_scale.value_or(config_.run.time_scale);
+  const bool virtual_time = data_plane_->virtual_time();
+  // The wall clock runs at its own pace: a time scale means nothing there.
+  const double time_scale =
+      virtual_time ? options_.time_scale.value_or(config_.run.time_scale) : 0.0;
   publish_snapshot(false);
   try {
     for (uint32_t r = 0; r < runtimes_.size(); ++r) start_iteration(r, 0);
@@ -89,20 +95,22 @@ const RunResults& RunEngine::run() {
         results_.diagnosis = diagnose_stall("interrupted");
         break;
       }
-      if (clock_.idle()) {
+      // On the wall clock no pending event proves nothing: frames may still be on the wire.
+      if (virtual_time && clock_.idle()) {
         stop_stuck(diagnose_stall("nothing is left to happen, yet ranks are still waiting"));
         break;
       }
-      if (clock_.next_event_time() - last_progress_ > watchdog) {
-        stop_stuck(diagnose_stall(fmt::format(
-            "no node and no flow completed for {} ns of virtual time (run.watchdog)", watchdog)));
+      if (data_plane_->next_event_time() - last_progress_ > watchdog) {
+        stop_stuck(diagnose_stall(
+            fmt::format("no node and no flow completed for {} ns of {} time (run.watchdog)",
+                        watchdog, virtual_time ? "virtual" : "wall-clock")));
         break;
       }
-      if (time_scale > 0 && clock_.next_event_time() > virtual_allowed_) {
+      if (time_scale > 0 && data_plane_->next_event_time() > virtual_allowed_) {
         keep_to_time_scale(time_scale, wall_start);
         continue;
       }
-      clock_.poll();
+      data_plane_->poll();
       if ((++polls & 0xFFF) == 0) every_so_often(std::chrono::steady_clock::now());
     }
   } catch (...) {
@@ -126,7 +134,7 @@ void RunEngine::keep_to_time_scale(double time_scale,
   const auto now = std::chrono::steady_clock::now();
   const double elapsed_ns = std::chrono::duration<double, std::nano>(now - wall_start).count();
   virtual_allowed_ = static_cast<clock::Nanos>(elapsed_ns * time_scale);
-  const clock::Nanos ahead = clock_.next_event_time() - virtual_allowed_;
+  const clock::Nanos ahead = data_plane_->next_event_time() - virtual_allowed_;
   if (ahead > 0) {
     const auto wait =
         std::chrono::nanoseconds(static_cast<int64_t>(static_cast<double>(ahead) / time_scale) + 1);

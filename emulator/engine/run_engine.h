@@ -24,7 +24,7 @@
 
 #include "control/config_loader.h"
 #include "emulator/engine/collective_instance.h"
-#include "emulator/engine/loopback_data_plane.h"
+#include "emulator/engine/data_plane.h"
 #include "emulator/engine/rank_runtime.h"
 #include "emulator/engine/results_files.h"
 #include "emulator/engine/run_results.h"
@@ -57,6 +57,8 @@ struct RunOptions {
   // running totals of the run, its jobs and its ports. nullptr = none.
   telemetry::RecordRing* telemetry = nullptr;
   std::chrono::milliseconds telemetry_period{100};
+  // Builds the data plane; empty: the loopback data plane (every port must be a loopback port).
+  DataPlaneFactory data_plane;
 };
 
 // "ALL_REDUCE" and the other schema names in diagnoses; "SEND/RECV" for point-to-point.
@@ -124,6 +126,7 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   class MemberContext;
 
   // transport::FlowObserver
+  transport::FlowObserver& flow_observer() { return *this; }
   void on_flow_delivered(const transport::FlowRecord& record) override;
   void on_flow_finished(const transport::FlowRecord& record) override;
   // clock::EventHandler
@@ -177,8 +180,8 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   const control::LoadedConfig& loaded_;
   const control::RunConfig& config_;
   RunOptions options_;
-  LoopbackDataPlane data_plane_;
-  clock::VirtualClock& clock_;
+  std::unique_ptr<DataPlane> data_plane_;
+  clock::Scheduler& clock_;
   transport::Transport& transport_;
   std::vector<Job> jobs_;
   std::vector<RankRuntime> runtimes_;

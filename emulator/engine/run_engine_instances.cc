@@ -242,6 +242,8 @@ transport::ConnectionId RunEngine::connection(uint32_t job, int32_t src, int32_t
   const transport::ConnectionId id = transport_.connect(static_cast<uint32_t>(placement.port(src)),
                                                         static_cast<uint32_t>(placement.port(dst)),
                                                         addresses.udp_source_port(qpn));
+  data_plane_->connected({id, &addresses.endpoint(job, src), &addresses.endpoint(job, dst), qpn,
+                          addresses.qpn(job, dst, src, qp)});
   connections_.emplace(key, id);
   return id;
 }

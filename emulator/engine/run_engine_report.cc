@@ -130,10 +130,10 @@ std::string RunEngine::diagnose_stall(const std::string& why) const {
 
 void RunEngine::finalize() {
   results_.end_time = clock_.now();
-  results_.events = clock_.events_run();
+  results_.events = data_plane_->events_run();
   results_.ports.clear();
-  for (size_t p = 0; p < data_plane_.ports(); ++p) {
-    results_.ports.push_back(data_plane_.port_record(p));
+  for (size_t p = 0; p < data_plane_->ports(); ++p) {
+    results_.ports.push_back(data_plane_->port_record(p));
   }
   results_.fct.clear();
   for (size_t kind = 0; kind < fct_samples_.size(); ++kind) {

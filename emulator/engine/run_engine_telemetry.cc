@@ -40,8 +40,8 @@ telemetry::MetricLabels RunEngine::metric_labels() const {
     const auto& facts = loaded_.traces.at(j);
     labels.jobs.push_back({job.name, iterations, facts ? facts->nodes * iterations : 0});
   }
-  for (size_t p = 0; p < data_plane_.ports(); ++p) {
-    PortRecord port = data_plane_.port_record(p);
+  for (size_t p = 0; p < data_plane_->ports(); ++p) {
+    PortRecord port = data_plane_->port_record(p);
     labels.ports.push_back({std::move(port.name), port.speed_bps});
   }
   return labels;
@@ -83,9 +83,9 @@ void RunEngine::publish_snapshot(bool finished) {
     ring->push(telemetry::Record::of(
         telemetry::JobProgress{static_cast<uint32_t>(j), job.iterations_completed, nodes}));
   }
-  data_plane_.paced_rates_bps(paced_rates_);
-  for (size_t p = 0; p < data_plane_.ports(); ++p) {
-    const PortRecord port = data_plane_.port_record(p);
+  data_plane_->paced_rates_bps(paced_rates_);
+  for (size_t p = 0; p < data_plane_->ports(); ++p) {
+    const PortRecord port = data_plane_->port_record(p);
     ring->push(telemetry::Record::of(telemetry::PortSample{
         static_cast<uint32_t>(p), port.tx_bytes, port.rx_bytes, port.tx_packets, port.rx_packets,
         port.ecn_marked_received, port.cnps_sent, port.cnps_received, port.pfc_pauses_sent,

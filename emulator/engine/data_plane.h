@@ -1,0 +1,70 @@
+// What the run engine drives: a clock, the transport on it and the ports under it. Two kinds
+// exist: the loopback data plane (virtual clock, fabric twin) and packet backends on the wall
+// clock (DPDK). The engine replays a trace the same way on either; only how time passes differs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "control/addressing.h"
+#include "control/run_config.h"
+#include "emulator/engine/run_results.h"
+#include "traffic/clock/scheduler.h"
+#include "traffic/transport/transport.h"
+
+namespace etwire::engine {
+
+// The two ends of a connection as the wire sees them: the ranks' addresses and QP numbers. A
+// packet backend puts these in frames; the loopback data plane needs none of it.
+struct WireConnection {
+  transport::ConnectionId id;
+  const control::RankEndpoint* requester = nullptr;  // the sending rank
+  const control::RankEndpoint* responder = nullptr;  // the receiving rank
+  uint32_t requester_qpn = 0;
+  uint32_t responder_qpn = 0;
+};
+
+class DataPlane {
+ public:
+  virtual ~DataPlane() = default;
+
+  virtual clock::Scheduler& scheduler() = 0;
+  virtual transport::Transport& transport() = 0;
+  virtual size_t ports() const = 0;
+
+  // True for a virtual clock: time jumps to the next event, and no pending event means nothing
+  // can happen any more. False for the wall clock: packets may be in flight while no event is
+  // pending, and the data plane must be polled continuously.
+  virtual bool virtual_time() const = 0;
+  // Virtual time: when the earliest pending event is due. Wall clock: now.
+  virtual clock::Nanos next_event_time() const = 0;
+  // Runs what is due: events, and on a packet backend the frames waiting to leave or arrive.
+  virtual void poll() = 0;
+  // Events run so far (the results' `events`).
+  virtual uint64_t events_run() const = 0;
+
+  // The engine opened `connection`; a packet backend learns here which addresses and QP numbers
+  // its frames carry. Throws std::invalid_argument when the two ports cannot reach each other
+  // (back-to-back ports reach only their peer).
+  virtual void connected(const WireConnection& connection) = 0;
+
+  // Counters of port `port` so far, in the engine's terms.
+  virtual PortRecord port_record(size_t port) const = 0;
+
+  // Per port: the sum of the DCQCN rates of its QPs with data to send, at most its line rate.
+  void paced_rates_bps(std::vector<double>& per_port) { transport().paced_rates_bps(per_port); }
+};
+
+// Builds the data plane a configuration asks for; `observer` gets the transport's flow events.
+// Both must outlive the data plane.
+using DataPlaneFactory =
+    std::function<std::unique_ptr<DataPlane>(const control::RunConfig&, transport::FlowObserver&)>;
+
+// Payload bytes per second a port carries at full PMTU: pmtu / (pmtu + per-packet overhead) of
+// its line rate.
+double goodput_bytes_per_second(const control::RunConfig& config, size_t port);
+
+}  // namespace etwire::engine
