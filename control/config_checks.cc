@@ -157,6 +157,46 @@ class Checker {
     }
   }
 
+  // Back-to-back cabling is symmetric and joins two dpdk ports.
+  void peers() {
+    for (const auto& port : config_.ports) {
+      if (port.backend != Backend::kDpdk || port.dpdk.peer.empty()) continue;
+      const std::string at = child_path(child_path(port.key_path, "dpdk"), "peer");
+      const auto peer = std::find_if(config_.ports.begin(), config_.ports.end(),
+                                     [&](const PortConfig& p) { return p.name == port.dpdk.peer; });
+      if (peer == config_.ports.end()) {
+        error(Problem::kBadReference, at,
+              fmt::format("port \"{}\": peer \"{}\" is not a port of this configuration", port.name,
+                          port.dpdk.peer));
+      } else if (peer->name == port.name) {
+        error(Problem::kInconsistent, at,
+              fmt::format("port \"{}\" cannot be its own peer; leave peer out for a net_ring "
+                          "port looped to itself",
+                          port.name));
+      } else if (peer->backend != Backend::kDpdk) {
+        error(Problem::kInconsistent, at,
+              fmt::format("port \"{}\": peer \"{}\" uses the {} backend; back-to-back "
+                          "cabling joins two dpdk ports",
+                          port.name, peer->name, backend_name(peer->backend)));
+      } else if (peer->dpdk.peer != port.name) {
+        error(Problem::kInconsistent, at,
+              fmt::format("port \"{}\" names \"{}\" as its peer, but \"{}\" {}; cabling is "
+                          "symmetric: set its dpdk.peer to \"{}\"",
+                          port.name, peer->name, peer->name,
+                          peer->dpdk.peer.empty() ? std::string("names no peer")
+                                                  : fmt::format("names \"{}\"", peer->dpdk.peer),
+                          port.name));
+      } else if (is_ring(port) != is_ring(*peer)) {
+        error(Problem::kInconsistent, at,
+              fmt::format("port \"{}\" and its peer \"{}\" must both be net_ring devices or "
+                          "neither: etwire wires ring devices to each other itself",
+                          port.name, peer->name));
+      }
+    }
+  }
+
+  static bool is_ring(const PortConfig& port) { return port.dpdk.vdev.starts_with("net_ring"); }
+
   void addresses() {
     std::map<std::string, std::string> macs;
     std::map<std::string, std::string> ipv4s;
@@ -331,6 +371,7 @@ void check_config(const RunConfig& config, const SectionPresence& present, const
     check.backend_limits(*port, name);
   }
   check.devices();
+  check.peers();
   check.addresses();
   check.clocks();
   check.path_mtu();

@@ -44,6 +44,7 @@ void parse_dpdk_port(MapReader& section, DpdkPortSettings& out) {
   section.integer("tx_descriptors", out.tx_descriptors, 64, 32768);
   uint32_t lcore = 0;
   if (section.integer("lcore", lcore, 0, 1023)) out.lcore = lcore;
+  section.text("peer", out.peer);
   section.finish();
 }
 

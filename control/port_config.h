@@ -30,7 +30,11 @@ struct DpdkPortSettings {
   uint16_t rx_descriptors = 1024;
   uint16_t tx_descriptors = 1024;
   std::optional<uint32_t> lcore;  // worker core; default: the next free one
-  bool present = false;           // the port entry has a dpdk: section
+  // The port this one is cabled to directly, with no device between ("" = cabled to the device
+  // under test, which reaches every port). Back-to-back ports reach only each other; two net_ring
+  // ports named each other's peer are wired together by etwire.
+  std::string peer;
+  bool present = false;  // the port entry has a dpdk: section
 };
 
 struct VerbsPortSettings {

@@ -27,6 +27,9 @@ packages=(
   prometheus-cpp-dev
   # The telemetry tests scrape a run with a real Prometheus and push to a real Pushgateway.
   prometheus prometheus-pushgateway
+  # The DPDK backend; its tests decode frames with tshark and check ICRCs with scapy, and make
+  # a veth pair in a network namespace.
+  dpdk dpdk-dev libdpdk-dev libpcap-dev tshark python3-scapy iproute2
 )
 
 missing=()
@@ -40,6 +43,8 @@ if ((${#missing[@]} > 0)); then
   fi
   echo "setup.sh: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
+  # tshark's package asks whether non-root users may capture; they may not.
+  echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
   apt-get update -q
   apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi

@@ -22,6 +22,7 @@
 #include "emulator/common/duration.h"
 #include "emulator/engine/config_digest.h"
 #include "emulator/engine/console_report.h"
+#include "emulator/engine/dpdk/dpdk_data_plane.h"
 #include "emulator/engine/results_files.h"
 #include "emulator/engine/run_engine.h"
 #include "emulator/telemetry/run_telemetry.h"
@@ -158,6 +159,12 @@ CommandAction add_run_command(CLI::App& app) {
     options.time_scale = opts->time_scale;
     options.config_digest = engine::config_digest(opts->config, opts->overrides);
     if (!opts->no_progress && isatty(STDERR_FILENO)) options.progress = print_progress;
+    // Validation has made sure a run's ports share one clock: DPDK ports are all or none.
+    if (!config.ports.empty() && config.ports.front().backend == control::Backend::kDpdk) {
+      options.data_plane = [](const control::RunConfig& c, transport::FlowObserver& observer) {
+        return std::make_unique<engine::DpdkDataPlane>(c, observer);
+      };
+    }
 
     std::unique_ptr<engine::RunEngine> engine;
     try {
@@ -165,6 +172,10 @@ CommandAction add_run_command(CLI::App& app) {
     } catch (const std::invalid_argument& e) {
       std::cerr << fmt::format("error: {}\n", e.what());
       return kExitBadInput;
+    } catch (const std::runtime_error& e) {
+      // A device that cannot be set up: the environment, not the configuration.
+      std::cerr << fmt::format("error: {}\n", e.what());
+      return kExitFailure;
     }
     // Telemetry when metrics are served or pushed. The endpoint binds before anything is written:
     // an address in use stops the run here.
@@ -206,6 +217,10 @@ CommandAction add_run_command(CLI::App& app) {
     try {
       engine->run();
     } catch (const trace::TraceError& e) {
+      std::cerr << fmt::format("\nerror: {}\n", e.what());
+      trace_error = kExitBadInput;
+    } catch (const std::invalid_argument& e) {
+      // Traffic the ports cannot carry (back-to-back cabling that does not join two ranks).
       std::cerr << fmt::format("\nerror: {}\n", e.what());
       trace_error = kExitBadInput;
     }

@@ -143,10 +143,11 @@ void append_congestion(const RunResults& results, std::string& out) {
 }
 
 void append_status(const RunResults& results, std::string& out) {
-  out += fmt::format(
-      "\nStatus {}: virtual time {}, wall {:.2f} s, {} events, {} flows, {} failed\n",
-      run_status_name(results.status), duration_text(results.end_time), results.wall_seconds,
-      format_si(static_cast<double>(results.events)), results.flows, results.failed_flows);
+  out += fmt::format("\nStatus {}: {} time {}, wall {:.2f} s, {} events, {} flows, {} failed\n",
+                     run_status_name(results.status), results.wall_clock ? "run" : "virtual",
+                     duration_text(results.end_time), results.wall_seconds,
+                     format_si(static_cast<double>(results.events)), results.flows,
+                     results.failed_flows);
   if (!results.diagnosis.empty()) {
     out += "Diagnosis:\n";
     out += results.diagnosis;

@@ -43,6 +43,9 @@ class DataPlane {
   virtual clock::Nanos next_event_time() const = 0;
   // Runs what is due: events, and on a packet backend the frames waiting to leave or arrive.
   virtual void poll() = 0;
+  // Called once when the run begins, before any event is scheduled: a wall clock counts the run's
+  // time from here, not from the device setup.
+  virtual void start() {}
   // Events run so far (the results' `events`).
   virtual uint64_t events_run() const = 0;
 

@@ -62,7 +62,11 @@ RunEngine::RunEngine(const control::LoadedConfig& loaded, RunOptions options)
   results_.config_file = config_.source_file;
   results_.config_digest = options_.config_digest;
   results_.seed = config_.run.seed;
-  results_.topology = std::string(control::topology_name(config_.fabric.topology));
+  // The twin's topology, or the lab's: whatever the ports are cabled to.
+  results_.topology = data_plane_->virtual_time()
+                          ? std::string(control::topology_name(config_.fabric.topology))
+                          : "device-under-test";
+  results_.wall_clock = !data_plane_->virtual_time();
   double goodput = 0;
   for (size_t p = 0; p < data_plane_->ports(); ++p) {
     const double port_goodput = goodput_bytes_per_second(config_, p);
@@ -84,6 +88,7 @@ const RunResults& RunEngine::run() {
   // The wall clock runs at its own pace: a time scale means nothing there.
   const double time_scale =
       virtual_time ? options_.time_scale.value_or(config_.run.time_scale) : 0.0;
+  data_plane_->start();
   publish_snapshot(false);
   try {
     for (uint32_t r = 0; r < runtimes_.size(); ++r) start_iteration(r, 0);

@@ -44,8 +44,9 @@ void RunEngine::stop_stuck(std::string diagnosis) {
 }
 
 std::string RunEngine::diagnose_stall(const std::string& why) const {
-  std::string text = fmt::format("{} (virtual time {} ns; last progress at {} ns)\n", why,
-                                 clock_.now(), last_progress_);
+  std::string text =
+      fmt::format("{} ({} time {} ns; last progress at {} ns)\n", why,
+                  results_.wall_clock ? "run" : "virtual", clock_.now(), last_progress_);
   // One line per open instance: who is there, who is not, and what the missing ranks are doing.
   auto describe_rank = [&](uint32_t job, int32_t rank) -> std::string {
     const RankRuntime& rt = runtimes_[jobs_[job].first_runtime + static_cast<uint32_t>(rank)];

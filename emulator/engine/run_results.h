@@ -134,7 +134,8 @@ struct RunResults {
   uint64_t seed = 0;
   std::string topology;
   int32_t world_size = 0;     // ranks over every job
-  clock::Nanos end_time = 0;  // virtual time when the run stopped
+  clock::Nanos end_time = 0;  // data-plane time when the run stopped
+  bool wall_clock = false;    // the data plane ran on the wall clock (else virtual time)
   double wall_seconds = 0;
   uint64_t events = 0;  // scheduler events processed
   // Payload rate of the slowest port at full PMTU: payload / (payload + overhead) x line rate.

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -131,6 +132,18 @@ TEST(WallClock, FollowsRealTime) {
   // Calibration error only: the two clocks agree within 10% over the interval.
   EXPECT_GT(elapsed, wall * 9 / 10);
   EXPECT_LT(elapsed, wall * 11 / 10);
+}
+
+TEST(WallClock, RestartCountsFromThen) {
+  WallClock clock(2 * kNanosPerMilli);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  ASSERT_GE(clock.now(), 30 * kNanosPerMilli);
+  clock.restart();
+  // Well under the 30 ms that passed before, however loaded the machine is.
+  EXPECT_LT(clock.now(), 25 * kNanosPerMilli);
+  Recorder r;
+  clock.run_at(clock.now() + kNanosPerSecond, &r, 1);
+  EXPECT_THROW(clock.restart(), std::logic_error);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "traffic/clock/wall_clock.h"
 
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 
 #if defined(__x86_64__)
@@ -40,6 +41,12 @@ WallClock::WallClock(Nanos calibration) {
   }
   ticks_per_nano_ = ticks / nanos;
   nanos_per_tick_ = nanos / ticks;
+}
+
+void WallClock::restart() {
+  if (!queue_.empty()) throw std::logic_error("WallClock::restart with events pending");
+  origin_system_ns_ = system_nanos();
+  if (nanos_per_tick_ > 0) origin_ticks_ = read_ticks();
 }
 
 Nanos WallClock::now() const {

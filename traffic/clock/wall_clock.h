@@ -15,8 +15,11 @@ class WallClock final : public Scheduler {
   // Calibrates the counter over `calibration` of real time (a short sleep).
   explicit WallClock(Nanos calibration = 10 * kNanosPerMilli);
 
-  // Nanoseconds since construction.
+  // Nanoseconds since construction or the last restart().
   Nanos now() const override;
+  // Counts time from now on. Only while no event is pending (their times would shift); throws
+  // std::logic_error otherwise.
+  void restart();
   void run_at(Nanos when, EventHandler* handler, uint64_t tag) override;
   // Runs every event whose time has come; returns at once when none has.
   uint64_t poll() override;

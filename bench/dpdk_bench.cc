@@ -1,0 +1,240 @@
+// The DPDK port's transmit path, on one core, against DPDK's own generator, and the accuracy of
+// the transport's pacing on the wall clock. Both on net_null (copy=1: the driver reads each frame
+// as a NIC's DMA would, and drops it), so nothing but etwire and DPDK is measured.
+//
+//   bench_dpdk [--seconds S] [--skip-testpmd]
+//
+// Frames: WRITE MIDDLE packets of a full PMTU (1024 and 4096 bytes), IPv4, with the ICRC, built
+// by DpdkPort::transmit from the transport's packet struct, exactly as in a run, and handed to
+// the device in bursts. testpmd (--forward-mode=txonly, same frame size, run for the same time
+// right after) writes a fixed 42-byte header into each mbuf and no ICRC: the ceiling.
+//
+// Pacing: one connection sends messages back to back through the transport on the wall clock,
+// at a port speed from 1 Gb/s up; achieved = wire bytes handed to the device over 1 s of the
+// clock. Gaps between the frames' transmit times are collected for the jitter figures.
+#include <rte_eal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "nic/dpdk/dpdk_port.h"
+#include "nic/dpdk/eal.h"
+#include "nic/dpdk/wire_directory.h"
+#include "nic/frame_size.h"
+#include "traffic/clock/wall_clock.h"
+#include "traffic/frame/payload_pattern.h"
+#include "traffic/transport/transport.h"
+
+namespace {
+
+using namespace etwire;
+
+struct Options {
+  double seconds = 3;
+  bool testpmd = true;
+};
+
+nic::dpdk::WireRoute one_route() {
+  nic::dpdk::WireRoute route;
+  route.requester = {0, 256};
+  route.responder = {0, 257};
+  route.forward.src_mac = {0x02, 0, 0, 0, 0, 1};
+  route.forward.dst_mac = {0x02, 0, 0, 0, 0, 2};
+  route.forward.src_ip = {10, 0, 0, 1};
+  route.forward.dst_ip = {10, 0, 0, 2};
+  route.backward = route.forward;
+  std::swap(route.backward.src_mac, route.backward.dst_mac);
+  std::swap(route.backward.src_ip, route.backward.dst_ip);
+  return route;
+}
+
+nic::dpdk::DpdkPortSetup null_port(uint32_t pmtu, uint64_t speed_bps, const std::string& prefix) {
+  nic::dpdk::DpdkPortSetup setup;
+  setup.name = "null";
+  setup.device = 0;
+  setup.speed_bps = speed_bps;
+  setup.mtu = pmtu + 200;
+  setup.pmtu = pmtu;
+  setup.mbufs = 8191;
+  setup.pool_prefix = prefix;
+  return setup;
+}
+
+// Frames per second of DpdkPort::transmit on one core.
+double etwire_mpps(uint32_t pmtu, double seconds, uint32_t& frame_bytes) {
+  frame::PayloadPattern payload(pmtu, pmtu);
+  nic::dpdk::WireDirectory directory;
+  directory.add(0, one_route());
+  static int round = 0;
+  nic::dpdk::DpdkPort port(null_port(pmtu, 400'000'000'000, "tx" + std::to_string(round++)),
+                           payload, directory);
+  nic::Packet packet;
+  packet.opcode = nic::opcode::kWriteMiddle;
+  packet.payload_bytes = pmtu;
+  packet.dscp = 26;
+  packet.ecn = nic::ecn::kEct0;
+  packet.udp_source_port = 49152;
+  packet.dest_qpn = 0;
+  packet.wire_bytes = nic::wire_bytes(packet, {});
+  frame_bytes = nic::frame_bytes(packet, {}) - nic::kFcsBytes;
+  const auto start = std::chrono::steady_clock::now();
+  const auto end = start + std::chrono::duration<double>(seconds);
+  uint64_t sent = 0;
+  while (true) {
+    for (int i = 0; i < 4096; ++i) {
+      packet.psn = static_cast<uint32_t>(sent + i) & nic::kPsnMask;
+      port.transmit(packet, 0);
+    }
+    sent += 4096;
+    if (std::chrono::steady_clock::now() >= end) break;
+  }
+  port.poll(0);
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const auto& counters = port.counters();
+  if (counters.tx_dropped != 0) {
+    std::fprintf(stderr, "bench_dpdk: %llu frames dropped\n",
+                 static_cast<unsigned long long>(counters.tx_dropped));
+  }
+  return static_cast<double>(counters.tx_frames) / elapsed / 1e6;
+}
+
+// The median of testpmd's per-period Tx-pps over `seconds`, or 0 when it cannot run.
+double testpmd_mpps(uint32_t frame_bytes, double seconds) {
+  const std::string command =
+      "timeout -s INT " + std::to_string(static_cast<int>(seconds) + 3) +
+      " dpdk-testpmd -l 0,1 --no-pci --no-huge --no-shconf -m 1024 --no-telemetry "
+      "--log-level=warning --vdev net_null0,copy=1 -- --forward-mode=txonly --txpkts=" +
+      std::to_string(frame_bytes) + " --mbuf-size=" + std::to_string(frame_bytes + 256) +
+      " --stats-period=1 --nb-cores=1 --total-num-mbufs=8192 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return 0;
+  std::vector<double> rates;
+  char line[512];
+  while (std::fgets(line, sizeof line, pipe) != nullptr) {
+    unsigned long long pps = 0;
+    if (std::sscanf(line, " Tx-pps: %llu", &pps) == 1 && pps > 0) {
+      rates.push_back(static_cast<double>(pps) / 1e6);
+    }
+  }
+  pclose(pipe);
+  if (rates.empty()) return 0;
+  std::sort(rates.begin(), rates.end());
+  return rates[rates.size() / 2];
+}
+
+class Discard final : public transport::FlowObserver {
+ public:
+  void on_flow_delivered(const transport::FlowRecord&) override {}
+  void on_flow_finished(const transport::FlowRecord&) override {}
+};
+
+struct Pacing {
+  double achieved_bps = 0;
+  double gap_p50_ns = 0;
+  double gap_p99_ns = 0;
+  double expected_gap_ns = 0;
+};
+
+// Sends through the transport at `speed_bps` for one second of the wall clock; the port loops
+// ACKs back to the sender by itself (net_null drops everything), so the window never closes:
+// the transport's window is its PSN space, far from full in a second at these rates.
+Pacing pacing(uint64_t speed_bps, uint32_t pmtu) {
+  control::TransportConfig config;
+  config.pmtu = pmtu;
+  config.dcqcn.enabled = false;
+  config.retransmit_timeout_ns = 10'000'000'000;
+  clock::WallClock clock;
+  Discard discard;
+  frame::PayloadPattern payload(pmtu, pmtu);
+  nic::dpdk::WireDirectory directory;
+  directory.add(0, one_route());
+  static int round = 0;
+  nic::dpdk::DpdkPort port(null_port(pmtu, speed_bps, "pace" + std::to_string(round++)), payload,
+                           directory);
+  transport::Transport transport(config, clock, discard);
+  control::PortQos qos;
+  transport.add_port(port, qos, {});
+  clock.restart();
+  const transport::ConnectionId id = transport.connect(0, 0, 49152);
+  // Enough bytes for well over a second at the highest rate tried.
+  for (int i = 0; i < 64; ++i) transport.post(id, 1ull << 30, {});
+  std::vector<clock::Nanos> times;
+  times.reserve(1 << 22);
+  const clock::Nanos end = clock::kNanosPerSecond;
+  uint64_t frames_before = 0;
+  uint64_t bytes_at_end = 0;
+  while (true) {
+    clock.poll();
+    const clock::Nanos now = clock.now();
+    port.poll(now);
+    const uint64_t frames = port.counters().tx_frames;
+    if (frames != frames_before && times.size() < times.capacity()) times.push_back(now);
+    frames_before = frames;
+    if (now >= end) {
+      bytes_at_end = port.counters().tx_bytes;
+      break;
+    }
+  }
+  Pacing result;
+  result.achieved_bps = static_cast<double>(bytes_at_end) * 8.0;
+  std::vector<double> gaps;
+  for (size_t i = 1; i < times.size(); ++i)
+    gaps.push_back(static_cast<double>(times[i] - times[i - 1]));
+  std::sort(gaps.begin(), gaps.end());
+  if (!gaps.empty()) {
+    result.gap_p50_ns = gaps[gaps.size() / 2];
+    result.gap_p99_ns = gaps[gaps.size() * 99 / 100];
+  }
+  nic::Packet full;
+  full.opcode = nic::opcode::kWriteMiddle;
+  full.payload_bytes = pmtu;
+  result.expected_gap_ns = nic::wire_bytes(full, {}) * 8.0 * 1e9 / static_cast<double>(speed_bps);
+  return result;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--seconds" && i + 1 < argc) {
+      options.seconds = std::atof(argv[++i]);
+    } else if (flag == "--skip-testpmd") {
+      options.testpmd = false;
+    } else {
+      std::printf("usage: bench_dpdk [--seconds S] [--skip-testpmd]\n");
+      return flag == "--help" || flag == "-h" ? 0 : 2;
+    }
+  }
+  nic::dpdk::start_eal({"--no-pci", "--no-huge", "--no-shconf", "-m", "1024", "-l", "0",
+                        "--no-telemetry", "--log-level=warning", "--vdev=net_null0,copy=1"});
+  std::printf("Transmit, one core, net_null copy=1, WRITE MIDDLE IPv4 with ICRC, %.0f s each\n",
+              options.seconds);
+  std::printf("%6s %11s %13s %14s %7s\n", "pmtu", "frame_B", "etwire_Mpps", "testpmd_Mpps",
+              "ratio");
+  for (uint32_t pmtu : {4096u, 1024u}) {
+    uint32_t frame_bytes = 0;
+    const double ours = etwire_mpps(pmtu, options.seconds, frame_bytes);
+    const double theirs = options.testpmd ? testpmd_mpps(frame_bytes, options.seconds) : 0;
+    std::printf("%6u %11u %13.2f %14.2f %7.2f\n", pmtu, frame_bytes, ours, theirs,
+                theirs > 0 ? ours / theirs : 0.0);
+  }
+  std::printf("\nPacing, one QP on the wall clock, 1 s, PMTU 4096\n");
+  std::printf("%10s %14s %9s %13s %11s %11s\n", "target", "achieved", "error_%", "frame_gap_ns",
+              "gap_p50_ns", "gap_p99_ns");
+  for (double gbps : {1.0, 10.0, 25.0, 100.0, 200.0, 400.0}) {
+    const auto speed = static_cast<uint64_t>(gbps * 1e9);
+    const Pacing p = pacing(speed, 4096);
+    std::printf("%8.0fG %12.4fG %9.4f %13.1f %11.0f %11.0f\n", gbps, p.achieved_bps / 1e9,
+                100.0 * (p.achieved_bps - static_cast<double>(speed)) / static_cast<double>(speed),
+                p.expected_gap_ns, p.gap_p50_ns, p.gap_p99_ns);
+  }
+  rte_eal_cleanup();
+  return 0;
+}

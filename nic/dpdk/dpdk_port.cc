@@ -1,0 +1,318 @@
+#include "nic/dpdk/dpdk_port.h"
+
+#include <fmt/format.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+#include "nic/frame_size.h"
+
+namespace etwire::nic::dpdk {
+
+namespace {
+
+// Where a data frame's payload sits in its mbuf: headers are written in front of it, ending
+// here, so the payload never moves whatever the headers are (IPv4 or IPv6, VLAN, RETH).
+constexpr uint16_t kPayloadOffset = RTE_PKTMBUF_HEADROOM;
+// Room in front of the payload for the longest header stack: Ethernet, VLAN, IPv6, UDP, BTH,
+// RETH, ImmDt is 98 bytes.
+static_assert(kPayloadOffset >= 112, "mbuf headroom too small for RoCE headers");
+
+// Per-mbuf note in its private area: where a short frame's ICRC overwrote payload bytes (offset
+// from the payload start + 1; 0 = the payload is intact).
+struct PayloadNote {
+  uint32_t dirty_at = 0;
+  uint32_t unused = 0;
+};
+static_assert(sizeof(PayloadNote) % RTE_MBUF_PRIV_ALIGN == 0);
+
+PayloadNote& note_of(rte_mbuf* m) {
+  return *static_cast<PayloadNote*>(rte_mbuf_to_priv(m));
+}
+
+uint32_t wire_bytes_of_frame(uint32_t frame_without_fcs) {
+  return std::max(frame_without_fcs + kFcsBytes, kMinimumFrameBytes) + kPreambleAndGapBytes;
+}
+
+struct Prefill {
+  const frame::PayloadPattern* payload;
+  uint32_t bytes;
+};
+
+void prefill_payload(rte_mempool*, void* opaque, void* object, unsigned) {
+  const auto* prefill = static_cast<const Prefill*>(opaque);
+  auto* m = static_cast<rte_mbuf*>(object);
+  std::memcpy(static_cast<uint8_t*>(m->buf_addr) + kPayloadOffset, prefill->payload->bytes(),
+              prefill->bytes);
+  note_of(m) = {};
+}
+
+rte_mempool* make_pool(const std::string& name, uint32_t count, uint32_t cache, uint16_t priv,
+                       uint32_t data_room, const std::string& port) {
+  if (data_room > UINT16_MAX) {
+    throw std::runtime_error(
+        fmt::format("port \"{}\": mbufs of {} bytes are more than DPDK allows", port, data_room));
+  }
+  rte_mempool* pool =
+      rte_pktmbuf_pool_create(name.c_str(), count, std::min<uint32_t>(cache, 512), priv,
+                              static_cast<uint16_t>(data_room), static_cast<int>(rte_socket_id()));
+  if (pool == nullptr) {
+    throw std::runtime_error(fmt::format(
+        "port \"{}\": cannot create mempool {} ({} mbufs of {} bytes): {}; lower dpdk.mbufs or "
+        "give the EAL more memory (-m)",
+        port, name, count, data_room, rte_strerror(rte_errno)));
+  }
+  return pool;
+}
+
+void check(int rc, const std::string& port, const char* what) {
+  if (rc < 0) {
+    throw std::runtime_error(
+        fmt::format("port \"{}\": {} failed: {}", port, what, rte_strerror(-rc)));
+  }
+}
+
+}  // namespace
+
+DpdkPort::DpdkPort(const DpdkPortSetup& setup, const frame::PayloadPattern& payload,
+                   const WireDirectory& directory)
+    : setup_(setup),
+      payload_(payload),
+      directory_(directory),
+      writer_(payload),
+      reader_(payload),
+      tx_(setup.burst),
+      tx_wire_bytes_(setup.burst),
+      rx_(setup.burst) {
+  const std::string& name = setup_.name;
+  if (!rte_eth_dev_is_valid_port(setup_.device)) {
+    throw std::runtime_error(fmt::format("port \"{}\": DPDK has no port {}", name, setup_.device));
+  }
+  if (payload_.size() < setup_.pmtu) {
+    throw std::invalid_argument(
+        fmt::format("port \"{}\": the payload pattern ({} B) is shorter than the PMTU ({} B)", name,
+                    payload_.size(), setup_.pmtu));
+  }
+  const uint32_t data_room = kPayloadOffset + setup_.pmtu + kIcrcBytes;
+  data_pool_ = make_pool(setup_.pool_prefix + "d", setup_.mbufs, setup_.mbuf_cache,
+                         sizeof(PayloadNote), data_room, name);
+  Prefill prefill{&payload_, setup_.pmtu};
+  rte_mempool_obj_iter(data_pool_, prefill_payload, &prefill);
+  const uint32_t small = std::min<uint32_t>(setup_.mbufs, 4095);
+  control_pool_ =
+      make_pool(setup_.pool_prefix + "c", small, setup_.mbuf_cache, 0, kPayloadOffset + 128, name);
+  // Ethernet, VLAN and FCS around an IP packet of the MTU.
+  const uint32_t rx_frame = setup_.mtu + kEthernetHeaderBytes + kVlanTagBytes + kFcsBytes;
+  // Never below DPDK's default buffer: some drivers (af_packet) size their frames by it.
+  rx_pool_ = make_pool(
+      setup_.pool_prefix + "r", setup_.mbufs, setup_.mbuf_cache, 0,
+      std::max<uint32_t>(RTE_PKTMBUF_HEADROOM + rx_frame, RTE_MBUF_DEFAULT_BUF_SIZE), name);
+  linear_.resize(rx_frame);
+
+  rte_eth_conf conf{};
+  check(rte_eth_dev_configure(setup_.device, 1, 1, &conf), name, "rte_eth_dev_configure");
+  uint16_t rx_descriptors = setup_.rx_descriptors;
+  uint16_t tx_descriptors = setup_.tx_descriptors;
+  check(rte_eth_dev_adjust_nb_rx_tx_desc(setup_.device, &rx_descriptors, &tx_descriptors), name,
+        "rte_eth_dev_adjust_nb_rx_tx_desc");
+  const int socket = rte_eth_dev_socket_id(setup_.device);
+  const auto socket_id = static_cast<unsigned>(socket < 0 ? SOCKET_ID_ANY : socket);
+  check(rte_eth_rx_queue_setup(setup_.device, 0, rx_descriptors, socket_id, nullptr, rx_pool_),
+        name, "rte_eth_rx_queue_setup");
+  check(rte_eth_tx_queue_setup(setup_.device, 0, tx_descriptors, socket_id, nullptr), name,
+        "rte_eth_tx_queue_setup");
+  // Frames for per-rank MAC addresses must get in; devices that cannot filter say so, harmless.
+  rte_eth_promiscuous_enable(setup_.device);
+  check(rte_eth_dev_start(setup_.device), name, "rte_eth_dev_start");
+  started_ = true;
+  rte_eth_stats_reset(setup_.device);
+
+  pause_addresses_.src_mac = setup_.mac;
+  pause_addresses_.ip_version = setup_.ip_version;
+}
+
+DpdkPort::~DpdkPort() {
+  stop();
+  rte_mempool_free(rx_pool_);
+  rte_mempool_free(control_pool_);
+  rte_mempool_free(data_pool_);
+}
+
+void DpdkPort::stop() {
+  if (pending_ > 0) {
+    rte_pktmbuf_free_bulk(tx_.data(), pending_);
+    pending_ = 0;
+  }
+  if (started_) {
+    // Frames still in the device's receive queue go back to their pools.
+    for (int round = 0; round < 64; ++round) {
+      const uint16_t n = rte_eth_rx_burst(setup_.device, 0, rx_.data(), setup_.burst);
+      if (n == 0) break;
+      rte_pktmbuf_free_bulk(rx_.data(), n);
+    }
+    rte_eth_dev_stop(setup_.device);
+    started_ = false;
+  }
+}
+
+void DpdkPort::transmit(const Packet& packet, clock::Nanos) {
+  rte_mbuf* frame = nullptr;
+  if (packet.kind == PacketKind::kPfcPause) {
+    frame = other_frame(packet, pause_addresses_);
+    if (frame != nullptr && packet.pfc_quanta != 0) ++counters_.pauses_sent;
+  } else {
+    const WireRoute* route = directory_.route(packet.dest_qpn);
+    if (route == nullptr) {
+      ++counters_.tx_unrouted;
+      return;
+    }
+    Packet wire = packet;
+    if (packet.is_data()) {
+      wire.dest_qpn = route->responder.qpn;
+      frame = data_frame(wire, route->forward);
+    } else {
+      wire.dest_qpn = route->requester.qpn;
+      frame = other_frame(wire, route->backward);
+    }
+  }
+  if (frame == nullptr) {
+    ++counters_.tx_dropped;
+    return;
+  }
+  enqueue(frame);
+}
+
+rte_mbuf* DpdkPort::data_frame(const Packet& packet, const frame::FrameAddresses& addresses) {
+  // The transport never cuts a packet longer than the PMTU it was configured with.
+  if (packet.payload_bytes > setup_.pmtu) return nullptr;
+  rte_mbuf* m = rte_pktmbuf_alloc(data_pool_);
+  if (m == nullptr) return nullptr;
+  uint8_t* payload = static_cast<uint8_t*>(m->buf_addr) + kPayloadOffset;
+  PayloadNote& note = note_of(m);
+  if (note.dirty_at != 0) {
+    const uint32_t at = note.dirty_at - 1;
+    std::memcpy(payload + at, payload_.bytes() + at, std::min(kIcrcBytes, setup_.pmtu - at));
+    note.dirty_at = 0;
+  }
+  const uint32_t header =
+      frame::FrameWriter::header_bytes(packet, setup_.ip_version, setup_.vlan != 0);
+  m->data_off = static_cast<uint16_t>(kPayloadOffset - header);
+  const size_t length =
+      writer_.write_around_payload(packet, addresses, rte_pktmbuf_mtod(m, uint8_t*));
+  const uint32_t padded = (packet.payload_bytes + 3) & ~3u;
+  if (padded < setup_.pmtu) note.dirty_at = padded + 1;
+  m->data_len = static_cast<uint16_t>(length);
+  m->pkt_len = static_cast<uint32_t>(length);
+  return m;
+}
+
+rte_mbuf* DpdkPort::other_frame(const Packet& packet, const frame::FrameAddresses& addresses) {
+  rte_mbuf* m = rte_pktmbuf_alloc(control_pool_);
+  if (m == nullptr) return nullptr;
+  const size_t length =
+      writer_.write(packet, addresses, rte_pktmbuf_mtod(m, uint8_t*), rte_pktmbuf_tailroom(m));
+  if (length == 0) {
+    rte_pktmbuf_free(m);
+    return nullptr;
+  }
+  m->data_len = static_cast<uint16_t>(length);
+  m->pkt_len = static_cast<uint32_t>(length);
+  return m;
+}
+
+void DpdkPort::enqueue(rte_mbuf* frame) {
+  if (pending_ == setup_.burst) flush();
+  if (pending_ == setup_.burst) {
+    // The device kept its queue full through a whole burst: the frame is lost, as on a NIC
+    // whose ring overflows; the transport's retransmission recovers it.
+    rte_pktmbuf_free(frame);
+    ++counters_.tx_dropped;
+    return;
+  }
+  tx_wire_bytes_[pending_] = wire_bytes_of_frame(frame->pkt_len);
+  tx_[pending_++] = frame;
+  if (pending_ == setup_.burst) flush();
+}
+
+void DpdkPort::flush() {
+  if (pending_ == 0) return;
+  const uint16_t sent =
+      rte_eth_tx_burst(setup_.device, 0, tx_.data(), static_cast<uint16_t>(pending_));
+  for (uint16_t i = 0; i < sent; ++i) counters_.tx_bytes += tx_wire_bytes_[i];
+  counters_.tx_frames += sent;
+  if (sent < pending_) {
+    std::copy(tx_.begin() + sent, tx_.begin() + pending_, tx_.begin());
+    std::copy(tx_wire_bytes_.begin() + sent, tx_wire_bytes_.begin() + pending_,
+              tx_wire_bytes_.begin());
+  }
+  pending_ -= sent;
+}
+
+uint32_t DpdkPort::poll(clock::Nanos now) {
+  flush();
+  const uint16_t n = rte_eth_rx_burst(setup_.device, 0, rx_.data(), setup_.burst);
+  for (uint16_t i = 0; i < n; ++i) deliver(rx_[i], now);
+  if (n > 0) rte_pktmbuf_free_bulk(rx_.data(), n);
+  return n;
+}
+
+void DpdkPort::deliver(rte_mbuf* m, clock::Nanos now) {
+  ++counters_.rx_frames;
+  const uint32_t length = std::min<uint32_t>(m->pkt_len, static_cast<uint32_t>(linear_.size()));
+  counters_.rx_bytes += wire_bytes_of_frame(m->pkt_len);
+  const auto* bytes = static_cast<const uint8_t*>(rte_pktmbuf_read(m, 0, length, linear_.data()));
+  if (bytes == nullptr) return;
+  const frame::FrameStatus status = reader_.parse(bytes, length, parsed_);
+  if (receiver_ == nullptr) return;
+  Packet& packet = parsed_.packet;
+  if (status == frame::FrameStatus::kPfc) {
+    for (uint8_t c = 0; c < 8; ++c) {
+      if ((parsed_.pfc_class_enable & (1u << c)) == 0) continue;
+      Packet pause = packet;
+      pause.kind = PacketKind::kPfcPause;
+      pause.pfc_priority = c;
+      pause.pfc_quanta = parsed_.pfc_quanta[c];
+      pause.src_port = setup_.index;
+      pause.dst_port = setup_.index;
+      if (pause.pfc_quanta != 0) ++counters_.pauses_received;
+      receiver_->receive(pause, now);
+    }
+    return;
+  }
+  if (status != frame::FrameStatus::kRoce) return;  // counted by the reader
+  const uint32_t connection = packet.is_data() ? directory_.by_responder_qpn(packet.dest_qpn)
+                                               : directory_.by_requester_qpn(packet.dest_qpn);
+  const WireRoute* route = directory_.route(connection);
+  if (route == nullptr) {
+    ++counters_.rx_unknown_qp;
+    return;
+  }
+  packet.dest_qpn = connection;
+  packet.src_port = packet.is_data() ? route->requester.port : route->responder.port;
+  packet.dst_port = setup_.index;
+  receiver_->receive(packet, now);
+}
+
+void DpdkPort::send_pause(uint8_t priority, uint16_t quanta) {
+  Packet pause;
+  pause.kind = PacketKind::kPfcPause;
+  pause.src_port = setup_.index;
+  pause.dst_port = setup_.index;
+  pause.priority = priority;
+  pause.pfc_priority = priority;
+  pause.pfc_quanta = quanta;
+  transmit(pause, 0);
+}
+
+uint64_t DpdkPort::device_drops() const {
+  rte_eth_stats stats{};
+  if (rte_eth_stats_get(setup_.device, &stats) != 0) return 0;
+  return stats.imissed + stats.rx_nombuf + stats.oerrors;
+}
+
+}  // namespace etwire::nic::dpdk

@@ -1,0 +1,117 @@
+// One DPDK port as the transport sees it (nic::Port): packets in, RoCEv2 frames out, frames in,
+// packets out. The transport paces and serializes at line rate itself; this class turns each
+// packet it starts into a frame and hands frames to the device in bursts, and polls the device
+// for arrived frames, which it parses, checks (ICRC) and hands to the transport.
+//
+// Hot path: no heap allocation, lock or log per frame. Data frames come from a mempool whose
+// every mbuf holds the synthetic payload already (written once when the pool is made): a data
+// frame only gets its headers written in front of the payload and its ICRC behind it. The few
+// payload bytes an ICRC overwrites in a short frame are put back the next time the mbuf is used.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nic/dpdk/wire_directory.h"
+#include "nic/packet.h"
+#include "nic/port.h"
+#include "traffic/frame/frame_reader.h"
+#include "traffic/frame/frame_writer.h"
+#include "traffic/frame/payload_pattern.h"
+
+struct rte_mbuf;
+struct rte_mempool;
+
+namespace etwire::nic::dpdk {
+
+struct DpdkPortSetup {
+  std::string name;     // the configuration's port name, for messages
+  uint16_t device = 0;  // DPDK port id
+  uint32_t index = 0;   // the transport's index of this port
+  uint64_t speed_bps = 0;
+  uint32_t mtu = 0;   // IP MTU: sizes receive buffers
+  uint32_t pmtu = 0;  // largest payload of a data frame
+  uint8_t ip_version = 4;
+  uint16_t vlan = 0;  // 802.1Q VLAN id of every RoCE frame; 0 = untagged
+  std::array<uint8_t, 6> mac{};
+  uint16_t rx_descriptors = 1024;
+  uint16_t tx_descriptors = 1024;
+  uint32_t mbufs = 16383;
+  uint32_t mbuf_cache = 256;
+  uint16_t burst = 32;
+  std::string pool_prefix;  // makes mempool names unique in the process
+};
+
+struct DpdkPortCounters {
+  uint64_t tx_frames = 0;  // handed to the device
+  uint64_t tx_bytes = 0;   // wire bytes: frame, FCS, preamble and gap
+  uint64_t rx_frames = 0;  // every frame the device delivered, good or not
+  uint64_t rx_bytes = 0;
+  uint64_t tx_dropped = 0;     // no mbuf free, or the device's queue stayed full
+  uint64_t tx_unrouted = 0;    // a packet for a connection the directory does not know
+  uint64_t rx_unknown_qp = 0;  // a RoCE frame for a QP number no connection of the run has
+  uint64_t pauses_sent = 0;    // PFC frames with a non-zero time, per class
+  uint64_t pauses_received = 0;
+};
+
+class DpdkPort final : public nic::Port {
+ public:
+  // Configures and starts the device with one RX and one TX queue. Throws std::runtime_error
+  // naming the port and DPDK's reason when the device cannot be set up. `payload` and
+  // `directory` must outlive the port.
+  DpdkPort(const DpdkPortSetup& setup, const frame::PayloadPattern& payload,
+           const WireDirectory& directory);
+  ~DpdkPort() override;
+  DpdkPort(const DpdkPort&) = delete;
+  DpdkPort& operator=(const DpdkPort&) = delete;
+
+  void transmit(const Packet& packet, clock::Nanos now) override;
+  uint64_t speed_bps() const override { return setup_.speed_bps; }
+  void set_receiver(PacketReceiver* receiver) override { receiver_ = receiver; }
+
+  // Hands queued frames to the device, then receives one burst and delivers its packets at
+  // `now`. Returns the number of frames received.
+  uint32_t poll(clock::Nanos now);
+  // Queues a PFC frame that pauses class `priority` of the link partner for `quanta` (0
+  // resumes it).
+  void send_pause(uint8_t priority, uint16_t quanta);
+  // Frees every frame still queued for transmission and stops the device.
+  void stop();
+
+  const std::string& name() const { return setup_.name; }
+  uint16_t device() const { return setup_.device; }
+  const DpdkPortCounters& counters() const { return counters_; }
+  const frame::FrameErrorCounters& frame_errors() const { return reader_.counters(); }
+  // Frames the device itself lost: missed for want of descriptors or mbufs, failed to send.
+  uint64_t device_drops() const;
+
+ private:
+  rte_mbuf* data_frame(const Packet& packet, const frame::FrameAddresses& addresses);
+  rte_mbuf* other_frame(const Packet& packet, const frame::FrameAddresses& addresses);
+  void enqueue(rte_mbuf* frame);
+  void flush();
+  void deliver(rte_mbuf* frame, clock::Nanos now);
+
+  DpdkPortSetup setup_;
+  const frame::PayloadPattern& payload_;
+  const WireDirectory& directory_;
+  frame::FrameWriter writer_;
+  frame::FrameReader reader_;
+  frame::ParsedFrame parsed_;
+  frame::FrameAddresses pause_addresses_;
+  PacketReceiver* receiver_ = nullptr;
+  rte_mempool* data_pool_ = nullptr;     // payload pre-written in every mbuf
+  rte_mempool* control_pool_ = nullptr;  // ACK, NAK, CNP, PFC: written whole
+  rte_mempool* rx_pool_ = nullptr;
+  std::vector<rte_mbuf*> tx_;  // frames waiting for the device, `burst` at most
+  std::vector<uint32_t> tx_wire_bytes_;
+  std::vector<rte_mbuf*> rx_;
+  std::vector<uint8_t> linear_;  // a frame that arrived in several segments, in one piece
+  uint32_t pending_ = 0;
+  bool started_ = false;
+  DpdkPortCounters counters_;
+};
+
+}  // namespace etwire::nic::dpdk

@@ -1,0 +1,58 @@
+// Translates between the transport's QP indexes and what frames carry. The transport numbers
+// its connections 0, 1, ... (a connection's requester and responder share the index); frames
+// carry the ranks' MAC and IP addresses and the QP numbers of the address plan. Filled when a
+// connection opens (not per packet); read per packet with one indexed load each way.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "traffic/frame/wire_format.h"
+
+namespace etwire::nic::dpdk {
+
+struct WireEnd {
+  uint32_t port = 0;  // transport port index
+  uint32_t qpn = 0;   // QP number on the wire
+};
+
+struct WireRoute {
+  WireEnd requester;
+  WireEnd responder;
+  frame::FrameAddresses forward;   // requester to responder: data
+  frame::FrameAddresses backward;  // responder to requester: ACK, NAK, CNP
+};
+
+class WireDirectory {
+ public:
+  static constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+
+  // Records connection `index`; throws std::invalid_argument for a QP number beyond 24 bits or
+  // one already in the same role.
+  void add(uint32_t index, const WireRoute& route);
+
+  // The route of connection `index`, or nullptr.
+  const WireRoute* route(uint32_t index) const {
+    return index < routes_.size() && routes_[index].known ? &routes_[index].route : nullptr;
+  }
+  // The connection whose responder (data arrives) or requester (ACK/NAK/CNP arrive) has QP
+  // number `qpn` on the wire; kNone when no connection has.
+  uint32_t by_responder_qpn(uint32_t qpn) const {
+    return qpn < responder_by_qpn_.size() ? responder_by_qpn_[qpn] : kNone;
+  }
+  uint32_t by_requester_qpn(uint32_t qpn) const {
+    return qpn < requester_by_qpn_.size() ? requester_by_qpn_[qpn] : kNone;
+  }
+
+ private:
+  struct Slot {
+    WireRoute route;
+    bool known = false;
+  };
+  std::vector<Slot> routes_;
+  std::vector<uint32_t> requester_by_qpn_;
+  std::vector<uint32_t> responder_by_qpn_;
+};
+
+}  // namespace etwire::nic::dpdk

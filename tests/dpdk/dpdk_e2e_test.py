@@ -1,0 +1,328 @@
+#!/usr/bin/env python3
+"""End-to-end tests of etwire's DPDK backend on virtual devices (no NIC needed).
+
+    python3 tests/dpdk/dpdk_e2e_test.py --etwire build/release/etwire --source-dir . \
+        --case NAME [--keep]
+
+Cases:
+
+  ring        The upstream 8-rank all-reduce (astra-sim microbench, 1 MiB) with four ranks per
+              port on two net_ring ports wired back to back completes, and moves the same flows
+              (count, and bytes per (src rank, dst rank, chunk)) as the same mapping on the
+              loopback NIC and fabric twin. Both ports' frame counters agree: what one sends the
+              other receives, with no drops, and no frame is malformed.
+  pcap        A run on a net_pcap port (tx_pcap only: nothing comes back, so the run stops at
+              its watchdog before any retransmission) writes RoCEv2 frames to a file. tshark
+              decodes every frame as InfiniBand over UDP 4791; each QP's PSNs count up from 0
+              without a gap, its messages are WRITE FIRST/MIDDLE.../LAST-with-immediate (or ONLY),
+              RETH on the first packet of each message, and every QP number is one of the run's.
+              scapy's RoCE layer recomputes every frame's ICRC and it must match.
+  af_packet   Two net_af_packet ports on the two ends of a veth pair, in a network namespace the
+              test creates (and removes), run an all-reduce across the kernel to completion.
+
+A case that needs the upstream traces is skipped (exit 77) when ../shared is absent. When DPDK's
+EAL cannot start at all on this machine the cases skip (exit 77) with its message; anything
+else that goes wrong is a failure.
+"""
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+
+SKIP = 77
+UPSTREAM = "../shared/traces/upstream/astra-sim/microbench_all_reduce_8npus_1MB/all_reduce"
+
+
+class Skip(Exception):
+    pass
+
+
+def eal_args(extra=()):
+    # Own memory, no shared config: parallel tests never meet.
+    return ["--no-pci", "--no-huge", "--no-shconf", "-m", "512", "-l", "0", *extra]
+
+
+def yaml_list(items):
+    return "[" + ", ".join(json.dumps(i) for i in items) + "]"
+
+
+def config_text(name, trace, ports_yaml, out, *, dpdk=True, pmtu=4096, iterations=2,
+                extra=""):
+    dpdk_section = f"dpdk:\n  eal_args: {yaml_list(eal_args())}\n  mbufs: 4095\n" if dpdk else ""
+    return f"""run:
+  name: {name}
+  watchdog: 5s
+workload:
+  iterations: {iterations}
+  warmup_iterations: 0
+  jobs:
+    - name: allreduce
+      trace: {trace}
+{dpdk_section}ports:
+{ports_yaml}
+mapping:
+  jobs:
+    - job: allreduce
+      placement: block
+      ranks_per_port: 4
+      hosts: {{ranks_per_host: 4, bandwidth: 100GBps}}
+collectives:
+  algorithms:
+    all_reduce: ring
+transport:
+  op: write-with-imm
+  pmtu: {pmtu}
+{extra}telemetry:
+  output_dir: {out}
+"""
+
+
+def run_etwire(args, config_path, *, timeout=180, check=True, prefix=()):
+    cmd = [*prefix, args.etwire, "run", config_path, "--no-metrics"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if "EAL did not start" in proc.stderr:
+        raise Skip("DPDK cannot initialise here: " + proc.stderr.strip().splitlines()[-1])
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr}")
+    return proc
+
+
+def load_results(out):
+    with open(os.path.join(out, "summary.json")) as f:
+        summary = json.load(f)
+    with open(os.path.join(out, "flows.csv")) as f:
+        flows = list(csv.DictReader(f))
+    return summary, flows
+
+
+def flow_bytes(flows):
+    per = Counter()
+    for row in flows:
+        per[(row["src_rank"], row["dst_rank"], row["chunk"])] += int(row["bytes"])
+    return per
+
+
+def case_ring(args, work):
+    trace = os.path.normpath(os.path.join(args.source_dir, UPSTREAM))
+    if not os.path.exists(trace + ".0.et"):
+        raise Skip(f"upstream traces not found at {trace}.*.et (../shared absent)")
+    ring_ports = """  - name: a
+    backend: dpdk
+    dpdk: {vdev: net_ring0, peer: b}
+    speed: 25Gbps
+    mtu: 4200
+  - name: b
+    backend: dpdk
+    dpdk: {vdev: net_ring1, peer: a}
+    speed: 25Gbps
+    mtu: 4200"""
+    loop_ports = """  - name: a
+    speed: 25Gbps
+    mtu: 4200
+  - name: b
+    speed: 25Gbps
+    mtu: 4200"""
+    runs = {}
+    for kind, ports, dpdk in (("ring", ring_ports, True), ("loopback", loop_ports, False)):
+        out = os.path.join(work, kind)
+        path = os.path.join(work, kind + ".yaml")
+        with open(path, "w") as f:
+            f.write(config_text(kind, trace, ports, out, dpdk=dpdk))
+        run_etwire(args, path)
+        runs[kind] = load_results(out)
+    ring_summary, ring_flows = runs["ring"]
+    loop_summary, loop_flows = runs["loopback"]
+    assert ring_summary["status"] == "completed", ring_summary["status"]
+    assert ring_summary["run"]["topology"] == "device-under-test"
+    assert ring_summary["flows"] > 0
+    assert ring_summary["flows"] == loop_summary["flows"], (ring_summary["flows"],
+                                                           loop_summary["flows"])
+    assert ring_summary["failed_flows"] == 0
+    assert len(ring_flows) == len(loop_flows)
+    assert flow_bytes(ring_flows) == flow_bytes(loop_flows), "bytes per rank pair differ"
+    assert all(row["status"] == "completed" for row in ring_flows)
+    a, b = ring_summary["ports"]
+    for sender, receiver in ((a, b), (b, a)):
+        assert sender["tx_packets"] == receiver["rx_packets"], (sender, receiver)
+        assert sender["tx_bytes"] == receiver["rx_bytes"], (sender, receiver)
+        assert sender["drops"] == 0 and sender["retransmitted_packets"] == 0, sender
+    # A ring all-reduce of S bytes over 8 ranks sends 2 x 7/8 x S per rank; with hosts of four
+    # ranks only the two host-crossing ring links (3 to 4, 7 to 0) use the ports: per iteration
+    # 2 x 1.75 MiB, over 2 iterations.
+    total = sum(int(r["bytes"]) for r in ring_flows)
+    assert total == 2 * 2 * (2 * 7 * (1 << 20) // 8), total
+    return f"{ring_summary['flows']} flows, {total} bytes, as on loopback"
+
+
+def tshark_fields(pcap, fields):
+    cmd = ["tshark", "-r", pcap, "-d", "udp.port==4791,infiniband", "-T", "fields",
+           "-E", "separator=|", "-E", "occurrence=f"]
+    for field in fields:
+        cmd += ["-e", field]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if proc.returncode != 0:
+        raise AssertionError(f"tshark failed: {proc.stderr}")
+    return [line.split("|") for line in proc.stdout.splitlines() if line]
+
+
+def case_pcap(args, work):
+    pcap = os.path.join(work, "tx.pcap")
+    ports = f"""  - name: tap
+    backend: dpdk
+    dpdk: {{vdev: "net_pcap0,tx_pcap={pcap}"}}
+    speed: 10Gbps
+    mtu: 1500"""
+    out = os.path.join(work, "out")
+    path = os.path.join(work, "pcap.yaml")
+    trace = os.path.join(args.source_dir, "configs/traces/allreduce_8r/allreduce")
+    # All eight ranks on the one port, one rank per host: every ring neighbour is reached
+    # through the port. Nothing answers, so the run stops at its watchdog, long before the
+    # first retransmission.
+    text = config_text("pcap", trace, ports, out, pmtu=1024, iterations=1,
+                       extra="  retransmit_timeout: 10s\n")
+    text = text.replace("ranks_per_port: 4\n      hosts: {ranks_per_host: 4, bandwidth: 100GBps}",
+                        "ranks_per_port: 8")
+    text = text.replace("watchdog: 5s", "watchdog: 300ms")
+    with open(path, "w") as f:
+        f.write(text)
+    proc = run_etwire(args, path, check=False)
+    assert proc.returncode != 0 and "no node and no flow completed" in proc.stderr, proc.stderr
+    summary, _ = load_results(out)
+    sent = summary["ports"][0]["tx_packets"]
+    assert sent > 100, sent
+    rows = tshark_fields(pcap, ["frame.number", "udp.dstport", "infiniband.bth.opcode",
+                                "infiniband.bth.destqp", "infiniband.bth.psn",
+                                "infiniband.reth.dmalen", "ip.dsfield.ecn"])
+    assert len(rows) == sent, (len(rows), sent)
+    first, middle, last_imm, only_imm = 6, 7, 9, 11
+    by_qp = defaultdict(list)
+    for number, dport, opcode, qp, psn, dmalen, ecn in rows:
+        assert dport == "4791", number
+        assert opcode != "", f"frame {number} not decoded as InfiniBand"
+        by_qp[int(qp, 0)].append((int(psn), int(opcode), dmalen))
+    assert len(by_qp) == 8, sorted(by_qp)  # a ring of eight: one QP per sender
+    for qp, packets in by_qp.items():
+        psns = [p for p, _, _ in packets]
+        assert psns == list(range(len(psns))), f"QP {qp}: PSNs {psns[:10]}..."
+        in_message = False
+        for psn, opcode, dmalen in packets:
+            if opcode in (first, only_imm):
+                assert not in_message, f"QP {qp} PSN {psn}: a new message inside one"
+                assert dmalen != "", f"QP {qp} PSN {psn}: no RETH"
+                in_message = opcode == first
+            else:
+                assert in_message and opcode in (middle, last_imm), (qp, psn, opcode)
+                assert dmalen == "", f"QP {qp} PSN {psn}: RETH on a middle packet"
+                in_message = opcode == middle
+    icrc_check = subprocess.run(
+        ["/usr/bin/python3", "-c", SCAPY_CHECK, pcap], capture_output=True, text=True,
+        timeout=300)
+    if icrc_check.returncode != 0:
+        raise AssertionError("scapy ICRC check: " + icrc_check.stdout + icrc_check.stderr)
+    return f"{sent} frames, {len(by_qp)} QPs: tshark and scapy agree"
+
+
+# Runs under the system Python (Debian's python3-scapy): recomputes each frame's ICRC.
+SCAPY_CHECK = r"""
+import sys
+from scapy.all import UDP, bind_layers, raw, rdpcap
+from scapy.contrib.roce import BTH
+bind_layers(UDP, BTH, dport=4791)
+frames = rdpcap(sys.argv[1])
+bad = 0
+for i, frame in enumerate(frames):
+    bth = frame.getlayer(BTH)
+    if bth is None:
+        print(f"frame {i + 1}: no BTH")
+        bad += 1
+        continue
+    on_wire = raw(bth)[-4:]
+    expected = bth.compute_icrc(None)
+    if on_wire != expected:
+        print(f"frame {i + 1}: ICRC {on_wire.hex()}, scapy computes {expected.hex()}")
+        bad += 1
+print(f"{len(frames)} frames, {bad} bad")
+sys.exit(1 if bad or not frames else 0)
+"""
+
+
+def sh(*cmd):
+    subprocess.run(cmd, check=True, capture_output=True, text=True)
+
+
+def case_af_packet(args, work):
+    if os.geteuid() != 0:
+        raise Skip("needs root to create a network namespace and a veth pair")
+    ns = f"etwire-test-{os.getpid()}"
+    sh("ip", "netns", "add", ns)
+    try:
+        sh("ip", "-n", ns, "link", "add", "etw0", "type", "veth", "peer", "name", "etw1")
+        for dev in ("etw0", "etw1"):
+            sh("ip", "-n", ns, "link", "set", dev, "mtu", "1500", "up")
+        ports = """  - name: left
+    backend: dpdk
+    dpdk: {vdev: "net_af_packet0,iface=etw0", peer: right}
+    speed: 1Gbps
+    mtu: 1500
+  - name: right
+    backend: dpdk
+    dpdk: {vdev: "net_af_packet1,iface=etw1", peer: left}
+    speed: 1Gbps
+    mtu: 1500"""
+        out = os.path.join(work, "out")
+        path = os.path.join(work, "af_packet.yaml")
+        trace = os.path.join(args.source_dir, "configs/traces/allreduce_8r/allreduce")
+        with open(path, "w") as f:
+            f.write(config_text("af-packet", trace, ports, out, pmtu=1024, iterations=1))
+        run_etwire(args, path, prefix=("ip", "netns", "exec", ns))
+        summary, flows = load_results(out)
+        assert summary["status"] == "completed", summary["status"]
+        assert summary["flows"] > 0 and summary["failed_flows"] == 0
+        left, right = summary["ports"]
+        assert left["tx_packets"] > 0 and right["rx_packets"] > 0
+        return f"{summary['flows']} flows across the veth pair"
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+CASES = {"ring": case_ring, "pcap": case_pcap, "af_packet": case_af_packet}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--etwire", required=True)
+    parser.add_argument("--source-dir", required=True)
+    parser.add_argument("--case", choices=sorted(CASES), action="append", required=True)
+    parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    args = parser.parse_args()
+    args.source_dir = os.path.abspath(args.source_dir)
+    status = 0
+    for name in args.case:
+        work = tempfile.mkdtemp(prefix=f"etwire-dpdk-{name}-")
+        start = time.monotonic()
+        try:
+            detail = CASES[name](args, work)
+            print(f"ok {name} ({time.monotonic() - start:.1f} s): {detail}")
+        except Skip as e:
+            print(f"skip {name}: {e}")
+            status = status or SKIP
+        except Exception as e:  # noqa: BLE001 - report every failure the same way
+            print(f"FAIL {name}: {e}")
+            status = 1
+        finally:
+            if args.keep:
+                print(f"  kept {work}")
+            else:
+                shutil.rmtree(work, ignore_errors=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
