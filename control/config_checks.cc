@@ -162,9 +162,8 @@ class Checker {
     for (const auto& port : config_.ports) {
       if (port.backend != Backend::kDpdk || port.dpdk.peer.empty()) continue;
       const std::string at = child_path(child_path(port.key_path, "dpdk"), "peer");
-      const auto peer = std::find_if(config_.ports.begin(), config_.ports.end(),
-                                     [&](const PortConfig& p) { return p.name == port.dpdk.peer; });
-      if (peer == config_.ports.end()) {
+      const PortConfig* peer = config_.find_port(port.dpdk.peer);
+      if (peer == nullptr) {
         error(Problem::kBadReference, at,
               fmt::format("port \"{}\": peer \"{}\" is not a port of this configuration", port.name,
                           port.dpdk.peer));
@@ -186,7 +185,7 @@ class Checker {
                           peer->dpdk.peer.empty() ? std::string("names no peer")
                                                   : fmt::format("names \"{}\"", peer->dpdk.peer),
                           port.name));
-      } else if (is_ring(port) != is_ring(*peer)) {
+      } else if (is_ring_device(port.dpdk) != is_ring_device(peer->dpdk)) {
         error(Problem::kInconsistent, at,
               fmt::format("port \"{}\" and its peer \"{}\" must both be net_ring devices or "
                           "neither: etwire wires ring devices to each other itself",
@@ -194,8 +193,6 @@ class Checker {
       }
     }
   }
-
-  static bool is_ring(const PortConfig& port) { return port.dpdk.vdev.starts_with("net_ring"); }
 
   void addresses() {
     std::map<std::string, std::string> macs;

@@ -37,6 +37,11 @@ struct DpdkPortSettings {
   bool present = false;  // the port entry has a dpdk: section
 };
 
+// net_ring devices are made by etwire itself (see `peer`), not by the EAL.
+inline bool is_ring_device(const DpdkPortSettings& dpdk) {
+  return dpdk.vdev.starts_with("net_ring");
+}
+
 struct VerbsPortSettings {
   std::string device;                 // "mlx5_0"; required for a verbs port
   uint8_t port = 1;                   // the device's port number (1-based, as in ibv_devinfo)

@@ -4,30 +4,6 @@
 
 namespace etwire::nic {
 
-namespace {
-
-uint32_t extension_header_bytes(uint8_t op) {
-  switch (op) {
-    case opcode::kWriteFirst:
-    case opcode::kWriteOnly:
-      return kRethBytes;
-    case opcode::kWriteOnlyWithImmediate:
-      return kRethBytes + kImmediateBytes;
-    case opcode::kWriteLastWithImmediate:
-    case opcode::kSendLastWithImmediate:
-    case opcode::kSendOnlyWithImmediate:
-      return kImmediateBytes;
-    case opcode::kAcknowledge:
-      return kAethBytes;
-    case opcode::kCnp:
-      return kCnpPayloadBytes;
-    default:
-      return 0;
-  }
-}
-
-}  // namespace
-
 uint32_t frame_bytes(const Packet& packet, const FrameFormat& format) {
   const uint32_t vlan = format.vlan_tagged ? kVlanTagBytes : 0;
   if (packet.kind == PacketKind::kPfcPause) return kMinimumFrameBytes;
@@ -41,6 +17,10 @@ uint32_t frame_bytes(const Packet& packet, const FrameFormat& format) {
 
 uint32_t wire_bytes(const Packet& packet, const FrameFormat& format) {
   return frame_bytes(packet, format) + kPreambleAndGapBytes;
+}
+
+uint32_t wire_bytes_of_frame(uint32_t bytes_without_fcs) {
+  return std::max(bytes_without_fcs + kFcsBytes, kMinimumFrameBytes) + kPreambleAndGapBytes;
 }
 
 }  // namespace etwire::nic

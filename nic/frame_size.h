@@ -24,6 +24,28 @@ inline constexpr uint32_t kFcsBytes = 4;
 inline constexpr uint32_t kMinimumFrameBytes = 64;    // destination MAC through FCS
 inline constexpr uint32_t kPreambleAndGapBytes = 20;  // preamble 7, SFD 1, inter-frame gap 12
 
+// Bytes between the BTH and the payload for `op`: RETH, ImmDt, AETH, and the CNP's 16 reserved
+// bytes.
+constexpr uint32_t extension_header_bytes(uint8_t op) {
+  switch (op) {
+    case opcode::kWriteFirst:
+    case opcode::kWriteOnly:
+      return kRethBytes;
+    case opcode::kWriteOnlyWithImmediate:
+      return kRethBytes + kImmediateBytes;
+    case opcode::kWriteLastWithImmediate:
+    case opcode::kSendLastWithImmediate:
+    case opcode::kSendOnlyWithImmediate:
+      return kImmediateBytes;
+    case opcode::kAcknowledge:
+      return kAethBytes;
+    case opcode::kCnp:
+      return kCnpPayloadBytes;
+    default:
+      return 0;
+  }
+}
+
 struct FrameFormat {
   uint8_t ip_version = 4;  // 4 or 6
   bool vlan_tagged = false;
@@ -34,5 +56,9 @@ uint32_t wire_bytes(const Packet& packet, const FrameFormat& format);
 
 // Bytes of the frame itself, destination MAC through FCS (what a capture shows, plus the FCS).
 uint32_t frame_bytes(const Packet& packet, const FrameFormat& format);
+
+// Bytes on the wire for a frame of `bytes_without_fcs` as a device hands it over (the FCS is
+// the device's): FCS, the 64-byte minimum, preamble and gap added.
+uint32_t wire_bytes_of_frame(uint32_t bytes_without_fcs);
 
 }  // namespace etwire::nic

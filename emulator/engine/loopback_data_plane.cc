@@ -4,8 +4,6 @@
 
 #include <stdexcept>
 
-#include "control/traffic_plan.h"
-
 namespace etwire::engine {
 
 namespace {
@@ -64,12 +62,6 @@ PortRecord LoopbackDataPlane::port_record(size_t port) const {
   record.drops = nic.drops() + facing.drops();
   record.timeouts = transport.timeouts;
   return record;
-}
-
-double goodput_bytes_per_second(const control::RunConfig& config, size_t port) {
-  const double payload = config.transport.pmtu;
-  const double overhead = control::per_packet_overhead(config, config.ports[port]);
-  return payload / (payload + overhead) * static_cast<double>(config.ports[port].speed_bps) / 8.0;
 }
 
 }  // namespace etwire::engine

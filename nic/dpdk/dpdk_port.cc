@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "nic/frame_size.h"
+#include "nic/pfc_frame.h"
 
 namespace etwire::nic::dpdk {
 
@@ -33,10 +34,6 @@ static_assert(sizeof(PayloadNote) % RTE_MBUF_PRIV_ALIGN == 0);
 
 PayloadNote& note_of(rte_mbuf* m) {
   return *static_cast<PayloadNote*>(rte_mbuf_to_priv(m));
-}
-
-uint32_t wire_bytes_of_frame(uint32_t frame_without_fcs) {
-  return std::max(frame_without_fcs + kFcsBytes, kMinimumFrameBytes) + kPreambleAndGapBytes;
 }
 
 struct Prefill {
@@ -273,12 +270,7 @@ void DpdkPort::deliver(rte_mbuf* m, clock::Nanos now) {
   if (status == frame::FrameStatus::kPfc) {
     for (uint8_t c = 0; c < 8; ++c) {
       if ((parsed_.pfc_class_enable & (1u << c)) == 0) continue;
-      Packet pause = packet;
-      pause.kind = PacketKind::kPfcPause;
-      pause.pfc_priority = c;
-      pause.pfc_quanta = parsed_.pfc_quanta[c];
-      pause.src_port = setup_.index;
-      pause.dst_port = setup_.index;
+      const Packet pause = pfc_frame(setup_.index, setup_.index, c, parsed_.pfc_quanta[c]);
       if (pause.pfc_quanta != 0) ++counters_.pauses_received;
       receiver_->receive(pause, now);
     }
@@ -299,14 +291,7 @@ void DpdkPort::deliver(rte_mbuf* m, clock::Nanos now) {
 }
 
 void DpdkPort::send_pause(uint8_t priority, uint16_t quanta) {
-  Packet pause;
-  pause.kind = PacketKind::kPfcPause;
-  pause.src_port = setup_.index;
-  pause.dst_port = setup_.index;
-  pause.priority = priority;
-  pause.pfc_priority = priority;
-  pause.pfc_quanta = quanta;
-  transmit(pause, 0);
+  transmit(pfc_frame(setup_.index, setup_.index, priority, quanta), 0);
 }
 
 uint64_t DpdkPort::device_drops() const {

@@ -149,7 +149,8 @@ FrameStatus FrameReader::parse_roce(const uint8_t* ip, size_t available, uint8_t
     return icrc(ip, covered, ip_version) == carried ? FrameStatus::kUnknownOpcode
                                                     : FrameStatus::kBadIcrc;
   }
-  const size_t headers = ip_bytes + nic::kUdpHeaderBytes + nic::kBthBytes + extension_bytes(op);
+  const size_t headers =
+      ip_bytes + nic::kUdpHeaderBytes + nic::kBthBytes + nic::extension_header_bytes(op);
   if (covered < headers) return FrameStatus::kBadHeader;
   const size_t payload_and_pad = covered - headers;
   const uint32_t pad = (bth[1] >> kBthPadShift) & 3;

@@ -69,7 +69,7 @@ uint32_t FrameWriter::header_bytes(const nic::Packet& packet, uint8_t ip_version
     return nic::kEthernetHeaderBytes + kPfcBodyBytes;
   }
   const uint32_t extension =
-      packet.opcode == nic::opcode::kCnp ? 0 : extension_bytes(packet.opcode);
+      packet.opcode == nic::opcode::kCnp ? 0 : nic::extension_header_bytes(packet.opcode);
   return nic::kEthernetHeaderBytes + (vlan_tagged ? nic::kVlanTagBytes : 0) +
          (ip_version == 6 ? nic::kIpv6HeaderBytes : nic::kIpv4HeaderBytes) + nic::kUdpHeaderBytes +
          nic::kBthBytes + extension;
@@ -83,7 +83,7 @@ size_t FrameWriter::write_roce(const nic::Packet& packet, const FrameAddresses& 
                                uint8_t* frame) const {
   const bool ipv6 = addresses.ip_version == 6;
   const uint8_t op = packet.opcode;
-  const uint32_t extension = extension_bytes(op);
+  const uint32_t extension = nic::extension_header_bytes(op);
   const uint32_t pad = padded(packet.payload_bytes) - packet.payload_bytes;
   const uint32_t payload_and_pad = packet.payload_bytes + pad;
   const uint32_t ip_bytes = ipv6 ? nic::kIpv6HeaderBytes : nic::kIpv4HeaderBytes;

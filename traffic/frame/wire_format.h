@@ -54,28 +54,6 @@ constexpr bool is_known_opcode(uint8_t op) {
          op == nic::opcode::kCnp;
 }
 
-// Bytes between the BTH and the payload: RETH, ImmDt, AETH, and the CNP's 16 reserved bytes,
-// which the codec lays out like a header (they are fixed, and the transport's CNP has no payload).
-constexpr uint32_t extension_bytes(uint8_t op) {
-  switch (op) {
-    case nic::opcode::kWriteFirst:
-    case nic::opcode::kWriteOnly:
-      return 16;
-    case nic::opcode::kWriteOnlyWithImmediate:
-      return 16 + 4;
-    case nic::opcode::kSendLastWithImmediate:
-    case nic::opcode::kSendOnlyWithImmediate:
-    case nic::opcode::kWriteLastWithImmediate:
-      return 4;
-    case nic::opcode::kAcknowledge:
-      return 4;
-    case nic::opcode::kCnp:
-      return 16;
-    default:
-      return 0;
-  }
-}
-
 constexpr bool has_reth(uint8_t op) {
   return op == nic::opcode::kWriteFirst || op == nic::opcode::kWriteOnly ||
          op == nic::opcode::kWriteOnlyWithImmediate;

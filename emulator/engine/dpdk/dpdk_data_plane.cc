@@ -18,10 +18,6 @@ namespace {
 // Names of rings, devices and mempools are process-wide in DPDK: each data plane gets its own.
 std::atomic<uint32_t> instances{0};
 
-bool is_ring(const control::PortConfig& port) {
-  return port.dpdk.vdev.starts_with("net_ring");
-}
-
 std::string device_name(const std::string& spec) {
   return spec.substr(0, spec.find(','));
 }
@@ -52,7 +48,7 @@ std::vector<std::string> eal_arguments(const control::RunConfig& config) {
   args.insert(args.end(), config.dpdk.eal_args.begin(), config.dpdk.eal_args.end());
   for (const control::PortConfig& port : config.ports) {
     if (port.backend != control::Backend::kDpdk) continue;
-    if (!port.dpdk.vdev.empty() && !is_ring(port)) {
+    if (!port.dpdk.vdev.empty() && !control::is_ring_device(port.dpdk)) {
       args.push_back("--vdev=" + port.dpdk.vdev);
     } else if (!port.dpdk.pci.empty()) {
       args.push_back("-a");
@@ -74,13 +70,12 @@ DpdkDataPlane::DpdkDataPlane(const control::RunConfig& config, transport::FlowOb
   nic::dpdk::start_eal(eal_arguments(config));
   const uint32_t instance = instances.fetch_add(1);
   std::vector<uint16_t> devices(config.ports.size(), 0);
-  std::vector<uint16_t> ring_ports;
   try {
     // Back-to-back ring devices: each direction of a cable is one ring, the sender's TX queue
     // and the receiver's RX queue; a ring device without a peer sends to itself.
     std::vector<rte_ring*> inbound(config.ports.size(), nullptr);
     for (size_t p = 0; p < config.ports.size(); ++p) {
-      if (!is_ring(config.ports[p])) continue;
+      if (!control::is_ring_device(config.ports[p].dpdk)) continue;
       const std::string name = fmt::format("etw{}r{}", instance, p);
       rte_ring* ring = rte_ring_create(name.c_str(), 4096, static_cast<int>(rte_socket_id()),
                                        RING_F_SP_ENQ | RING_F_SC_DEQ);
@@ -93,15 +88,12 @@ DpdkDataPlane::DpdkDataPlane(const control::RunConfig& config, transport::FlowOb
     }
     for (size_t p = 0; p < config.ports.size(); ++p) {
       const control::PortConfig& port = config.ports[p];
-      if (is_ring(port)) {
-        size_t peer = p;
-        if (!port.dpdk.peer.empty()) {
-          for (size_t q = 0; q < config.ports.size(); ++q) {
-            if (config.ports[q].name == port.dpdk.peer) peer = q;
-          }
-        }
+      if (control::is_ring_device(port.dpdk)) {
+        // Validation has made sure a peer exists and names this port back.
+        const control::PortConfig* peer =
+            port.dpdk.peer.empty() ? &port : config.find_port(port.dpdk.peer);
         rte_ring* rx = inbound[p];
-        rte_ring* tx = inbound[peer];
+        rte_ring* tx = inbound[static_cast<size_t>(peer - config.ports.data())];
         const std::string name = fmt::format("etw{}_{}", instance, device_name(port.dpdk.vdev));
         const int id = rte_eth_from_rings(name.c_str(), &rx, 1, &tx, 1, rte_socket_id());
         if (id < 0) {
@@ -183,7 +175,7 @@ void DpdkDataPlane::connected(const WireConnection& connection) {
         "crosses that cable only (hosts.ranks_per_host keeps traffic within a host off the ports)",
         config_.source_file, src.name, dst.name, src.name, src.dpdk.peer));
   }
-  if (src.dpdk.peer.empty() && is_ring(src) && from.port != to.port) {
+  if (src.dpdk.peer.empty() && control::is_ring_device(src.dpdk) && from.port != to.port) {
     throw std::invalid_argument(fmt::format(
         "{}: ranks on port \"{}\" send to ranks on port \"{}\", but \"{}\" is a ring device "
         "looped to itself (no dpdk.peer)",

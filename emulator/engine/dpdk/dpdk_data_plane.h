@@ -45,8 +45,6 @@ class DpdkDataPlane final : public DataPlane {
   nic::dpdk::DpdkPort& port(size_t index) { return *ports_[index]; }
 
  private:
-  uint16_t open_device(size_t index, std::vector<uint16_t>& ring_ports);
-
   const control::RunConfig& config_;
   clock::WallClock clock_;
   frame::PayloadPattern payload_;
