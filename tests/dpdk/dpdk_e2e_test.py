@@ -54,11 +54,15 @@ def yaml_list(items):
 
 
 def config_text(name, trace, ports_yaml, out, *, dpdk=True, pmtu=4096, iterations=2,
-                extra=""):
+                hosts_of_four=True, watchdog="5s", extra=""):
+    """Four ranks per port; with hosts_of_four each port is one host, else all eight ranks share
+    one port as hosts of one rank each."""
     dpdk_section = f"dpdk:\n  eal_args: {yaml_list(eal_args())}\n  mbufs: 4095\n" if dpdk else ""
+    mapping = ("ranks_per_port: 4\n      hosts: {ranks_per_host: 4, bandwidth: 100GBps}"
+               if hosts_of_four else "ranks_per_port: 8")
     return f"""run:
   name: {name}
-  watchdog: 5s
+  watchdog: {watchdog}
 workload:
   iterations: {iterations}
   warmup_iterations: 0
@@ -71,8 +75,7 @@ mapping:
   jobs:
     - job: allreduce
       placement: block
-      ranks_per_port: 4
-      hosts: {{ranks_per_host: 4, bandwidth: 100GBps}}
+      {mapping}
 collectives:
   algorithms:
     all_reduce: ring
@@ -185,13 +188,10 @@ def case_pcap(args, work):
     # All eight ranks on the one port, one rank per host: every ring neighbour is reached
     # through the port. Nothing answers, so the run stops at its watchdog, long before the
     # first retransmission.
-    text = config_text("pcap", trace, ports, out, pmtu=1024, iterations=1,
-                       extra="  retransmit_timeout: 10s\n")
-    text = text.replace("ranks_per_port: 4\n      hosts: {ranks_per_host: 4, bandwidth: 100GBps}",
-                        "ranks_per_port: 8")
-    text = text.replace("watchdog: 5s", "watchdog: 300ms")
     with open(path, "w") as f:
-        f.write(text)
+        f.write(config_text("pcap", trace, ports, out, pmtu=1024, iterations=1,
+                            hosts_of_four=False, watchdog="300ms",
+                            extra="  retransmit_timeout: 10s\n"))
     proc = run_etwire(args, path, check=False)
     assert proc.returncode != 0 and "no node and no flow completed" in proc.stderr, proc.stderr
     summary, _ = load_results(out)
