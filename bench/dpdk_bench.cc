@@ -1,6 +1,6 @@
 // The DPDK port's transmit path, on one core, against DPDK's own generator, and the accuracy of
-// the transport's pacing on the wall clock. Both on net_null (copy=1: the driver reads each frame
-// as a NIC's DMA would, and drops it), so nothing but etwire and DPDK is measured.
+// the transport's pacing on the wall clock. Both on net_null, so nothing but etwire and DPDK is
+// measured.
 //
 //   bench_dpdk [--seconds S] [--skip-testpmd]
 //
@@ -52,10 +52,13 @@ nic::dpdk::WireRoute one_route() {
   return route;
 }
 
-nic::dpdk::DpdkPortSetup null_port(uint32_t pmtu, uint64_t speed_bps, const std::string& prefix) {
+// Device 0 is net_null with copy=1, for the transmit rate; device 1 net_null with no-rx=1 (DPDK
+// allows not both), for pacing, where a receive side would hand the loop dummy frames to parse.
+nic::dpdk::DpdkPortSetup null_port(uint16_t device, uint32_t pmtu, uint64_t speed_bps,
+                                   const std::string& prefix) {
   nic::dpdk::DpdkPortSetup setup;
   setup.name = "null";
-  setup.device = 0;
+  setup.device = device;
   setup.speed_bps = speed_bps;
   setup.mtu = pmtu + 200;
   setup.pmtu = pmtu;
@@ -70,7 +73,7 @@ double etwire_mpps(uint32_t pmtu, double seconds, uint32_t& frame_bytes) {
   nic::dpdk::WireDirectory directory;
   directory.add(0, one_route());
   static int round = 0;
-  nic::dpdk::DpdkPort port(null_port(pmtu, 400'000'000'000, "tx" + std::to_string(round++)),
+  nic::dpdk::DpdkPort port(null_port(0, pmtu, 400'000'000'000, "tx" + std::to_string(round++)),
                            payload, directory);
   nic::Packet packet;
   packet.opcode = nic::opcode::kWriteMiddle;
@@ -140,9 +143,10 @@ struct Pacing {
   double expected_gap_ns = 0;
 };
 
-// Sends through the transport at `speed_bps` for one second of the wall clock; the port loops
-// ACKs back to the sender by itself (net_null drops everything), so the window never closes:
-// the transport's window is its PSN space, far from full in a second at these rates.
+// Sends through the transport at `speed_bps` for one second of the wall clock, with the port's
+// catch-up as in a run. No ACK ever comes back (net_null drops every frame and, with no-rx,
+// delivers none), which does not stop the sender: the transport has no window but its PSN space,
+// far from full in a second at these rates, and the retransmission timer is set beyond the test.
 Pacing pacing(uint64_t speed_bps, uint32_t pmtu) {
   control::TransportConfig config;
   config.pmtu = pmtu;
@@ -154,11 +158,11 @@ Pacing pacing(uint64_t speed_bps, uint32_t pmtu) {
   nic::dpdk::WireDirectory directory;
   directory.add(0, one_route());
   static int round = 0;
-  nic::dpdk::DpdkPort port(null_port(pmtu, speed_bps, "pace" + std::to_string(round++)), payload,
+  nic::dpdk::DpdkPort port(null_port(1, pmtu, speed_bps, "pace" + std::to_string(round++)), payload,
                            directory);
   transport::Transport transport(config, clock, discard);
   control::PortQos qos;
-  transport.add_port(port, qos, {});
+  transport.set_catch_up(transport.add_port(port, qos, {}), port.catch_up());
   clock.restart();
   const transport::ConnectionId id = transport.connect(0, 0, 49152);
   // Enough bytes for well over a second at the highest rate tried.
@@ -213,7 +217,8 @@ int main(int argc, char** argv) {
     }
   }
   nic::dpdk::start_eal({"--no-pci", "--no-huge", "--no-shconf", "-m", "1024", "-l", "0",
-                        "--no-telemetry", "--log-level=warning", "--vdev=net_null0,copy=1"});
+                        "--no-telemetry", "--log-level=warning", "--vdev=net_null0,copy=1",
+                        "--vdev=net_null1,no-rx=1"});
   std::printf("Transmit, one core, net_null copy=1, WRITE MIDDLE IPv4 with ICRC, %.0f s each\n",
               options.seconds);
   std::printf("%6s %11s %13s %14s %7s\n", "pmtu", "frame_B", "etwire_Mpps", "testpmd_Mpps",

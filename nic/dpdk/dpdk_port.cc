@@ -12,6 +12,7 @@
 
 #include "nic/frame_size.h"
 #include "nic/pfc_frame.h"
+#include "traffic/clock/line_rate.h"
 
 namespace etwire::nic::dpdk {
 
@@ -85,7 +86,9 @@ DpdkPort::DpdkPort(const DpdkPortSetup& setup, const frame::PayloadPattern& payl
       reader_(payload),
       tx_(setup.burst),
       tx_wire_bytes_(setup.burst),
-      rx_(setup.burst) {
+      rx_(setup.burst),
+      spare_(setup.burst),
+      spare_next_(setup.burst) {
   const std::string& name = setup_.name;
   if (!rte_eth_dev_is_valid_port(setup_.device)) {
     throw std::runtime_error(fmt::format("port \"{}\": DPDK has no port {}", name, setup_.device));
@@ -141,6 +144,11 @@ DpdkPort::~DpdkPort() {
 }
 
 void DpdkPort::stop() {
+  if (spare_next_ < spare_.size()) {
+    rte_pktmbuf_free_bulk(spare_.data() + spare_next_,
+                          static_cast<unsigned>(spare_.size() - spare_next_));
+    spare_next_ = static_cast<uint32_t>(spare_.size());
+  }
   if (pending_ > 0) {
     rte_pktmbuf_free_bulk(tx_.data(), pending_);
     pending_ = 0;
@@ -187,7 +195,7 @@ void DpdkPort::transmit(const Packet& packet, clock::Nanos) {
 rte_mbuf* DpdkPort::data_frame(const Packet& packet, const frame::FrameAddresses& addresses) {
   // The transport never cuts a packet longer than the PMTU it was configured with.
   if (packet.payload_bytes > setup_.pmtu) return nullptr;
-  rte_mbuf* m = rte_pktmbuf_alloc(data_pool_);
+  rte_mbuf* m = take_data_mbuf();
   if (m == nullptr) return nullptr;
   uint8_t* payload = static_cast<uint8_t*>(m->buf_addr) + kPayloadOffset;
   PayloadNote& note = note_of(m);
@@ -206,6 +214,18 @@ rte_mbuf* DpdkPort::data_frame(const Packet& packet, const frame::FrameAddresses
   m->data_len = static_cast<uint16_t>(length);
   m->pkt_len = static_cast<uint32_t>(length);
   return m;
+}
+
+rte_mbuf* DpdkPort::take_data_mbuf() {
+  if (spare_next_ == spare_.size()) {
+    if (rte_pktmbuf_alloc_bulk(data_pool_, spare_.data(), static_cast<unsigned>(spare_.size())) !=
+        0) {
+      // Fewer than a burst left in the pool: one at a time until frames come back.
+      return rte_pktmbuf_alloc(data_pool_);
+    }
+    spare_next_ = 0;
+  }
+  return spare_[spare_next_++];
 }
 
 rte_mbuf* DpdkPort::other_frame(const Packet& packet, const frame::FrameAddresses& addresses) {
@@ -292,6 +312,15 @@ void DpdkPort::deliver(rte_mbuf* m, clock::Nanos now) {
 
 void DpdkPort::send_pause(uint8_t priority, uint16_t quanta) {
   transmit(pfc_frame(setup_.index, setup_.index, priority, quanta), 0);
+}
+
+clock::Nanos DpdkPort::catch_up() const {
+  Packet full;
+  full.opcode = opcode::kWriteMiddle;
+  full.payload_bytes = setup_.pmtu;
+  const uint32_t frame = wire_bytes(full, {setup_.ip_version, setup_.vlan != 0});
+  return clock::LineRateTimer::duration(uint64_t{frame} * (setup_.tx_descriptors / 2u),
+                                        setup_.speed_bps);
 }
 
 uint64_t DpdkPort::device_drops() const {

@@ -80,6 +80,11 @@ class DpdkPort final : public nic::Port {
   // Frees every frame still queued for transmission and stops the device.
   void stop();
 
+  // How far behind the wall clock the transport may count this port's packets as starting
+  // (Transport::set_catch_up): the time half the TX ring of full-PMTU frames takes at the port's
+  // speed, so that a catch-up burst always fits in the ring.
+  clock::Nanos catch_up() const;
+
   const std::string& name() const { return setup_.name; }
   uint16_t device() const { return setup_.device; }
   const DpdkPortCounters& counters() const { return counters_; }
@@ -89,6 +94,7 @@ class DpdkPort final : public nic::Port {
 
  private:
   rte_mbuf* data_frame(const Packet& packet, const frame::FrameAddresses& addresses);
+  rte_mbuf* take_data_mbuf();
   rte_mbuf* other_frame(const Packet& packet, const frame::FrameAddresses& addresses);
   void enqueue(rte_mbuf* frame);
   void flush();
@@ -108,6 +114,10 @@ class DpdkPort final : public nic::Port {
   std::vector<rte_mbuf*> tx_;  // frames waiting for the device, `burst` at most
   std::vector<uint32_t> tx_wire_bytes_;
   std::vector<rte_mbuf*> rx_;
+  // Data mbufs taken from the pool a burst at a time (one pool access per burst, not per frame);
+  // the next frame uses spare_[spare_next_], and the rest go back when the port stops.
+  std::vector<rte_mbuf*> spare_;
+  uint32_t spare_next_ = 0;
   std::vector<uint8_t> linear_;  // a frame that arrived in several segments, in one piece
   uint32_t pending_ = 0;
   bool started_ = false;

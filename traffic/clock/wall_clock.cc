@@ -62,7 +62,7 @@ uint64_t WallClock::poll() {
   uint64_t ran = 0;
   if (queue_.empty()) return 0;
   Nanos t = now();
-  while (!queue_.empty() && queue_.next_time() <= t) {
+  while (ran < kPollBudget && !queue_.empty() && queue_.next_time() <= t) {
     ScheduledEvent event = queue_.pop();
     event.handler->on_event(event.tag, t);
     ++ran;

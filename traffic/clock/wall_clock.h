@@ -21,8 +21,11 @@ class WallClock final : public Scheduler {
   // std::logic_error otherwise.
   void restart();
   void run_at(Nanos when, EventHandler* handler, uint64_t tag) override;
-  // Runs every event whose time has come; returns at once when none has.
+  // Runs the events whose time has come, at most kPollBudget of them, so that a loop that
+  // cannot keep up (events due again at once, as when a paced sender catches up) still gets back
+  // to its devices; returns at once when none is due.
   uint64_t poll() override;
+  static constexpr uint64_t kPollBudget = 64;
   bool idle() const override { return queue_.empty(); }
 
   // Counter ticks per nanosecond, as calibrated; 0 when the counter is not used (then the system

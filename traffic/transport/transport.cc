@@ -128,16 +128,22 @@ uint64_t Transport::post(ConnectionId connection, uint64_t bytes, const FlowTags
 void Transport::on_event(uint64_t tag, clock::Nanos now) {
   const uint32_t index = event_tag::index(tag);
   switch (event_tag::kind(tag)) {
-    case event_tag::Kind::kPortKick:
-      if (ports_[index].kick_pending_at <= now) ports_[index].kick_pending_at = clock::kNever;
-      kick(index, now);
+    case event_tag::Kind::kPortKick: {
+      // The look scheduled for the earliest time is due since then (a superseded later one
+      // finds a different time pending, and is owed nothing).
+      clock::Nanos& pending = ports_[index].kick_pending_at;
+      const clock::Nanos due = pending <= now ? pending : now;
+      if (pending <= now) pending = clock::kNever;
+      kick(index, now, due);
       break;
+    }
     case event_tag::Kind::kPacerWake: {
       RequesterQp& qp = requesters_[index];
       if (qp.state != SendState::kWaiting) break;
       qp.state = SendState::kIdle;
       retime_pacer(qp, now);
-      make_ready(index, now);
+      // Woken late on the wall clock, the QP is owed its packet since its pacer let it go.
+      make_ready(index, now, std::min(now, qp.next_send_at));
       break;
     }
     case event_tag::Kind::kRetransmitTimer:

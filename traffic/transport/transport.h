@@ -46,6 +46,16 @@ class Transport final : public clock::EventHandler {
   // the index the port's backend uses for it (Packet::src_port / dst_port).
   uint32_t add_port(nic::Port& port, const control::PortQos& qos, const nic::FrameFormat& format);
 
+  // Wall clock only. An event runs when the loop gets to it, a little after its time; counting
+  // each packet from that moment would lose the lateness for good and send below the rate. With
+  // a catch-up, a packet that was due earlier (its port's wire was free, or its QP's pacer let it
+  // go, at a time already past) counts as starting when it was due, up to `catch_up` before the
+  // moment it is handed to the NIC: a late loop sends what it owes in a burst of at most
+  // `catch_up` worth of bytes, and a longer stall is lost. Nothing is owed for time nothing was
+  // waiting: an idle port or QP starts afresh. 0, the default, is exact timing, right for the
+  // virtual clock, where events run on time.
+  void set_catch_up(uint32_t port, clock::Nanos catch_up) { ports_[port].catch_up = catch_up; }
+
   // Opens a reliable connection from one port to another (the same port is allowed: traffic
   // then leaves and re-enters through the fabric). `udp_source_port` is the ECMP entropy of
   // every packet of the connection.
@@ -75,11 +85,16 @@ class Transport final : public clock::EventHandler {
   class PortReceiver;
 
   // Port scheduling (transport_port.cc).
-  void kick(uint32_t port, clock::Nanos now);
+  // `due`: since when what prompted the look has been owed (a scheduled kick's or a pacer's time;
+  // `now` when it was prompted by something that just happened). A packet sent counts as starting
+  // at max(due, now - catch_up), or when the wire frees if later: see set_catch_up.
+  void kick(uint32_t port, clock::Nanos now, clock::Nanos due);
+  void kick(uint32_t port, clock::Nanos now) { kick(port, now, now); }
   void schedule_kick(uint32_t port, clock::Nanos when);
-  bool send_control(TransportPort& port, clock::Nanos now);
-  bool send_data(uint32_t port_index, clock::Nanos now);
-  void make_ready(uint32_t requester, clock::Nanos now);
+  bool send_control(TransportPort& port, clock::Nanos now, clock::Nanos start);
+  bool send_data(uint32_t port_index, clock::Nanos now, clock::Nanos start);
+  void make_ready(uint32_t requester, clock::Nanos now, clock::Nanos due);
+  void make_ready(uint32_t requester, clock::Nanos now) { make_ready(requester, now, now); }
   void retime_pacer(RequesterQp& qp, clock::Nanos now);
   void receive(uint32_t port, const nic::Packet& packet, clock::Nanos now);
   void on_pause_frame(uint32_t port, const nic::Packet& packet, clock::Nanos now);

@@ -16,7 +16,7 @@ void Transport::schedule_kick(uint32_t port, clock::Nanos when) {
   scheduler_.run_at(when, this, event_tag::make(event_tag::Kind::kPortKick, port));
 }
 
-void Transport::make_ready(uint32_t requester, clock::Nanos now) {
+void Transport::make_ready(uint32_t requester, clock::Nanos now, clock::Nanos due) {
   RequesterQp& qp = requesters_[requester];
   if (qp.state != SendState::kIdle || !qp.has_packet_to_send()) return;
   if (qp.next_send_at > now) {
@@ -31,7 +31,7 @@ void Transport::make_ready(uint32_t requester, clock::Nanos now) {
   }
   qp.state = SendState::kReady;
   ports_[qp.port].ready.push_back(requester);
-  kick(qp.port, now);
+  kick(qp.port, now, due);
 }
 
 void Transport::retime_pacer(RequesterQp& qp, clock::Nanos now) {
@@ -45,14 +45,15 @@ void Transport::retime_pacer(RequesterQp& qp, clock::Nanos now) {
   qp.pacer = pacer;
 }
 
-void Transport::kick(uint32_t port_index, clock::Nanos now) {
+void Transport::kick(uint32_t port_index, clock::Nanos now, clock::Nanos due) {
   TransportPort& port = ports_[port_index];
   const clock::Nanos free_at = port.wire.free_at();
   if (free_at > now) {
     schedule_kick(port_index, free_at);
     return;
   }
-  if (!send_control(port, now) && !send_data(port_index, now)) {
+  const clock::Nanos start = std::min(now, std::max(due, now - port.catch_up));
+  if (!send_control(port, now, start) && !send_data(port_index, now, start)) {
     // Nothing could go: whatever waits is held by a pause; look again when the first one ends.
     clock::Nanos resume_at = clock::kNever;
     for (int priority = 0; priority < kPriorities; ++priority) {
@@ -72,21 +73,21 @@ void Transport::kick(uint32_t port_index, clock::Nanos now) {
   if (control_waiting || !port.ready.empty()) schedule_kick(port_index, port.wire.free_at());
 }
 
-bool Transport::send_control(TransportPort& port, clock::Nanos now) {
+bool Transport::send_control(TransportPort& port, clock::Nanos now, clock::Nanos start) {
   // Highest class first; a paused class waits (its pause expiry schedules a kick).
   for (int priority = kPriorities - 1; priority >= 0; --priority) {
     auto& queue = port.control[priority];
     if (queue.empty()) continue;
     if (port.paused_until[priority] > now) continue;
     const nic::Packet packet = queue.pop_front();
-    port.wire.transmit(now, packet.wire_bytes);
+    port.wire.transmit(start, packet.wire_bytes);
     port.nic->transmit(packet, now);
     return true;
   }
   return false;
 }
 
-bool Transport::send_data(uint32_t port_index, clock::Nanos now) {
+bool Transport::send_data(uint32_t port_index, clock::Nanos now, clock::Nanos start) {
   TransportPort& port = ports_[port_index];
   // Every data QP of a port sends on the port's data class, so a pause stops them all.
   if (port.paused_until[port.qos.data.priority] > now) return false;
@@ -100,7 +101,9 @@ bool Transport::send_data(uint32_t port_index, clock::Nanos now) {
       continue;
     }
     const nic::Packet packet = next_data_packet(requester, now);
-    port.wire.transmit(now, packet.wire_bytes);
+    // Before `now` only when catching up on the wall clock (see set_catch_up).
+    const clock::Nanos wire_start = std::max(start, port.wire.free_at());
+    port.wire.transmit(wire_start, packet.wire_bytes);
     port.nic->transmit(packet, now);
     // Below line rate the pacer spaces the QP's packets at the reaction point's rate (the QP
     // waits for free_at() of its pacer, which keeps it exact); at line rate the wire alone
@@ -110,12 +113,14 @@ bool Transport::send_data(uint32_t port_index, clock::Nanos now) {
       qp.next_send_at = now;  // only the wire limits it
     } else {
       qp.pacer.set_rate(rate);
-      qp.next_send_at = qp.pacer.transmit(now, packet.wire_bytes);
-      qp.paced_start = now;
+      qp.paced_start = std::max(wire_start, qp.pacer.free_at());
+      qp.next_send_at = qp.pacer.transmit(wire_start, packet.wire_bytes);
       qp.paced_bytes = packet.wire_bytes;
     }
     if (qp.has_packet_to_send()) {
-      if (qp.next_send_at <= port.wire.free_at()) {
+      // Catching up, the wire may be free before `now`: a QP due by then is ready as well (and
+      // must not go through make_ready, which would kick the port again from in here).
+      if (qp.next_send_at <= std::max(now, port.wire.free_at())) {
         qp.state = SendState::kReady;
         port.ready.push_back(requester);
       } else {

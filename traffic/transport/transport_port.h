@@ -46,6 +46,7 @@ struct TransportPort {
   std::array<RingQueue<nic::Packet>, kPriorities> control;  // ACK/NAK/CNP waiting, per class
   std::array<clock::Nanos, kPriorities> paused_until{};     // PFC: the class may send from here on
   clock::Nanos kick_pending_at = clock::kNever;             // earliest scheduled look at this port
+  clock::Nanos catch_up = 0;                                // see Transport::set_catch_up
   TransportPortCounters counters;
 };
 

@@ -138,7 +138,8 @@ DpdkDataPlane::DpdkDataPlane(const control::RunConfig& config, transport::FlowOb
       nic::FrameFormat format;
       format.ip_version = config.transport.ip_version;
       format.vlan_tagged = port.vlan != 0;
-      transport_->add_port(*ports_.back(), port.qos, format);
+      const uint32_t index = transport_->add_port(*ports_.back(), port.qos, format);
+      transport_->set_catch_up(index, ports_.back()->catch_up());
     }
   } catch (...) {
     transport_.reset();
