@@ -24,6 +24,9 @@ class RingQueue {
   T& front() { return items_[head_]; }
   const T& front() const { return items_[head_]; }
 
+  // The i-th item from the front. Precondition: i < size().
+  T& operator[](size_t i) { return items_[(head_ + i) & (items_.size() - 1)]; }
+
   // Precondition: not empty.
   T pop_front() {
     T value = items_[head_];

@@ -17,10 +17,13 @@
 
 namespace etwire::engine {
 
-// The two ends of a connection as the wire sees them: the ranks' addresses and QP numbers. A
-// packet backend puts these in frames; the loopback data plane needs none of it.
+// A connection the engine asks for: the ports of its two ranks, its ECMP entropy, and the two
+// ends as the wire sees them (the ranks' addresses and QP numbers), which a packet backend puts
+// in frames and the loopback data plane does not need.
 struct WireConnection {
-  transport::ConnectionId id;
+  uint32_t src_port = 0;
+  uint32_t dst_port = 0;
+  uint16_t udp_source_port = 0;
   const control::RankEndpoint* requester = nullptr;  // the sending rank
   const control::RankEndpoint* responder = nullptr;  // the receiving rank
   uint32_t requester_qpn = 0;
@@ -31,8 +34,8 @@ class DataPlane {
  public:
   virtual ~DataPlane() = default;
 
+  // The clock the engine schedules its own events on.
   virtual clock::Scheduler& scheduler() = 0;
-  virtual transport::Transport& transport() = 0;
   virtual size_t ports() const = 0;
 
   // True for a virtual clock: time jumps to the next event, and no pending event means nothing
@@ -42,23 +45,32 @@ class DataPlane {
   // Virtual time: when the earliest pending event is due. Wall clock: now.
   virtual clock::Nanos next_event_time() const = 0;
   // Runs what is due: events, and on a packet backend the frames waiting to leave or arrive.
+  // Flow events reach the observer from in here.
   virtual void poll() = 0;
   // Called once when the run begins, before any event is scheduled: a wall clock counts the run's
   // time from here, not from the device setup.
   virtual void start() {}
+  // Called once when the run ends, before the last port records are read: workers on other
+  // cores stop, and their counters become final.
+  virtual void finish() {}
   // Events run so far (the results' `events`).
   virtual uint64_t events_run() const = 0;
 
-  // The engine opened `connection`; a packet backend learns here which addresses and QP numbers
-  // its frames carry. Throws std::invalid_argument when the two ports cannot reach each other
-  // (back-to-back ports reach only their peer).
-  virtual void connected(const WireConnection& connection) = 0;
+  // Opens a reliable connection (transport::Transport::connect) and returns its id. Throws
+  // std::invalid_argument when the two ports cannot reach each other (back-to-back ports reach
+  // only their peer).
+  virtual transport::ConnectionId connect(const WireConnection& connection) = 0;
+  // Queues a message on a connection (transport::Transport::post).
+  virtual void post(transport::ConnectionId connection, uint64_t bytes,
+                    const transport::FlowTags& tags) = 0;
+  // Flows posted and not yet finished.
+  virtual uint32_t flows_in_progress() const = 0;
 
   // Counters of port `port` so far, in the engine's terms.
   virtual PortRecord port_record(size_t port) const = 0;
 
   // Per port: the sum of the DCQCN rates of its QPs with data to send, at most its line rate.
-  void paced_rates_bps(std::vector<double>& per_port) { transport().paced_rates_bps(per_port); }
+  virtual void paced_rates_bps(std::vector<double>& per_port) = 0;
 };
 
 // Builds the data plane a configuration asks for; `observer` gets the transport's flow events.

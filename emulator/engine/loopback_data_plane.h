@@ -21,20 +21,31 @@ class LoopbackDataPlane final : public DataPlane {
   LoopbackDataPlane(const control::RunConfig& config, transport::FlowObserver& observer);
 
   clock::Scheduler& scheduler() override { return clock_; }
-  transport::Transport& transport() override { return *transport_; }
   size_t ports() const override { return specs_.size(); }
   bool virtual_time() const override { return true; }
   clock::Nanos next_event_time() const override { return clock_.next_event_time(); }
   void poll() override { clock_.poll(); }
   uint64_t events_run() const override { return clock_.events_run(); }
   // Every port reaches every other through the twin; frames carry no addresses here.
-  void connected(const WireConnection&) override {}
+  transport::ConnectionId connect(const WireConnection& connection) override {
+    return transport_->connect(connection.src_port, connection.dst_port,
+                               connection.udp_source_port);
+  }
+  void post(transport::ConnectionId connection, uint64_t bytes,
+            const transport::FlowTags& tags) override {
+    transport_->post(connection, bytes, tags);
+  }
+  uint32_t flows_in_progress() const override { return transport_->flows_in_progress(); }
+  void paced_rates_bps(std::vector<double>& per_port) override {
+    transport_->paced_rates_bps(per_port);
+  }
   // Counters of port `port` so far: its NIC side in the twin, the switch port facing it, and the
   // transport.
   PortRecord port_record(size_t port) const override;
 
   clock::VirtualClock& clock() { return clock_; }
   nic::loopback::FabricTwin& twin() { return *twin_; }
+  transport::Transport& transport() { return *transport_; }
 
  private:
   std::vector<nic::loopback::TwinPortSpec> specs_;

@@ -24,8 +24,7 @@ RunEngine::RunEngine(const control::LoadedConfig& loaded, RunOptions options)
       data_plane_(options_.data_plane
                       ? options_.data_plane(loaded.config, flow_observer())
                       : std::make_unique<LoopbackDataPlane>(loaded.config, flow_observer())),
-      clock_(data_plane_->scheduler()),
-      transport_(data_plane_->transport()) {
+      clock_(data_plane_->scheduler()) {
   if (!loaded.ok() || !loaded.addresses) {
     throw std::invalid_argument(fmt::format(
         "{}: the configuration has errors or unplaced jobs; run `etwire validate` on it",

@@ -182,7 +182,6 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   RunOptions options_;
   std::unique_ptr<DataPlane> data_plane_;
   clock::Scheduler& clock_;
-  transport::Transport& transport_;
   std::vector<Job> jobs_;
   std::vector<RankRuntime> runtimes_;
   uint32_t runtimes_finished_ = 0;

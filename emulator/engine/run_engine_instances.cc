@@ -227,7 +227,7 @@ void RunEngine::send(CollectiveInstance& instance, uint32_t position, const Send
     tags.qp_index = request.qp;
     tags.user = pack_user(request.op, request.index, remaining == 0);
     ++record.flows;
-    transport_.post(connection_id, piece, tags);
+    data_plane_->post(connection_id, piece, tags);
   } while (remaining > 0);
   record.wire_bytes += request.bytes;
 }
@@ -239,11 +239,10 @@ transport::ConnectionId RunEngine::connection(uint32_t job, int32_t src, int32_t
   const control::AddressPlan& addresses = *loaded_.addresses;
   const control::JobPlacement& placement = *jobs_[job].placement;
   const uint32_t qpn = addresses.qpn(job, src, dst, qp);
-  const transport::ConnectionId id = transport_.connect(static_cast<uint32_t>(placement.port(src)),
-                                                        static_cast<uint32_t>(placement.port(dst)),
-                                                        addresses.udp_source_port(qpn));
-  data_plane_->connected({id, &addresses.endpoint(job, src), &addresses.endpoint(job, dst), qpn,
-                          addresses.qpn(job, dst, src, qp)});
+  const transport::ConnectionId id = data_plane_->connect(
+      {static_cast<uint32_t>(placement.port(src)), static_cast<uint32_t>(placement.port(dst)),
+       addresses.udp_source_port(qpn), &addresses.endpoint(job, src), &addresses.endpoint(job, dst),
+       qpn, addresses.qpn(job, dst, src, qp)});
   connections_.emplace(key, id);
   return id;
 }

@@ -106,7 +106,7 @@ std::string RunEngine::diagnose_stall(const std::string& why) const {
     }
     if (missing.empty()) {
       what += fmt::format(": every member arrived; ranks {} still running, {} flows in progress",
-                          rank_list(running), transport_.flows_in_progress());
+                          rank_list(running), data_plane_->flows_in_progress());
     }
     text += "  ";
     text += what;
@@ -130,6 +130,7 @@ std::string RunEngine::diagnose_stall(const std::string& why) const {
 }
 
 void RunEngine::finalize() {
+  data_plane_->finish();
   results_.end_time = clock_.now();
   results_.events = data_plane_->events_run();
   results_.ports.clear();

@@ -146,5 +146,32 @@ TEST(WallClock, RestartCountsFromThen) {
   EXPECT_THROW(clock.restart(), std::logic_error);
 }
 
+TEST(WallClock, SharedTimeReadsTheSameOnBothClocks) {
+  WallClock reference(2 * kNanosPerMilli);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  WallClock follower(0);
+  // The follower started 30 ms later: its own time is far behind the reference's.
+  EXPECT_LT(follower.now() + 25 * kNanosPerMilli, reference.now());
+  follower.share_time_with(reference);
+  const Nanos before = reference.now();
+  const Nanos shared = follower.now();
+  const Nanos after = reference.now();
+  EXPECT_GE(shared, before);
+  EXPECT_LE(shared, after);
+  Recorder r;
+  follower.run_at(follower.now() + kNanosPerSecond, &r, 1);
+  EXPECT_THROW(follower.share_time_with(reference), std::logic_error);
+}
+
+TEST(WallClock, PollRunsABoundedNumberOfEvents) {
+  WallClock clock(2 * kNanosPerMilli);
+  Recorder r;
+  // More events due now than one poll runs: the rest wait for the next poll.
+  for (uint64_t i = 0; i < WallClock::kPollBudget + 10; ++i) clock.run_at(0, &r, i);
+  EXPECT_EQ(clock.poll(), WallClock::kPollBudget);
+  EXPECT_EQ(clock.poll(), 10u);
+  EXPECT_TRUE(clock.idle());
+}
+
 }  // namespace
 }  // namespace etwire::clock

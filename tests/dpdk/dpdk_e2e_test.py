@@ -17,6 +17,9 @@ Cases:
               without a gap, its messages are WRITE FIRST/MIDDLE.../LAST-with-immediate (or ONLY),
               RETH on the first packet of each message, and every QP number is one of the run's.
               scapy's RoCE layer recomputes every frame's ICRC and it must match.
+  ring_workers  The same with port b driven by worker lcore 1 (dpdk.lcore) and port a by the
+              main lcore, so every connection spans two cores; and a port naming an lcore the
+              EAL does not have is refused with its name.
   af_packet   Two net_af_packet ports on the two ends of a veth pair, in a network namespace the
               test creates (and removes), run an all-reduce across the kernel to completion.
 
@@ -44,9 +47,9 @@ class Skip(Exception):
     pass
 
 
-def eal_args(extra=()):
+def eal_args(extra=(), lcores="0"):
     # Own memory, no shared config: parallel tests never meet.
-    return ["--no-pci", "--no-huge", "--no-shconf", "-m", "512", "-l", "0", *extra]
+    return ["--no-pci", "--no-huge", "--no-shconf", "-m", "512", "-l", lcores, *extra]
 
 
 def yaml_list(items):
@@ -54,10 +57,11 @@ def yaml_list(items):
 
 
 def config_text(name, trace, ports_yaml, out, *, dpdk=True, pmtu=4096, iterations=2,
-                hosts_of_four=True, watchdog="5s", extra=""):
+                hosts_of_four=True, watchdog="5s", extra="", lcores="0"):
     """Four ranks per port; with hosts_of_four each port is one host, else all eight ranks share
-    one port as hosts of one rank each."""
-    dpdk_section = f"dpdk:\n  eal_args: {yaml_list(eal_args())}\n  mbufs: 4095\n" if dpdk else ""
+    one port as hosts of one rank each. `lcores` is the EAL's -l."""
+    dpdk_section = (f"dpdk:\n  eal_args: {yaml_list(eal_args(lcores=lcores))}\n  mbufs: 4095\n"
+                    if dpdk else "")
     mapping = ("ranks_per_port: 4\n      hosts: {ranks_per_host: 4, bandwidth: 100GBps}"
                if hosts_of_four else "ranks_per_port: 8")
     return f"""run:
@@ -112,20 +116,47 @@ def flow_bytes(flows):
     return per
 
 
-def case_ring(args, work):
-    trace = os.path.normpath(os.path.join(args.source_dir, UPSTREAM))
-    if not os.path.exists(trace + ".0.et"):
-        raise Skip(f"upstream traces not found at {trace}.*.et (../shared absent)")
-    ring_ports = """  - name: a
+def ring_ports(lcore_b=None):
+    b_lcore = f", lcore: {lcore_b}" if lcore_b is not None else ""
+    return f"""  - name: a
     backend: dpdk
-    dpdk: {vdev: net_ring0, peer: b}
+    dpdk: {{vdev: net_ring0, peer: b}}
     speed: 25Gbps
     mtu: 4200
   - name: b
     backend: dpdk
-    dpdk: {vdev: net_ring1, peer: a}
+    dpdk: {{vdev: net_ring1, peer: a{b_lcore}}}
     speed: 25Gbps
     mtu: 4200"""
+
+
+def case_ring(args, work):
+    return ring_against_loopback(args, work, ring_ports(), lcores="0")
+
+
+def case_ring_workers(args, work):
+    # Port b on worker lcore 1 with its own transport, port a with the engine on the main lcore:
+    # every connection crosses from one worker to the other, so deliveries and completions come
+    # from different cores and are joined on the main lcore.
+    detail = ring_against_loopback(args, work, ring_ports(lcore_b=1), lcores="0-1")
+    # An lcore the EAL was not given is refused by name before anything runs.
+    trace = os.path.normpath(os.path.join(args.source_dir, UPSTREAM))
+    path = os.path.join(work, "bad-lcore.yaml")
+    with open(path, "w") as f:
+        f.write(config_text("bad-lcore", trace, ring_ports(lcore_b=5),
+                            os.path.join(work, "bad"), lcores="0-1"))
+    proc = run_etwire(args, path, check=False)
+    assert proc.returncode == 1, (proc.returncode, proc.stderr)
+    assert 'port "b"' in proc.stderr and "lcore 5 is not a worker lcore" in proc.stderr, \
+        proc.stderr
+    return detail + "; port b on worker lcore 1"
+
+
+def ring_against_loopback(args, work, ring_ports_yaml, *, lcores):
+    trace = os.path.normpath(os.path.join(args.source_dir, UPSTREAM))
+    if not os.path.exists(trace + ".0.et"):
+        raise Skip(f"upstream traces not found at {trace}.*.et (../shared absent)")
+    ring_ports = ring_ports_yaml
     loop_ports = """  - name: a
     speed: 25Gbps
     mtu: 4200
@@ -137,7 +168,7 @@ def case_ring(args, work):
         out = os.path.join(work, kind)
         path = os.path.join(work, kind + ".yaml")
         with open(path, "w") as f:
-            f.write(config_text(kind, trace, ports, out, dpdk=dpdk))
+            f.write(config_text(kind, trace, ports, out, dpdk=dpdk, lcores=lcores))
         run_etwire(args, path)
         runs[kind] = load_results(out)
     ring_summary, ring_flows = runs["ring"]
@@ -292,7 +323,8 @@ def case_af_packet(args, work):
         subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
-CASES = {"ring": case_ring, "pcap": case_pcap, "af_packet": case_af_packet}
+CASES = {"ring": case_ring, "ring_workers": case_ring_workers, "pcap": case_pcap,
+         "af_packet": case_af_packet}
 
 
 def main():

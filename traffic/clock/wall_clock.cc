@@ -49,6 +49,14 @@ void WallClock::restart() {
   if (nanos_per_tick_ > 0) origin_ticks_ = read_ticks();
 }
 
+void WallClock::share_time_with(const WallClock& reference) {
+  if (!queue_.empty()) throw std::logic_error("WallClock::share_time_with with events pending");
+  origin_ticks_ = reference.origin_ticks_;
+  origin_system_ns_ = reference.origin_system_ns_;
+  ticks_per_nano_ = reference.ticks_per_nano_;
+  nanos_per_tick_ = reference.nanos_per_tick_;
+}
+
 Nanos WallClock::now() const {
   if (origin_ticks_ == 0) return system_nanos() - origin_system_ns_;
   return static_cast<Nanos>(static_cast<double>(read_ticks() - origin_ticks_) * nanos_per_tick_);

@@ -20,6 +20,9 @@ class WallClock final : public Scheduler {
   // Counts time from now on. Only while no event is pending (their times would shift); throws
   // std::logic_error otherwise.
   void restart();
+  // Reads the same time as `reference` from now on (its origin and calibration), so that times
+  // taken on different cores compare. Only while no event is pending, as restart().
+  void share_time_with(const WallClock& reference);
   void run_at(Nanos when, EventHandler* handler, uint64_t tag) override;
   // Runs the events whose time has come, at most kPollBudget of them, so that a loop that
   // cannot keep up (events due again at once, as when a paced sender catches up) still gets back

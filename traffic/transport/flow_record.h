@@ -56,6 +56,16 @@ class FlowObserver {
   virtual void on_flow_delivered(const FlowRecord& record) = 0;
   // The flow is done: acknowledged in full (a send completes here) or failed. The record is final.
   virtual void on_flow_finished(const FlowRecord& record) = 0;
+  // Only with remote ports (Transport::add_remote_port): the next message of `connection`, whose
+  // requester another transport drives, reached this transport's responder at `now`, with
+  // `ecn_marks` CE-marked packets since the previous one. Whoever posted the messages matches
+  // the deliveries to them, in order.
+  virtual void on_delivered_for_remote_requester(uint32_t connection, clock::Nanos now,
+                                                 uint32_t ecn_marks) {
+    (void)connection;
+    (void)now;
+    (void)ecn_marks;
+  }
 
  protected:
   ~FlowObserver() = default;

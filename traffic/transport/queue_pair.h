@@ -76,6 +76,9 @@ struct ResponderQp {
   bool nak_outstanding = false;
   uint64_t highest_out_of_order_psn = 0;
   clock::Nanos last_cnp_at = clock::kNever;
+  // With a remote requester, CE marks seen since the last delivered message (the flow records
+  // are kept by the requester's transport).
+  uint32_t ecn_marks_for_remote = 0;
 };
 
 }  // namespace etwire::transport

@@ -31,10 +31,12 @@ void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Na
   ResponderQp& qp = responders_[responder];
   RequesterQp& requester = requesters_[qp.requester];
   TransportPortCounters& counters = ports_[qp.port].counters;
+  const bool remote_requester = ports_[requester.port].nic == nullptr;
 
   // Notification point: every CE-marked arrival counts, in order or not; CNPs are paced per QP.
   if (packet.ecn == nic::ecn::kCe) {
     ++counters.ecn_marked_received;
+    if (remote_requester) ++qp.ecn_marks_for_remote;
     if (requester.undelivered != kNoFlow) ++flows_[requester.undelivered].record.ecn_marks;
     if (config_.dcqcn.enabled) queue_cnp(qp, now);
   }
@@ -46,7 +48,12 @@ void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Na
     qp.nak_outstanding = false;
     if (ends_message(packet.opcode)) {
       ++qp.message_sequence;
-      if (!requester.failed) deliver_flow(requester, now);
+      if (remote_requester) {
+        observer_.on_delivered_for_remote_requester(qp.requester, now, qp.ecn_marks_for_remote);
+        qp.ecn_marks_for_remote = 0;
+      } else if (!requester.failed) {
+        deliver_flow(requester, now);
+      }
     }
     if (ack_requested) queue_acknowledge(qp, nic::aeth::kAck, psn);
   } else if (psn < qp.expected_psn) {

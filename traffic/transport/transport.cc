@@ -41,7 +41,9 @@ Transport::Transport(const control::TransportConfig& config, clock::Scheduler& s
 }
 
 Transport::~Transport() {
-  for (TransportPort& port : ports_) port.nic->set_receiver(nullptr);
+  for (TransportPort& port : ports_) {
+    if (port.nic != nullptr) port.nic->set_receiver(nullptr);
+  }
 }
 
 uint32_t Transport::add_port(nic::Port& port, const control::PortQos& qos,
@@ -55,6 +57,18 @@ uint32_t Transport::add_port(nic::Port& port, const control::PortQos& qos,
   added.wire = clock::LineRateTimer(added.speed_bps);
   receivers_.push_back(std::make_unique<PortReceiver>(*this, index));
   port.set_receiver(receivers_.back().get());
+  return index;
+}
+
+uint32_t Transport::add_remote_port(const control::PortQos& qos, const nic::FrameFormat& format,
+                                    uint64_t speed_bps) {
+  const auto index = static_cast<uint32_t>(ports_.size());
+  TransportPort& added = ports_.emplace_back();
+  added.qos = qos;
+  added.format = format;
+  added.speed_bps = speed_bps;
+  added.wire = clock::LineRateTimer(speed_bps);
+  receivers_.push_back(nullptr);
   return index;
 }
 
@@ -88,6 +102,10 @@ ConnectionId Transport::connect(uint32_t src_port, uint32_t dst_port, uint16_t u
 
 uint64_t Transport::post(ConnectionId connection, uint64_t bytes, const FlowTags& tags) {
   RequesterQp& qp = requesters_.at(connection.requester);
+  if (ports_[qp.port].nic == nullptr) {
+    throw std::logic_error("transport: post on connection " + std::to_string(connection.requester) +
+                           ", whose sending port another transport drives");
+  }
   const clock::Nanos now = scheduler_.now();
   const uint32_t slot = flows_.acquire();
   FlowSlot& flow = flows_[slot];

@@ -46,6 +46,14 @@ class Transport final : public clock::EventHandler {
   // the index the port's backend uses for it (Packet::src_port / dst_port).
   uint32_t add_port(nic::Port& port, const control::PortQos& qos, const nic::FrameFormat& format);
 
+  // Adds a port that another Transport drives (a worker on another core): it only keeps port
+  // indexes and connection numbers the same in every worker's transport. Its QPs never send here;
+  // messages are posted to the transport that drives the sending port, and a responder here whose
+  // requester is remote reports each delivered message through
+  // FlowObserver::on_delivered_for_remote_requester instead of a flow record.
+  uint32_t add_remote_port(const control::PortQos& qos, const nic::FrameFormat& format,
+                           uint64_t speed_bps);
+
   // Wall clock only. An event runs when the loop gets to it, a little after its time; counting
   // each packet from that moment would lose the lateness for good and send below the rate. With
   // a catch-up, a packet that was due earlier (its port's wire was free, or its QP's pacer let it

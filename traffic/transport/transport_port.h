@@ -37,7 +37,7 @@ struct TransportPortCounters {
 };
 
 struct TransportPort {
-  nic::Port* nic = nullptr;
+  nic::Port* nic = nullptr;  // nullptr: a remote port (Transport::add_remote_port)
   control::PortQos qos;
   nic::FrameFormat format;
   uint64_t speed_bps = 0;

@@ -4,9 +4,12 @@
 #include <rte_errno.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_lcore.h>
 #include <rte_ring.h>
 
 #include <atomic>
+#include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "nic/dpdk/eal.h"
@@ -59,7 +62,10 @@ std::vector<std::string> eal_arguments(const control::RunConfig& config) {
 }
 
 DpdkDataPlane::DpdkDataPlane(const control::RunConfig& config, transport::FlowObserver& observer)
-    : config_(config), payload_(config.transport.pmtu, config.transport.pmtu) {
+    : config_(config),
+      observer_(observer),
+      payload_(config.transport.pmtu, config.transport.pmtu),
+      worker_of_(config.ports.size(), 0) {
   for (const control::PortConfig& port : config.ports) {
     if (port.backend != control::Backend::kDpdk) {
       throw std::invalid_argument(fmt::format(
@@ -115,9 +121,22 @@ DpdkDataPlane::DpdkDataPlane(const control::RunConfig& config, transport::FlowOb
         }
       }
     }
-    transport_ = std::make_unique<transport::Transport>(config.transport, clock_, observer);
+    // Group the ports by lcore: the main lcore's group first, then by lcore number.
+    std::map<std::optional<unsigned>, std::vector<nic::dpdk::DpdkPortSetup>> groups;
     for (size_t p = 0; p < config.ports.size(); ++p) {
       const control::PortConfig& port = config.ports[p];
+      std::optional<unsigned> lcore;
+      if (port.dpdk.lcore) {
+        lcore = *port.dpdk.lcore;
+        if (*lcore >= RTE_MAX_LCORE || !rte_lcore_is_enabled(*lcore) ||
+            *lcore == rte_get_main_lcore()) {
+          throw std::runtime_error(fmt::format(
+              "port \"{}\" ({}.dpdk.lcore): lcore {} is not a worker lcore of the EAL (main "
+              "lcore {}, {} lcores enabled); give the EAL more with dpdk.eal_args (-l 0-2), or "
+              "leave dpdk.lcore out to run the port on the main lcore",
+              port.name, port.key_path, *lcore, rte_get_main_lcore(), rte_lcore_count()));
+        }
+      }
       nic::dpdk::DpdkPortSetup setup;
       setup.name = port.name;
       setup.device = devices[p];
@@ -134,16 +153,18 @@ DpdkDataPlane::DpdkDataPlane(const control::RunConfig& config, transport::FlowOb
       setup.mbuf_cache = config.dpdk.mbuf_cache;
       setup.burst = config.dpdk.burst;
       setup.pool_prefix = fmt::format("etw{}p{}", instance, p);
-      ports_.push_back(std::make_unique<nic::dpdk::DpdkPort>(setup, payload_, directory_));
-      nic::FrameFormat format;
-      format.ip_version = config.transport.ip_version;
-      format.vlan_tagged = port.vlan != 0;
-      const uint32_t index = transport_->add_port(*ports_.back(), port.qos, format);
-      transport_->set_catch_up(index, ports_.back()->catch_up());
+      groups[lcore].push_back(setup);
     }
+    for (const auto& [lcore, setups] : groups) {
+      for (const nic::dpdk::DpdkPortSetup& setup : setups) {
+        worker_of_[setup.index] = static_cast<uint32_t>(workers_.size());
+      }
+      workers_.push_back(std::make_unique<PortWorker>(config, payload_, setups, lcore));
+      if (!lcore) main_worker_ = workers_.back().get();
+    }
+    unsent_.resize(workers_.size());
   } catch (...) {
-    transport_.reset();
-    ports_.clear();
+    workers_.clear();
     for (uint16_t id : made_devices_) rte_eth_dev_close(id);
     for (rte_ring* ring : rings_) rte_ring_free(ring);
     throw;
@@ -151,24 +172,55 @@ DpdkDataPlane::DpdkDataPlane(const control::RunConfig& config, transport::FlowOb
 }
 
 DpdkDataPlane::~DpdkDataPlane() {
-  transport_.reset();
-  for (auto& port : ports_) port->stop();
-  ports_.clear();
+  finish();
+  workers_.clear();
   for (uint16_t id : made_devices_) rte_eth_dev_close(id);
   for (rte_ring* ring : rings_) rte_ring_free(ring);
 }
 
-void DpdkDataPlane::poll() {
-  events_ += clock_.poll();
-  const clock::Nanos now = clock_.now();
-  for (auto& port : ports_) port->poll(now);
+void DpdkDataPlane::start() {
+  clock_.restart();
+  for (auto& worker : workers_) worker->share_time_with(clock_);
+  for (auto& worker : workers_) worker->launch();
 }
 
-void DpdkDataPlane::connected(const WireConnection& connection) {
+void DpdkDataPlane::finish() {
+  if (finished_) return;
+  finished_ = true;
+  for (auto& worker : workers_) worker->stop();
+}
+
+void DpdkDataPlane::poll() {
+  events_ += clock_.poll();
+  for (size_t w = 0; w < workers_.size(); ++w) {
+    RingQueue<WorkerCommand>& waiting = unsent_[w];
+    while (!waiting.empty() && workers_[w]->send(waiting.front())) waiting.pop_front();
+  }
+  if (main_worker_ != nullptr) main_worker_->run_once();
+  for (auto& worker : workers_) {
+    worker->check();
+    worker->drain_reports([this](const WorkerReport& report) { handle(report); });
+  }
+}
+
+uint64_t DpdkDataPlane::events_run() const {
+  uint64_t events = events_;
+  for (const auto& worker : workers_) events += worker->events_run();
+  return events;
+}
+
+void DpdkDataPlane::send(size_t worker, const WorkerCommand& command) {
+  // Behind a command that is already waiting, or when the ring is full: keep the order.
+  if (!unsent_[worker].empty() || !workers_[worker]->send(command)) {
+    unsent_[worker].push_back(command);
+  }
+}
+
+transport::ConnectionId DpdkDataPlane::connect(const WireConnection& connection) {
   const control::RankEndpoint& from = *connection.requester;
   const control::RankEndpoint& to = *connection.responder;
-  const control::PortConfig& src = config_.ports[from.port];
-  const control::PortConfig& dst = config_.ports[to.port];
+  const control::PortConfig& src = config_.ports[connection.src_port];
+  const control::PortConfig& dst = config_.ports[connection.dst_port];
   if (!src.dpdk.peer.empty() && src.dpdk.peer != dst.name) {
     throw std::invalid_argument(fmt::format(
         "{}: ranks on port \"{}\" send to ranks on port \"{}\", but \"{}\" is cabled back to "
@@ -176,48 +228,145 @@ void DpdkDataPlane::connected(const WireConnection& connection) {
         "crosses that cable only (hosts.ranks_per_host keeps traffic within a host off the ports)",
         config_.source_file, src.name, dst.name, src.name, src.dpdk.peer));
   }
-  if (src.dpdk.peer.empty() && control::is_ring_device(src.dpdk) && from.port != to.port) {
+  if (src.dpdk.peer.empty() && control::is_ring_device(src.dpdk) &&
+      connection.src_port != connection.dst_port) {
     throw std::invalid_argument(fmt::format(
         "{}: ranks on port \"{}\" send to ranks on port \"{}\", but \"{}\" is a ring device "
         "looped to itself (no dpdk.peer)",
         config_.source_file, src.name, dst.name, src.name));
   }
-  nic::dpdk::WireRoute route;
-  route.requester = {static_cast<uint32_t>(from.port), connection.requester_qpn};
-  route.responder = {static_cast<uint32_t>(to.port), connection.responder_qpn};
-  route.forward = addresses(from, to, config_);
-  route.backward = addresses(to, from, config_);
-  if (connection.id.requester != connection.id.responder) {
-    throw std::logic_error(
-        "dpdk data plane: a connection's requester and responder indexes differ");
+  const auto id = static_cast<uint32_t>(connections_.size());
+  WorkerCommand command;
+  command.kind = WorkerCommand::Kind::kConnect;
+  command.connection = id;
+  command.src_port = connection.src_port;
+  command.dst_port = connection.dst_port;
+  command.udp_source_port = connection.udp_source_port;
+  command.route.requester = {connection.src_port, connection.requester_qpn};
+  command.route.responder = {connection.dst_port, connection.responder_qpn};
+  command.route.forward = addresses(from, to, config_);
+  command.route.backward = addresses(to, from, config_);
+  // Refused here (a QP number twice, or beyond 24 bits) before any worker sees it.
+  directory_.add(id, command.route);
+  Connection& opened = connections_.emplace_back();
+  opened.src_port = connection.src_port;
+  opened.dst_port = connection.dst_port;
+  opened.split = worker_of_[connection.src_port] != worker_of_[connection.dst_port];
+  // Every worker opens every connection, so that the numbers agree everywhere.
+  for (size_t w = 0; w < workers_.size(); ++w) send(w, command);
+  return {id, id};
+}
+
+void DpdkDataPlane::post(transport::ConnectionId connection, uint64_t bytes,
+                         const transport::FlowTags& tags) {
+  Connection& target = connections_.at(connection.requester);
+  PostedFlow flow;
+  flow.flow_id = next_flow_id_++;
+  flow.posted_at = clock_.now();
+  flow.bytes = bytes;
+  flow.tags = tags;
+  target.flows.push_back(flow);
+  ++flows_posted_;
+  WorkerCommand command;
+  command.kind = WorkerCommand::Kind::kPost;
+  command.connection = connection.requester;
+  command.bytes = bytes;
+  command.tags = tags;
+  send(worker_of_[target.src_port], command);
+}
+
+void DpdkDataPlane::handle(const WorkerReport& report) {
+  switch (report.kind) {
+    case WorkerReport::Kind::kRemoteDelivery:
+      delivered(connections_[report.connection], report.connection, report.at, report.ecn_marks);
+      break;
+    case WorkerReport::Kind::kDelivered:
+      delivered(connections_[report.record.qpn], report.record.qpn, report.record.delivered_at,
+                report.record.ecn_marks);
+      break;
+    case WorkerReport::Kind::kFinished: {
+      Connection& connection = connections_[report.record.qpn];
+      const uint64_t index = connection.finishes++ - connection.released;
+      PostedFlow& flow = connection.flows[index];
+      flow.finished = true;
+      flow.record = report.record;
+      release(connection);
+      break;
+    }
   }
-  directory_.add(connection.id.requester, route);
+}
+
+void DpdkDataPlane::delivered(Connection& connection, uint32_t id, clock::Nanos at,
+                              uint32_t ecn_marks) {
+  const uint64_t delivery = connection.deliveries++;
+  // A message already reported as failed may still arrive (its acknowledgements were lost).
+  if (delivery < connection.released) return;
+  PostedFlow& flow = connection.flows[delivery - connection.released];
+  flow.delivered = true;
+  flow.delivered_at = at;
+  flow.ecn_marks = ecn_marks;
+  transport::FlowRecord record;
+  record.flow_id = flow.flow_id;
+  record.tags = flow.tags;
+  record.src_port = connection.src_port;
+  record.dst_port = connection.dst_port;
+  record.qpn = id;
+  record.bytes = flow.bytes;
+  record.posted_at = flow.posted_at;
+  record.delivered_at = at;
+  record.ecn_marks = ecn_marks;
+  observer_.on_flow_delivered(record);
+  release(connection);
+}
+
+void DpdkDataPlane::release(Connection& connection) {
+  // In posting order: a finished message waits for its delivery (reported by the receiving
+  // port's worker) unless it failed, and the ones after it wait for it.
+  while (!connection.flows.empty()) {
+    PostedFlow& flow = connection.flows.front();
+    if (!flow.finished) break;
+    const bool completed = flow.record.status == transport::FlowStatus::kCompleted;
+    if (completed && !flow.delivered) break;
+    transport::FlowRecord record = flow.record;
+    record.flow_id = flow.flow_id;
+    record.posted_at = flow.posted_at;
+    if (flow.delivered) {
+      record.delivered_at = flow.delivered_at;
+      record.ecn_marks = flow.ecn_marks;
+    }
+    connection.flows.pop_front();
+    ++connection.released;
+    ++flows_finished_;
+    observer_.on_flow_finished(record);
+  }
+}
+
+void DpdkDataPlane::paced_rates_bps(std::vector<double>& per_port) {
+  per_port.assign(config_.ports.size(), 0.0);
+  for (size_t p = 0; p < per_port.size(); ++p) {
+    per_port[p] = static_cast<double>(
+        workers_[worker_of_[p]]->sample(static_cast<uint32_t>(p)).paced_rate_bps);
+  }
 }
 
 PortRecord DpdkDataPlane::port_record(size_t index) const {
-  const nic::dpdk::DpdkPort& port = *ports_[index];
-  const nic::dpdk::DpdkPortCounters& nic = port.counters();
-  const frame::FrameErrorCounters& errors = port.frame_errors();
-  const auto& transport = transport_->port_counters(static_cast<uint32_t>(index));
+  const PortSample sample = workers_[worker_of_[index]]->sample(static_cast<uint32_t>(index));
   PortRecord record;
   record.name = config_.ports[index].name;
   record.speed_bps = config_.ports[index].speed_bps;
-  record.tx_bytes = nic.tx_bytes;
-  record.rx_bytes = nic.rx_bytes;
-  record.tx_packets = nic.tx_frames;
-  record.rx_packets = nic.rx_frames;
-  record.data_packets = transport.data_packets;
-  record.retransmitted_packets = transport.retransmitted_packets;
-  record.ecn_marked_received = transport.ecn_marked_received;
-  record.cnps_sent = transport.cnps_sent;
-  record.cnps_received = transport.cnps_received;
-  record.pfc_pauses_sent = nic.pauses_sent;
-  record.pfc_pauses_received = nic.pauses_received;
-  // Frames this port lost: not sent (no mbuf, queue full), arrived broken or for no QP, or lost
-  // inside the device.
-  record.drops = nic.tx_dropped + nic.tx_unrouted + nic.rx_unknown_qp + errors.truncated +
-                 errors.bad_header + errors.bad_icrc + errors.unknown_opcode + port.device_drops();
-  record.timeouts = transport.timeouts;
+  record.tx_bytes = sample.tx_bytes;
+  record.rx_bytes = sample.rx_bytes;
+  record.tx_packets = sample.tx_packets;
+  record.rx_packets = sample.rx_packets;
+  record.data_packets = sample.data_packets;
+  record.retransmitted_packets = sample.retransmitted_packets;
+  record.ecn_marked_received = sample.ecn_marked_received;
+  record.cnps_sent = sample.cnps_sent;
+  record.cnps_received = sample.cnps_received;
+  record.pfc_pauses_sent = sample.pfc_pauses_sent;
+  record.pfc_pauses_received = sample.pfc_pauses_received;
+  record.drops = sample.drops;
+  record.timeouts = sample.timeouts;
   return record;
 }
 

@@ -1,15 +1,19 @@
 // The data plane of a run whose ports are DPDK ports: the wall clock, one DpdkPort per
-// configured port, and the transport on top. One run-to-completion loop on the calling thread
-// (DPDK's main lcore) runs the transport's due events, hands frames to the devices and polls
-// them for arrivals.
+// configured port, grouped by the lcore that drives them, each group a PortWorker with its own
+// transport and run-to-completion loop (see port_worker.h). The engine runs on the calling thread
+// (DPDK's main lcore), with the ports that name no lcore; connections and messages go to the
+// workers, and flow events come back, through lock-free rings.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "control/run_config.h"
+#include "emulator/common/ring_queue.h"
 #include "emulator/engine/data_plane.h"
+#include "emulator/engine/dpdk/port_worker.h"
 #include "nic/dpdk/dpdk_port.h"
 #include "nic/dpdk/wire_directory.h"
 #include "traffic/clock/wall_clock.h"
@@ -25,35 +29,82 @@ std::vector<std::string> eal_arguments(const control::RunConfig& config);
 
 class DpdkDataPlane final : public DataPlane {
  public:
-  // Starts the EAL (once per process) and every port. Throws std::invalid_argument when a port is
-  // not a dpdk port, std::runtime_error when DPDK cannot set a device up (the port and DPDK's
-  // reason in the message). `config` and `observer` must outlive the data plane.
+  // Starts the EAL (once per process) and every port, each on the worker of its `dpdk.lcore`
+  // (ports without one on the main lcore's). Throws std::invalid_argument when a port is not a
+  // dpdk port, std::runtime_error when DPDK cannot set a device up or a port names an lcore that
+  // is not an EAL worker lcore (the port and the reason in the message). `config` and `observer`
+  // must outlive the data plane.
   DpdkDataPlane(const control::RunConfig& config, transport::FlowObserver& observer);
   ~DpdkDataPlane() override;
 
   clock::Scheduler& scheduler() override { return clock_; }
-  transport::Transport& transport() override { return *transport_; }
-  size_t ports() const override { return ports_.size(); }
+  size_t ports() const override { return config_.ports.size(); }
   bool virtual_time() const override { return false; }
   clock::Nanos next_event_time() const override { return clock_.now(); }
-  void start() override { clock_.restart(); }
+  void start() override;
+  void finish() override;
   void poll() override;
-  uint64_t events_run() const override { return events_; }
-  void connected(const WireConnection& connection) override;
+  uint64_t events_run() const override;
+  transport::ConnectionId connect(const WireConnection& connection) override;
+  void post(transport::ConnectionId connection, uint64_t bytes,
+            const transport::FlowTags& tags) override;
+  uint32_t flows_in_progress() const override {
+    return static_cast<uint32_t>(flows_posted_ - flows_finished_);
+  }
   PortRecord port_record(size_t port) const override;
+  void paced_rates_bps(std::vector<double>& per_port) override;
 
-  nic::dpdk::DpdkPort& port(size_t index) { return *ports_[index]; }
+  // Workers: on the main lcore first if any port runs there.
+  size_t workers() const { return workers_.size(); }
 
  private:
+  // A message as the main lcore follows it: the worker of the sending port finishes it, and
+  // when the receiving port is another worker's, that worker reports its delivery separately;
+  // the two are joined here, in each connection's order.
+  struct PostedFlow {
+    uint64_t flow_id = 0;
+    clock::Nanos posted_at = 0;
+    uint64_t bytes = 0;
+    transport::FlowTags tags;
+    bool delivered = false;
+    clock::Nanos delivered_at = clock::kNever;
+    uint32_t ecn_marks = 0;
+    bool finished = false;  // the sender's worker reported it; `record` holds its report
+    transport::FlowRecord record;
+  };
+  struct Connection {
+    uint32_t src_port = 0;
+    uint32_t dst_port = 0;
+    bool split = false;           // the two ports are on different workers
+    RingQueue<PostedFlow> flows;  // posted, not yet reported finished; oldest first
+    uint64_t released = 0;        // flows reported finished (popped from `flows`)
+    uint64_t deliveries = 0;      // deliveries reported so far
+    uint64_t finishes = 0;        // finish reports so far
+  };
+
+  void send(size_t worker, const WorkerCommand& command);
+  void handle(const WorkerReport& report);
+  void delivered(Connection& connection, uint32_t id, clock::Nanos at, uint32_t ecn_marks);
+  void release(Connection& connection);
+
   const control::RunConfig& config_;
+  transport::FlowObserver& observer_;
   clock::WallClock clock_;
   frame::PayloadPattern payload_;
-  nic::dpdk::WireDirectory directory_;
-  std::vector<rte_ring*> rings_;  // of the net_ring devices made here
+  nic::dpdk::WireDirectory directory_;  // checks every connection before the workers see it
+  std::vector<rte_ring*> rings_;        // of the net_ring devices made here
   std::vector<uint16_t> made_devices_;
-  std::vector<std::unique_ptr<nic::dpdk::DpdkPort>> ports_;
-  std::unique_ptr<transport::Transport> transport_;
+  std::vector<std::unique_ptr<PortWorker>> workers_;
+  std::vector<uint32_t> worker_of_;  // by port
+  PortWorker* main_worker_ = nullptr;
+  std::vector<RingQueue<WorkerCommand>> unsent_;  // by worker: commands its ring had no room for
+  // A deque: the observer may open connections while a reference to one is held.
+  std::deque<Connection> connections_;
+  uint64_t next_flow_id_ = 0;
+  uint64_t flows_posted_ = 0;
+  uint64_t flows_finished_ = 0;
   uint64_t events_ = 0;
+  bool finished_ = false;
 };
 
 }  // namespace etwire::engine

@@ -1,0 +1,80 @@
+// Two transports, each driving one end of a connection (as two DPDK workers do): the sending
+// one keeps the flow records, the receiving one reports each delivered message by connection.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "nic/frame_size.h"
+#include "tests/transport/ideal_wire.h"
+#include "tests/transport/recording_observer.h"
+#include "traffic/clock/virtual_clock.h"
+#include "traffic/transport/transport.h"
+
+namespace etwire::transport {
+namespace {
+
+constexpr uint64_t k100G = 100'000'000'000;
+
+struct SplitRig {
+  SplitRig()
+      : wire(clock, 2, k100G, 1'000),
+        sender(config, clock, sender_events),
+        receiver(config, clock, receiver_events) {
+    // The same port indexes in both: 0 is the sender's, 1 the receiver's.
+    sender.add_port(wire.port(0), {}, {});
+    sender.add_remote_port({}, {}, k100G);
+    receiver.add_remote_port({}, {}, k100G);
+    receiver.add_port(wire.port(1), {}, {});
+  }
+  void run() {
+    while (!clock.idle()) clock.poll();
+  }
+
+  control::TransportConfig config;
+  clock::VirtualClock clock;
+  testing::IdealWire wire;
+  testing::RecordingObserver sender_events;
+  testing::RecordingObserver receiver_events;
+  Transport sender;
+  Transport receiver;
+};
+
+TEST(RemotePort, EachSideReportsItsHalfOfEveryMessage) {
+  SplitRig rig;
+  const ConnectionId at_sender = rig.sender.connect(0, 1, 49152);
+  const ConnectionId at_receiver = rig.receiver.connect(0, 1, 49152);
+  ASSERT_EQ(at_sender.requester, at_receiver.requester);
+  rig.sender.post(at_sender, 3 * 4096, {});
+  rig.sender.post(at_sender, 100, {});
+  rig.run();
+
+  // The sender finished both in order; it never saw them arrive, so no delivery time.
+  ASSERT_EQ(rig.sender_events.finished.size(), 2u);
+  EXPECT_TRUE(rig.sender_events.delivered.empty());
+  for (const FlowRecord& record : rig.sender_events.finished) {
+    EXPECT_EQ(record.status, FlowStatus::kCompleted);
+    EXPECT_EQ(record.delivered_at, clock::kNever);
+  }
+  // The receiver reported two deliveries of that connection, in order, before the ACKs that
+  // finished them reached the sender.
+  ASSERT_EQ(rig.receiver_events.remote_deliveries.size(), 2u);
+  EXPECT_TRUE(rig.receiver_events.finished.empty());
+  const auto& first = rig.receiver_events.remote_deliveries[0];
+  const auto& second = rig.receiver_events.remote_deliveries[1];
+  EXPECT_EQ(first.connection, at_receiver.requester);
+  EXPECT_LT(first.at, second.at);
+  EXPECT_LT(first.at, rig.sender_events.finished[0].finished_at);
+  EXPECT_LT(second.at, rig.sender_events.finished[1].finished_at);
+  // The sender's port carried the data, the receiver's the acknowledgements.
+  EXPECT_EQ(rig.sender.port_counters(0).data_packets, 4u);
+  EXPECT_EQ(rig.receiver.port_counters(1).acks_sent, rig.sender.port_counters(0).acks_received);
+}
+
+TEST(RemotePort, PostingWhereTheSendingPortIsRemoteIsRefused) {
+  SplitRig rig;
+  const ConnectionId at_receiver = rig.receiver.connect(0, 1, 49152);
+  EXPECT_THROW(rig.receiver.post(at_receiver, 4096, {}), std::logic_error);
+}
+
+}  // namespace
+}  // namespace etwire::transport
