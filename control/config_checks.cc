@@ -75,6 +75,18 @@ class Checker {
                           "port_id, vdev and pci",
                           name));
       }
+      // One worker drives a port through one queue pair; spreading a port's connections over
+      // several queues (and workers) needs RSS steering that is not there yet. Refused rather
+      // than silently run on one queue.
+      for (const auto& [key, queues] : {std::pair{"rx_queues", port.dpdk.rx_queues},
+                                        std::pair{"tx_queues", port.dpdk.tx_queues}}) {
+        if (queues == 1) continue;
+        const std::string path = child_path(child_path(at, "dpdk"), key);
+        error(Problem::kBackend, where_.contains(path) ? path : child_path(at, "dpdk"),
+              fmt::format("{}: dpdk.{} is {}, but a port runs on one queue pair for now (one "
+                          "worker per port: spread load over ports and dpdk.lcore instead)",
+                          name, key, queues));
+      }
     } else if (port.dpdk.present) {
       warning(Problem::kBackend, child_path(at, "dpdk"),
               fmt::format("ignored: {} does not use backend dpdk", name));
@@ -96,6 +108,29 @@ class Checker {
     } else if (port.verbs.present) {
       warning(Problem::kBackend, child_path(at, "verbs"),
               fmt::format("ignored: {} does not use backend verbs", name));
+    }
+  }
+
+  // The thresholds count descriptors of the port's receive queue: they must fit in it, and
+  // resuming must happen below pausing or the port would flap.
+  void dpdk_pfc(const PortConfig& port, const std::string& name) {
+    if (port.backend != Backend::kDpdk) return;
+    const DpdkPortSettings& dpdk = port.dpdk;
+    const std::string at = child_path(child_path(port.key_path, "dpdk"), "pfc");
+    const std::string xoff = child_path(at, "xoff");
+    const std::string xon = child_path(at, "xon");
+    if (dpdk.pfc.xoff > dpdk.rx_descriptors) {
+      error(Problem::kInconsistent, xoff,
+            fmt::format("{}: dpdk.pfc.xoff ({}) is above dpdk.rx_descriptors ({}): the receive "
+                        "queue never holds that many, so the port would never pause",
+                        name, dpdk.pfc.xoff, dpdk.rx_descriptors));
+    }
+    if (dpdk.pfc.xon >= dpdk.pfc.xoff) {
+      error(Problem::kInconsistent, where_.contains(xon) ? xon : xoff,
+            fmt::format("{}: PFC thresholds out of order: dpdk.pfc.xon ({}) must be below "
+                        "dpdk.pfc.xoff ({}{})",
+                        name, dpdk.pfc.xon, dpdk.pfc.xoff,
+                        where_.contains(xoff) ? "" : ", three quarters of rx_descriptors"));
     }
   }
 
@@ -365,6 +400,7 @@ void check_config(const RunConfig& config, const SectionPresence& present, const
   check.references();
   for (const auto& [port, name] : check.entries()) {
     check.backend_settings(*port, name);
+    check.dpdk_pfc(*port, name);
     check.backend_limits(*port, name);
   }
   check.devices();

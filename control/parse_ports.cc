@@ -32,6 +32,21 @@ void parse_qos(MapReader& section, PortQos& out) {
   section.finish();
 }
 
+// Thresholds left out follow the queue size (read before this); their order and their fit in
+// the queue are checked with the other port settings (config_checks.cc).
+void parse_dpdk_pfc(MapReader& section, uint16_t rx_descriptors, DpdkPfcSettings& out) {
+  out.present = section.node().IsMap();
+  section.boolean("enabled", out.enabled);
+  if (!section.integer("xoff", out.xoff, 1, 32768)) {
+    out.xoff = static_cast<uint16_t>(rx_descriptors - rx_descriptors / 4);
+  }
+  if (!section.integer("xon", out.xon, 0, 32767)) {
+    out.xon = static_cast<uint16_t>(out.xoff * 2 / 3);
+  }
+  section.integer("quanta", out.quanta, 1, 65535);
+  section.finish();
+}
+
 void parse_dpdk_port(MapReader& section, DpdkPortSettings& out) {
   out.present = section.node().IsMap();
   uint16_t port_id = 0;
@@ -45,6 +60,8 @@ void parse_dpdk_port(MapReader& section, DpdkPortSettings& out) {
   uint32_t lcore = 0;
   if (section.integer("lcore", lcore, 0, 1023)) out.lcore = lcore;
   section.text("peer", out.peer);
+  MapReader pfc = section.section("pfc");
+  parse_dpdk_pfc(pfc, out.rx_descriptors, out.pfc);
   section.finish();
 }
 

@@ -20,6 +20,19 @@ enum class Backend : uint8_t {
 };
 std::string_view backend_name(Backend backend);  // "loopback", "dpdk", "verbs"
 
+// PFC generation on a DPDK port: pause the link partner's data priority (qos.data.priority)
+// while the port's receive queue backs up, as a NIC does for a lossless class.
+struct DpdkPfcSettings {
+  bool enabled = false;
+  // Receive-queue occupancy in descriptors: pause at xoff or above, resume at xon or below.
+  // Resolved by the parser: xoff defaults to three quarters of rx_descriptors, xon to two thirds
+  // of xoff.
+  uint16_t xoff = 768;
+  uint16_t xon = 512;
+  uint16_t quanta = 0xFFFF;  // of each pause, 512 bit times each; refreshed while needed
+  bool present = false;      // the dpdk section has a pfc: section
+};
+
 // Exactly one of port_id, vdev and pci identifies the DPDK port.
 struct DpdkPortSettings {
   std::optional<uint16_t> port_id;  // a port the EAL arguments already create
@@ -34,6 +47,7 @@ struct DpdkPortSettings {
   // under test, which reaches every port). Back-to-back ports reach only each other; two net_ring
   // ports named each other's peer are wired together by etwire.
   std::string peer;
+  DpdkPfcSettings pfc;
   bool present = false;  // the port entry has a dpdk: section
 };
 

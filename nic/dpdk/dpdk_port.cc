@@ -5,6 +5,7 @@
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_ring.h>
 
 #include <algorithm>
 #include <cstring>
@@ -134,13 +135,76 @@ DpdkPort::DpdkPort(const DpdkPortSetup& setup, const frame::PayloadPattern& payl
 
   pause_addresses_.src_mac = setup_.mac;
   pause_addresses_.ip_version = setup_.ip_version;
+  if (setup_.pfc.enabled) {
+    try {
+      start_generation(rx_descriptors);
+    } catch (...) {
+      // The destructor does not run for a constructor that throws: the device and the pools
+      // would stay taken, and the pool names with them.
+      stop();
+      free_pools();
+      throw;
+    }
+  }
 }
 
 DpdkPort::~DpdkPort() {
   stop();
+  free_pools();
+}
+
+void DpdkPort::free_pools() {
   rte_mempool_free(rx_pool_);
   rte_mempool_free(control_pool_);
   rte_mempool_free(data_pool_);
+  rx_pool_ = control_pool_ = data_pool_ = nullptr;
+}
+
+void DpdkPort::start_generation(uint16_t rx_descriptors) {
+  const std::string& name = setup_.name;
+  const DpdkPfcSetup& pfc = setup_.pfc;
+  if (pfc.xon >= pfc.xoff) {
+    throw std::invalid_argument(
+        fmt::format("port \"{}\": PFC xon ({}) must be below xoff ({})", name, pfc.xon, pfc.xoff));
+  }
+  if (pfc.quanta == 0 || setup_.speed_bps == 0) {
+    throw std::invalid_argument(
+        fmt::format("port \"{}\": PFC generation needs non-zero quanta and a port speed", name));
+  }
+  uint32_t capacity = rx_descriptors;
+  if (setup_.rx_ring != nullptr) {
+    capacity = rte_ring_get_capacity(setup_.rx_ring);
+  } else {
+    // DPDK 22.11's net_ring, net_pcap, net_af_packet and net_null drivers all answer ENOTSUP.
+    const int count = rte_eth_rx_queue_count(setup_.device, 0);
+    if (count < 0) {
+      char device[RTE_ETH_NAME_MAX_LEN] = "?";
+      rte_eth_dev_get_name_by_port(setup_.device, device);
+      rte_eth_dev_info info{};
+      const char* driver =
+          rte_eth_dev_info_get(setup_.device, &info) == 0 && info.driver_name != nullptr
+              ? info.driver_name
+              : "?";
+      throw std::runtime_error(fmt::format(
+          "port \"{}\": PFC generation (dpdk.pfc.enabled) measures the receive queue's "
+          "occupancy, but device {} (driver {}) cannot report it (rte_eth_rx_queue_count: {}); "
+          "turn dpdk.pfc.enabled off for this port",
+          name, device, driver, rte_strerror(-count)));
+    }
+  }
+  if (pfc.xoff > capacity) {
+    throw std::runtime_error(fmt::format(
+        "port \"{}\": PFC xoff ({}) is more than the receive queue holds ({} descriptors): the "
+        "port could never pause its partner",
+        name, pfc.xoff, capacity));
+  }
+  PauseThresholds thresholds;
+  thresholds.xoff = pfc.xoff;
+  thresholds.xon = pfc.xon;
+  // A quantum is 512 bit times: 64 bytes of wire time at the port's speed.
+  thresholds.pause_duration =
+      clock::LineRateTimer::duration(uint64_t{pfc.quanta} * 64, setup_.speed_bps);
+  generator_.emplace(thresholds);
 }
 
 void DpdkPort::stop() {
@@ -166,24 +230,23 @@ void DpdkPort::stop() {
 }
 
 void DpdkPort::transmit(const Packet& packet, clock::Nanos) {
-  rte_mbuf* frame = nullptr;
   if (packet.kind == PacketKind::kPfcPause) {
-    frame = other_frame(packet, pause_addresses_);
-    if (frame != nullptr && packet.pfc_quanta != 0) ++counters_.pauses_sent;
+    queue_pause(packet);
+    return;
+  }
+  const WireRoute* route = directory_.route(packet.dest_qpn);
+  if (route == nullptr) {
+    ++counters_.tx_unrouted;
+    return;
+  }
+  Packet wire = packet;
+  rte_mbuf* frame = nullptr;
+  if (packet.is_data()) {
+    wire.dest_qpn = route->responder.qpn;
+    frame = data_frame(wire, route->forward);
   } else {
-    const WireRoute* route = directory_.route(packet.dest_qpn);
-    if (route == nullptr) {
-      ++counters_.tx_unrouted;
-      return;
-    }
-    Packet wire = packet;
-    if (packet.is_data()) {
-      wire.dest_qpn = route->responder.qpn;
-      frame = data_frame(wire, route->forward);
-    } else {
-      wire.dest_qpn = route->requester.qpn;
-      frame = other_frame(wire, route->backward);
-    }
+    wire.dest_qpn = route->requester.qpn;
+    frame = other_frame(wire, route->backward);
   }
   if (frame == nullptr) {
     ++counters_.tx_dropped;
@@ -242,18 +305,34 @@ rte_mbuf* DpdkPort::other_frame(const Packet& packet, const frame::FrameAddresse
   return m;
 }
 
-void DpdkPort::enqueue(rte_mbuf* frame) {
+bool DpdkPort::enqueue(rte_mbuf* frame) {
   if (pending_ == setup_.burst) flush();
   if (pending_ == setup_.burst) {
     // The device kept its queue full through a whole burst: the frame is lost, as on a NIC
     // whose ring overflows; the transport's retransmission recovers it.
     rte_pktmbuf_free(frame);
     ++counters_.tx_dropped;
-    return;
+    return false;
   }
   tx_wire_bytes_[pending_] = wire_bytes_of_frame(frame->pkt_len);
   tx_[pending_++] = frame;
   if (pending_ == setup_.burst) flush();
+  return true;
+}
+
+bool DpdkPort::queue_pause(const Packet& packet) {
+  rte_mbuf* frame = other_frame(packet, pause_addresses_);
+  if (frame == nullptr) {
+    ++counters_.tx_dropped;
+    return false;
+  }
+  if (!enqueue(frame)) return false;
+  if (packet.pfc_quanta != 0) {
+    ++counters_.pauses_sent;
+  } else {
+    ++counters_.resumes_sent;
+  }
+  return true;
 }
 
 void DpdkPort::flush() {
@@ -275,7 +354,29 @@ uint32_t DpdkPort::poll(clock::Nanos now) {
   const uint16_t n = rte_eth_rx_burst(setup_.device, 0, rx_.data(), setup_.burst);
   for (uint16_t i = 0; i < n; ++i) deliver(rx_[i], now);
   if (n > 0) rte_pktmbuf_free_bulk(rx_.data(), n);
+  // A burst that came back short emptied the queue: no backlog to look at unless the partner
+  // is paused and waits for XON or a refresh.
+  if (generator_ && (n == setup_.burst || generator_->paused())) regulate(now);
   return n;
+}
+
+uint32_t DpdkPort::rx_occupancy() const {
+  if (!generator_) return 0;
+  if (setup_.rx_ring != nullptr) return rte_ring_count(setup_.rx_ring);
+  const int count = rte_eth_rx_queue_count(setup_.device, 0);
+  return count < 0 ? 0 : static_cast<uint32_t>(count);
+}
+
+void DpdkPort::regulate(clock::Nanos now) {
+  const PauseAction action = generator_->sample(rx_occupancy(), now);
+  if (action == PauseAction::kNone) return;
+  const uint16_t quanta = action == PauseAction::kPause ? setup_.pfc.quanta : 0;
+  if (!send_pause(setup_.pfc.priority, quanta)) {
+    generator_->not_sent(action);
+    return;
+  }
+  // The partner must hear it now, not after whatever the next poll brings.
+  flush();
 }
 
 void DpdkPort::deliver(rte_mbuf* m, clock::Nanos now) {
@@ -310,8 +411,8 @@ void DpdkPort::deliver(rte_mbuf* m, clock::Nanos now) {
   receiver_->receive(packet, now);
 }
 
-void DpdkPort::send_pause(uint8_t priority, uint16_t quanta) {
-  transmit(pfc_frame(setup_.index, setup_.index, priority, quanta), 0);
+bool DpdkPort::send_pause(uint8_t priority, uint16_t quanta) {
+  return queue_pause(pfc_frame(setup_.index, setup_.index, priority, quanta));
 }
 
 clock::Nanos DpdkPort::catch_up() const {

@@ -11,9 +11,11 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "nic/dpdk/pause_generator.h"
 #include "nic/dpdk/wire_directory.h"
 #include "nic/packet.h"
 #include "nic/port.h"
@@ -23,8 +25,19 @@
 
 struct rte_mbuf;
 struct rte_mempool;
+struct rte_ring;
 
 namespace etwire::nic::dpdk {
+
+// PFC generation: the port pauses class `priority` of its link partner while its receive queue
+// holds `xoff` descriptors or more, until it drains to `xon` (see PauseGenerator).
+struct DpdkPfcSetup {
+  bool enabled = false;
+  uint8_t priority = 3;  // the port's lossless data priority
+  uint16_t xoff = 768;
+  uint16_t xon = 512;
+  uint16_t quanta = 0xFFFF;  // of each pause; 512 bit times each at the port's speed
+};
 
 struct DpdkPortSetup {
   std::string name;     // the configuration's port name, for messages
@@ -42,6 +55,11 @@ struct DpdkPortSetup {
   uint32_t mbuf_cache = 256;
   uint16_t burst = 32;
   std::string pool_prefix;  // makes mempool names unique in the process
+  DpdkPfcSetup pfc;
+  // The ring a net_ring device receives from, when the caller made the device from rings: the
+  // ring PMD cannot report its queue's occupancy, the ring's count is that occupancy. Needed for
+  // PFC generation on such a device; nullptr otherwise.
+  rte_ring* rx_ring = nullptr;
 };
 
 struct DpdkPortCounters {
@@ -53,14 +71,16 @@ struct DpdkPortCounters {
   uint64_t tx_unrouted = 0;    // a packet for a connection the directory does not know
   uint64_t rx_unknown_qp = 0;  // a RoCE frame for a QP number no connection of the run has
   uint64_t pauses_sent = 0;    // PFC frames with a non-zero time, per class
+  uint64_t resumes_sent = 0;   // PFC frames with time 0
   uint64_t pauses_received = 0;
 };
 
 class DpdkPort final : public nic::Port {
  public:
   // Configures and starts the device with one RX and one TX queue. Throws std::runtime_error
-  // naming the port and DPDK's reason when the device cannot be set up. `payload` and
-  // `directory` must outlive the port.
+  // naming the port and DPDK's reason when the device cannot be set up, or when PFC generation
+  // is enabled and the device cannot say how full its receive queue is (or holds fewer than
+  // xoff descriptors). `payload` and `directory` must outlive the port.
   DpdkPort(const DpdkPortSetup& setup, const frame::PayloadPattern& payload,
            const WireDirectory& directory);
   ~DpdkPort() override;
@@ -72,11 +92,13 @@ class DpdkPort final : public nic::Port {
   void set_receiver(PacketReceiver* receiver) override { receiver_ = receiver; }
 
   // Hands queued frames to the device, then receives one burst and delivers its packets at
-  // `now`. Returns the number of frames received.
+  // `now`. With PFC generation, then looks at the receive backlog when the burst came back full
+  // or the partner is paused, and sends the pause or resume the backlog calls for. Returns the
+  // number of frames received.
   uint32_t poll(clock::Nanos now);
   // Queues a PFC frame that pauses class `priority` of the link partner for `quanta` (0
-  // resumes it).
-  void send_pause(uint8_t priority, uint16_t quanta);
+  // resumes it). False when it could not be queued (no mbuf, or the device's queue stayed full).
+  bool send_pause(uint8_t priority, uint16_t quanta);
   // Frees every frame still queued for transmission and stops the device.
   void stop();
 
@@ -88,6 +110,10 @@ class DpdkPort final : public nic::Port {
   const std::string& name() const { return setup_.name; }
   uint16_t device() const { return setup_.device; }
   const DpdkPortCounters& counters() const { return counters_; }
+  // Descriptors (frames) waiting in the receive queue; only when PFC generation is enabled.
+  uint32_t rx_occupancy() const;
+  // PFC generation's state; nullptr when it is not enabled.
+  const PauseGenerator* pause_generator() const { return generator_ ? &*generator_ : nullptr; }
   const frame::FrameErrorCounters& frame_errors() const { return reader_.counters(); }
   // Frames the device itself lost: missed for want of descriptors or mbufs, failed to send.
   uint64_t device_drops() const;
@@ -96,9 +122,13 @@ class DpdkPort final : public nic::Port {
   rte_mbuf* data_frame(const Packet& packet, const frame::FrameAddresses& addresses);
   rte_mbuf* take_data_mbuf();
   rte_mbuf* other_frame(const Packet& packet, const frame::FrameAddresses& addresses);
-  void enqueue(rte_mbuf* frame);
+  bool enqueue(rte_mbuf* frame);
+  bool queue_pause(const Packet& packet);
   void flush();
   void deliver(rte_mbuf* frame, clock::Nanos now);
+  void start_generation(uint16_t rx_descriptors);
+  void regulate(clock::Nanos now);
+  void free_pools();
 
   DpdkPortSetup setup_;
   const frame::PayloadPattern& payload_;
@@ -121,6 +151,7 @@ class DpdkPort final : public nic::Port {
   std::vector<uint8_t> linear_;  // a frame that arrived in several segments, in one piece
   uint32_t pending_ = 0;
   bool started_ = false;
+  std::optional<PauseGenerator> generator_;  // set when PFC generation is enabled
   DpdkPortCounters counters_;
 };
 

@@ -5,9 +5,11 @@
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <rte_pause.h>
 #include <rte_ring.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -153,6 +155,13 @@ DpdkDataPlane::DpdkDataPlane(const control::RunConfig& config, transport::FlowOb
       setup.mbuf_cache = config.dpdk.mbuf_cache;
       setup.burst = config.dpdk.burst;
       setup.pool_prefix = fmt::format("etw{}p{}", instance, p);
+      setup.pfc.enabled = port.dpdk.pfc.enabled;
+      setup.pfc.priority = port.qos.data.priority;
+      setup.pfc.xoff = port.dpdk.pfc.xoff;
+      setup.pfc.xon = port.dpdk.pfc.xon;
+      setup.pfc.quanta = port.dpdk.pfc.quanta;
+      // The ring PMD cannot count its receive queue; the ring it receives from can.
+      setup.rx_ring = inbound[p];
       groups[lcore].push_back(setup);
     }
     for (const auto& [lcore, setups] : groups) {
@@ -254,7 +263,33 @@ transport::ConnectionId DpdkDataPlane::connect(const WireConnection& connection)
   opened.split = worker_of_[connection.src_port] != worker_of_[connection.dst_port];
   // Every worker opens every connection, so that the numbers agree everywhere.
   for (size_t w = 0; w < workers_.size(); ++w) send(w, command);
+  wait_until_open(id);
   return {id, id};
+}
+
+void DpdkDataPlane::wait_until_open(uint32_t id) {
+  // Before a message goes out, the receiving port's worker must know the connection, or its
+  // first frames would arrive for an unknown QP and be dropped. Opening is quick (the workers
+  // poll their rings all the time), and it happens once per connection, as QP setup does.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (size_t w = 0; w < workers_.size(); ++w) {
+    PortWorker& worker = *workers_[w];
+    while (worker.connections_open() <= id) {
+      RingQueue<WorkerCommand>& waiting = unsent_[w];
+      while (!waiting.empty() && worker.send(waiting.front())) waiting.pop_front();
+      if (&worker == main_worker_) {
+        worker.run_once();
+        continue;
+      }
+      worker.check();
+      if (std::chrono::steady_clock::now() > give_up) {
+        throw std::runtime_error(
+            fmt::format("the port worker on lcore {} did not open connection {} within 10 s",
+                        *worker.lcore(), id));
+      }
+      rte_pause();
+    }
+  }
 }
 
 void DpdkDataPlane::post(transport::ConnectionId connection, uint64_t bytes,

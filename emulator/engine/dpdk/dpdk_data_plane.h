@@ -83,6 +83,7 @@ class DpdkDataPlane final : public DataPlane {
   };
 
   void send(size_t worker, const WorkerCommand& command);
+  void wait_until_open(uint32_t connection);
   void handle(const WorkerReport& report);
   void delivered(Connection& connection, uint32_t id, clock::Nanos at, uint32_t ecn_marks);
   void release(Connection& connection);

@@ -114,6 +114,7 @@ void PortWorker::execute(const WorkerCommand& command) {
       throw std::logic_error(
           fmt::format("connection {} opened as {} on a worker", command.connection, id.requester));
     }
+    connections_open_.store(id.requester + 1, std::memory_order_release);
     return;
   }
   transport_->post({command.connection, command.connection}, command.bytes, command.tags);

@@ -94,6 +94,9 @@ class PortWorker final : public transport::FlowObserver {
   // The latest published counters of a port this worker drives (any thread).
   PortSample sample(uint32_t port) const { return published_[local_of_[port]].read(); }
   uint64_t events_run() const { return events_.load(std::memory_order_relaxed); }
+  // Connections this worker has opened so far (any thread): connection n is open once this
+  // exceeds n, since they open in order.
+  uint32_t connections_open() const { return connections_open_.load(std::memory_order_acquire); }
 
  private:
   static constexpr uint32_t kNotLocal = ~0u;
@@ -121,6 +124,7 @@ class PortWorker final : public transport::FlowObserver {
   std::unique_ptr<PublishedPortSample[]> published_;
   std::vector<double> paced_rates_;
   std::atomic<uint64_t> events_{0};
+  std::atomic<uint32_t> connections_open_{0};
   uint64_t passes_ = 0;
   std::atomic<bool> stop_{false};
   std::atomic<bool> running_{false};
