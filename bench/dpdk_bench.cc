@@ -2,7 +2,7 @@
 // the transport's pacing on the wall clock. Both on net_null, so nothing but etwire and DPDK is
 // measured.
 //
-//   bench_dpdk [--seconds S] [--skip-testpmd]
+//   bench_dpdk [--seconds S] [--skip-testpmd] [--skip-pacing]
 //
 // Frames: WRITE MIDDLE packets of a full PMTU (1024 and 4096 bytes), IPv4, with the ICRC, built
 // by DpdkPort::transmit from the transport's packet struct, exactly as in a run, and handed to
@@ -36,6 +36,7 @@ using namespace etwire;
 struct Options {
   double seconds = 3;
   bool testpmd = true;
+  bool pacing = true;
 };
 
 nic::dpdk::WireRoute one_route() {
@@ -211,8 +212,10 @@ int main(int argc, char** argv) {
       options.seconds = std::atof(argv[++i]);
     } else if (flag == "--skip-testpmd") {
       options.testpmd = false;
+    } else if (flag == "--skip-pacing") {
+      options.pacing = false;
     } else {
-      std::printf("usage: bench_dpdk [--seconds S] [--skip-testpmd]\n");
+      std::printf("usage: bench_dpdk [--seconds S] [--skip-testpmd] [--skip-pacing]\n");
       return flag == "--help" || flag == "-h" ? 0 : 2;
     }
   }
@@ -229,6 +232,10 @@ int main(int argc, char** argv) {
     const double theirs = options.testpmd ? testpmd_mpps(frame_bytes, options.seconds) : 0;
     std::printf("%6u %11u %13.2f %14.2f %7.2f\n", pmtu, frame_bytes, ours, theirs,
                 theirs > 0 ? ours / theirs : 0.0);
+  }
+  if (!options.pacing) {
+    rte_eal_cleanup();
+    return 0;
   }
   std::printf("\nPacing, one QP on the wall clock, 1 s, PMTU 4096\n");
   std::printf("%10s %14s %9s %13s %11s %11s\n", "target", "achieved", "error_%", "frame_gap_ns",

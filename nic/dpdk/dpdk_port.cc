@@ -88,6 +88,7 @@ DpdkPort::DpdkPort(const DpdkPortSetup& setup, const frame::PayloadPattern& payl
       tx_(setup.burst),
       tx_wire_bytes_(setup.burst),
       rx_(setup.burst),
+      template_scratch_(setup.pmtu + 256),
       spare_(setup.burst),
       spare_next_(setup.burst) {
   const std::string& name = setup_.name;
@@ -239,12 +240,11 @@ void DpdkPort::transmit(const Packet& packet, clock::Nanos) {
     ++counters_.tx_unrouted;
     return;
   }
-  Packet wire = packet;
   rte_mbuf* frame = nullptr;
   if (packet.is_data()) {
-    wire.dest_qpn = route->responder.qpn;
-    frame = data_frame(wire, route->forward);
+    frame = data_frame(packet, *route, packet.dest_qpn);
   } else {
+    Packet wire = packet;
     wire.dest_qpn = route->requester.qpn;
     frame = other_frame(wire, route->backward);
   }
@@ -255,7 +255,7 @@ void DpdkPort::transmit(const Packet& packet, clock::Nanos) {
   enqueue(frame);
 }
 
-rte_mbuf* DpdkPort::data_frame(const Packet& packet, const frame::FrameAddresses& addresses) {
+rte_mbuf* DpdkPort::data_frame(const Packet& packet, const WireRoute& route, uint32_t connection) {
   // The transport never cuts a packet longer than the PMTU it was configured with.
   if (packet.payload_bytes > setup_.pmtu) return nullptr;
   rte_mbuf* m = take_data_mbuf();
@@ -267,16 +267,46 @@ rte_mbuf* DpdkPort::data_frame(const Packet& packet, const frame::FrameAddresses
     std::memcpy(payload + at, payload_.bytes() + at, std::min(kIcrcBytes, setup_.pmtu - at));
     note.dirty_at = 0;
   }
-  const uint32_t header =
-      frame::FrameWriter::header_bytes(packet, setup_.ip_version, setup_.vlan != 0);
-  m->data_off = static_cast<uint16_t>(kPayloadOffset - header);
-  const size_t length =
-      writer_.write_around_payload(packet, addresses, rte_pktmbuf_mtod(m, uint8_t*));
+  size_t length = 0;
+  frame::MiddleFrameTemplate* middle = middle_template(packet, route, connection);
+  if (middle != nullptr) {
+    m->data_off = static_cast<uint16_t>(kPayloadOffset - middle->header_bytes());
+    length = middle->write(packet, rte_pktmbuf_mtod(m, uint8_t*));
+  } else {
+    // Frames carry the address plan's QP number, not the transport's connection index. (The
+    // template path has it built in and needs no copy: a copy right after the transport wrote
+    // the packet field by field stalls on store forwarding.)
+    Packet wire = packet;
+    wire.dest_qpn = route.responder.qpn;
+    const uint32_t header =
+        frame::FrameWriter::header_bytes(wire, setup_.ip_version, setup_.vlan != 0);
+    m->data_off = static_cast<uint16_t>(kPayloadOffset - header);
+    length = writer_.write_around_payload(wire, route.forward, rte_pktmbuf_mtod(m, uint8_t*));
+  }
   const uint32_t padded = (packet.payload_bytes + 3) & ~3u;
   if (padded < setup_.pmtu) note.dirty_at = padded + 1;
   m->data_len = static_cast<uint16_t>(length);
   m->pkt_len = static_cast<uint32_t>(length);
   return m;
+}
+
+frame::MiddleFrameTemplate* DpdkPort::middle_template(const Packet& packet, const WireRoute& route,
+                                                      uint32_t connection) {
+  if (packet.payload_bytes != setup_.pmtu || !frame::MiddleFrameTemplate::applies_to(packet)) {
+    return nullptr;
+  }
+  if (connection >= middle_templates_.size()) {
+    // Once per connection that sends, not per frame.
+    middle_templates_.resize(std::max<size_t>(connection + 1, 2 * middle_templates_.size()));
+  }
+  frame::MiddleFrameTemplate& middle = middle_templates_[connection];
+  if (!middle.fits(packet)) {
+    Packet prototype = packet;
+    prototype.dest_qpn = route.responder.qpn;
+    middle.build(writer_, payload_, prototype, route.forward, template_scratch_.data());
+    if (!middle.fits(packet)) return nullptr;
+  }
+  return &middle;
 }
 
 rte_mbuf* DpdkPort::take_data_mbuf() {

@@ -21,6 +21,7 @@
 #include "nic/port.h"
 #include "traffic/frame/frame_reader.h"
 #include "traffic/frame/frame_writer.h"
+#include "traffic/frame/middle_frame_template.h"
 #include "traffic/frame/payload_pattern.h"
 
 struct rte_mbuf;
@@ -119,7 +120,11 @@ class DpdkPort final : public nic::Port {
   uint64_t device_drops() const;
 
  private:
-  rte_mbuf* data_frame(const Packet& packet, const frame::FrameAddresses& addresses);
+  rte_mbuf* data_frame(const Packet& packet, const WireRoute& route, uint32_t connection);
+  // The connection's template when `packet` is a full-PMTU MIDDLE packet (made or remade here
+  // when its headers changed), else nullptr.
+  frame::MiddleFrameTemplate* middle_template(const Packet& packet, const WireRoute& route,
+                                              uint32_t connection);
   rte_mbuf* take_data_mbuf();
   rte_mbuf* other_frame(const Packet& packet, const frame::FrameAddresses& addresses);
   bool enqueue(rte_mbuf* frame);
@@ -144,6 +149,10 @@ class DpdkPort final : public nic::Port {
   std::vector<rte_mbuf*> tx_;  // frames waiting for the device, `burst` at most
   std::vector<uint32_t> tx_wire_bytes_;
   std::vector<rte_mbuf*> rx_;
+  // Per connection: the headers and ICRC register of its full-PMTU MIDDLE frames, the bulk of
+  // its traffic (see MiddleFrameTemplate), and room to write one frame when making one.
+  std::vector<frame::MiddleFrameTemplate> middle_templates_;
+  std::vector<uint8_t> template_scratch_;
   // Data mbufs taken from the pool a burst at a time (one pool access per burst, not per frame);
   // the next frame uses spare_[spare_next_], and the rest go back when the port stops.
   std::vector<rte_mbuf*> spare_;

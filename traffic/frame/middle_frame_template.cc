@@ -1,0 +1,52 @@
+#include "traffic/frame/middle_frame_template.h"
+
+#include <algorithm>
+
+#include "nic/frame_size.h"
+#include "traffic/frame/icrc.h"
+
+namespace etwire::frame {
+
+bool MiddleFrameTemplate::applies_to(const nic::Packet& packet) {
+  return packet.kind == nic::PacketKind::kRoce &&
+         (packet.opcode == nic::opcode::kWriteMiddle || packet.opcode == nic::opcode::kSendMiddle);
+}
+
+void MiddleFrameTemplate::build(const FrameWriter& writer, const PayloadPattern& payload,
+                                const nic::Packet& prototype, const FrameAddresses& addresses,
+                                uint8_t* scratch) {
+  built_ = false;
+  payload_ = &payload;
+  prototype_ = prototype;
+  prototype_.psn = 0;
+  prototype_.bth_flags &= static_cast<uint8_t>(~nic::bth_flag::kAckRequest);
+  const bool vlan = addresses.vlan_id != 0;
+  header_bytes_ = FrameWriter::header_bytes(prototype_, addresses.ip_version, vlan);
+  length_ = writer.write_around_payload(prototype_, addresses, scratch);
+  if (length_ == 0 || header_bytes_ > kMaxHeaderBytes) return;
+  std::copy_n(scratch, header_bytes_, header_.data());
+  payload_and_pad_ = (prototype_.payload_bytes + 3) & ~3u;
+
+  // The covered headers run from the IP header to the end of the BTH, whose last word is the
+  // PSN word; the register is taken over the masked words before it.
+  const uint32_t ip_offset = nic::kEthernetHeaderBytes + (vlan ? nic::kVlanTagBytes : 0);
+  const uint32_t covered_words = (header_bytes_ - ip_offset) / 4;
+  std::array<uint32_t, kMaxHeaderBytes / 4> words{};
+  for (uint32_t i = 0; i < covered_words; ++i) {
+    words[i] = load_be32(header_.data() + ip_offset + 4 * i);
+  }
+  mask_icrc_words(words.data(), addresses.ip_version);
+  psn_offset_ = header_bytes_ - 4;
+  register_before_psn_ = crc32_update_be_words(kIcrcSeed, words.data(), covered_words - 1);
+  built_ = true;
+}
+
+bool MiddleFrameTemplate::fits(const nic::Packet& packet) const {
+  const nic::Packet& p = prototype_;
+  return built_ && packet.opcode == p.opcode && packet.payload_bytes == p.payload_bytes &&
+         packet.udp_source_port == p.udp_source_port && packet.dscp == p.dscp &&
+         packet.ecn == p.ecn && packet.priority == p.priority &&
+         (packet.bth_flags & ~nic::bth_flag::kAckRequest) == p.bth_flags;
+}
+
+}  // namespace etwire::frame

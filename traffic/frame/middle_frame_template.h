@@ -1,0 +1,74 @@
+// The steady state of a connection's traffic is a run of full-PMTU MIDDLE packets that differ
+// only in their PSN (and now and then the ACK-request bit). Their headers are the same bytes every
+// time, and the ICRC's CRC register over everything in front of the PSN word is the same number.
+// A template keeps both: a frame then costs a copy of the headers, the PSN word stored, one word
+// of CRC, the payload's precomputed shift and the ICRC stored, instead of assembling and CRC'ing
+// a dozen header words (FrameWriter::write_around_payload, which the template reproduces byte for
+// byte).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "nic/packet.h"
+#include "traffic/frame/frame_writer.h"
+#include "traffic/frame/icrc.h"
+#include "traffic/frame/payload_pattern.h"
+#include "traffic/frame/wire_format.h"
+
+namespace etwire::frame {
+
+class MiddleFrameTemplate {
+ public:
+  // True for the packets a template can write: WRITE or SEND MIDDLE data packets.
+  static bool applies_to(const nic::Packet& packet);
+
+  // Makes the template for packets like `prototype` (applies_to() must hold) to `addresses`,
+  // writing one frame with `writer` into `scratch`, which must hold its headers, padded payload
+  // and ICRC. The pattern must outlive the template.
+  void build(const FrameWriter& writer, const PayloadPattern& payload, const nic::Packet& prototype,
+             const FrameAddresses& addresses, uint8_t* scratch);
+
+  // Built, and for a packet whose every header field but the PSN and the ACK-request bit is the
+  // prototype's. The destination QP number is not compared: a template belongs to one
+  // connection, and writes the prototype's (callers whose packets carry another number for the
+  // connection, as the DPDK port's carry the transport's index, build it with the wire's).
+  bool fits(const nic::Packet& packet) const;
+
+  // Bytes in front of the payload.
+  uint32_t header_bytes() const { return header_bytes_; }
+
+  // Writes `packet`'s headers at `frame` and its ICRC behind the payload that is already in place
+  // at frame + header_bytes(); returns the frame length. Precondition: fits(packet).
+  size_t write(const nic::Packet& packet, uint8_t* frame) const {
+    uint32_t psn_word = packet.psn & nic::kPsnMask;
+    if ((packet.bth_flags & nic::bth_flag::kAckRequest) != 0) {
+      psn_word |= uint32_t{kBthAckRequestBit} << 24;
+    }
+    std::copy_n(header_.data(), header_bytes_, frame);
+    store_be32(frame + psn_offset_, psn_word);
+    const uint32_t reg = crc32_update_be_words(register_before_psn_, &psn_word, 1);
+    store_icrc(frame + header_bytes_ + payload_and_pad_,
+               icrc_from_register(payload_->extend(reg, payload_and_pad_)));
+    return length_;
+  }
+
+ private:
+  // Ethernet, VLAN, IPv6, UDP, BTH: the longest MIDDLE header stack.
+  static constexpr size_t kMaxHeaderBytes = 80;
+
+  const PayloadPattern* payload_ = nullptr;
+  std::array<uint8_t, kMaxHeaderBytes> header_{};
+  uint32_t header_bytes_ = 0;
+  uint32_t psn_offset_ = 0;  // of the BTH word holding the ACK-request bit and the PSN
+  uint32_t register_before_psn_ = 0;
+  uint32_t payload_and_pad_ = 0;
+  size_t length_ = 0;
+  // What the headers were made from.
+  nic::Packet prototype_;
+  bool built_ = false;
+};
+
+}  // namespace etwire::frame
