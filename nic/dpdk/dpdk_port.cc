@@ -88,6 +88,9 @@ DpdkPort::DpdkPort(const DpdkPortSetup& setup, const frame::PayloadPattern& payl
       tx_(setup.burst),
       tx_wire_bytes_(setup.burst),
       rx_(setup.burst),
+      // Clamped so that a pattern too short (refused below) is never read past its end.
+      psn_shift_(payload,
+                 std::min<uint32_t>((setup.pmtu + 3) & ~3u, static_cast<uint32_t>(payload.size()))),
       template_scratch_(setup.pmtu + 256),
       spare_(setup.burst),
       spare_next_(setup.burst) {
@@ -303,7 +306,7 @@ frame::MiddleFrameTemplate* DpdkPort::middle_template(const Packet& packet, cons
   if (!middle.fits(packet)) {
     Packet prototype = packet;
     prototype.dest_qpn = route.responder.qpn;
-    middle.build(writer_, payload_, prototype, route.forward, template_scratch_.data());
+    middle.build(writer_, psn_shift_, prototype, route.forward, template_scratch_.data());
     if (!middle.fits(packet)) return nullptr;
   }
   return &middle;

@@ -152,6 +152,7 @@ class DpdkPort final : public nic::Port {
   // Per connection: the headers and ICRC register of its full-PMTU MIDDLE frames, the bulk of
   // its traffic (see MiddleFrameTemplate), and room to write one frame when making one.
   std::vector<frame::MiddleFrameTemplate> middle_templates_;
+  frame::PsnWordShift psn_shift_;  // for the PMTU: every template's
   std::vector<uint8_t> template_scratch_;
   // Data mbufs taken from the pool a burst at a time (one pool access per burst, not per frame);
   // the next frame uses spare_[spare_next_], and the rest go back when the port stops.

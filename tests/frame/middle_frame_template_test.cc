@@ -29,6 +29,7 @@ class MiddleFrameTemplateTest : public ::testing::Test {
 
   PayloadPattern pattern_{kPmtu, kPmtu};
   FrameWriter writer_{pattern_};
+  PsnWordShift shift_{pattern_, kPmtu};
   std::vector<uint8_t> scratch_ = std::vector<uint8_t>(kPmtu + 256);
 };
 
@@ -39,7 +40,7 @@ TEST_F(MiddleFrameTemplateTest, WritesWhatTheWriterWrites) {
     for (uint8_t op : {nic::opcode::kWriteMiddle, nic::opcode::kSendMiddle}) {
       nic::Packet prototype = packet_for(op, kPmtu, format);
       MiddleFrameTemplate frame_template;
-      frame_template.build(writer_, pattern_, prototype, addresses, scratch_.data());
+      frame_template.build(writer_, shift_, prototype, addresses, scratch_.data());
       for (int i = 0; i < 64; ++i) {
         nic::Packet packet = prototype;
         packet.psn = static_cast<uint32_t>(random()) & nic::kPsnMask;
@@ -65,7 +66,7 @@ TEST_F(MiddleFrameTemplateTest, RefusesPacketsWithOtherHeaders) {
   const nic::Packet prototype = packet_for(nic::opcode::kWriteMiddle, kPmtu, format);
   MiddleFrameTemplate frame_template;
   EXPECT_FALSE(frame_template.fits(prototype));  // not built yet
-  frame_template.build(writer_, pattern_, prototype, addresses_for(format), scratch_.data());
+  frame_template.build(writer_, shift_, prototype, addresses_for(format), scratch_.data());
   EXPECT_TRUE(frame_template.fits(prototype));
   const auto differs = [&](auto change) {
     nic::Packet packet = prototype;

@@ -7,16 +7,28 @@
 
 namespace etwire::frame {
 
+PsnWordShift::PsnWordShift(const PayloadPattern& payload, uint32_t payload_and_pad)
+    : payload_(payload), payload_and_pad_(payload_and_pad) {
+  // A word's effect with the starting register's taken out: extend(crc(0, w)) ^ extend(0).
+  const uint32_t none = payload.extend(0, payload_and_pad);
+  for (uint32_t k = 0; k < 4; ++k) {
+    for (uint32_t b = 0; b < 256; ++b) {
+      const uint32_t word = b << (24 - 8 * k);
+      tables_[k][b] = payload.extend(crc32_update_be_words(0, &word, 1), payload_and_pad) ^ none;
+    }
+  }
+}
+
 bool MiddleFrameTemplate::applies_to(const nic::Packet& packet) {
   return packet.kind == nic::PacketKind::kRoce &&
          (packet.opcode == nic::opcode::kWriteMiddle || packet.opcode == nic::opcode::kSendMiddle);
 }
 
-void MiddleFrameTemplate::build(const FrameWriter& writer, const PayloadPattern& payload,
+void MiddleFrameTemplate::build(const FrameWriter& writer, const PsnWordShift& shift,
                                 const nic::Packet& prototype, const FrameAddresses& addresses,
                                 uint8_t* scratch) {
   built_ = false;
-  payload_ = &payload;
+  shift_ = &shift;
   prototype_ = prototype;
   prototype_.psn = 0;
   prototype_.bth_flags &= static_cast<uint8_t>(~nic::bth_flag::kAckRequest);
@@ -26,6 +38,7 @@ void MiddleFrameTemplate::build(const FrameWriter& writer, const PayloadPattern&
   if (length_ == 0 || header_bytes_ > kMaxHeaderBytes) return;
   std::copy_n(scratch, header_bytes_, header_.data());
   payload_and_pad_ = (prototype_.payload_bytes + 3) & ~3u;
+  if (payload_and_pad_ != shift.payload_and_pad()) return;
 
   // The covered headers run from the IP header to the end of the BTH, whose last word is the
   // PSN word; the register is taken over the masked words before it.
@@ -37,7 +50,10 @@ void MiddleFrameTemplate::build(const FrameWriter& writer, const PayloadPattern&
   }
   mask_icrc_words(words.data(), addresses.ip_version);
   psn_offset_ = header_bytes_ - 4;
-  register_before_psn_ = crc32_update_be_words(kIcrcSeed, words.data(), covered_words - 1);
+  // All covered words with the PSN word at zero, then the payload.
+  words[covered_words - 1] = 0;
+  register_without_psn_ = shift.payload().extend(
+      crc32_update_be_words(kIcrcSeed, words.data(), covered_words), payload_and_pad_);
   built_ = true;
 }
 

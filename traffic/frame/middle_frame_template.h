@@ -20,15 +20,38 @@
 
 namespace etwire::frame {
 
+// How the PSN word (ACK-request bit and PSN, the last word before the payload) of a frame with
+// `payload_and_pad` payload bytes moves the ICRC register: the CRC is linear, so the word's effect
+// through its own CRC step and the payload after it is the XOR of its four bytes' effects, four
+// tables made once. Shared by every template of that payload length.
+class PsnWordShift {
+ public:
+  // The pattern must outlive the shift.
+  PsnWordShift(const PayloadPattern& payload, uint32_t payload_and_pad);
+
+  uint32_t operator()(uint32_t psn_word) const {
+    return tables_[0][psn_word >> 24] ^ tables_[1][(psn_word >> 16) & 0xFF] ^
+           tables_[2][(psn_word >> 8) & 0xFF] ^ tables_[3][psn_word & 0xFF];
+  }
+  const PayloadPattern& payload() const { return payload_; }
+  uint32_t payload_and_pad() const { return payload_and_pad_; }
+
+ private:
+  const PayloadPattern& payload_;
+  uint32_t payload_and_pad_;
+  std::array<std::array<uint32_t, 256>, 4> tables_;
+};
+
 class MiddleFrameTemplate {
  public:
   // True for the packets a template can write: WRITE or SEND MIDDLE data packets.
   static bool applies_to(const nic::Packet& packet);
 
-  // Makes the template for packets like `prototype` (applies_to() must hold) to `addresses`,
-  // writing one frame with `writer` into `scratch`, which must hold its headers, padded payload
-  // and ICRC. The pattern must outlive the template.
-  void build(const FrameWriter& writer, const PayloadPattern& payload, const nic::Packet& prototype,
+  // Makes the template for packets like `prototype` (applies_to() must hold, and its padded
+  // payload must be the shift's length) to `addresses`, writing one frame with `writer` into
+  // `scratch`, which must hold its headers, padded payload and ICRC. The shift must outlive the
+  // template.
+  void build(const FrameWriter& writer, const PsnWordShift& shift, const nic::Packet& prototype,
              const FrameAddresses& addresses, uint8_t* scratch);
 
   // Built, and for a packet whose every header field but the PSN and the ACK-request bit is the
@@ -49,9 +72,8 @@ class MiddleFrameTemplate {
     }
     std::copy_n(header_.data(), header_bytes_, frame);
     store_be32(frame + psn_offset_, psn_word);
-    const uint32_t reg = crc32_update_be_words(register_before_psn_, &psn_word, 1);
     store_icrc(frame + header_bytes_ + payload_and_pad_,
-               icrc_from_register(payload_->extend(reg, payload_and_pad_)));
+               icrc_from_register(register_without_psn_ ^ (*shift_)(psn_word)));
     return length_;
   }
 
@@ -59,11 +81,13 @@ class MiddleFrameTemplate {
   // Ethernet, VLAN, IPv6, UDP, BTH: the longest MIDDLE header stack.
   static constexpr size_t kMaxHeaderBytes = 80;
 
-  const PayloadPattern* payload_ = nullptr;
+  const PsnWordShift* shift_ = nullptr;
   std::array<uint8_t, kMaxHeaderBytes> header_{};
   uint32_t header_bytes_ = 0;
   uint32_t psn_offset_ = 0;  // of the BTH word holding the ACK-request bit and the PSN
-  uint32_t register_before_psn_ = 0;
+  // The final register (before the ICRC's inversion) of the frame with a PSN word of zero: the
+  // shift of the actual PSN word is XORed in.
+  uint32_t register_without_psn_ = 0;
   uint32_t payload_and_pad_ = 0;
   size_t length_ = 0;
   // What the headers were made from.
