@@ -18,6 +18,8 @@
 namespace etwire::transport {
 
 inline constexpr int kPriorities = 8;
+// Packets one look at a port may send when it is behind the wall clock (see Transport::kick).
+inline constexpr int kCatchUpBurst = 32;
 
 struct TransportPortCounters {
   uint64_t data_packets = 0;  // including retransmissions
