@@ -4,10 +4,12 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -26,16 +28,23 @@ constexpr uint16_t kPayloadOffset = RTE_PKTMBUF_HEADROOM;
 // RETH, ImmDt is 98 bytes.
 static_assert(kPayloadOffset >= 112, "mbuf headroom too small for RoCE headers");
 
-// Per-mbuf note in its private area: where a short frame's ICRC overwrote payload bytes (offset
-// from the payload start + 1; 0 = the payload is intact).
-struct PayloadNote {
-  uint32_t dirty_at = 0;
-  uint32_t unused = 0;
-};
-static_assert(sizeof(PayloadNote) % RTE_MBUF_PRIV_ALIGN == 0);
+// Per-mbuf note: where a short frame's ICRC overwrote payload bytes (offset from the payload
+// start + 1; 0 = the payload is intact). A dynamic mbuf field: it sits in the mbuf's second cache
+// line, which allocation resets (and so touches) anyway, where a private area would be one more
+// line per frame; and allocation does not clear it.
+int payload_note_offset() {
+  static const int offset = [] {
+    rte_mbuf_dynfield field{};
+    std::snprintf(field.name, sizeof field.name, "%s", "etwire_payload_dirty_at");
+    field.size = sizeof(uint32_t);
+    field.align = alignof(uint32_t);
+    return rte_mbuf_dynfield_register(&field);
+  }();
+  return offset;
+}
 
-PayloadNote& note_of(rte_mbuf* m) {
-  return *static_cast<PayloadNote*>(rte_mbuf_to_priv(m));
+uint32_t& note_of(rte_mbuf* m) {
+  return *RTE_MBUF_DYNFIELD(m, payload_note_offset(), uint32_t*);
 }
 
 struct Prefill {
@@ -48,7 +57,7 @@ void prefill_payload(rte_mempool*, void* opaque, void* object, unsigned) {
   auto* m = static_cast<rte_mbuf*>(object);
   std::memcpy(static_cast<uint8_t*>(m->buf_addr) + kPayloadOffset, prefill->payload->bytes(),
               prefill->bytes);
-  note_of(m) = {};
+  note_of(m) = 0;
 }
 
 rte_mempool* make_pool(const std::string& name, uint32_t count, uint32_t cache, uint16_t priv,
@@ -104,8 +113,12 @@ DpdkPort::DpdkPort(const DpdkPortSetup& setup, const frame::PayloadPattern& payl
                     payload_.size(), setup_.pmtu));
   }
   const uint32_t data_room = kPayloadOffset + setup_.pmtu + kIcrcBytes;
-  data_pool_ = make_pool(setup_.pool_prefix + "d", setup_.mbufs, setup_.mbuf_cache,
-                         sizeof(PayloadNote), data_room, name);
+  if (payload_note_offset() < 0) {
+    throw std::runtime_error(fmt::format("port \"{}\": cannot register an mbuf field: {}", name,
+                                         rte_strerror(rte_errno)));
+  }
+  data_pool_ =
+      make_pool(setup_.pool_prefix + "d", setup_.mbufs, setup_.mbuf_cache, 0, data_room, name);
   Prefill prefill{&payload_, setup_.pmtu};
   rte_mempool_obj_iter(data_pool_, prefill_payload, &prefill);
   const uint32_t small = std::min<uint32_t>(setup_.mbufs, 4095);
@@ -264,11 +277,11 @@ rte_mbuf* DpdkPort::data_frame(const Packet& packet, const WireRoute& route, uin
   rte_mbuf* m = take_data_mbuf();
   if (m == nullptr) return nullptr;
   uint8_t* payload = static_cast<uint8_t*>(m->buf_addr) + kPayloadOffset;
-  PayloadNote& note = note_of(m);
-  if (note.dirty_at != 0) {
-    const uint32_t at = note.dirty_at - 1;
+  uint32_t& dirty_at = note_of(m);
+  if (dirty_at != 0) {
+    const uint32_t at = dirty_at - 1;
     std::memcpy(payload + at, payload_.bytes() + at, std::min(kIcrcBytes, setup_.pmtu - at));
-    note.dirty_at = 0;
+    dirty_at = 0;
   }
   size_t length = 0;
   frame::MiddleFrameTemplate* middle = middle_template(packet, route, connection);
@@ -287,7 +300,7 @@ rte_mbuf* DpdkPort::data_frame(const Packet& packet, const WireRoute& route, uin
     length = writer_.write_around_payload(wire, route.forward, rte_pktmbuf_mtod(m, uint8_t*));
   }
   const uint32_t padded = (packet.payload_bytes + 3) & ~3u;
-  if (padded < setup_.pmtu) note.dirty_at = padded + 1;
+  if (padded < setup_.pmtu) dirty_at = padded + 1;
   m->data_len = static_cast<uint16_t>(length);
   m->pkt_len = static_cast<uint32_t>(length);
   return m;
@@ -295,6 +308,9 @@ rte_mbuf* DpdkPort::data_frame(const Packet& packet, const WireRoute& route, uin
 
 frame::MiddleFrameTemplate* DpdkPort::middle_template(const Packet& packet, const WireRoute& route,
                                                       uint32_t connection) {
+  if (connection < middle_templates_.size() && middle_templates_[connection].fits(packet)) {
+    return &middle_templates_[connection];  // the steady state
+  }
   if (packet.payload_bytes != setup_.pmtu || !frame::MiddleFrameTemplate::applies_to(packet)) {
     return nullptr;
   }

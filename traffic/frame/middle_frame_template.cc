@@ -19,11 +19,6 @@ PsnWordShift::PsnWordShift(const PayloadPattern& payload, uint32_t payload_and_p
   }
 }
 
-bool MiddleFrameTemplate::applies_to(const nic::Packet& packet) {
-  return packet.kind == nic::PacketKind::kRoce &&
-         (packet.opcode == nic::opcode::kWriteMiddle || packet.opcode == nic::opcode::kSendMiddle);
-}
-
 void MiddleFrameTemplate::build(const FrameWriter& writer, const PsnWordShift& shift,
                                 const nic::Packet& prototype, const FrameAddresses& addresses,
                                 uint8_t* scratch) {
@@ -55,14 +50,6 @@ void MiddleFrameTemplate::build(const FrameWriter& writer, const PsnWordShift& s
   register_without_psn_ = shift.payload().extend(
       crc32_update_be_words(kIcrcSeed, words.data(), covered_words), payload_and_pad_);
   built_ = true;
-}
-
-bool MiddleFrameTemplate::fits(const nic::Packet& packet) const {
-  const nic::Packet& p = prototype_;
-  return built_ && packet.opcode == p.opcode && packet.payload_bytes == p.payload_bytes &&
-         packet.udp_source_port == p.udp_source_port && packet.dscp == p.dscp &&
-         packet.ecn == p.ecn && packet.priority == p.priority &&
-         (packet.bth_flags & ~nic::bth_flag::kAckRequest) == p.bth_flags;
 }
 
 }  // namespace etwire::frame

@@ -45,7 +45,10 @@ class PsnWordShift {
 class MiddleFrameTemplate {
  public:
   // True for the packets a template can write: WRITE or SEND MIDDLE data packets.
-  static bool applies_to(const nic::Packet& packet);
+  static bool applies_to(const nic::Packet& packet) {
+    return packet.kind == nic::PacketKind::kRoce && (packet.opcode == nic::opcode::kWriteMiddle ||
+                                                     packet.opcode == nic::opcode::kSendMiddle);
+  }
 
   // Makes the template for packets like `prototype` (applies_to() must hold, and its padded
   // payload must be the shift's length) to `addresses`, writing one frame with `writer` into
@@ -58,7 +61,13 @@ class MiddleFrameTemplate {
   // prototype's. The destination QP number is not compared: a template belongs to one
   // connection, and writes the prototype's (callers whose packets carry another number for the
   // connection, as the DPDK port's carry the transport's index, build it with the wire's).
-  bool fits(const nic::Packet& packet) const;
+  bool fits(const nic::Packet& packet) const {
+    const nic::Packet& p = prototype_;
+    return built_ && packet.opcode == p.opcode && packet.payload_bytes == p.payload_bytes &&
+           packet.udp_source_port == p.udp_source_port && packet.dscp == p.dscp &&
+           packet.ecn == p.ecn && packet.priority == p.priority &&
+           (packet.bth_flags & ~nic::bth_flag::kAckRequest) == p.bth_flags;
+  }
 
   // Bytes in front of the payload.
   uint32_t header_bytes() const { return header_bytes_; }
