@@ -201,10 +201,7 @@ void DpdkDataPlane::finish() {
 
 void DpdkDataPlane::poll() {
   events_ += clock_.poll();
-  for (size_t w = 0; w < workers_.size(); ++w) {
-    RingQueue<WorkerCommand>& waiting = unsent_[w];
-    while (!waiting.empty() && workers_[w]->send(waiting.front())) waiting.pop_front();
-  }
+  for (size_t w = 0; w < workers_.size(); ++w) send_waiting(w);
   if (main_worker_ != nullptr) main_worker_->run_once();
   for (auto& worker : workers_) {
     worker->check();
@@ -223,6 +220,11 @@ void DpdkDataPlane::send(size_t worker, const WorkerCommand& command) {
   if (!unsent_[worker].empty() || !workers_[worker]->send(command)) {
     unsent_[worker].push_back(command);
   }
+}
+
+void DpdkDataPlane::send_waiting(size_t worker) {
+  RingQueue<WorkerCommand>& waiting = unsent_[worker];
+  while (!waiting.empty() && workers_[worker]->send(waiting.front())) waiting.pop_front();
 }
 
 transport::ConnectionId DpdkDataPlane::connect(const WireConnection& connection) {
@@ -275,8 +277,7 @@ void DpdkDataPlane::wait_until_open(uint32_t id) {
   for (size_t w = 0; w < workers_.size(); ++w) {
     PortWorker& worker = *workers_[w];
     while (worker.connections_open() <= id) {
-      RingQueue<WorkerCommand>& waiting = unsent_[w];
-      while (!waiting.empty() && worker.send(waiting.front())) waiting.pop_front();
+      send_waiting(w);
       if (&worker == main_worker_) {
         worker.run_once();
         continue;

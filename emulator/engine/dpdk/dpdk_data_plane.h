@@ -83,6 +83,8 @@ class DpdkDataPlane final : public DataPlane {
   };
 
   void send(size_t worker, const WorkerCommand& command);
+  // Hands a worker the commands its ring had no room for, as far as it now has.
+  void send_waiting(size_t worker);
   void wait_until_open(uint32_t connection);
   void handle(const WorkerReport& report);
   void delivered(Connection& connection, uint32_t id, clock::Nanos at, uint32_t ecn_marks);
