@@ -111,9 +111,12 @@ int main(int argc, char** argv) {
     packet.wire_bytes = nic::wire_bytes(packet, {});
     const uint32_t headers = frame::FrameWriter::header_bytes(packet, 4, false);
     const uint32_t length = nic::frame_bytes(packet, {}) - nic::kFcsBytes;
-    const size_t stride = (length + 63) / 64 * 64;
-    std::vector<uint8_t> storage(stride * options.ring + 64);
-    uint8_t* base = storage.data() + (64 - reinterpret_cast<uintptr_t>(storage.data()) % 64) % 64;
+    // Room in front of each frame for the template's fixed-size header block.
+    const size_t lead = frame::MiddleFrameTemplate::kMaxHeaderBytes;
+    const size_t stride = (lead + length + 63) / 64 * 64;
+    std::vector<uint8_t> storage(stride * options.ring + 2 * stride);
+    uint8_t* base =
+        storage.data() + stride - reinterpret_cast<uintptr_t>(storage.data() + stride) % 64;
     auto buffer = [&](size_t b) { return base + b * stride; };
     for (size_t b = 0; b < options.ring; ++b)
       std::memcpy(buffer(b) + headers, pattern.bytes(), payload);
@@ -132,7 +135,7 @@ int main(int argc, char** argv) {
     const auto templated = [&](size_t b, uint32_t sequence) {
       nic::Packet p = packet;
       p.psn = sequence & nic::kPsnMask;
-      return middle.write(p, buffer(b));
+      return middle.write(p, buffer(b) + headers);
     };
     const auto copy = [&](size_t b, uint32_t sequence) {
       nic::Packet p = packet;

@@ -19,8 +19,4 @@ uint32_t wire_bytes(const Packet& packet, const FrameFormat& format) {
   return frame_bytes(packet, format) + kPreambleAndGapBytes;
 }
 
-uint32_t wire_bytes_of_frame(uint32_t bytes_without_fcs) {
-  return std::max(bytes_without_fcs + kFcsBytes, kMinimumFrameBytes) + kPreambleAndGapBytes;
-}
-
 }  // namespace etwire::nic

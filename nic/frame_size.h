@@ -3,6 +3,7 @@
 // that take wire time without being part of the frame.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "nic/packet.h"
@@ -59,6 +60,9 @@ uint32_t frame_bytes(const Packet& packet, const FrameFormat& format);
 
 // Bytes on the wire for a frame of `bytes_without_fcs` as a device hands it over (the FCS is
 // the device's): FCS, the 64-byte minimum, preamble and gap added.
-uint32_t wire_bytes_of_frame(uint32_t bytes_without_fcs);
+// Inline: the DPDK port counts every frame it sends with it.
+inline constexpr uint32_t wire_bytes_of_frame(uint32_t bytes_without_fcs) {
+  return std::max(bytes_without_fcs + kFcsBytes, kMinimumFrameBytes) + kPreambleAndGapBytes;
+}
 
 }  // namespace etwire::nic

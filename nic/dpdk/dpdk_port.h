@@ -121,11 +121,23 @@ class DpdkPort final : public nic::Port {
 
  private:
   rte_mbuf* data_frame(const Packet& packet, const WireRoute& route, uint32_t connection);
-  // The connection's template when `packet` is a full-PMTU MIDDLE packet (made or remade here
-  // when its headers changed), else nullptr.
+  // The connection's template when `packet` is a full-PMTU MIDDLE packet (made or remade when
+  // its headers changed), else nullptr. The steady state is inline: one compare of the headers.
   frame::MiddleFrameTemplate* middle_template(const Packet& packet, const WireRoute& route,
-                                              uint32_t connection);
-  rte_mbuf* take_data_mbuf();
+                                              uint32_t connection) {
+    if (connection < middle_templates_.size() && middle_templates_[connection].fits(packet)) {
+      return &middle_templates_[connection];
+    }
+    return remake_middle_template(packet, route, connection);
+  }
+  frame::MiddleFrameTemplate* remake_middle_template(const Packet& packet, const WireRoute& route,
+                                                     uint32_t connection);
+  // The next data mbuf: from spare_, refilled a burst at a time (one pool access per burst).
+  rte_mbuf* take_data_mbuf() {
+    if (spare_next_ < spare_.size()) return spare_[spare_next_++];
+    return refill_spare();
+  }
+  rte_mbuf* refill_spare();
   rte_mbuf* other_frame(const Packet& packet, const frame::FrameAddresses& addresses);
   bool enqueue(rte_mbuf* frame);
   bool queue_pause(const Packet& packet);
@@ -159,6 +171,7 @@ class DpdkPort final : public nic::Port {
   std::vector<rte_mbuf*> spare_;
   uint32_t spare_next_ = 0;
   std::vector<uint8_t> linear_;  // a frame that arrived in several segments, in one piece
+  int note_offset_ = -1;         // of the mbuf field noting overwritten payload bytes
   uint32_t pending_ = 0;
   bool started_ = false;
   std::optional<PauseGenerator> generator_;  // set when PFC generation is enabled

@@ -31,7 +31,8 @@ void MiddleFrameTemplate::build(const FrameWriter& writer, const PsnWordShift& s
   header_bytes_ = FrameWriter::header_bytes(prototype_, addresses.ip_version, vlan);
   length_ = writer.write_around_payload(prototype_, addresses, scratch);
   if (length_ == 0 || header_bytes_ > kMaxHeaderBytes) return;
-  std::copy_n(scratch, header_bytes_, header_.data());
+  uint8_t* headers = header_.data() + (kMaxHeaderBytes - header_bytes_);
+  std::copy_n(scratch, header_bytes_, headers);
   payload_and_pad_ = (prototype_.payload_bytes + 3) & ~3u;
   if (payload_and_pad_ != shift.payload_and_pad()) return;
 
@@ -41,10 +42,9 @@ void MiddleFrameTemplate::build(const FrameWriter& writer, const PsnWordShift& s
   const uint32_t covered_words = (header_bytes_ - ip_offset) / 4;
   std::array<uint32_t, kMaxHeaderBytes / 4> words{};
   for (uint32_t i = 0; i < covered_words; ++i) {
-    words[i] = load_be32(header_.data() + ip_offset + 4 * i);
+    words[i] = load_be32(headers + ip_offset + 4 * i);
   }
   mask_icrc_words(words.data(), addresses.ip_version);
-  psn_offset_ = header_bytes_ - 4;
   // All covered words with the PSN word at zero, then the payload.
   words[covered_words - 1] = 0;
   register_without_psn_ = shift.payload().extend(

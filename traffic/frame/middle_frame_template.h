@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "nic/packet.h"
 #include "traffic/frame/frame_writer.h"
@@ -69,31 +70,35 @@ class MiddleFrameTemplate {
            (packet.bth_flags & ~nic::bth_flag::kAckRequest) == p.bth_flags;
   }
 
+  // Ethernet, VLAN, IPv6, UDP, BTH: the longest MIDDLE header stack. write() stores this many
+  // bytes in front of the payload whatever the frame's own header length.
+  static constexpr size_t kMaxHeaderBytes = 80;
+
   // Bytes in front of the payload.
   uint32_t header_bytes() const { return header_bytes_; }
 
-  // Writes `packet`'s headers at `frame` and its ICRC behind the payload that is already in place
-  // at frame + header_bytes(); returns the frame length. Precondition: fits(packet).
-  size_t write(const nic::Packet& packet, uint8_t* frame) const {
+  // Writes `packet`'s headers in front of the payload that is already in place at `payload`, and
+  // its ICRC behind it; the frame starts header_bytes() before `payload`, and its length is
+  // returned. The kMaxHeaderBytes in front of `payload` must be writable: the headers are copied
+  // as one block of that fixed size (a few vector stores, where a copy of the frame's own length
+  // is a call), so the bytes ahead of the frame get filler. Precondition: fits(packet).
+  size_t write(const nic::Packet& packet, uint8_t* payload) const {
     uint32_t psn_word = packet.psn & nic::kPsnMask;
     if ((packet.bth_flags & nic::bth_flag::kAckRequest) != 0) {
       psn_word |= uint32_t{kBthAckRequestBit} << 24;
     }
-    std::copy_n(header_.data(), header_bytes_, frame);
-    store_be32(frame + psn_offset_, psn_word);
-    store_icrc(frame + header_bytes_ + payload_and_pad_,
+    std::memcpy(payload - kMaxHeaderBytes, header_.data(), kMaxHeaderBytes);
+    store_be32(payload - 4, psn_word);  // the PSN word ends the BTH, the last header
+    store_icrc(payload + payload_and_pad_,
                icrc_from_register(register_without_psn_ ^ (*shift_)(psn_word)));
     return length_;
   }
 
  private:
-  // Ethernet, VLAN, IPv6, UDP, BTH: the longest MIDDLE header stack.
-  static constexpr size_t kMaxHeaderBytes = 80;
-
   const PsnWordShift* shift_ = nullptr;
+  // The headers, at the end: the first kMaxHeaderBytes - header_bytes_ bytes are filler.
   std::array<uint8_t, kMaxHeaderBytes> header_{};
   uint32_t header_bytes_ = 0;
-  uint32_t psn_offset_ = 0;  // of the BTH word holding the ACK-request bit and the PSN
   // The final register (before the ICRC's inversion) of the frame with a PSN word of zero: the
   // shift of the actual PSN word is XORed in.
   uint32_t register_without_psn_ = 0;
