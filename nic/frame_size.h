@@ -52,11 +52,23 @@ struct FrameFormat {
   bool vlan_tagged = false;
 };
 
-// Bytes on the wire for `packet` (its kind, opcode and payload_bytes decide the headers).
-uint32_t wire_bytes(const Packet& packet, const FrameFormat& format);
-
 // Bytes of the frame itself, destination MAC through FCS (what a capture shows, plus the FCS).
-uint32_t frame_bytes(const Packet& packet, const FrameFormat& format);
+// Inline, as the next one: the transport sizes every packet it sends.
+inline uint32_t frame_bytes(const Packet& packet, const FrameFormat& format) {
+  const uint32_t vlan = format.vlan_tagged ? kVlanTagBytes : 0;
+  if (packet.kind == PacketKind::kPfcPause) return kMinimumFrameBytes;
+  const uint32_t ip = format.ip_version == 6 ? kIpv6HeaderBytes : kIpv4HeaderBytes;
+  const uint32_t padded_payload = (packet.payload_bytes + 3) & ~3u;
+  const uint32_t frame = kEthernetHeaderBytes + vlan + ip + kUdpHeaderBytes + kBthBytes +
+                         extension_header_bytes(packet.opcode) + padded_payload + kIcrcBytes +
+                         kFcsBytes;
+  return std::max(frame, kMinimumFrameBytes);
+}
+
+// Bytes on the wire for `packet` (its kind, opcode and payload_bytes decide the headers).
+inline uint32_t wire_bytes(const Packet& packet, const FrameFormat& format) {
+  return frame_bytes(packet, format) + kPreambleAndGapBytes;
+}
 
 // Bytes on the wire for a frame of `bytes_without_fcs` as a device hands it over (the FCS is
 // the device's): FCS, the 64-byte minimum, preamble and gap added.

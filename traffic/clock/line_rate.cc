@@ -17,20 +17,14 @@ void LineRateTimer::set_rate(uint64_t rate_bps) {
     end_fraction_ = 0;
   }
   rate_bps_ = rate_bps;
+  last_bytes_ = UINT64_MAX;  // durations were in the old rate
 }
 
-Nanos LineRateTimer::transmit(Nanos earliest, uint64_t bytes) {
-  if (earliest > free_at()) {
-    // The wire was idle: the packet starts on a nanosecond boundary. Starting exactly at
-    // free_at() counts as back to back (the wire was never idle for a whole nanosecond), which is
-    // what keeps a sender that waits for free_at() before each packet free of drift.
-    end_ns_ = earliest;
-    end_fraction_ = 0;
-  }
-  const unsigned __int128 total = bit_nanos(bytes) + end_fraction_;
-  end_ns_ += static_cast<Nanos>(total / rate_bps_);
-  end_fraction_ = static_cast<uint64_t>(total % rate_bps_);
-  return free_at();
+void LineRateTimer::remember_duration(uint64_t bytes) {
+  const unsigned __int128 total = bit_nanos(bytes);
+  last_whole_ns_ = static_cast<Nanos>(total / rate_bps_);
+  last_fraction_ = static_cast<uint64_t>(total % rate_bps_);
+  last_bytes_ = bytes;
 }
 
 Nanos LineRateTimer::duration(uint64_t bytes, uint64_t rate_bps) {

@@ -17,6 +17,8 @@ void DcqcnReactionPoint::reset(const control::DcqcnConfig* config, uint64_t line
                                clock::Nanos /*now: nothing runs before the first CNP*/) {
   *this = DcqcnReactionPoint{};
   config_ = config;
+  enabled_ = config_ != nullptr && config_->enabled;
+  line_rate_bps_ = line_rate_bps;
   line_rate_ = static_cast<double>(line_rate_bps);
   current_rate_ = line_rate_;
   target_rate_ = line_rate_;
@@ -29,10 +31,10 @@ double DcqcnReactionPoint::alpha() const {
          std::pow(1.0 - config_->alpha_gain, static_cast<double>(quiet_alpha_updates_));
 }
 
-uint64_t DcqcnReactionPoint::rate_bps(clock::Nanos now) {
+uint64_t DcqcnReactionPoint::reacting_rate_bps(clock::Nanos now) {
   advance(now);
   // Rounded, not truncated: a rate a hair below a whole number of b/s reports that number.
-  return static_cast<uint64_t>(std::llround(enabled() ? current_rate_ : line_rate_));
+  return static_cast<uint64_t>(std::llround(current_rate_));
 }
 
 void DcqcnReactionPoint::on_cnp(clock::Nanos now) {
@@ -55,11 +57,11 @@ void DcqcnReactionPoint::on_cnp(clock::Nanos now) {
   }
 }
 
-void DcqcnReactionPoint::on_bytes_sent(uint64_t bytes, clock::Nanos now) {
+void DcqcnReactionPoint::count_bytes_sent(uint64_t bytes, clock::Nanos now) {
   advance(now);
   // At line rate every increase is a no-op and the next cut resets the counter, so counting
   // would change nothing.
-  if (!enabled() || !seen_cnp_ || at_line_rate()) return;
+  if (at_line_rate()) return;
   bytes_since_increase_ += bytes;
   const uint64_t bytes_per_event = std::max<uint64_t>(config_->rate_increase_bytes, 1);
   while (bytes_since_increase_ >= bytes_per_event) {

@@ -23,7 +23,11 @@ class DcqcnReactionPoint {
 
   // The rate the QP may send at, at `now` (after applying every timer due by then). `now` never
   // goes backwards between calls.
-  uint64_t rate_bps(clock::Nanos now);
+  uint64_t rate_bps(clock::Nanos now) {
+    // Until the first CNP (or with DCQCN off) nothing moves the rate: the per-packet case.
+    if (!reacting()) return line_rate_bps_;
+    return reacting_rate_bps(now);
+  }
 
   // When the increase timer next raises the rate (after applying every timer due by `now`);
   // kNever while the QP is at line rate. A QP waiting out its pacer at a low rate wakes then to
@@ -37,7 +41,9 @@ class DcqcnReactionPoint {
   void on_cnp(clock::Nanos now);
 
   // The QP put `bytes` of payload on the wire; drives the byte counter.
-  void on_bytes_sent(uint64_t bytes, clock::Nanos now);
+  void on_bytes_sent(uint64_t bytes, clock::Nanos now) {
+    if (reacting()) count_bytes_sent(bytes, now);
+  }
 
   // For tests and telemetry (values as of the last call that took `now`).
   double alpha() const;
@@ -47,7 +53,11 @@ class DcqcnReactionPoint {
   uint32_t rate_cuts() const { return rate_cuts_; }
 
  private:
-  bool enabled() const { return config_ != nullptr && config_->enabled; }
+  bool enabled() const { return enabled_; }
+  // Enabled and past the first CNP: only then do timers and the byte counter act.
+  bool reacting() const { return enabled_ && seen_cnp_; }
+  uint64_t reacting_rate_bps(clock::Nanos now);
+  void count_bytes_sent(uint64_t bytes, clock::Nanos now);
   bool at_line_rate() const { return current_rate_ >= line_rate_; }
   void advance(clock::Nanos now);
   void apply_alpha_updates_through(clock::Nanos now);
@@ -55,6 +65,8 @@ class DcqcnReactionPoint {
   void increase_event(bool from_timer);
 
   const control::DcqcnConfig* config_ = nullptr;
+  bool enabled_ = false;  // config_->enabled, read once: the config does not change in a run
+  uint64_t line_rate_bps_ = 0;
   double line_rate_ = 0;
   double current_rate_ = 0;  // RC
   double target_rate_ = 0;   // RT

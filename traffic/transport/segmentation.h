@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "control/transport_config.h"
+#include "nic/packet.h"
 
 namespace etwire::transport {
 
@@ -20,7 +21,26 @@ inline uint32_t payload_of(uint64_t bytes, uint32_t pmtu, uint32_t index, uint32
 }
 
 // BTH opcode of packet `index` of `packets`, for the configured RDMA operation.
-uint8_t opcode_for(control::RdmaOp op, uint32_t index, uint32_t packets);
+inline uint8_t opcode_for(control::RdmaOp op, uint32_t index, uint32_t packets) {
+  namespace code = nic::opcode;
+  const bool first = index == 0;
+  const bool last = index + 1 == packets;
+  switch (op) {
+    case control::RdmaOp::kWrite:
+      if (first && last) return code::kWriteOnly;
+      if (first) return code::kWriteFirst;
+      return last ? code::kWriteLast : code::kWriteMiddle;
+    case control::RdmaOp::kWriteWithImmediate:
+      if (first && last) return code::kWriteOnlyWithImmediate;
+      if (first) return code::kWriteFirst;
+      return last ? code::kWriteLastWithImmediate : code::kWriteMiddle;
+    case control::RdmaOp::kSend:
+      if (first && last) return code::kSendOnly;
+      if (first) return code::kSendFirst;
+      return last ? code::kSendLast : code::kSendMiddle;
+  }
+  return code::kWriteMiddle;
+}
 
 // The requester asks for an ACK on the last packet of every message and on every
 // `ack_interval`-th packet of the QP's sequence.
