@@ -67,21 +67,29 @@ void WallClock::run_at(Nanos when, EventHandler* handler, uint64_t tag) {
 }
 
 uint64_t WallClock::poll() {
-  uint64_t ran = 0;
-  if (queue_.empty()) return 0;
-  // Reading the counter costs as much as a light event: it is read again only every few events
-  // (so a handler's `now` is at most a few events stale) and when nothing is due at the time read.
+  // Reading the counter costs as much as a light event (more in a virtual machine): it is read
+  // once when nothing is due, again only every few events while they run (so a handler's `now`
+  // is at most a few events stale), and once after the last of them for last_read().
   constexpr uint64_t kEventsPerRead = 8;
+  uint64_t ran = 0;
   Nanos t = now();
+  bool fresh = true;  // no event ran since `t` was read
   while (ran < kPollBudget && !queue_.empty()) {
     if (queue_.next_time() > t) {
+      if (fresh) break;
       t = now();
+      fresh = true;
       if (queue_.next_time() > t) break;
     }
     ScheduledEvent event = queue_.pop();
     event.handler->on_event(event.tag, t);
-    if (++ran % kEventsPerRead == 0) t = now();
+    fresh = false;
+    if (++ran % kEventsPerRead == 0) {
+      t = now();
+      fresh = true;
+    }
   }
+  last_read_ = fresh ? t : now();
   return ran;
 }
 

@@ -29,6 +29,9 @@ class WallClock final : public Scheduler {
   // to its devices; returns at once when none is due.
   uint64_t poll() override;
   static constexpr uint64_t kPollBudget = 64;
+  // The time the last poll() read, after the last event it ran: a loop that polls the clock and
+  // then its devices takes this instead of reading the counter once more.
+  Nanos last_read() const { return last_read_; }
   bool idle() const override { return queue_.empty(); }
 
   // Counter ticks per nanosecond, as calibrated; 0 when the counter is not used (then the system
@@ -41,6 +44,7 @@ class WallClock final : public Scheduler {
   int64_t origin_system_ns_ = 0;
   double ticks_per_nano_ = 0;
   double nanos_per_tick_ = 0;
+  Nanos last_read_ = 0;
 };
 
 }  // namespace etwire::clock

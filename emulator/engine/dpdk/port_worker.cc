@@ -99,7 +99,7 @@ void PortWorker::check() const {
 void PortWorker::run_once() {
   commands_.drain([this](const WorkerCommand& command) { execute(command); });
   events_.store(events_.load(std::memory_order_relaxed) + clock_.poll(), std::memory_order_relaxed);
-  const clock::Nanos now = clock_.now();
+  const clock::Nanos now = clock_.last_read();
   for (auto& port : ports_) port->poll(now);
   while (!unsent_.empty() && reports_.try_push(unsent_.front())) unsent_.pop_front();
   if (++passes_ % kPassesPerPublish == 0) publish();
