@@ -47,7 +47,7 @@ void parse_dpdk_pfc(MapReader& section, uint16_t rx_descriptors, DpdkPfcSettings
   section.finish();
 }
 
-void parse_dpdk_port(MapReader& section, DpdkPortSettings& out) {
+void parse_dpdk_port(MapReader& section, uint64_t speed_bps, DpdkPortSettings& out) {
   out.present = section.node().IsMap();
   uint16_t port_id = 0;
   if (section.integer("port_id", port_id, 0, 65535)) out.port_id = port_id;
@@ -56,7 +56,9 @@ void parse_dpdk_port(MapReader& section, DpdkPortSettings& out) {
   section.integer("rx_queues", out.rx_queues, 1, 64);
   section.integer("tx_queues", out.tx_queues, 1, 64);
   section.integer("rx_descriptors", out.rx_descriptors, 64, 32768);
-  section.integer("tx_descriptors", out.tx_descriptors, 64, 32768);
+  if (!section.integer("tx_descriptors", out.tx_descriptors, 64, 32768)) {
+    out.tx_descriptors = default_tx_descriptors(speed_bps);
+  }
   uint32_t lcore = 0;
   if (section.integer("lcore", lcore, 0, 1023)) out.lcore = lcore;
   section.text("peer", out.peer);
@@ -118,7 +120,7 @@ void parse_port_entry(MapReader& section, std::vector<PortConfig>& out,
   MapReader qos = section.section("qos");
   parse_qos(qos, port.qos);
   MapReader dpdk = section.section("dpdk");
-  parse_dpdk_port(dpdk, port.dpdk);
+  parse_dpdk_port(dpdk, port.speed_bps, port.dpdk);
   MapReader verbs = section.section("verbs");
   parse_verbs_port(verbs, port.verbs);
   section.finish();
@@ -151,6 +153,14 @@ void parse_port_entry(MapReader& section, std::vector<PortConfig>& out,
 }
 
 }  // namespace
+
+uint16_t default_tx_descriptors(uint64_t speed_bps) {
+  uint32_t descriptors = 1024;
+  while (descriptors < 4096 && uint64_t{descriptors} * 100'000'000'000 < 1024 * speed_bps) {
+    descriptors *= 2;
+  }
+  return static_cast<uint16_t>(descriptors);
+}
 
 void parse_ports(MapReader& root, std::vector<PortConfig>& out) {
   DocumentContext& ctx = root.context();

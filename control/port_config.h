@@ -41,8 +41,8 @@ struct DpdkPortSettings {
   uint16_t rx_queues = 1;
   uint16_t tx_queues = 1;
   uint16_t rx_descriptors = 1024;
-  uint16_t tx_descriptors = 1024;
-  std::optional<uint32_t> lcore;  // worker core; default: the next free one
+  uint16_t tx_descriptors = 1024;  // default: from the port's speed, 1024 up to 4096
+  std::optional<uint32_t> lcore;   // worker core; default: the next free one
   // The port this one is cabled to directly, with no device between ("" = cabled to the device
   // under test, which reaches every port). Back-to-back ports reach only each other; two net_ring
   // ports named each other's peer are wired together by etwire.
@@ -50,6 +50,12 @@ struct DpdkPortSettings {
   DpdkPfcSettings pfc;
   bool present = false;  // the port entry has a dpdk: section
 };
+
+// The TX ring a DPDK port gets when the configuration leaves it out: about 170 us of full frames
+// at `speed_bps` (1024 descriptors at 100 Gb/s, 4096 at 400 Gb/s and above). Half of it is how
+// far pacing catches up after the loop was held up, and a shared machine holds loops up for
+// longer than 40 us now and then.
+uint16_t default_tx_descriptors(uint64_t speed_bps);
 
 // net_ring devices are made by etwire itself (see `peer`), not by the EAL.
 inline bool is_ring_device(const DpdkPortSettings& dpdk) {

@@ -141,6 +141,7 @@ DpdkPort::DpdkPort(const DpdkPortSetup& setup, const frame::PayloadPattern& payl
   uint16_t tx_descriptors = setup_.tx_descriptors;
   check(rte_eth_dev_adjust_nb_rx_tx_desc(setup_.device, &rx_descriptors, &tx_descriptors), name,
         "rte_eth_dev_adjust_nb_rx_tx_desc");
+  setup_.tx_descriptors = tx_descriptors;  // the ring the device has: catch_up() follows it
   const int socket = rte_eth_dev_socket_id(setup_.device);
   const auto socket_id = static_cast<unsigned>(socket < 0 ? SOCKET_ID_ANY : socket);
   check(rte_eth_rx_queue_setup(setup_.device, 0, rx_descriptors, socket_id, nullptr, rx_pool_),

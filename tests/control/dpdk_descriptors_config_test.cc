@@ -1,0 +1,58 @@
+// ports[].dpdk.tx_descriptors: left out, the TX ring follows the port's speed (its half is how
+// far pacing catches up); given, it is taken as it is.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "control/config_loader.h"
+#include "tests/control/test_configs.h"
+
+namespace etwire::control {
+namespace {
+
+using testing::load_inline;
+
+// One ring port at `speed` with `dpdk_extra` added to its dpdk section, cabled to a 100G one.
+std::string ring_pair(const std::string& speed, const std::string& dpdk_extra) {
+  return R"(workload:
+  jobs:
+    - trace: traces/allreduce_8r/allreduce
+ports:
+  - name: a
+    backend: dpdk
+    speed: )" +
+         speed + R"(
+    dpdk: {vdev: net_ring0, peer: b)" +
+         dpdk_extra + R"(}
+  - name: b
+    backend: dpdk
+    dpdk: {vdev: net_ring1, peer: a}
+mapping:
+  jobs:
+    - placement: block
+      ranks_per_port: 4
+      hosts: {ranks_per_host: 4, bandwidth: 100GBps}
+)";
+}
+
+uint16_t tx_descriptors_at(const std::string& speed, const std::string& dpdk_extra = "") {
+  auto loaded = load_inline(ring_pair(speed, dpdk_extra));
+  EXPECT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
+  return loaded.ok() ? loaded.config.ports[0].dpdk.tx_descriptors : 0;
+}
+
+TEST(DpdkDescriptors, TxRingFollowsTheSpeedWhenLeftOut) {
+  EXPECT_EQ(tx_descriptors_at("25Gbps"), 1024);
+  EXPECT_EQ(tx_descriptors_at("100Gbps"), 1024);
+  EXPECT_EQ(tx_descriptors_at("200Gbps"), 2048);
+  EXPECT_EQ(tx_descriptors_at("400Gbps"), 4096);
+  EXPECT_EQ(tx_descriptors_at("800Gbps"), 4096);  // the most it picks
+}
+
+TEST(DpdkDescriptors, AGivenTxRingIsKept) {
+  EXPECT_EQ(tx_descriptors_at("400Gbps", ", tx_descriptors: 512"), 512);
+  EXPECT_EQ(tx_descriptors_at("100Gbps", ", tx_descriptors: 8192"), 8192);
+}
+
+}  // namespace
+}  // namespace etwire::control
