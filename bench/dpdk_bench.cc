@@ -2,7 +2,8 @@
 // the transport's pacing on the wall clock. Both on net_null, so nothing but etwire and DPDK is
 // measured.
 //
-//   bench_dpdk [--seconds S] [--skip-testpmd] [--skip-pacing]
+//   bench_dpdk [--seconds S] [--skip-testpmd] [--skip-pacing] [--rates G,G,...]
+//              [--tx-descriptors N]
 //
 // Frames: WRITE MIDDLE packets of a full PMTU (1024 and 4096 bytes), IPv4, with the ICRC, built
 // by DpdkPort::transmit from the transport's packet struct, exactly as in a run, and handed to
@@ -12,7 +13,10 @@
 // Pacing: one connection sends messages back to back through the transport on the wall clock,
 // at a port speed from 1 Gb/s up; achieved = wire bytes handed to the device in the first second
 // of the clock, divided by the time elapsed when they were counted. Gaps between the frames'
-// transmit times are collected for the jitter figures.
+// transmit times are collected for the jitter figures. The port's TX ring is what a run gives a
+// port of that speed (control::default_tx_descriptors) unless --tx-descriptors says otherwise;
+// half of it is the catch-up. Rounds of the loop longer than the catch-up are counted: on a
+// shared machine they are where rate is lost.
 #include <rte_eal.h>
 
 #include <algorithm>
@@ -22,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "control/port_config.h"
 #include "nic/dpdk/dpdk_port.h"
 #include "nic/dpdk/eal.h"
 #include "nic/dpdk/wire_directory.h"
@@ -38,6 +43,8 @@ struct Options {
   double seconds = 3;
   bool testpmd = true;
   bool pacing = true;
+  std::vector<double> rates_gbps = {1, 10, 25, 100, 200, 400};
+  uint16_t tx_descriptors = 0;  // 0: what a run gives a port of that speed
 };
 
 nic::dpdk::WireRoute one_route() {
@@ -143,13 +150,19 @@ struct Pacing {
   double gap_p50_ns = 0;
   double gap_p99_ns = 0;
   double expected_gap_ns = 0;
+  clock::Nanos catch_up = 0;
+  uint16_t tx_descriptors = 0;
+  // Rounds of the loop longer than the catch-up (held up, or busy catching up), and the longest:
+  // a deficit beyond the catch-up is lost for good.
+  uint64_t long_rounds = 0;
+  clock::Nanos longest_round = 0;
 };
 
 // Sends through the transport at `speed_bps` for one second of the wall clock, with the port's
 // catch-up as in a run. No ACK ever comes back (net_null drops every frame and, with no-rx,
 // delivers none), which does not stop the sender: the transport has no window but its PSN space,
 // far from full in a second at these rates, and the retransmission timer is set beyond the test.
-Pacing pacing(uint64_t speed_bps, uint32_t pmtu) {
+Pacing pacing(uint64_t speed_bps, uint32_t pmtu, uint16_t tx_descriptors) {
   control::TransportConfig config;
   config.pmtu = pmtu;
   config.dcqcn.enabled = false;
@@ -160,27 +173,37 @@ Pacing pacing(uint64_t speed_bps, uint32_t pmtu) {
   nic::dpdk::WireDirectory directory;
   directory.add(0, one_route());
   static int round = 0;
-  nic::dpdk::DpdkPort port(null_port(1, pmtu, speed_bps, "pace" + std::to_string(round++)), payload,
-                           directory);
+  nic::dpdk::DpdkPortSetup setup = null_port(1, pmtu, speed_bps, "pace" + std::to_string(round++));
+  setup.tx_descriptors =
+      tx_descriptors != 0 ? tx_descriptors : control::default_tx_descriptors(speed_bps);
+  nic::dpdk::DpdkPort port(setup, payload, directory);
   transport::Transport transport(config, clock, discard);
   control::PortQos qos;
   transport.set_catch_up(transport.add_port(port, qos, {}), port.catch_up());
+  Pacing result;
+  result.catch_up = port.catch_up();
+  result.tx_descriptors = setup.tx_descriptors;
+  // Written once before the clock starts, so that the loop takes no page faults on it.
+  std::vector<clock::Nanos> times(1 << 22, 0);
+  size_t recorded = 0;
   clock.restart();
   const transport::ConnectionId id = transport.connect(0, 0, 49152);
   // Enough bytes for well over a second at the highest rate tried.
   for (int i = 0; i < 64; ++i) transport.post(id, 1ull << 30, {});
-  std::vector<clock::Nanos> times;
-  times.reserve(1 << 22);
   const clock::Nanos end = clock::kNanosPerSecond;
   uint64_t frames_before = 0;
   uint64_t bytes_at_end = 0;
   clock::Nanos measured_at = 0;
+  clock::Nanos last_round = 0;
   while (true) {
     clock.poll();
-    const clock::Nanos now = clock.now();
+    const clock::Nanos now = clock.last_read();
+    if (now - last_round > result.catch_up) ++result.long_rounds;
+    result.longest_round = std::max(result.longest_round, now - last_round);
+    last_round = now;
     port.poll(now);
     const uint64_t frames = port.counters().tx_frames;
-    if (frames != frames_before && times.size() < times.capacity()) times.push_back(now);
+    if (frames != frames_before && recorded < times.size()) times[recorded++] = now;
     frames_before = frames;
     if (now >= end) {
       bytes_at_end = port.counters().tx_bytes;
@@ -188,13 +211,12 @@ Pacing pacing(uint64_t speed_bps, uint32_t pmtu) {
       break;
     }
   }
-  Pacing result;
   // Over the time actually elapsed when the counter was read: the loop may see the second end
   // late, and will have caught up to that moment.
   result.achieved_bps =
       static_cast<double>(bytes_at_end) * 8.0 * 1e9 / static_cast<double>(measured_at);
   std::vector<double> gaps;
-  for (size_t i = 1; i < times.size(); ++i)
+  for (size_t i = 1; i < recorded; ++i)
     gaps.push_back(static_cast<double>(times[i] - times[i - 1]));
   std::sort(gaps.begin(), gaps.end());
   if (!gaps.empty()) {
@@ -220,8 +242,24 @@ int main(int argc, char** argv) {
       options.testpmd = false;
     } else if (flag == "--skip-pacing") {
       options.pacing = false;
+    } else if (flag == "--rates" && i + 1 < argc) {
+      options.rates_gbps.clear();
+      for (const char* p = argv[++i]; *p != '\0';) {
+        char* end = nullptr;
+        const double rate = std::strtod(p, &end);
+        if (end == p || rate <= 0) {
+          std::fprintf(stderr, "bench_dpdk: --rates wants Gb/s figures separated by commas\n");
+          return 2;
+        }
+        options.rates_gbps.push_back(rate);
+        p = *end == ',' ? end + 1 : end;
+      }
+    } else if (flag == "--tx-descriptors" && i + 1 < argc) {
+      options.tx_descriptors = static_cast<uint16_t>(std::atoi(argv[++i]));
     } else {
-      std::printf("usage: bench_dpdk [--seconds S] [--skip-testpmd] [--skip-pacing]\n");
+      std::printf(
+          "usage: bench_dpdk [--seconds S] [--skip-testpmd] [--skip-pacing] [--rates G,G,...] "
+          "[--tx-descriptors N]\n");
       return flag == "--help" || flag == "-h" ? 0 : 2;
     }
   }
@@ -244,14 +282,19 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::printf("\nPacing, one QP on the wall clock, 1 s, PMTU 4096\n");
-  std::printf("%10s %14s %9s %13s %11s %11s\n", "target", "achieved", "error_%", "frame_gap_ns",
-              "gap_p50_ns", "gap_p99_ns");
-  for (double gbps : {1.0, 10.0, 25.0, 100.0, 200.0, 400.0}) {
+  std::printf("%10s %14s %9s %13s %11s %11s %8s %11s %11s %13s\n", "target", "achieved", "error_%",
+              "frame_gap_ns", "gap_p50_ns", "gap_p99_ns", "tx_desc", "catch_up_us", "long_rounds",
+              "longest_us");
+  for (double gbps : options.rates_gbps) {
     const auto speed = static_cast<uint64_t>(gbps * 1e9);
-    const Pacing p = pacing(speed, 4096);
-    std::printf("%8.0fG %12.4fG %9.4f %13.1f %11.0f %11.0f\n", gbps, p.achieved_bps / 1e9,
+    const Pacing p = pacing(speed, 4096, options.tx_descriptors);
+    std::printf("%8.0fG %12.4fG %9.4f %13.1f %11.0f %11.0f %8u %11.1f %11llu %13.1f\n", gbps,
+                p.achieved_bps / 1e9,
                 100.0 * (p.achieved_bps - static_cast<double>(speed)) / static_cast<double>(speed),
-                p.expected_gap_ns, p.gap_p50_ns, p.gap_p99_ns);
+                p.expected_gap_ns, p.gap_p50_ns, p.gap_p99_ns, p.tx_descriptors,
+                static_cast<double>(p.catch_up) / 1e3,
+                static_cast<unsigned long long>(p.long_rounds),
+                static_cast<double>(p.longest_round) / 1e3);
   }
   rte_eal_cleanup();
   return 0;
