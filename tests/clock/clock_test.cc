@@ -173,5 +173,22 @@ TEST(WallClock, PollRunsABoundedNumberOfEvents) {
   EXPECT_TRUE(clock.idle());
 }
 
+TEST(WallClock, LastReadIsTakenAfterTheEventsRan) {
+  WallClock clock(2 * kNanosPerMilli);
+  Recorder r;
+  clock.poll();  // nothing pending: still reads the time
+  const Nanos idle_read = clock.last_read();
+  EXPECT_GT(idle_read, 0);
+  EXPECT_LE(idle_read, clock.now());
+  for (uint64_t i = 0; i < 20; ++i) clock.run_at(0, &r, i);
+  const Nanos before = clock.now();
+  EXPECT_EQ(clock.poll(), 20u);
+  ASSERT_EQ(r.seen.size(), 20u);
+  // Not older than any time a handler was given, nor than the poll's start.
+  EXPECT_GE(clock.last_read(), r.seen.back().first);
+  EXPECT_GE(clock.last_read(), before);
+  EXPECT_LE(clock.last_read(), clock.now());
+}
+
 }  // namespace
 }  // namespace etwire::clock

@@ -26,6 +26,29 @@ TEST(LineRateTimer, CarriesTheRemainderInsteadOfRoundingEachPacket) {
   EXPECT_EQ(single.transmit(0, 4178), 335);
 }
 
+TEST(LineRateTimer, MixedSizesStayExact) {
+  // Sizes that change now and then (the timer keeps the last size's duration): every end is the
+  // exact total rounded up, computed here from scratch.
+  constexpr uint64_t rate = 37'000'000'000;  // no size here is a whole nanosecond at this rate
+  LineRateTimer timer(rate);
+  const uint64_t sizes[] = {4178, 4178, 4178, 86, 86, 4178, 1130, 4178, 4178, 86};
+  unsigned __int128 bit_nanos = 0;
+  for (int round = 0; round < 100; ++round) {
+    for (uint64_t size : sizes) {
+      bit_nanos += static_cast<unsigned __int128>(size) * 8 * 1'000'000'000;
+      const auto exact_end = static_cast<Nanos>((bit_nanos + rate - 1) / rate);
+      ASSERT_EQ(timer.transmit(0, size), exact_end) << "round " << round << " size " << size;
+    }
+  }
+}
+
+TEST(LineRateTimer, ARateChangeRetimesTheSameSize) {
+  LineRateTimer timer(k100G);
+  EXPECT_EQ(timer.transmit(0, 1000), 80);  // 8000 bits at 100 Gb/s
+  timer.set_rate(k100G / 4);
+  EXPECT_EQ(timer.transmit(0, 1000), 80 + 320);  // the same size, at the new rate
+}
+
 TEST(LineRateTimer, IdleWireStartsOnTheRequestedTime) {
   LineRateTimer timer(k100G);
   timer.transmit(0, 4178);                     // ends at 334.24
