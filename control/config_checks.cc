@@ -75,18 +75,7 @@ class Checker {
                           "port_id, vdev and pci",
                           name));
       }
-      // One worker drives a port through one queue pair; spreading a port's connections over
-      // several queues (and workers) needs RSS steering that is not there yet. Refused rather
-      // than silently run on one queue.
-      for (const auto& [key, queues] : {std::pair{"rx_queues", port.dpdk.rx_queues},
-                                        std::pair{"tx_queues", port.dpdk.tx_queues}}) {
-        if (queues == 1) continue;
-        const std::string path = child_path(child_path(at, "dpdk"), key);
-        error(Problem::kBackend, where_.contains(path) ? path : child_path(at, "dpdk"),
-              fmt::format("{}: dpdk.{} is {}, but a port runs on one queue pair for now (one "
-                          "worker per port: spread load over ports and dpdk.lcore instead)",
-                          name, key, queues));
-      }
+      dpdk_queues(port, name);
     } else if (port.dpdk.present) {
       warning(Problem::kBackend, child_path(at, "dpdk"),
               fmt::format("ignored: {} does not use backend dpdk", name));
@@ -108,6 +97,59 @@ class Checker {
     } else if (port.verbs.present) {
       warning(Problem::kBackend, child_path(at, "verbs"),
               fmt::format("ignored: {} does not use backend verbs", name));
+    }
+  }
+
+  // Every queue of a port has its own worker lcore: `lcores` lists one per queue when there are
+  // several (and `lcore` is for a port of one queue).
+  void dpdk_queues(const PortConfig& port, const std::string& name) {
+    const DpdkPortSettings& dpdk = port.dpdk;
+    const std::string at = child_path(port.key_path, "dpdk");
+    const std::string lcores = child_path(at, "lcores");
+    const std::string lcores_at = where_.contains(lcores) ? lcores : at;
+    if (dpdk.queues == 1) {
+      if (!dpdk.lcores.empty()) {
+        error(Problem::kInconsistent, lcores_at,
+              fmt::format("{}: dpdk.lcores is for a port of several queues (dpdk.queues); a port "
+                          "of one queue takes dpdk.lcore",
+                          name));
+      }
+      return;
+    }
+    if (dpdk.lcore) {
+      error(Problem::kInconsistent, child_path(at, "lcore"),
+            fmt::format("{}: a port of {} queues runs each on its own lcore: give dpdk.lcores, "
+                        "one per queue, instead of dpdk.lcore",
+                        name, dpdk.queues));
+    }
+    if (dpdk.lcores.size() != dpdk.queues) {
+      error(Problem::kInconsistent, lcores_at,
+            fmt::format("{}: dpdk.queues is {}, so dpdk.lcores needs {} worker lcores, one per "
+                        "queue (it has {})",
+                        name, dpdk.queues, dpdk.queues, dpdk.lcores.size()));
+    }
+    for (size_t i = 0; i < dpdk.lcores.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (dpdk.lcores[i] != dpdk.lcores[j]) continue;
+        error(Problem::kInconsistent, lcores_at,
+              fmt::format("{}: lcore {} is listed twice in dpdk.lcores; each queue needs its own",
+                          name, dpdk.lcores[i]));
+      }
+    }
+    if (dpdk.pfc.enabled) {
+      error(Problem::kBackend, child_path(at, "pfc"),
+            fmt::format("{}: PFC generation (dpdk.pfc.enabled) watches one receive queue; it is "
+                        "not available on a port of several queues",
+                        name));
+    }
+    if (is_ring_device(dpdk) && !dpdk.peer.empty()) {
+      const PortConfig* peer = config_.find_port(dpdk.peer);
+      if (peer != nullptr && peer->dpdk.queues != dpdk.queues) {
+        error(Problem::kInconsistent, child_path(at, "queues"),
+              fmt::format("{}: a ring cable carries one ring per queue, so both ends need the "
+                          "same dpdk.queues ({} here, {} on \"{}\")",
+                          name, dpdk.queues, peer->dpdk.queues, peer->name));
+      }
     }
   }
 

@@ -9,6 +9,7 @@ namespace etwire::control {
 namespace {
 
 constexpr int64_t kMaxPortsPerEntry = 4096;
+constexpr int64_t kMaxDpdkQueues = 16;
 constexpr uint64_t kMinPortSpeed = 1'000'000;             // 1 Mb/s
 constexpr uint64_t kMaxPortSpeed = 3'200'000'000'000ull;  // 3.2 Tb/s
 constexpr int64_t kMinPortMtu = 576;   // the smallest IPv4 MTU every host must accept
@@ -53,8 +54,13 @@ void parse_dpdk_port(MapReader& section, uint64_t speed_bps, DpdkPortSettings& o
   if (section.integer("port_id", port_id, 0, 65535)) out.port_id = port_id;
   section.text("vdev", out.vdev);
   section.text("pci", out.pci);
-  section.integer("rx_queues", out.rx_queues, 1, 64);
-  section.integer("tx_queues", out.tx_queues, 1, 64);
+  section.integer("queues", out.queues, 1, kMaxDpdkQueues);
+  for (const auto& item : section.list("lcores")) {
+    uint32_t lcore = 0;
+    if (read_integer(section.context(), item.node, item.path, 0, 1023, lcore)) {
+      out.lcores.push_back(lcore);
+    }
+  }
   section.integer("rx_descriptors", out.rx_descriptors, 64, 32768);
   if (!section.integer("tx_descriptors", out.tx_descriptors, 64, 32768)) {
     out.tx_descriptors = default_tx_descriptors(speed_bps);

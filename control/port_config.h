@@ -38,8 +38,11 @@ struct DpdkPortSettings {
   std::optional<uint16_t> port_id;  // a port the EAL arguments already create
   std::string vdev;  // "net_ring0" or "net_pcap0,tx_pcap=/tmp/x.pcap": added as --vdev
   std::string pci;   // "0000:3b:00.0": added to the EAL allow list
-  uint16_t rx_queues = 1;
-  uint16_t tx_queues = 1;
+  // Queue pairs the port runs on, each driven by its own worker lcore (`lcores`, one per queue).
+  // A port's connections are spread over its queues; each queue paces its share of the port's
+  // speed (speed / queues).
+  uint16_t queues = 1;
+  std::vector<uint32_t> lcores;  // with queues > 1: the worker lcore of each queue
   uint16_t rx_descriptors = 1024;
   uint16_t tx_descriptors = 1024;  // default: from the port's speed, 1024 up to 4096
   std::optional<uint32_t> lcore;   // worker core; default: the next free one
