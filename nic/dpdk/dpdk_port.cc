@@ -135,8 +135,7 @@ DpdkPort::DpdkPort(const DpdkPortSetup& setup, const frame::PayloadPattern& payl
       std::max<uint32_t>(RTE_PKTMBUF_HEADROOM + rx_frame, RTE_MBUF_DEFAULT_BUF_SIZE), name);
   linear_.resize(rx_frame);
 
-  rte_eth_conf conf{};
-  check(rte_eth_dev_configure(setup_.device, 1, 1, &conf), name, "rte_eth_dev_configure");
+  if (setup_.queues == 1) configure_device(setup_.device, 1, name);
   uint16_t rx_descriptors = setup_.rx_descriptors;
   uint16_t tx_descriptors = setup_.tx_descriptors;
   check(rte_eth_dev_adjust_nb_rx_tx_desc(setup_.device, &rx_descriptors, &tx_descriptors), name,
@@ -144,15 +143,15 @@ DpdkPort::DpdkPort(const DpdkPortSetup& setup, const frame::PayloadPattern& payl
   setup_.tx_descriptors = tx_descriptors;  // the ring the device has: catch_up() follows it
   const int socket = rte_eth_dev_socket_id(setup_.device);
   const auto socket_id = static_cast<unsigned>(socket < 0 ? SOCKET_ID_ANY : socket);
-  check(rte_eth_rx_queue_setup(setup_.device, 0, rx_descriptors, socket_id, nullptr, rx_pool_),
+  check(rte_eth_rx_queue_setup(setup_.device, setup_.queue, rx_descriptors, socket_id, nullptr,
+                               rx_pool_),
         name, "rte_eth_rx_queue_setup");
-  check(rte_eth_tx_queue_setup(setup_.device, 0, tx_descriptors, socket_id, nullptr), name,
-        "rte_eth_tx_queue_setup");
-  // Frames for per-rank MAC addresses must get in; devices that cannot filter say so, harmless.
-  rte_eth_promiscuous_enable(setup_.device);
-  check(rte_eth_dev_start(setup_.device), name, "rte_eth_dev_start");
-  started_ = true;
-  rte_eth_stats_reset(setup_.device);
+  check(rte_eth_tx_queue_setup(setup_.device, setup_.queue, tx_descriptors, socket_id, nullptr),
+        name, "rte_eth_tx_queue_setup");
+  if (setup_.queues == 1) {
+    start_device(setup_.device, name);
+    started_ = true;
+  }
 
   pause_addresses_.src_mac = setup_.mac;
   pause_addresses_.ip_version = setup_.ip_version;
@@ -197,7 +196,7 @@ void DpdkPort::start_generation(uint16_t rx_descriptors) {
     capacity = rte_ring_get_capacity(setup_.rx_ring);
   } else {
     // DPDK 22.11's net_ring, net_pcap, net_af_packet and net_null drivers all answer ENOTSUP.
-    const int count = rte_eth_rx_queue_count(setup_.device, 0);
+    const int count = rte_eth_rx_queue_count(setup_.device, setup_.queue);
     if (count < 0) {
       char device[RTE_ETH_NAME_MAX_LEN] = "?";
       rte_eth_dev_get_name_by_port(setup_.device, device);
@@ -228,6 +227,30 @@ void DpdkPort::start_generation(uint16_t rx_descriptors) {
   generator_.emplace(thresholds);
 }
 
+void configure_device(uint16_t device, uint16_t queues, const std::string& port) {
+  rte_eth_conf conf{};
+  check(rte_eth_dev_configure(device, queues, queues, &conf), port, "rte_eth_dev_configure");
+}
+
+void start_device(uint16_t device, const std::string& port) {
+  // Frames for per-rank MAC addresses must get in; devices that cannot filter say so, harmless.
+  rte_eth_promiscuous_enable(device);
+  check(rte_eth_dev_start(device), port, "rte_eth_dev_start");
+  rte_eth_stats_reset(device);
+}
+
+void stop_device(uint16_t device, uint16_t queues) {
+  std::array<rte_mbuf*, 64> frames{};
+  for (uint16_t queue = 0; queue < queues; ++queue) {
+    for (int round = 0; round < 64; ++round) {
+      const uint16_t n = rte_eth_rx_burst(device, queue, frames.data(), frames.size());
+      if (n == 0) break;
+      rte_pktmbuf_free_bulk(frames.data(), n);
+    }
+  }
+  rte_eth_dev_stop(device);
+}
+
 void DpdkPort::stop() {
   if (spare_next_ < spare_.size()) {
     rte_pktmbuf_free_bulk(spare_.data() + spare_next_,
@@ -240,12 +263,7 @@ void DpdkPort::stop() {
   }
   if (started_) {
     // Frames still in the device's receive queue go back to their pools.
-    for (int round = 0; round < 64; ++round) {
-      const uint16_t n = rte_eth_rx_burst(setup_.device, 0, rx_.data(), setup_.burst);
-      if (n == 0) break;
-      rte_pktmbuf_free_bulk(rx_.data(), n);
-    }
-    rte_eth_dev_stop(setup_.device);
+    stop_device(setup_.device, 1);
     started_ = false;
   }
 }
@@ -390,7 +408,7 @@ bool DpdkPort::queue_pause(const Packet& packet) {
 void DpdkPort::flush() {
   if (pending_ == 0) return;
   const uint16_t sent =
-      rte_eth_tx_burst(setup_.device, 0, tx_.data(), static_cast<uint16_t>(pending_));
+      rte_eth_tx_burst(setup_.device, setup_.queue, tx_.data(), static_cast<uint16_t>(pending_));
   for (uint16_t i = 0; i < sent; ++i) counters_.tx_bytes += tx_wire_bytes_[i];
   counters_.tx_frames += sent;
   if (sent < pending_) {
@@ -403,7 +421,7 @@ void DpdkPort::flush() {
 
 uint32_t DpdkPort::poll(clock::Nanos now) {
   flush();
-  const uint16_t n = rte_eth_rx_burst(setup_.device, 0, rx_.data(), setup_.burst);
+  const uint16_t n = rte_eth_rx_burst(setup_.device, setup_.queue, rx_.data(), setup_.burst);
   for (uint16_t i = 0; i < n; ++i) deliver(rx_[i], now);
   if (n > 0) rte_pktmbuf_free_bulk(rx_.data(), n);
   // A burst that came back short emptied the queue: no backlog to look at unless the partner
@@ -415,7 +433,7 @@ uint32_t DpdkPort::poll(clock::Nanos now) {
 uint32_t DpdkPort::rx_occupancy() const {
   if (!generator_) return 0;
   if (setup_.rx_ring != nullptr) return rte_ring_count(setup_.rx_ring);
-  const int count = rte_eth_rx_queue_count(setup_.device, 0);
+  const int count = rte_eth_rx_queue_count(setup_.device, setup_.queue);
   return count < 0 ? 0 : static_cast<uint32_t>(count);
 }
 
@@ -446,6 +464,10 @@ void DpdkPort::deliver(rte_mbuf* m, clock::Nanos now) {
       const Packet pause = pfc_frame(setup_.index, setup_.index, c, parsed_.pfc_quanta[c]);
       if (pause.pfc_quanta != 0) ++counters_.pauses_received;
       receiver_->receive(pause, now);
+      // A pause holds the whole link: every queue's sender must honour it.
+      for (uint16_t queue = 0; queue < setup_.queues; ++queue) {
+        if (queue != setup_.queue) hand_over(queue, pause);
+      }
     }
     return;
   }
@@ -460,7 +482,17 @@ void DpdkPort::deliver(rte_mbuf* m, clock::Nanos now) {
   packet.dest_qpn = connection;
   packet.src_port = packet.is_data() ? route->requester.port : route->responder.port;
   packet.dst_port = setup_.index;
+  const uint16_t owner = packet.is_data() ? route->responder.queue : route->requester.queue;
+  if (owner != setup_.queue) {
+    hand_over(owner, packet);  // the device steered it to a queue that does not drive it
+    return;
+  }
   receiver_->receive(packet, now);
+}
+
+void DpdkPort::hand_over(uint16_t queue, const Packet& packet) {
+  ++counters_.rx_handed_over;
+  if (handover_ == nullptr || !handover_->hand_over(queue, packet)) ++counters_.rx_handover_lost;
 }
 
 bool DpdkPort::send_pause(uint8_t priority, uint16_t quanta) {

@@ -44,6 +44,12 @@ struct DpdkPortSetup {
   std::string name;     // the configuration's port name, for messages
   uint16_t device = 0;  // DPDK port id
   uint32_t index = 0;   // the transport's index of this port
+  // The queue pair this object drives, of `queues` on the device. With one, the port configures,
+  // starts and stops the device itself; with several, the caller configures the device
+  // (configure_device) before making one DpdkPort per queue, and starts and stops it
+  // (start_device, stop_device) around them.
+  uint16_t queue = 0;
+  uint16_t queues = 1;
   uint64_t speed_bps = 0;
   uint32_t mtu = 0;   // IP MTU: sizes receive buffers
   uint32_t pmtu = 0;  // largest payload of a data frame
@@ -74,11 +80,36 @@ struct DpdkPortCounters {
   uint64_t pauses_sent = 0;    // PFC frames with a non-zero time, per class
   uint64_t resumes_sent = 0;   // PFC frames with time 0
   uint64_t pauses_received = 0;
+  uint64_t rx_handed_over = 0;    // arrived on this queue for another queue of the device
+  uint64_t rx_handover_lost = 0;  // of those, found the other queue's ring full
 };
+
+// Where a port of several queues sends what arrived on its queue for another one: a RoCE packet
+// whose connection end another queue drives (the device steered it there), or a pause frame,
+// which every queue's sender must honour. The receiving side hands it to that queue's port
+// (DpdkPort::receive_handed_over).
+class QueueHandover {
+ public:
+  // False when the packet could not be handed over (it is then lost, as a frame the device
+  // dropped would be).
+  virtual bool hand_over(uint16_t queue, const Packet& packet) = 0;
+
+ protected:
+  ~QueueHandover() = default;
+};
+
+// A device of several queue pairs: configured before its DpdkPorts are made, started after.
+// Throw std::runtime_error naming the port and DPDK's reason.
+void configure_device(uint16_t device, uint16_t queues, const std::string& port);
+void start_device(uint16_t device, const std::string& port);
+// Stops the device and empties its receive queues (after its ports' loops stopped, before the
+// ports are destroyed: the queues hold mbufs of the ports' pools).
+void stop_device(uint16_t device, uint16_t queues);
 
 class DpdkPort final : public nic::Port {
  public:
-  // Configures and starts the device with one RX and one TX queue. Throws std::runtime_error
+  // Sets up the device's queue pair `setup.queue`; with one queue pair, configures and starts
+  // the device first (see DpdkPortSetup::queues). Throws std::runtime_error
   // naming the port and DPDK's reason when the device cannot be set up, or when PFC generation
   // is enabled and the device cannot say how full its receive queue is (or holds fewer than
   // xoff descriptors). `payload` and `directory` must outlive the port.
@@ -91,6 +122,12 @@ class DpdkPort final : public nic::Port {
   void transmit(const Packet& packet, clock::Nanos now) override;
   uint64_t speed_bps() const override { return setup_.speed_bps; }
   void set_receiver(PacketReceiver* receiver) override { receiver_ = receiver; }
+  // Where packets for the device's other queues go; needed when setup.queues > 1.
+  void set_queue_handover(QueueHandover* handover) { handover_ = handover; }
+  // A packet another queue of the device received for this one, at `now`.
+  void receive_handed_over(const Packet& packet, clock::Nanos now) {
+    if (receiver_ != nullptr) receiver_->receive(packet, now);
+  }
 
   // Hands queued frames to the device, then receives one burst and delivers its packets at
   // `now`. With PFC generation, then looks at the receive backlog when the burst came back full
@@ -110,6 +147,7 @@ class DpdkPort final : public nic::Port {
 
   const std::string& name() const { return setup_.name; }
   uint16_t device() const { return setup_.device; }
+  uint16_t queue() const { return setup_.queue; }
   const DpdkPortCounters& counters() const { return counters_; }
   // Descriptors (frames) waiting in the receive queue; only when PFC generation is enabled.
   uint32_t rx_occupancy() const;
@@ -143,6 +181,7 @@ class DpdkPort final : public nic::Port {
   bool queue_pause(const Packet& packet);
   void flush();
   void deliver(rte_mbuf* frame, clock::Nanos now);
+  void hand_over(uint16_t queue, const Packet& packet);
   void start_generation(uint16_t rx_descriptors);
   void regulate(clock::Nanos now);
   void free_pools();
@@ -155,6 +194,7 @@ class DpdkPort final : public nic::Port {
   frame::ParsedFrame parsed_;
   frame::FrameAddresses pause_addresses_;
   PacketReceiver* receiver_ = nullptr;
+  QueueHandover* handover_ = nullptr;
   rte_mempool* data_pool_ = nullptr;     // payload pre-written in every mbuf
   rte_mempool* control_pool_ = nullptr;  // ACK, NAK, CNP, PFC: written whole
   rte_mempool* rx_pool_ = nullptr;

@@ -13,8 +13,9 @@
 namespace etwire::nic::dpdk {
 
 struct WireEnd {
-  uint32_t port = 0;  // transport port index
-  uint32_t qpn = 0;   // QP number on the wire
+  uint32_t port = 0;   // transport port index
+  uint32_t qpn = 0;    // QP number on the wire
+  uint16_t queue = 0;  // the port's queue pair (and so the worker) that drives this end
 };
 
 struct WireRoute {

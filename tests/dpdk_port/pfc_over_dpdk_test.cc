@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "nic/dpdk/dpdk_port.h"
-#include "nic/dpdk/eal.h"
+#include "tests/dpdk_port/test_eal.h"
 #include "traffic/clock/wall_clock.h"
 #include "traffic/transport/transport.h"
 
@@ -30,19 +30,7 @@ constexpr uint32_t kPmtu = 1024;
 constexpr uint8_t kDataPriority = 3;  // control::PortQos's default data priority
 constexpr clock::Nanos kDeadline = 10 * clock::kNanosPerSecond;
 
-// The EAL starts once per process; every test that needs it asks here.
-const std::optional<std::string>& eal_failure() {
-  static const std::optional<std::string> failure = []() -> std::optional<std::string> {
-    try {
-      start_eal({"--no-pci", "--no-huge", "--no-shconf", "-m", "512", "-l", "0", "--no-telemetry",
-                 "--log-level=warning", "--vdev=net_null0"});
-      return std::nullopt;
-    } catch (const std::exception& e) {
-      return std::string(e.what());
-    }
-  }();
-  return failure;
-}
+using testing::eal_failure;
 
 // Ring, device and mempool names are process-wide.
 std::atomic<uint32_t> names{0};
