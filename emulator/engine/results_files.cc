@@ -151,6 +151,21 @@ Json port_json(const PortRecord& p) {
   j["pfc_pauses_received"] = p.pfc_pauses_received;
   j["drops"] = p.drops;
   j["timeouts"] = p.timeouts;
+  if (!p.queues.empty()) {
+    Json queues = Json::array();
+    for (const PortQueueRecord& q : p.queues) {
+      Json qj;
+      qj["queue"] = q.queue;
+      qj["lcore"] = q.lcore;
+      qj["tx_bytes"] = q.tx_bytes;
+      qj["rx_bytes"] = q.rx_bytes;
+      qj["tx_packets"] = q.tx_packets;
+      qj["rx_packets"] = q.rx_packets;
+      qj["handed_over"] = q.handed_over;
+      queues.push_back(std::move(qj));
+    }
+    j["queues"] = std::move(queues);
+  }
   return j;
 }
 

@@ -86,6 +86,19 @@ struct IterationRecord {
 
 // Counters of one port over the whole run: the NIC side of its cable in the fabric twin plus the
 // transport's view.
+// One queue pair of a DPDK port that runs on several (dpdk.queues), with the lcore driving it.
+struct PortQueueRecord {
+  uint32_t queue = 0;
+  uint32_t lcore = 0;
+  uint64_t tx_bytes = 0;
+  uint64_t rx_bytes = 0;
+  uint64_t tx_packets = 0;
+  uint64_t rx_packets = 0;
+  // Arrived on this queue for a connection another queue drives, and passed to it: the device
+  // steered them elsewhere than etwire placed the connection.
+  uint64_t handed_over = 0;
+};
+
 struct PortRecord {
   std::string name;
   uint64_t speed_bps = 0;
@@ -102,6 +115,7 @@ struct PortRecord {
   uint64_t pfc_pauses_received = 0;
   uint64_t drops = 0;  // at the switch port facing this host and on its cable
   uint64_t timeouts = 0;
+  std::vector<PortQueueRecord> queues;  // a DPDK port of several queues: each one's share
 };
 
 // Flow completion time percentiles of one kind of collective (measured iterations only).

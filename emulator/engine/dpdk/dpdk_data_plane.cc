@@ -67,7 +67,8 @@ DpdkDataPlane::DpdkDataPlane(const control::RunConfig& config, transport::FlowOb
     : config_(config),
       observer_(observer),
       payload_(config.transport.pmtu, config.transport.pmtu),
-      worker_of_(config.ports.size(), 0) {
+      queue_workers_(config.ports.size()),
+      next_queue_(config.ports.size(), 0) {
   for (const control::PortConfig& port : config.ports) {
     if (port.backend != control::Backend::kDpdk) {
       throw std::invalid_argument(fmt::format(
@@ -79,20 +80,24 @@ DpdkDataPlane::DpdkDataPlane(const control::RunConfig& config, transport::FlowOb
   const uint32_t instance = instances.fetch_add(1);
   std::vector<uint16_t> devices(config.ports.size(), 0);
   try {
-    // Back-to-back ring devices: each direction of a cable is one ring, the sender's TX queue
-    // and the receiver's RX queue; a ring device without a peer sends to itself.
-    std::vector<rte_ring*> inbound(config.ports.size(), nullptr);
+    // Back-to-back ring devices: each direction of a cable is one ring per queue, the sender's
+    // TX queue and the receiver's RX queue of the same number; a ring device without a peer
+    // sends to itself.
+    std::vector<std::vector<rte_ring*>> inbound(config.ports.size());
     for (size_t p = 0; p < config.ports.size(); ++p) {
       if (!control::is_ring_device(config.ports[p].dpdk)) continue;
-      const std::string name = fmt::format("etw{}r{}", instance, p);
-      rte_ring* ring = rte_ring_create(name.c_str(), 4096, static_cast<int>(rte_socket_id()),
-                                       RING_F_SP_ENQ | RING_F_SC_DEQ);
-      if (ring == nullptr) {
-        throw std::runtime_error(fmt::format("port \"{}\": cannot create ring {}: {}",
-                                             config.ports[p].name, name, rte_strerror(rte_errno)));
+      for (uint16_t q = 0; q < config.ports[p].dpdk.queues; ++q) {
+        const std::string name = fmt::format("etw{}r{}q{}", instance, p, q);
+        rte_ring* ring = rte_ring_create(name.c_str(), 4096, static_cast<int>(rte_socket_id()),
+                                         RING_F_SP_ENQ | RING_F_SC_DEQ);
+        if (ring == nullptr) {
+          throw std::runtime_error(fmt::format("port \"{}\": cannot create ring {}: {}",
+                                               config.ports[p].name, name,
+                                               rte_strerror(rte_errno)));
+        }
+        rings_.push_back(ring);
+        inbound[p].push_back(ring);
       }
-      rings_.push_back(ring);
-      inbound[p] = ring;
     }
     for (size_t p = 0; p < config.ports.size(); ++p) {
       const control::PortConfig& port = config.ports[p];
@@ -100,10 +105,13 @@ DpdkDataPlane::DpdkDataPlane(const control::RunConfig& config, transport::FlowOb
         // Validation has made sure a peer exists and names this port back.
         const control::PortConfig* peer =
             port.dpdk.peer.empty() ? &port : config.find_port(port.dpdk.peer);
-        rte_ring* rx = inbound[p];
-        rte_ring* tx = inbound[static_cast<size_t>(peer - config.ports.data())];
+        // Validation has also made sure both ends have as many queues.
+        std::vector<rte_ring*>& rx = inbound[p];
+        std::vector<rte_ring*>& tx = inbound[static_cast<size_t>(peer - config.ports.data())];
         const std::string name = fmt::format("etw{}_{}", instance, device_name(port.dpdk.vdev));
-        const int id = rte_eth_from_rings(name.c_str(), &rx, 1, &tx, 1, rte_socket_id());
+        const int id =
+            rte_eth_from_rings(name.c_str(), rx.data(), static_cast<unsigned>(rx.size()), tx.data(),
+                               static_cast<unsigned>(tx.size()), rte_socket_id());
         if (id < 0) {
           throw std::runtime_error(fmt::format("port \"{}\": cannot make ring device {}: {}",
                                                port.name, name, rte_strerror(rte_errno)));
@@ -123,55 +131,54 @@ DpdkDataPlane::DpdkDataPlane(const control::RunConfig& config, transport::FlowOb
         }
       }
     }
-    // Group the ports by lcore: the main lcore's group first, then by lcore number.
+    // A device of several queues is configured before its queues are set up (by the ports made
+    // below) and started after.
+    for (size_t p = 0; p < config.ports.size(); ++p) {
+      const control::PortConfig& port = config.ports[p];
+      if (port.dpdk.queues == 1) continue;
+      nic::dpdk::configure_device(devices[p], port.dpdk.queues, port.name);
+      multi_queue_devices_.push_back({devices[p], port.dpdk.queues, port.name});
+    }
+    // Group the queues by lcore: the main lcore's group first, then by lcore number.
     std::map<std::optional<unsigned>, std::vector<nic::dpdk::DpdkPortSetup>> groups;
     for (size_t p = 0; p < config.ports.size(); ++p) {
       const control::PortConfig& port = config.ports[p];
-      std::optional<unsigned> lcore;
-      if (port.dpdk.lcore) {
-        lcore = *port.dpdk.lcore;
-        if (*lcore >= RTE_MAX_LCORE || !rte_lcore_is_enabled(*lcore) ||
-            *lcore == rte_get_main_lcore()) {
-          throw std::runtime_error(fmt::format(
-              "port \"{}\" ({}.dpdk.lcore): lcore {} is not a worker lcore of the EAL (main "
-              "lcore {}, {} lcores enabled); give the EAL more with dpdk.eal_args (-l 0-2), or "
-              "leave dpdk.lcore out to run the port on the main lcore",
-              port.name, port.key_path, *lcore, rte_get_main_lcore(), rte_lcore_count()));
+      for (uint16_t queue = 0; queue < port.dpdk.queues; ++queue) {
+        std::optional<unsigned> lcore;
+        if (port.dpdk.queues > 1) {
+          lcore = port.dpdk.lcores.at(queue);
+        } else if (port.dpdk.lcore) {
+          lcore = *port.dpdk.lcore;
         }
+        if (lcore && (*lcore >= RTE_MAX_LCORE || !rte_lcore_is_enabled(*lcore) ||
+                      *lcore == rte_get_main_lcore())) {
+          throw std::runtime_error(fmt::format(
+              "port \"{}\" ({}.dpdk.{}): lcore {} is not a worker lcore of the EAL (main "
+              "lcore {}, {} lcores enabled); give the EAL more with dpdk.eal_args (-l 0-2){}",
+              port.name, port.key_path, port.dpdk.queues > 1 ? "lcores" : "lcore", *lcore,
+              rte_get_main_lcore(), rte_lcore_count(),
+              port.dpdk.queues > 1
+                  ? ""
+                  : ", or leave dpdk.lcore out to run the port on the main lcore"));
+        }
+        groups[lcore].push_back(port_setup(p, queue, devices[p], instance,
+                                           inbound[p].empty() ? nullptr : inbound[p][queue]));
       }
-      nic::dpdk::DpdkPortSetup setup;
-      setup.name = port.name;
-      setup.device = devices[p];
-      setup.index = static_cast<uint32_t>(p);
-      setup.speed_bps = port.speed_bps;
-      setup.mtu = port.mtu;
-      setup.pmtu = config.transport.pmtu;
-      setup.ip_version = config.transport.ip_version;
-      setup.vlan = port.vlan;
-      setup.mac = port.mac.bytes;
-      setup.rx_descriptors = port.dpdk.rx_descriptors;
-      setup.tx_descriptors = port.dpdk.tx_descriptors;
-      setup.mbufs = config.dpdk.mbufs;
-      setup.mbuf_cache = config.dpdk.mbuf_cache;
-      setup.burst = config.dpdk.burst;
-      setup.pool_prefix = fmt::format("etw{}p{}", instance, p);
-      setup.pfc.enabled = port.dpdk.pfc.enabled;
-      setup.pfc.priority = port.qos.data.priority;
-      setup.pfc.xoff = port.dpdk.pfc.xoff;
-      setup.pfc.xon = port.dpdk.pfc.xon;
-      setup.pfc.quanta = port.dpdk.pfc.quanta;
-      // The ring PMD cannot count its receive queue; the ring it receives from can.
-      setup.rx_ring = inbound[p];
-      groups[lcore].push_back(setup);
     }
     for (const auto& [lcore, setups] : groups) {
       for (const nic::dpdk::DpdkPortSetup& setup : setups) {
-        worker_of_[setup.index] = static_cast<uint32_t>(workers_.size());
+        std::vector<uint32_t>& workers = queue_workers_[setup.index];
+        workers.resize(setup.queues);
+        workers[setup.queue] = static_cast<uint32_t>(workers_.size());
       }
       workers_.push_back(std::make_unique<PortWorker>(config, payload_, setups, lcore));
       if (!lcore) main_worker_ = workers_.back().get();
     }
     unsent_.resize(workers_.size());
+    if (!multi_queue_devices_.empty()) connect_handover();
+    for (const MultiQueueDevice& device : multi_queue_devices_) {
+      nic::dpdk::start_device(device.device, device.port);
+    }
   } catch (...) {
     workers_.clear();
     for (uint16_t id : made_devices_) rte_eth_dev_close(id);
@@ -180,8 +187,63 @@ DpdkDataPlane::DpdkDataPlane(const control::RunConfig& config, transport::FlowOb
   }
 }
 
+nic::dpdk::DpdkPortSetup DpdkDataPlane::port_setup(size_t p, uint16_t queue, uint16_t device,
+                                                   uint32_t instance, rte_ring* rx_ring) const {
+  const control::PortConfig& port = config_.ports[p];
+  nic::dpdk::DpdkPortSetup setup;
+  setup.name = port.name;
+  setup.device = device;
+  setup.index = static_cast<uint32_t>(p);
+  setup.queue = queue;
+  setup.queues = port.dpdk.queues;
+  // Each queue paces its share of the port's line rate.
+  setup.speed_bps = port.speed_bps / port.dpdk.queues;
+  setup.mtu = port.mtu;
+  setup.pmtu = config_.transport.pmtu;
+  setup.ip_version = config_.transport.ip_version;
+  setup.vlan = port.vlan;
+  setup.mac = port.mac.bytes;
+  setup.rx_descriptors = port.dpdk.rx_descriptors;
+  setup.tx_descriptors = port.dpdk.tx_descriptors;
+  setup.mbufs = config_.dpdk.mbufs;
+  setup.mbuf_cache = config_.dpdk.mbuf_cache;
+  setup.burst = config_.dpdk.burst;
+  setup.pool_prefix = fmt::format("etw{}p{}q{}", instance, p, queue);
+  setup.pfc.enabled = port.dpdk.pfc.enabled;
+  setup.pfc.priority = port.qos.data.priority;
+  setup.pfc.xoff = port.dpdk.pfc.xoff;
+  setup.pfc.xon = port.dpdk.pfc.xon;
+  setup.pfc.quanta = port.dpdk.pfc.quanta;
+  // The ring PMD cannot count its receive queue; the ring it receives from can.
+  setup.rx_ring = rx_ring;
+  return setup;
+}
+
+void DpdkDataPlane::connect_handover() {
+  const size_t n = workers_.size();
+  handover_rings_.resize(n * n);
+  for (size_t from = 0; from < n; ++from) {
+    for (size_t to = 0; to < n; ++to) {
+      if (from != to) handover_rings_[from * n + to] = std::make_unique<HandoverRing>(4096);
+    }
+  }
+  for (size_t w = 0; w < n; ++w) {
+    std::vector<HandoverRing*> to(n, nullptr);
+    std::vector<HandoverRing*> from(n, nullptr);
+    for (size_t other = 0; other < n; ++other) {
+      to[other] = handover_rings_[w * n + other].get();
+      from[other] = handover_rings_[other * n + w].get();
+    }
+    workers_[w]->set_handover(&queue_workers_, std::move(to), std::move(from));
+  }
+}
+
 DpdkDataPlane::~DpdkDataPlane() {
   finish();
+  // Before the workers (and the pools their receive queues hold mbufs of) go.
+  for (const MultiQueueDevice& device : multi_queue_devices_) {
+    nic::dpdk::stop_device(device.device, device.queues);
+  }
   workers_.clear();
   for (uint16_t id : made_devices_) rte_eth_dev_close(id);
   for (rte_ring* ring : rings_) rte_ring_free(ring);
@@ -253,8 +315,14 @@ transport::ConnectionId DpdkDataPlane::connect(const WireConnection& connection)
   command.src_port = connection.src_port;
   command.dst_port = connection.dst_port;
   command.udp_source_port = connection.udp_source_port;
-  command.route.requester = {connection.src_port, connection.requester_qpn};
-  command.route.responder = {connection.dst_port, connection.responder_qpn};
+  // A port's connections take its queues in turn; the responder's end takes the same queue
+  // number where it can, which is where a ring cable (one ring per queue) delivers them.
+  const auto src_queues = static_cast<uint32_t>(queue_workers_[connection.src_port].size());
+  const auto dst_queues = static_cast<uint32_t>(queue_workers_[connection.dst_port].size());
+  const auto src_queue = static_cast<uint16_t>(next_queue_[connection.src_port]++ % src_queues);
+  const auto dst_queue = static_cast<uint16_t>(src_queue % dst_queues);
+  command.route.requester = {connection.src_port, connection.requester_qpn, src_queue};
+  command.route.responder = {connection.dst_port, connection.responder_qpn, dst_queue};
   command.route.forward = addresses(from, to, config_);
   command.route.backward = addresses(to, from, config_);
   // Refused here (a QP number twice, or beyond 24 bits) before any worker sees it.
@@ -262,7 +330,8 @@ transport::ConnectionId DpdkDataPlane::connect(const WireConnection& connection)
   Connection& opened = connections_.emplace_back();
   opened.src_port = connection.src_port;
   opened.dst_port = connection.dst_port;
-  opened.split = worker_of_[connection.src_port] != worker_of_[connection.dst_port];
+  opened.src_worker = queue_workers_[connection.src_port][src_queue];
+  opened.split = opened.src_worker != queue_workers_[connection.dst_port][dst_queue];
   // Every worker opens every connection, so that the numbers agree everywhere.
   for (size_t w = 0; w < workers_.size(); ++w) send(w, command);
   wait_until_open(id);
@@ -308,7 +377,7 @@ void DpdkDataPlane::post(transport::ConnectionId connection, uint64_t bytes,
   command.connection = connection.requester;
   command.bytes = bytes;
   command.tags = tags;
-  send(worker_of_[target.src_port], command);
+  send(target.src_worker, command);
 }
 
 void DpdkDataPlane::handle(const WorkerReport& report) {
@@ -380,13 +449,24 @@ void DpdkDataPlane::release(Connection& connection) {
 void DpdkDataPlane::paced_rates_bps(std::vector<double>& per_port) {
   per_port.assign(config_.ports.size(), 0.0);
   for (size_t p = 0; p < per_port.size(); ++p) {
-    per_port[p] = static_cast<double>(
-        workers_[worker_of_[p]]->sample(static_cast<uint32_t>(p)).paced_rate_bps);
+    for (uint32_t worker : queue_workers_[p]) {
+      per_port[p] +=
+          static_cast<double>(workers_[worker]->sample(static_cast<uint32_t>(p)).paced_rate_bps);
+    }
   }
 }
 
+PortSample DpdkDataPlane::port_sample(size_t port) const {
+  // A port of several queues: the sum of its queues' counters.
+  PortSample total;
+  for (uint32_t worker : queue_workers_[port]) {
+    total += workers_[worker]->sample(static_cast<uint32_t>(port));
+  }
+  return total;
+}
+
 PortRecord DpdkDataPlane::port_record(size_t index) const {
-  const PortSample sample = workers_[worker_of_[index]]->sample(static_cast<uint32_t>(index));
+  const PortSample sample = port_sample(index);
   PortRecord record;
   record.name = config_.ports[index].name;
   record.speed_bps = config_.ports[index].speed_bps;
@@ -403,6 +483,21 @@ PortRecord DpdkDataPlane::port_record(size_t index) const {
   record.pfc_pauses_received = sample.pfc_pauses_received;
   record.drops = sample.drops;
   record.timeouts = sample.timeouts;
+  const std::vector<uint32_t>& workers = queue_workers_[index];
+  if (workers.size() > 1) {
+    for (uint32_t q = 0; q < workers.size(); ++q) {
+      const PortSample share = workers_[workers[q]]->sample(static_cast<uint32_t>(index));
+      PortQueueRecord queue;
+      queue.queue = q;
+      queue.lcore = workers_[workers[q]]->lcore().value_or(rte_get_main_lcore());
+      queue.tx_bytes = share.tx_bytes;
+      queue.rx_bytes = share.rx_bytes;
+      queue.tx_packets = share.tx_packets;
+      queue.rx_packets = share.rx_packets;
+      queue.handed_over = share.rx_handed_over;
+      record.queues.push_back(queue);
+    }
+  }
   return record;
 }
 

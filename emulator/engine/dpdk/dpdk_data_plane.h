@@ -30,10 +30,11 @@ std::vector<std::string> eal_arguments(const control::RunConfig& config);
 class DpdkDataPlane final : public DataPlane {
  public:
   // Starts the EAL (once per process) and every port, each on the worker of its `dpdk.lcore`
-  // (ports without one on the main lcore's). Throws std::invalid_argument when a port is not a
-  // dpdk port, std::runtime_error when DPDK cannot set a device up or a port names an lcore that
-  // is not an EAL worker lcore (the port and the reason in the message). `config` and `observer`
-  // must outlive the data plane.
+  // (ports without one on the main lcore's); a port of several queues runs each queue on the
+  // worker of its lcore in `dpdk.lcores`, and spreads its connections over them. Throws
+  // std::invalid_argument when a port is not a dpdk port, std::runtime_error when DPDK cannot set a
+  // device up or a port names an lcore that is not an EAL worker lcore (the port and the reason in
+  // the message). `config` and `observer` must outlive the data plane.
   DpdkDataPlane(const control::RunConfig& config, transport::FlowObserver& observer);
   ~DpdkDataPlane() override;
 
@@ -75,13 +76,19 @@ class DpdkDataPlane final : public DataPlane {
   struct Connection {
     uint32_t src_port = 0;
     uint32_t dst_port = 0;
-    bool split = false;           // the two ports are on different workers
+    uint32_t src_worker = 0;      // drives the requester: messages are posted there
+    bool split = false;           // the two ends are on different workers
     RingQueue<PostedFlow> flows;  // posted, not yet reported finished; oldest first
     uint64_t released = 0;        // flows reported finished (popped from `flows`)
     uint64_t deliveries = 0;      // deliveries reported so far
     uint64_t finishes = 0;        // finish reports so far
   };
 
+  nic::dpdk::DpdkPortSetup port_setup(size_t port, uint16_t queue, uint16_t device,
+                                      uint32_t instance, rte_ring* rx_ring) const;
+  // Rings between every two workers, for ports of several queues (see HandoverRing).
+  void connect_handover();
+  PortSample port_sample(size_t port) const;
   void send(size_t worker, const WorkerCommand& command);
   // Hands a worker the commands its ring had no room for, as far as it now has.
   void send_waiting(size_t worker);
@@ -98,7 +105,17 @@ class DpdkDataPlane final : public DataPlane {
   std::vector<rte_ring*> rings_;        // of the net_ring devices made here
   std::vector<uint16_t> made_devices_;
   std::vector<std::unique_ptr<PortWorker>> workers_;
-  std::vector<uint32_t> worker_of_;  // by port
+  std::vector<std::vector<uint32_t>> queue_workers_;  // [port][queue]: the worker driving it
+  std::vector<uint32_t> next_queue_;                  // by port: for its next connection
+  // Devices of several queues: configured, started and stopped here rather than by their ports.
+  struct MultiQueueDevice {
+    uint16_t device = 0;
+    uint16_t queues = 0;
+    std::string port;  // for messages
+  };
+  std::vector<MultiQueueDevice> multi_queue_devices_;
+  // [from * workers + to]: what a queue received for another worker's queue of the device.
+  std::vector<std::unique_ptr<HandoverRing>> handover_rings_;
   PortWorker* main_worker_ = nullptr;
   std::vector<RingQueue<WorkerCommand>> unsent_;  // by worker: commands its ring had no room for
   // A deque: the observer may open connections while a reference to one is held.

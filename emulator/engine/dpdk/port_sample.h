@@ -26,7 +26,19 @@ struct PortSample {
   uint64_t drops = 0;
   uint64_t timeouts = 0;
   uint64_t paced_rate_bps = 0;  // what the port's QPs with data may send now (telemetry)
+  uint64_t rx_handed_over = 0;  // a queue's arrivals that another queue of the port drives
 };
+
+// Every field is a count or a rate, so the queues of one port add up field by field.
+inline PortSample& operator+=(PortSample& total, const PortSample& more) {
+  constexpr size_t kFields = sizeof(PortSample) / sizeof(uint64_t);
+  static_assert(sizeof(PortSample) == kFields * sizeof(uint64_t));
+  auto sum = std::bit_cast<std::array<uint64_t, kFields>>(total);
+  const auto add = std::bit_cast<std::array<uint64_t, kFields>>(more);
+  for (size_t i = 0; i < kFields; ++i) sum[i] += add[i];
+  total = std::bit_cast<PortSample>(sum);
+  return total;
+}
 
 class PublishedPortSample {
  public:

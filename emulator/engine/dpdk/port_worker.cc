@@ -5,6 +5,7 @@
 
 #include <exception>
 #include <stdexcept>
+#include <utility>
 
 namespace etwire::engine {
 
@@ -101,8 +102,33 @@ void PortWorker::run_once() {
   events_.store(events_.load(std::memory_order_relaxed) + clock_.poll(), std::memory_order_relaxed);
   const clock::Nanos now = clock_.last_read();
   for (auto& port : ports_) port->poll(now);
+  if (!handover_from_.empty()) take_handed_over(now);
   while (!unsent_.empty() && reports_.try_push(unsent_.front())) unsent_.pop_front();
   if (++passes_ % kPassesPerPublish == 0) publish();
+}
+
+void PortWorker::set_handover(const std::vector<std::vector<uint32_t>>* queue_workers,
+                              std::vector<HandoverRing*> to, std::vector<HandoverRing*> from) {
+  queue_workers_ = queue_workers;
+  handover_to_ = std::move(to);
+  handover_from_.clear();
+  for (HandoverRing* ring : from) {
+    if (ring != nullptr) handover_from_.push_back(ring);
+  }
+  for (auto& port : ports_) port->set_queue_handover(this);
+}
+
+bool PortWorker::hand_over(uint16_t queue, const nic::Packet& packet) {
+  HandoverRing* ring = handover_to_[(*queue_workers_)[packet.dst_port][queue]];
+  return ring != nullptr && ring->try_push(packet);
+}
+
+void PortWorker::take_handed_over(clock::Nanos now) {
+  for (HandoverRing* ring : handover_from_) {
+    ring->drain([&](const nic::Packet& packet) {
+      ports_[local_of_[packet.dst_port]]->receive_handed_over(packet, now);
+    });
+  }
 }
 
 void PortWorker::execute(const WorkerCommand& command) {
@@ -143,9 +169,11 @@ void PortWorker::publish() {
     sample.pfc_pauses_received = nic.pauses_received;
     // Frames this port lost: not sent (no mbuf, queue full), arrived broken or for no QP, or
     // lost inside the device.
-    sample.drops = nic.tx_dropped + nic.tx_unrouted + nic.rx_unknown_qp + errors.truncated +
-                   errors.bad_header + errors.bad_icrc + errors.unknown_opcode +
-                   port.device_drops();
+    // (The device's own count once per device, with its first queue.)
+    sample.drops = nic.tx_dropped + nic.tx_unrouted + nic.rx_unknown_qp + nic.rx_handover_lost +
+                   errors.truncated + errors.bad_header + errors.bad_icrc + errors.unknown_opcode +
+                   (port.queue() == 0 ? port.device_drops() : 0);
+    sample.rx_handed_over = nic.rx_handed_over;
     sample.timeouts = transport.timeouts;
     sample.paced_rate_bps = static_cast<uint64_t>(paced_rates_[p]);
     published_[local_of_[p]].publish(sample);

@@ -57,7 +57,10 @@ struct WorkerReport {
   uint32_t ecn_marks = 0;
 };
 
-class PortWorker final : public transport::FlowObserver {
+// Between the workers of a device's queues: what one queue received for another.
+using HandoverRing = SpscRing<nic::Packet>;
+
+class PortWorker final : public transport::FlowObserver, public nic::dpdk::QueueHandover {
  public:
   // Builds the worker's ports (`setups`, each with its run-wide port index) and its transport.
   // `lcore` is the EAL worker lcore it will run on; none for the main lcore's worker. Throws as
@@ -67,6 +70,12 @@ class PortWorker final : public transport::FlowObserver {
   ~PortWorker();
   PortWorker(const PortWorker&) = delete;
   PortWorker& operator=(const PortWorker&) = delete;
+
+  // Main lcore, before launch, when some port has several queues: `queue_workers[port][queue]`
+  // is the worker driving each queue, `to[w]` the ring to worker w (nullptr for itself) and
+  // `from` the rings into this worker. All must outlive the worker.
+  void set_handover(const std::vector<std::vector<uint32_t>>* queue_workers,
+                    std::vector<HandoverRing*> to, std::vector<HandoverRing*> from);
 
   // Main lcore, before launch: read the same time as `reference`.
   void share_time_with(const clock::WallClock& reference) { clock_.share_time_with(reference); }
@@ -106,6 +115,9 @@ class PortWorker final : public transport::FlowObserver {
   void publish();
   void report(const WorkerReport& report);
 
+  bool hand_over(uint16_t queue, const nic::Packet& packet) override;
+  void take_handed_over(clock::Nanos now);
+
   void on_flow_delivered(const transport::FlowRecord& record) override;
   void on_flow_finished(const transport::FlowRecord& record) override;
   void on_delivered_for_remote_requester(uint32_t connection, clock::Nanos now,
@@ -118,6 +130,9 @@ class PortWorker final : public transport::FlowObserver {
   std::vector<std::unique_ptr<nic::dpdk::DpdkPort>> ports_;
   std::vector<uint32_t> local_of_;  // run-wide port index -> index in ports_, or kNotLocal
   std::unique_ptr<transport::Transport> transport_;
+  const std::vector<std::vector<uint32_t>>* queue_workers_ = nullptr;
+  std::vector<HandoverRing*> handover_to_;    // by worker
+  std::vector<HandoverRing*> handover_from_;  // the non-null ones
   SpscRing<WorkerCommand> commands_;
   SpscRing<WorkerReport> reports_;
   RingQueue<WorkerReport> unsent_;  // reports the ring had no room for, oldest first
