@@ -20,8 +20,17 @@ Cases:
   ring_workers  The same with port b driven by worker lcore 1 (dpdk.lcore) and port a by the
               main lcore, so every connection spans two cores; and a port naming an lcore the
               EAL does not have is refused with its name.
+  ring_queues The same with two QPs per rank pair, on ports of two queue pairs each (dpdk.queues,
+              queue i of both ports on worker lcore i+1): the connections are spread over both
+              queues (summary.json lists each queue, and each sent and received frames), each
+              queue's frames arrive on the same queue of the other port (one ring per queue), so
+              none is handed over to another queue, and the queues add up to the port.
   af_packet   Two net_af_packet ports on the two ends of a veth pair, in a network namespace the
               test creates (and removes), run an all-reduce across the kernel to completion.
+  af_packet_queues  The same on two queue pairs per port (qpairs=2, four QPs per rank pair):
+              the kernel hashes arrivals over the queues regardless of which queue drives a
+              connection, so frames are handed over between the queues' workers, and the run
+              still completes with every flow.
 
 A case that needs the upstream traces is skipped (exit 77) when ../shared is absent. When DPDK's
 EAL cannot start at all on this machine the cases skip (exit 77) with its message; anything
@@ -48,8 +57,10 @@ class Skip(Exception):
 
 
 def eal_args(extra=(), lcores="0"):
-    # Own memory, no shared config: parallel tests never meet.
-    return ["--no-pci", "--no-huge", "--no-shconf", "-m", "512", "-l", lcores, *extra]
+    # Own memory, no shared config: parallel tests never meet. An lcore list with "@" maps
+    # lcores to CPUs (more lcores than the machine has CPUs).
+    cores = ["--lcores", lcores] if "@" in lcores else ["-l", lcores]
+    return ["--no-pci", "--no-huge", "--no-shconf", "-m", "512", *cores, *extra]
 
 
 def yaml_list(items):
@@ -57,7 +68,7 @@ def yaml_list(items):
 
 
 def config_text(name, trace, ports_yaml, out, *, dpdk=True, pmtu=4096, iterations=2,
-                hosts_of_four=True, watchdog="5s", extra="", lcores="0"):
+                hosts_of_four=True, watchdog="5s", extra="", lcores="0", qps_per_peer=1):
     """Four ranks per port; with hosts_of_four each port is one host, else all eight ranks share
     one port as hosts of one rank each. `lcores` is the EAL's -l."""
     dpdk_section = (f"dpdk:\n  eal_args: {yaml_list(eal_args(lcores=lcores))}\n  mbufs: 4095\n"
@@ -81,6 +92,7 @@ mapping:
       placement: block
       {mapping}
 collectives:
+  qps_per_peer: {qps_per_peer}
   algorithms:
     all_reduce: ring
 transport:
@@ -152,7 +164,44 @@ def case_ring_workers(args, work):
     return detail + "; port b on worker lcore 1"
 
 
-def ring_against_loopback(args, work, ring_ports_yaml, *, lcores):
+def ring_queue_ports():
+    return """  - name: a
+    backend: dpdk
+    dpdk: {vdev: net_ring0, peer: b, queues: 2, lcores: [1, 2]}
+    speed: 25Gbps
+    mtu: 4200
+  - name: b
+    backend: dpdk
+    dpdk: {vdev: net_ring1, peer: a, queues: 2, lcores: [1, 2]}
+    speed: 25Gbps
+    mtu: 4200"""
+
+
+def case_ring_queues(args, work):
+    # Three busy lcores on this machine's two CPUs: lcore 2 shares CPU 0 with the main lcore.
+    detail = ring_against_loopback(args, work, ring_queue_ports(), lcores="0@0,1@1,2@0",
+                                   qps_per_peer=2)
+    with open(os.path.join(work, "ring", "summary.json")) as f:
+        ports = json.load(f)["ports"]
+    for port in ports:
+        queues = port.get("queues")
+        assert queues is not None and [q["queue"] for q in queues] == [0, 1], port
+        assert [q["lcore"] for q in queues] == [1, 2], queues
+        for q in queues:
+            # Both queues carried connections, and the rings delivered every frame to the
+            # queue that drives its connection.
+            assert q["tx_packets"] > 0 and q["rx_packets"] > 0, (port["name"], q)
+            assert q["handed_over"] == 0, (port["name"], q)
+        for key in ("tx_packets", "rx_packets", "tx_bytes", "rx_bytes"):
+            assert sum(q[key] for q in queues) == port[key], (port["name"], key)
+    a, b = ports
+    for sender, receiver in ((a, b), (b, a)):
+        for qs, qr in zip(sender["queues"], receiver["queues"]):
+            assert qs["tx_packets"] == qr["rx_packets"], (qs, qr)
+    return detail + "; two queues per port on lcores 1 and 2, none handed over"
+
+
+def ring_against_loopback(args, work, ring_ports_yaml, *, lcores, qps_per_peer=1):
     trace = os.path.normpath(os.path.join(args.source_dir, UPSTREAM))
     if not os.path.exists(trace + ".0.et"):
         raise Skip(f"upstream traces not found at {trace}.*.et (../shared absent)")
@@ -168,7 +217,8 @@ def ring_against_loopback(args, work, ring_ports_yaml, *, lcores):
         out = os.path.join(work, kind)
         path = os.path.join(work, kind + ".yaml")
         with open(path, "w") as f:
-            f.write(config_text(kind, trace, ports, out, dpdk=dpdk, lcores=lcores))
+            f.write(config_text(kind, trace, ports, out, dpdk=dpdk, lcores=lcores,
+                                qps_per_peer=qps_per_peer))
         run_etwire(args, path)
         runs[kind] = load_results(out)
     ring_summary, ring_flows = runs["ring"]
@@ -289,6 +339,28 @@ def sh(*cmd):
 
 
 def case_af_packet(args, work):
+    return af_packet_run(args, work)
+
+
+def case_af_packet_queues(args, work):
+    # The kernel spreads a socket group's arrivals over its sockets by flow hash, which knows
+    # nothing of where etwire placed each connection: frames reach the other queue's worker by
+    # handover, and the run must still complete with every flow.
+    summary = af_packet_run(args, work, queues=2)
+    handed_over = 0
+    for port in summary["ports"]:
+        queues = port["queues"]
+        assert [q["lcore"] for q in queues] == [1, 2], queues
+        assert all(q["tx_packets"] > 0 for q in queues), (port["name"], queues)
+        assert sum(q["rx_packets"] for q in queues) == port["rx_packets"], port
+        handed_over += sum(q["handed_over"] for q in queues)
+    # Sixteen steering choices (eight connections, each way) all falling on etwire's queue by
+    # chance is a 1 in 65536 event.
+    assert handed_over > 0, summary["ports"]
+    return f"{summary['flows']} flows, {handed_over} frames handed over between queues"
+
+
+def af_packet_run(args, work, queues=1):
     if os.geteuid() != 0:
         raise Skip("needs root to create a network namespace and a veth pair")
     ns = f"etwire-test-{os.getpid()}"
@@ -297,34 +369,43 @@ def case_af_packet(args, work):
         sh("ip", "-n", ns, "link", "add", "etw0", "type", "veth", "peer", "name", "etw1")
         for dev in ("etw0", "etw1"):
             sh("ip", "-n", ns, "link", "set", dev, "mtu", "1500", "up")
-        ports = """  - name: left
+        # One socket per queue pair (qpairs), in one fanout group per device.
+        pairs = f",qpairs={queues}" if queues > 1 else ""
+        spread = f", queues: {queues}, lcores: [1, 2]" if queues > 1 else ""
+        ports = f"""  - name: left
     backend: dpdk
-    dpdk: {vdev: "net_af_packet0,iface=etw0", peer: right}
+    dpdk: {{vdev: "net_af_packet0,iface=etw0{pairs}", peer: right{spread}}}
     speed: 1Gbps
     mtu: 1500
   - name: right
     backend: dpdk
-    dpdk: {vdev: "net_af_packet1,iface=etw1", peer: left}
+    dpdk: {{vdev: "net_af_packet1,iface=etw1{pairs}", peer: left{spread}}}
     speed: 1Gbps
     mtu: 1500"""
         out = os.path.join(work, "out")
         path = os.path.join(work, "af_packet.yaml")
         trace = os.path.join(args.source_dir, "configs/traces/allreduce_8r/allreduce")
         with open(path, "w") as f:
-            f.write(config_text("af-packet", trace, ports, out, pmtu=1024, iterations=1))
+            f.write(config_text("af-packet", trace, ports, out, pmtu=1024, iterations=1,
+                                lcores="0@0,1@1,2@0" if queues > 1 else "0",
+                                qps_per_peer=4 if queues > 1 else 1))
         run_etwire(args, path, prefix=("ip", "netns", "exec", ns))
         summary, flows = load_results(out)
         assert summary["status"] == "completed", summary["status"]
         assert summary["flows"] > 0 and summary["failed_flows"] == 0
+        assert len(flows) == summary["flows"]
         left, right = summary["ports"]
         assert left["tx_packets"] > 0 and right["rx_packets"] > 0
+        if queues > 1:
+            return summary
         return f"{summary['flows']} flows across the veth pair"
     finally:
         subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
-CASES = {"ring": case_ring, "ring_workers": case_ring_workers, "pcap": case_pcap,
-         "af_packet": case_af_packet}
+CASES = {"ring": case_ring, "ring_workers": case_ring_workers, "ring_queues": case_ring_queues,
+         "pcap": case_pcap,
+         "af_packet": case_af_packet, "af_packet_queues": case_af_packet_queues}
 
 
 def main():
