@@ -12,31 +12,8 @@ namespace {
 
 using testing::load_inline;
 
-// One ring port at `speed` with `dpdk_extra` added to its dpdk section, cabled to a 100G one.
-std::string ring_pair(const std::string& speed, const std::string& dpdk_extra) {
-  return R"(workload:
-  jobs:
-    - trace: traces/allreduce_8r/allreduce
-ports:
-  - name: a
-    backend: dpdk
-    speed: )" +
-         speed + R"(
-    dpdk: {vdev: net_ring0, peer: b)" +
-         dpdk_extra + R"(}
-  - name: b
-    backend: dpdk
-    dpdk: {vdev: net_ring1, peer: a}
-mapping:
-  jobs:
-    - placement: block
-      ranks_per_port: 4
-      hosts: {ranks_per_host: 4, bandwidth: 100GBps}
-)";
-}
-
 uint16_t tx_descriptors_at(const std::string& speed, const std::string& dpdk_extra = "") {
-  auto loaded = load_inline(ring_pair(speed, dpdk_extra));
+  auto loaded = load_inline(testing::dpdk_ring_pair("    speed: " + speed + "\n", dpdk_extra));
   EXPECT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
   return loaded.ok() ? loaded.config.ports[0].dpdk.tx_descriptors : 0;
 }

@@ -14,25 +14,8 @@ namespace {
 using ::testing::HasSubstr;
 using testing::load_inline;
 
-// Two ring ports cabled back to back; `dpdk_a` is added to the first port's dpdk section.
 std::string ring_pair(const std::string& dpdk_a) {
-  return R"(workload:
-  jobs:
-    - trace: traces/allreduce_8r/allreduce
-ports:
-  - name: a
-    backend: dpdk
-    dpdk: {vdev: net_ring0, peer: b)" +
-         dpdk_a + R"(}
-  - name: b
-    backend: dpdk
-    dpdk: {vdev: net_ring1, peer: a}
-mapping:
-  jobs:
-    - placement: block
-      ranks_per_port: 4
-      hosts: {ranks_per_host: 4, bandwidth: 100GBps}
-)";
+  return testing::dpdk_ring_pair("", dpdk_a);
 }
 
 std::string errors_of(const LoadedConfig& loaded) {

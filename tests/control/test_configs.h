@@ -33,4 +33,27 @@ ports:
     count: 8
 )";
 
+// Two ring ports cabled back to back, four ranks of the bundled trace on each; `port_a` is added
+// to the first port's entry (a line of its own, as "    speed: 400Gbps\n") and `dpdk_a` to its
+// dpdk section (as ", lcore: 1").
+inline std::string dpdk_ring_pair(const std::string& port_a, const std::string& dpdk_a) {
+  return R"(workload:
+  jobs:
+    - trace: traces/allreduce_8r/allreduce
+ports:
+  - name: a
+    backend: dpdk
+)" + port_a +
+         R"(    dpdk: {vdev: net_ring0, peer: b)" + dpdk_a + R"(}
+  - name: b
+    backend: dpdk
+    dpdk: {vdev: net_ring1, peer: a}
+mapping:
+  jobs:
+    - placement: block
+      ranks_per_port: 4
+      hosts: {ranks_per_host: 4, bandwidth: 100GBps}
+)";
+}
+
 }  // namespace etwire::control::testing

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "nic/dpdk/dpdk_port.h"
-#include "tests/dpdk_port/test_eal.h"
+#include "tests/dpdk_port/dpdk_test_support.h"
 #include "traffic/clock/wall_clock.h"
 #include "traffic/transport/transport.h"
 
@@ -98,18 +98,7 @@ class BackToBack {
     transport_->add_port(*a_, control::PortQos{}, format);
     transport_->add_port(*b_, control::PortQos{}, format);
     connection_ = transport_->connect(0, 1, 49152);
-    WireRoute route;
-    route.requester = {0, 0x100};
-    route.responder = {1, 0x200};
-    route.forward.src_mac = {2, 0, 0, 0, 0, 1};
-    route.forward.dst_mac = {2, 0, 0, 0, 0, 2};
-    route.forward.src_ip = {10, 0, 0, 1};
-    route.forward.dst_ip = {10, 0, 0, 2};
-    route.backward.src_mac = route.forward.dst_mac;
-    route.backward.dst_mac = route.forward.src_mac;
-    route.backward.src_ip = route.forward.dst_ip;
-    route.backward.dst_ip = route.forward.src_ip;
-    directory_.add(connection_.requester, route);
+    directory_.add(connection_.requester, testing::route_between({0, 0x100}, {1, 0x200}));
   }
 
   DpdkPort& a() { return *a_; }

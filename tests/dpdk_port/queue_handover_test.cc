@@ -18,7 +18,7 @@
 
 #include "nic/dpdk/dpdk_port.h"
 #include "nic/pfc_frame.h"
-#include "tests/dpdk_port/test_eal.h"
+#include "tests/dpdk_port/dpdk_test_support.h"
 
 namespace etwire::nic::dpdk {
 namespace {
@@ -62,17 +62,8 @@ class QueueHandoverTest : public ::testing::Test {
 
     // Connection 0 is driven by X's queue 0, connection 1 by its queue 1.
     for (uint32_t c = 0; c < 2; ++c) {
-      WireRoute route;
-      route.requester = {1, 0x100 + c, 0};
-      route.responder = {0, 0x200 + c, static_cast<uint16_t>(c)};
-      route.forward.src_mac = {2, 0, 0, 0, 0, 1};
-      route.forward.dst_mac = {2, 0, 0, 0, 0, 2};
-      route.forward.src_ip = {10, 0, 0, 1};
-      route.forward.dst_ip = {10, 0, 0, 2};
-      route.backward = route.forward;
-      std::swap(route.backward.src_mac, route.backward.dst_mac);
-      std::swap(route.backward.src_ip, route.backward.dst_ip);
-      directory_.add(c, route);
+      directory_.add(
+          c, testing::route_between({1, 0x100 + c, 0}, {0, 0x200 + c, static_cast<uint16_t>(c)}));
     }
     configure_device(x_, 2, "x");
     for (uint16_t q = 0; q < 2; ++q) {
