@@ -20,8 +20,10 @@ Cases:
   ring_workers  The same with port b driven by worker lcore 1 (dpdk.lcore) and port a by the
               main lcore, so every connection spans two cores; and a port naming an lcore the
               EAL does not have is refused with its name.
-  ring_queues The same with two QPs per rank pair, on ports of two queue pairs each (dpdk.queues,
-              queue i of both ports on worker lcore i+1): the connections are spread over both
+  ring_queues The same with two QPs per rank pair, on ports of two queue pairs each (dpdk.queues;
+              a's queues on lcores 1 and 2, b's on 2 and 1, so each worker drives one queue of
+              each port and every connection's two ends are on different workers, with the
+              other end's port local to both): the connections are spread over both
               queues (summary.json lists each queue, and each sent and received frames), each
               queue's frames arrive on the same queue of the other port (one ring per queue), so
               none is handed over to another queue, and the queues add up to the port.
@@ -172,21 +174,23 @@ def ring_queue_ports():
     mtu: 4200
   - name: b
     backend: dpdk
-    dpdk: {vdev: net_ring1, peer: a, queues: 2, lcores: [1, 2]}
+    dpdk: {vdev: net_ring1, peer: a, queues: 2, lcores: [2, 1]}
     speed: 25Gbps
     mtu: 4200"""
 
 
 def case_ring_queues(args, work):
     # Three busy lcores on this machine's two CPUs: lcore 2 shares CPU 0 with the main lcore.
+    # Queue q of a and queue q of b are on different lcores: each worker drives a queue of both
+    # ports, and answers for connections whose requester the other worker drives.
     detail = ring_against_loopback(args, work, ring_queue_ports(), lcores="0@0,1@1,2@0",
                                    qps_per_peer=2)
     with open(os.path.join(work, "ring", "summary.json")) as f:
         ports = json.load(f)["ports"]
-    for port in ports:
+    for port, lcores in zip(ports, ([1, 2], [2, 1])):
         queues = port.get("queues")
         assert queues is not None and [q["queue"] for q in queues] == [0, 1], port
-        assert [q["lcore"] for q in queues] == [1, 2], queues
+        assert [q["lcore"] for q in queues] == lcores, queues
         for q in queues:
             # Both queues carried connections, and the rings delivered every frame to the
             # queue that drives its connection.
@@ -198,7 +202,7 @@ def case_ring_queues(args, work):
     for sender, receiver in ((a, b), (b, a)):
         for qs, qr in zip(sender["queues"], receiver["queues"]):
             assert qs["tx_packets"] == qr["rx_packets"], (qs, qr)
-    return detail + "; two queues per port on lcores 1 and 2, none handed over"
+    return detail + "; two queues per port, crossed over lcores 1 and 2, none handed over"
 
 
 def ring_against_loopback(args, work, ring_ports_yaml, *, lcores, qps_per_peer=1):

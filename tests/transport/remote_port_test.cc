@@ -1,5 +1,6 @@
 // Two transports, each driving one end of a connection (as two DPDK workers do): the sending
 // one keeps the flow records, the receiving one reports each delivered message by connection.
+// The same holds when the receiving one drives the sending port too, through another queue.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -74,6 +75,44 @@ TEST(RemotePort, PostingWhereTheSendingPortIsRemoteIsRefused) {
   SplitRig rig;
   const ConnectionId at_receiver = rig.receiver.connect(0, 1, 49152);
   EXPECT_THROW(rig.receiver.post(at_receiver, 4096, {}), std::logic_error);
+}
+
+// A port of several queues: the receiving transport drives a queue of the sending port too (here
+// a port that is not on the wire), yet the connection's requester is the sender's.
+class OtherQueue final : public nic::Port {
+ public:
+  void transmit(const nic::Packet&, clock::Nanos) override { ++transmitted; }
+  uint64_t speed_bps() const override { return k100G; }
+  void set_receiver(nic::PacketReceiver*) override {}
+  int transmitted = 0;
+};
+
+TEST(RemotePort, ARequesterDrivenElsewhereOnALocalPortIsReportedAsRemote) {
+  control::TransportConfig config;
+  clock::VirtualClock clock;
+  testing::IdealWire wire(clock, 2, k100G, 1'000);
+  testing::RecordingObserver sender_events;
+  testing::RecordingObserver receiver_events;
+  Transport sender(config, clock, sender_events);
+  Transport receiver(config, clock, receiver_events);
+  OtherQueue other_queue;
+  sender.add_port(wire.port(0), {}, {});
+  sender.add_remote_port({}, {}, k100G);
+  receiver.add_port(other_queue, {}, {});
+  receiver.add_port(wire.port(1), {}, {});
+  const ConnectionId at_sender = sender.connect(0, 1, 49152);
+  const ConnectionId at_receiver = receiver.connect(0, 1, 49152);
+  receiver.set_requester_elsewhere(at_receiver);
+  EXPECT_THROW(receiver.post(at_receiver, 4096, {}), std::logic_error);
+  sender.post(at_sender, 2 * 4096, {});
+  while (!clock.idle()) clock.poll();
+
+  ASSERT_EQ(sender_events.finished.size(), 1u);
+  EXPECT_EQ(sender_events.finished[0].status, FlowStatus::kCompleted);
+  ASSERT_EQ(receiver_events.remote_deliveries.size(), 1u);
+  EXPECT_EQ(receiver_events.remote_deliveries[0].connection, at_receiver.requester);
+  EXPECT_TRUE(receiver_events.delivered.empty());
+  EXPECT_EQ(other_queue.transmitted, 0);  // the receiver's copy of the requester never sends
 }
 
 }  // namespace

@@ -57,6 +57,10 @@ struct RequesterQp {
 
   SendState state = SendState::kIdle;
   bool failed = false;
+  // Another transport sends for it (its port is remote here, or is a port of several queues whose
+  // other queue drives it): it gets no messages here, and its responder here reports deliveries
+  // through FlowObserver::on_delivered_for_remote_requester.
+  bool elsewhere = false;
 
   bool has_packet_to_send() const { return !failed && next_psn < next_post_psn; }
   bool has_unacknowledged() const { return acked_psn < highest_sent_psn; }

@@ -31,7 +31,7 @@ void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Na
   ResponderQp& qp = responders_[responder];
   RequesterQp& requester = requesters_[qp.requester];
   TransportPortCounters& counters = ports_[qp.port].counters;
-  const bool remote_requester = ports_[requester.port].nic == nullptr;
+  const bool remote_requester = requester.elsewhere;
 
   // Notification point: every CE-marked arrival counts, in order or not; CNPs are paced per QP.
   if (packet.ecn == nic::ecn::kCe) {

@@ -88,6 +88,7 @@ ConnectionId Transport::connect(uint32_t src_port, uint32_t dst_port, uint16_t u
   requester.remote_port = dst_port;
   requester.responder = id.responder;
   requester.udp_source_port = udp_source_port;
+  requester.elsewhere = ports_[src_port].nic == nullptr;
   const uint64_t line_rate = ports_[src_port].speed_bps;
   requester.pacer = clock::LineRateTimer(line_rate);
   requester.reaction_point.reset(&config_.dcqcn, line_rate, scheduler_.now());
@@ -102,9 +103,9 @@ ConnectionId Transport::connect(uint32_t src_port, uint32_t dst_port, uint16_t u
 
 uint64_t Transport::post(ConnectionId connection, uint64_t bytes, const FlowTags& tags) {
   RequesterQp& qp = requesters_.at(connection.requester);
-  if (ports_[qp.port].nic == nullptr) {
+  if (qp.elsewhere) {
     throw std::logic_error("transport: post on connection " + std::to_string(connection.requester) +
-                           ", whose sending port another transport drives");
+                           ", whose requester another transport drives");
   }
   const clock::Nanos now = scheduler_.now();
   const uint32_t slot = flows_.acquire();

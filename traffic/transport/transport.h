@@ -68,6 +68,13 @@ class Transport final : public clock::EventHandler {
   // then leaves and re-enters through the fabric). `udp_source_port` is the ECMP entropy of
   // every packet of the connection.
   ConnectionId connect(uint32_t src_port, uint32_t dst_port, uint16_t udp_source_port);
+  // The connection's requester is driven by another transport although its port is local here:
+  // a port of several queues, one of whose other queues (on another core) sends for it. Its
+  // responder here then reports deliveries as for a remote port's requester, and posting to it
+  // here is an error.
+  void set_requester_elsewhere(ConnectionId connection) {
+    requesters_.at(connection.requester).elsewhere = true;
+  }
 
   // Queues a message of `bytes` on the connection; returns its flow id. The message is sent
   // after the ones posted before it on the same connection.

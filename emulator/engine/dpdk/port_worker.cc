@@ -140,6 +140,12 @@ void PortWorker::execute(const WorkerCommand& command) {
       throw std::logic_error(
           fmt::format("connection {} opened as {} on a worker", command.connection, id.requester));
     }
+    // On a port of several queues, the requester belongs to the worker of its queue; another
+    // worker that drives a different queue of the same port only answers it.
+    const uint32_t local = local_of_[command.src_port];
+    if (local != kNotLocal && ports_[local]->queue() != command.route.requester.queue) {
+      transport_->set_requester_elsewhere(id);
+    }
     connections_open_.store(id.requester + 1, std::memory_order_release);
     return;
   }
