@@ -29,7 +29,8 @@ Cases:
               none is handed over to another queue, and the queues add up to the port.
   af_packet   Two net_af_packet ports on the two ends of a veth pair, in a network namespace the
               test creates (and removes), run an all-reduce across the kernel to completion.
-  af_packet_queues  The same on two queue pairs per port (qpairs=2, four QPs per rank pair):
+  af_packet_queues  The same on two queue pairs on one port and three on the other (qpairs,
+              four QPs per rank pair):
               the kernel hashes arrivals over the queues regardless of which queue drives a
               connection, so frames are handed over between the queues' workers, and the run
               still completes with every flow.
@@ -350,21 +351,23 @@ def case_af_packet_queues(args, work):
     # The kernel spreads a socket group's arrivals over its sockets by flow hash, which knows
     # nothing of where etwire placed each connection: frames reach the other queue's worker by
     # handover, and the run must still complete with every flow.
-    summary = af_packet_run(args, work, queues=2)
+    # Two queues on one end and three on the other: the responder ends take the far port's queues
+    # in turn of their own.
+    summary = af_packet_run(args, work, queues=(2, 3))
     handed_over = 0
-    for port in summary["ports"]:
+    for port, lcores in zip(summary["ports"], ([1, 2], [3, 1, 2])):
         queues = port["queues"]
-        assert [q["lcore"] for q in queues] == [1, 2], queues
+        assert [q["lcore"] for q in queues] == lcores, queues
         assert all(q["tx_packets"] > 0 for q in queues), (port["name"], queues)
         assert sum(q["rx_packets"] for q in queues) == port["rx_packets"], port
         handed_over += sum(q["handed_over"] for q in queues)
     # Sixteen steering choices (eight connections, each way) all falling on etwire's queue by
-    # chance is a 1 in 65536 event.
+    # chance is less likely than 1 in 65536.
     assert handed_over > 0, summary["ports"]
     return f"{summary['flows']} flows, {handed_over} frames handed over between queues"
 
 
-def af_packet_run(args, work, queues=1):
+def af_packet_run(args, work, queues=(1, 1)):
     if os.geteuid() != 0:
         raise Skip("needs root to create a network namespace and a veth pair")
     ns = f"etwire-test-{os.getpid()}"
@@ -374,16 +377,22 @@ def af_packet_run(args, work, queues=1):
         for dev in ("etw0", "etw1"):
             sh("ip", "-n", ns, "link", "set", dev, "mtu", "1500", "up")
         # One socket per queue pair (qpairs), in one fanout group per device.
-        pairs = f",qpairs={queues}" if queues > 1 else ""
-        spread = f", queues: {queues}, lcores: [1, 2]" if queues > 1 else ""
+        several = queues != (1, 1)
+
+        def device(i, n, lcores):
+            if n == 1:
+                return f'vdev: "net_af_packet{i},iface=etw{i}"'
+            return (f'vdev: "net_af_packet{i},iface=etw{i},qpairs={n}", queues: {n}, '
+                    f"lcores: {lcores}")
+
         ports = f"""  - name: left
     backend: dpdk
-    dpdk: {{vdev: "net_af_packet0,iface=etw0{pairs}", peer: right{spread}}}
+    dpdk: {{{device(0, queues[0], "[1, 2]")}, peer: right}}
     speed: 1Gbps
     mtu: 1500
   - name: right
     backend: dpdk
-    dpdk: {{vdev: "net_af_packet1,iface=etw1{pairs}", peer: left{spread}}}
+    dpdk: {{{device(1, queues[1], "[3, 1, 2]")}, peer: left}}
     speed: 1Gbps
     mtu: 1500"""
         out = os.path.join(work, "out")
@@ -391,8 +400,8 @@ def af_packet_run(args, work, queues=1):
         trace = os.path.join(args.source_dir, "configs/traces/allreduce_8r/allreduce")
         with open(path, "w") as f:
             f.write(config_text("af-packet", trace, ports, out, pmtu=1024, iterations=1,
-                                lcores="0@0,1@1,2@0" if queues > 1 else "0",
-                                qps_per_peer=4 if queues > 1 else 1))
+                                lcores="0@0,1@1,2@0,3@1" if several else "0",
+                                qps_per_peer=4 if several else 1))
         run_etwire(args, path, prefix=("ip", "netns", "exec", ns))
         summary, flows = load_results(out)
         assert summary["status"] == "completed", summary["status"]
@@ -400,7 +409,7 @@ def af_packet_run(args, work, queues=1):
         assert len(flows) == summary["flows"]
         left, right = summary["ports"]
         assert left["tx_packets"] > 0 and right["rx_packets"] > 0
-        if queues > 1:
+        if several:
             return summary
         return f"{summary['flows']} flows across the veth pair"
     finally:

@@ -68,7 +68,8 @@ DpdkDataPlane::DpdkDataPlane(const control::RunConfig& config, transport::FlowOb
       observer_(observer),
       payload_(config.transport.pmtu, config.transport.pmtu),
       queue_workers_(config.ports.size()),
-      next_queue_(config.ports.size(), 0) {
+      next_queue_(config.ports.size(), 0),
+      next_responder_queue_(config.ports.size(), 0) {
   for (const control::PortConfig& port : config.ports) {
     if (port.backend != control::Backend::kDpdk) {
       throw std::invalid_argument(fmt::format(
@@ -315,12 +316,16 @@ transport::ConnectionId DpdkDataPlane::connect(const WireConnection& connection)
   command.src_port = connection.src_port;
   command.dst_port = connection.dst_port;
   command.udp_source_port = connection.udp_source_port;
-  // A port's connections take its queues in turn; the responder's end takes the same queue
-  // number where it can, which is where a ring cable (one ring per queue) delivers them.
+  // A port's connections take its queues in turn, and so do the responder ends on a port. Between
+  // ports of as many queues, both ends take the same queue number: a ring cable (one ring per
+  // queue) delivers a queue's frames to the same queue at the other end.
   const auto src_queues = static_cast<uint32_t>(queue_workers_[connection.src_port].size());
   const auto dst_queues = static_cast<uint32_t>(queue_workers_[connection.dst_port].size());
   const auto src_queue = static_cast<uint16_t>(next_queue_[connection.src_port]++ % src_queues);
-  const auto dst_queue = static_cast<uint16_t>(src_queue % dst_queues);
+  const auto dst_queue =
+      src_queues == dst_queues
+          ? src_queue
+          : static_cast<uint16_t>(next_responder_queue_[connection.dst_port]++ % dst_queues);
   command.route.requester = {connection.src_port, connection.requester_qpn, src_queue};
   command.route.responder = {connection.dst_port, connection.responder_qpn, dst_queue};
   command.route.forward = addresses(from, to, config_);

@@ -106,7 +106,8 @@ class DpdkDataPlane final : public DataPlane {
   std::vector<uint16_t> made_devices_;
   std::vector<std::unique_ptr<PortWorker>> workers_;
   std::vector<std::vector<uint32_t>> queue_workers_;  // [port][queue]: the worker driving it
-  std::vector<uint32_t> next_queue_;                  // by port: for its next connection
+  std::vector<uint32_t> next_queue_;            // by port: for its next connection's requester
+  std::vector<uint32_t> next_responder_queue_;  // by port: for the next responder on it
   // Devices of several queues: configured, started and stopped here rather than by their ports.
   struct MultiQueueDevice {
     uint16_t device = 0;
