@@ -93,9 +93,9 @@ TEST(RemotePort, ARequesterDrivenElsewhereOnALocalPortIsReportedAsRemote) {
   testing::IdealWire wire(clock, 2, k100G, 1'000);
   testing::RecordingObserver sender_events;
   testing::RecordingObserver receiver_events;
+  OtherQueue other_queue;  // outlives the transport that drives it
   Transport sender(config, clock, sender_events);
   Transport receiver(config, clock, receiver_events);
-  OtherQueue other_queue;
   sender.add_port(wire.port(0), {}, {});
   sender.add_remote_port({}, {}, k100G);
   receiver.add_port(other_queue, {}, {});
