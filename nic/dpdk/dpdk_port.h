@@ -1,5 +1,6 @@
 // One DPDK port as the transport sees it (nic::Port): packets in, RoCEv2 frames out, frames in,
-// packets out. The transport paces and serializes at line rate itself; this class turns each
+// packets out. On a port of several queue pairs, one object per queue, each driven by its own
+// core. The transport paces and serializes at line rate itself; this class turns each
 // packet it starts into a frame and hands frames to the device in bursts, and polls the device
 // for arrived frames, which it parses, checks (ICRC) and hands to the transport.
 //
