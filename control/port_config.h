@@ -45,7 +45,7 @@ struct DpdkPortSettings {
   std::vector<uint32_t> lcores;  // with queues > 1: the worker lcore of each queue
   uint16_t rx_descriptors = 1024;
   uint16_t tx_descriptors = 1024;  // default: from the port's speed, 1024 up to 4096
-  std::optional<uint32_t> lcore;   // worker core; default: the next free one
+  std::optional<uint32_t> lcore;   // worker core of a port of one queue; default: the main lcore
   // The port this one is cabled to directly, with no device between ("" = cabled to the device
   // under test, which reaches every port). Back-to-back ports reach only each other; two net_ring
   // ports named each other's peer are wired together by etwire.
