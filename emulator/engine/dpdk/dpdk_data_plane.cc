@@ -461,17 +461,17 @@ void DpdkDataPlane::paced_rates_bps(std::vector<double>& per_port) {
   }
 }
 
-PortSample DpdkDataPlane::port_sample(size_t port) const {
-  // A port of several queues: the sum of its queues' counters.
-  PortSample total;
-  for (uint32_t worker : queue_workers_[port]) {
-    total += workers_[worker]->sample(static_cast<uint32_t>(port));
-  }
-  return total;
-}
-
 PortRecord DpdkDataPlane::port_record(size_t index) const {
-  const PortSample sample = port_sample(index);
+  // Each queue's counters are read once: the port's figures are their sum, so the two agree
+  // even while the workers run.
+  const std::vector<uint32_t>& workers = queue_workers_[index];
+  std::vector<PortSample> shares;
+  shares.reserve(workers.size());
+  PortSample sample;
+  for (uint32_t worker : workers) {
+    shares.push_back(workers_[worker]->sample(static_cast<uint32_t>(index)));
+    sample += shares.back();
+  }
   PortRecord record;
   record.name = config_.ports[index].name;
   record.speed_bps = config_.ports[index].speed_bps;
@@ -488,10 +488,9 @@ PortRecord DpdkDataPlane::port_record(size_t index) const {
   record.pfc_pauses_received = sample.pfc_pauses_received;
   record.drops = sample.drops;
   record.timeouts = sample.timeouts;
-  const std::vector<uint32_t>& workers = queue_workers_[index];
   if (workers.size() > 1) {
     for (uint32_t q = 0; q < workers.size(); ++q) {
-      const PortSample share = workers_[workers[q]]->sample(static_cast<uint32_t>(index));
+      const PortSample& share = shares[q];
       PortQueueRecord queue;
       queue.queue = q;
       queue.lcore = workers_[workers[q]]->lcore().value_or(rte_get_main_lcore());

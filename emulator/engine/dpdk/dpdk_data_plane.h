@@ -88,7 +88,6 @@ class DpdkDataPlane final : public DataPlane {
                                       uint32_t instance, rte_ring* rx_ring) const;
   // Rings between every two workers, for ports of several queues (see HandoverRing).
   void connect_handover();
-  PortSample port_sample(size_t port) const;
   void send(size_t worker, const WorkerCommand& command);
   // Hands a worker the commands its ring had no room for, as far as it now has.
   void send_waiting(size_t worker);
