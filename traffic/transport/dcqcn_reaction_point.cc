@@ -75,7 +75,7 @@ void DcqcnReactionPoint::count_bytes_sent(uint64_t bytes, clock::Nanos now) {
 }
 
 void DcqcnReactionPoint::advance(clock::Nanos now) {
-  if (!enabled() || !seen_cnp_) return;
+  if (!reacting()) return;
   const auto reduce_period = static_cast<clock::Nanos>(config_->rate_reduce_period_ns);
   const auto increase_period =
       std::max<clock::Nanos>(static_cast<clock::Nanos>(config_->rate_increase_period_ns), 1);
