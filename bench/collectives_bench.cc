@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-#include "traffic/collectives/generate.h"
+#include "collectives/generate.h"
 
 namespace {
 

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "control/fabric_config.h"
-#include "control/transport_config.h"
+#include "config/fabric_config.h"
+#include "config/transport_config.h"
 #include "nic/loopback/fabric_twin.h"
-#include "traffic/clock/virtual_clock.h"
-#include "traffic/transport/transport.h"
+#include "clock/virtual_clock.h"
+#include "transport/transport.h"
 
 namespace {
 
@@ -86,8 +86,8 @@ int main(int argc, char** argv) {
   const Options options = parse(argc, argv);
   constexpr uint64_t kSpeed = 100'000'000'000;
 
-  control::FabricConfig fabric;
-  fabric.topology = control::Topology::kLeafSpine;
+  config::FabricConfig fabric;
+  fabric.topology = config::Topology::kLeafSpine;
   fabric.leaf_spine.ports_per_leaf = options.ports_per_leaf;
   fabric.leaf_spine.spines = options.spines;
   std::vector<nic::loopback::TwinPortSpec> specs;
@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
     name += std::to_string(i);
     specs.push_back({name, kSpeed});
   }
-  control::TransportConfig config;
+  config::TransportConfig config;
 
   clock::VirtualClock clock;
   nic::loopback::FabricTwin twin(fabric, specs, clock, 1);

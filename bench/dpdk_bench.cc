@@ -16,7 +16,7 @@
 // at a port speed from 1 Gb/s up; achieved = wire bytes handed to the device in the first second
 // of the clock, divided by the time elapsed when they were counted. Gaps between the frames'
 // transmit times are collected for the jitter figures. The port's TX ring is what a run gives a
-// port of that speed (control::default_tx_descriptors) unless --tx-descriptors says otherwise;
+// port of that speed (config::default_tx_descriptors) unless --tx-descriptors says otherwise;
 // half of it is the catch-up. Rounds of the loop longer than the catch-up are counted: on a
 // shared machine they are where rate is lost.
 #include <rte_eal.h>
@@ -28,14 +28,14 @@
 #include <string>
 #include <vector>
 
-#include "control/port_config.h"
+#include "config/port_config.h"
 #include "nic/dpdk/dpdk_port.h"
 #include "nic/dpdk/eal.h"
 #include "nic/dpdk/wire_directory.h"
 #include "nic/frame_size.h"
-#include "traffic/clock/wall_clock.h"
-#include "traffic/frame/payload_pattern.h"
-#include "traffic/transport/transport.h"
+#include "clock/wall_clock.h"
+#include "nic/frame/payload_pattern.h"
+#include "transport/transport.h"
 
 namespace {
 
@@ -165,7 +165,7 @@ struct Pacing {
 // delivers none), which does not stop the sender: the transport has no window but its PSN space,
 // far from full in a second at these rates, and the retransmission timer is set beyond the test.
 Pacing pacing(uint64_t speed_bps, uint32_t pmtu, uint16_t tx_descriptors) {
-  control::TransportConfig config;
+  config::TransportConfig config;
   config.pmtu = pmtu;
   config.dcqcn.enabled = false;
   config.retransmit_timeout_ns = 10'000'000'000;
@@ -177,10 +177,10 @@ Pacing pacing(uint64_t speed_bps, uint32_t pmtu, uint16_t tx_descriptors) {
   static int round = 0;
   nic::dpdk::DpdkPortSetup setup = null_port(1, pmtu, speed_bps, "pace" + std::to_string(round++));
   setup.tx_descriptors =
-      tx_descriptors != 0 ? tx_descriptors : control::default_tx_descriptors(speed_bps);
+      tx_descriptors != 0 ? tx_descriptors : config::default_tx_descriptors(speed_bps);
   nic::dpdk::DpdkPort port(setup, payload, directory);
   transport::Transport transport(config, clock, discard);
-  control::PortQos qos;
+  config::PortQos qos;
   transport.set_catch_up(transport.add_port(port, qos, {}), port.catch_up());
   Pacing result;
   result.catch_up = port.catch_up();

@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "emulator/feeder/feeder.h"
-#include "emulator/synth/synth.h"
-#include "emulator/trace/node_source.h"
+#include "trace/feeder/feeder.h"
+#include "trace/synth/synth.h"
+#include "trace/node_source.h"
 
 namespace {
 

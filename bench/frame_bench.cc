@@ -18,11 +18,11 @@
 
 #include "nic/frame_size.h"
 #include "nic/packet.h"
-#include "traffic/frame/frame_reader.h"
-#include "traffic/frame/frame_writer.h"
-#include "traffic/frame/icrc.h"
-#include "traffic/frame/middle_frame_template.h"
-#include "traffic/frame/payload_pattern.h"
+#include "nic/frame/frame_reader.h"
+#include "nic/frame/frame_writer.h"
+#include "nic/frame/icrc.h"
+#include "nic/frame/middle_frame_template.h"
+#include "nic/frame/payload_pattern.h"
 
 namespace {
 

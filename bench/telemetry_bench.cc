@@ -24,9 +24,9 @@
 #include <thread>
 #include <vector>
 
-#include "control/config_loader.h"
-#include "emulator/engine/run_engine.h"
-#include "emulator/telemetry/run_telemetry.h"
+#include "control/load/config_loader.h"
+#include "engine/run_engine.h"
+#include "outputs/telemetry/run_telemetry.h"
 
 namespace {
 
@@ -113,7 +113,7 @@ Measured run_once(const control::LoadedConfig& loaded, bool with_telemetry) {
             0,
             0};
   }
-  control::MetricsEndpoint endpoint;
+  config::MetricsEndpoint endpoint;
   endpoint.port = 0;
   telemetry::RunTelemetry telemetry(engine.metric_labels(), endpoint);
   engine.set_telemetry(&telemetry.ring());

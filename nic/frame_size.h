@@ -52,6 +52,15 @@ struct FrameFormat {
   bool vlan_tagged = false;
 };
 
+// What a data packet carrying no extension header (a SEND or WRITE MIDDLE, the bulk of a message)
+// adds on the wire to its payload: Ethernet, VLAN tag, IP, UDP, BTH, ICRC, FCS, preamble and gap.
+// Payload / (payload + this) of the line rate is RoCE goodput at full PMTU.
+constexpr uint32_t data_packet_overhead(const FrameFormat& format) {
+  return kEthernetHeaderBytes + (format.vlan_tagged ? kVlanTagBytes : 0) +
+         (format.ip_version == 6 ? kIpv6HeaderBytes : kIpv4HeaderBytes) + kUdpHeaderBytes +
+         kBthBytes + kIcrcBytes + kFcsBytes + kPreambleAndGapBytes;
+}
+
 // Bytes of the frame itself, destination MAC through FCS (what a capture shows, plus the FCS).
 // Inline, as the next one: the transport sizes every packet it sends.
 inline uint32_t frame_bytes(const Packet& packet, const FrameFormat& format) {

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "nic/packet.h"
-#include "traffic/clock/time.h"
+#include "clock/time.h"
 
 namespace etwire::nic {
 

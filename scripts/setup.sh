@@ -21,6 +21,8 @@ done
 
 packages=(
   build-essential cmake ninja-build pkg-config git python3
+  # Rebuilds (the ASan pass, a second CI run on the same machine) reuse compiled objects.
+  ccache
   libprotobuf-dev protobuf-compiler zlib1g-dev
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
@@ -52,11 +54,13 @@ fi
 ((build)) || exit 0
 
 jobs=$(nproc 2>/dev/null || echo 2)
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 if [[ $mode == asan ]]; then
   cmake -S "$root" -B "$root/build/asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DETWIRE_SANITIZE=ON -DETWIRE_BUILD_BENCH=OFF >/dev/null
+    -DETWIRE_SANITIZE=ON -DETWIRE_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
   cmake --build "$root/build/asan" -j "$jobs"
 else
-  cmake -S "$root" -B "$root/build/release" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake -S "$root" -B "$root/build/release" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
   cmake --build "$root/build/release" -j "$jobs"
 fi

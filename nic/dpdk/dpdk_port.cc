@@ -15,7 +15,7 @@
 
 #include "nic/frame_size.h"
 #include "nic/pfc_frame.h"
-#include "traffic/clock/line_rate.h"
+#include "clock/line_rate.h"
 
 namespace etwire::nic::dpdk {
 

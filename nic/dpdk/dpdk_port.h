@@ -20,10 +20,10 @@
 #include "nic/dpdk/wire_directory.h"
 #include "nic/packet.h"
 #include "nic/port.h"
-#include "traffic/frame/frame_reader.h"
-#include "traffic/frame/frame_writer.h"
-#include "traffic/frame/middle_frame_template.h"
-#include "traffic/frame/payload_pattern.h"
+#include "nic/frame/frame_reader.h"
+#include "nic/frame/frame_writer.h"
+#include "nic/frame/middle_frame_template.h"
+#include "nic/frame/payload_pattern.h"
 
 struct rte_mbuf;
 struct rte_mempool;

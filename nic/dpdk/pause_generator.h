@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include "traffic/clock/time.h"
+#include "clock/time.h"
 
 namespace etwire::nic::dpdk {
 

@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-#include "traffic/frame/wire_format.h"
+#include "nic/frame/wire_format.h"
 
 namespace etwire::nic::dpdk {
 

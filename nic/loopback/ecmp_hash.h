@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "control/fabric_config.h"
+#include "config/fabric_config.h"
 #include "nic/loopback/prng.h"
 #include "nic/packet.h"
 
@@ -14,8 +14,8 @@ namespace etwire::nic::loopback {
 
 inline constexpr uint16_t kRoceUdpPort = 4791;  // RoCEv2's UDP destination port
 
-inline uint64_t ecmp_hash(const Packet& packet, control::EcmpHash fields) {
-  if (fields == control::EcmpHash::kUdpSourcePort) return mix64(packet.udp_source_port);
+inline uint64_t ecmp_hash(const Packet& packet, config::EcmpHash fields) {
+  if (fields == config::EcmpHash::kUdpSourcePort) return mix64(packet.udp_source_port);
   // Five-tuple: the port indexes stand for the IP addresses; protocol UDP (17) is constant.
   constexpr uint64_t kUdpProtocol = 17;
   const uint64_t addresses = (static_cast<uint64_t>(packet.src_port) << 32) | packet.dst_port;

@@ -18,14 +18,14 @@ constexpr uint64_t kMaxIndexes = uint64_t{1} << 28;
 
 }  // namespace
 
-FabricLayout::FabricLayout(const control::FabricConfig& config, std::span<const TwinPortSpec> ports)
+FabricLayout::FabricLayout(const config::FabricConfig& config, std::span<const TwinPortSpec> ports)
     : ecmp_(config.leaf_spine.ecmp) {
   if (ports.empty()) fail("no ports to attach: the twin needs at least one loopback port");
   for (const TwinPortSpec& port : ports) {
     if (port.speed_bps == 0) fail("port \"" + port.name + "\" has speed 0");
     host_names_.push_back(port.name);
   }
-  if (config.topology == control::Topology::kSingleSwitch) {
+  if (config.topology == config::Topology::kSingleSwitch) {
     build_single_switch(config, ports);
   } else {
     build_leaf_spine(config, ports);
@@ -57,9 +57,9 @@ uint32_t FabricLayout::add_switch(std::string name, SwitchRole role, uint32_t ro
   return index;
 }
 
-void FabricLayout::add_host_cable(const control::FabricConfig& config, const TwinPortSpec& spec,
+void FabricLayout::add_host_cable(const config::FabricConfig& config, const TwinPortSpec& spec,
                                   uint32_t host, uint32_t switch_port) {
-  const control::FabricPortOverride* exception = config.override_for(spec.name);
+  const config::FabricPortOverride* exception = config.override_for(spec.name);
   CableInfo cable;
   cable.lower = {Endpoint::Kind::kHost, host};
   cable.upper = {Endpoint::Kind::kSwitchPort, switch_port};
@@ -75,16 +75,16 @@ void FabricLayout::add_host_cable(const control::FabricConfig& config, const Twi
   cables_.push_back(std::move(cable));
 }
 
-void FabricLayout::build_single_switch(const control::FabricConfig& config,
+void FabricLayout::build_single_switch(const config::FabricConfig& config,
                                        std::span<const TwinPortSpec> ports) {
   const auto hosts = static_cast<uint32_t>(ports.size());
   add_switch("switch", SwitchRole::kSingle, 0, hosts, hosts);
   for (uint32_t host = 0; host < hosts; ++host) add_host_cable(config, ports[host], host, host);
 }
 
-void FabricLayout::build_leaf_spine(const control::FabricConfig& config,
+void FabricLayout::build_leaf_spine(const config::FabricConfig& config,
                                     std::span<const TwinPortSpec> ports) {
-  const control::LeafSpineConfig& ls = config.leaf_spine;
+  const config::LeafSpineConfig& ls = config.leaf_spine;
   if (ls.ports_per_leaf == 0) {
     fail(
         "fabric.leaf_spine.ports_per_leaf is 0: a leaf-spine fabric needs at least one port "

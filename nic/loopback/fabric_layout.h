@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "control/fabric_config.h"
+#include "config/fabric_config.h"
 #include "nic/loopback/ecmp_hash.h"
 #include "nic/loopback/link.h"
 #include "nic/packet.h"
@@ -56,14 +56,14 @@ struct CableInfo {
   double drop_probability = 0;
   // Marking and PFC of the switch port(s) on this cable: a host cable's port override, else the
   // fabric-wide settings.
-  control::EcnMarking ecn;
-  control::PfcConfig pfc;
+  config::EcnMarking ecn;
+  config::PfcConfig pfc;
 };
 
 class FabricLayout {
  public:
   // Throws std::invalid_argument when the topology cannot be built.
-  FabricLayout(const control::FabricConfig& config, std::span<const TwinPortSpec> ports);
+  FabricLayout(const config::FabricConfig& config, std::span<const TwinPortSpec> ports);
 
   size_t hosts() const { return host_names_.size(); }
   const std::string& host_name(size_t host) const { return host_names_.at(host); }
@@ -100,12 +100,12 @@ class FabricLayout {
   }
 
  private:
-  void build_single_switch(const control::FabricConfig& config,
+  void build_single_switch(const config::FabricConfig& config,
                            std::span<const TwinPortSpec> ports);
-  void build_leaf_spine(const control::FabricConfig& config, std::span<const TwinPortSpec> ports);
+  void build_leaf_spine(const config::FabricConfig& config, std::span<const TwinPortSpec> ports);
   uint32_t add_switch(std::string name, SwitchRole role, uint32_t role_index, uint32_t ports,
                       uint32_t host_ports);
-  void add_host_cable(const control::FabricConfig& config, const TwinPortSpec& spec, uint32_t host,
+  void add_host_cable(const config::FabricConfig& config, const TwinPortSpec& spec, uint32_t host,
                       uint32_t switch_port);
 
   // Leaf-spine: each host's leaf and its port on that leaf.
@@ -123,7 +123,7 @@ class FabricLayout {
   size_t leaves_ = 0;
   size_t spines_ = 0;
   uint64_t uplink_speed_bps_ = 0;
-  control::EcmpHash ecmp_ = control::EcmpHash::kUdpSourcePort;
+  config::EcmpHash ecmp_ = config::EcmpHash::kUdpSourcePort;
 };
 
 }  // namespace etwire::nic::loopback

@@ -17,7 +17,7 @@ namespace {
 constexpr uint64_t kFaultStreams = uint64_t{1} << 40;
 constexpr uint64_t kEcnStreams = uint64_t{2} << 40;
 
-const control::FabricConfig& checked(const control::FabricConfig& config) {
+const config::FabricConfig& checked(const config::FabricConfig& config) {
   check_fabric_settings(config);
   return config;
 }
@@ -31,13 +31,13 @@ void check_probability(double probability) {
 
 }  // namespace
 
-FabricTwin::FabricTwin(const control::FabricConfig& config, std::span<const TwinPortSpec> ports,
+FabricTwin::FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
                        clock::Scheduler& scheduler, uint64_t seed)
     : scheduler_(scheduler),
       start_(scheduler.now()),
       layout_(checked(config), ports),
       pfc_frame_bytes_(pfc_frame(0, 0, 0, 0).wire_bytes),
-      per_port_buffer_(config.buffer.mode == control::BufferMode::kPerPort) {
+      per_port_buffer_(config.buffer.mode == config::BufferMode::kPerPort) {
   const auto switch_latency = static_cast<clock::Nanos>(config.switch_latency_ns);
 
   links_.resize(2 * layout_.cables());

@@ -13,7 +13,7 @@
 #include <span>
 #include <vector>
 
-#include "control/fabric_config.h"
+#include "config/fabric_config.h"
 #include "nic/loopback/egress_port.h"
 #include "nic/loopback/fabric_layout.h"
 #include "nic/loopback/link.h"
@@ -24,7 +24,7 @@
 #include "nic/loopback/prng.h"
 #include "nic/loopback/red_marker.h"
 #include "nic/loopback/switch_buffer.h"
-#include "traffic/clock/scheduler.h"
+#include "clock/scheduler.h"
 
 namespace etwire::nic::loopback {
 
@@ -46,7 +46,7 @@ class FabricTwin final : private clock::EventHandler {
  public:
   // Throws std::invalid_argument for a setup that cannot be modelled. The scheduler's pending
   // events point at the twin: do not run the scheduler after the twin is destroyed.
-  FabricTwin(const control::FabricConfig& config, std::span<const TwinPortSpec> ports,
+  FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
              clock::Scheduler& scheduler, uint64_t seed);
   FabricTwin(const FabricTwin&) = delete;
   FabricTwin& operator=(const FabricTwin&) = delete;

@@ -8,10 +8,10 @@
 
 #include <cstdint>
 
-#include "emulator/common/ring_queue.h"
+#include "common/ring_queue.h"
 #include "nic/loopback/prng.h"
-#include "traffic/clock/line_rate.h"
-#include "traffic/clock/time.h"
+#include "clock/line_rate.h"
+#include "clock/time.h"
 
 namespace etwire::nic::loopback {
 

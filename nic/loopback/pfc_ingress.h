@@ -8,14 +8,14 @@
 #include <array>
 #include <cstdint>
 
-#include "control/fabric_config.h"
+#include "config/fabric_config.h"
 
 namespace etwire::nic::loopback {
 
 class PfcIngress {
  public:
   PfcIngress() = default;  // PFC off: no class is lossless
-  explicit PfcIngress(const control::PfcConfig& config);
+  explicit PfcIngress(const config::PfcConfig& config);
 
   bool lossless(uint8_t priority) const { return (lossless_mask_ >> priority) & 1u; }
   bool pausing(uint8_t priority) const { return pausing_[priority]; }

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "traffic/clock/time.h"
+#include "clock/time.h"
 
 namespace etwire::nic::loopback {
 

@@ -2,12 +2,12 @@
 
 namespace etwire::nic::loopback {
 
-RedMarker::RedMarker(const control::EcnMarking& config)
+RedMarker::RedMarker(const config::EcnMarking& config)
     : enabled_(config.enabled),
       kmin_bytes_(config.kmin_bytes),
       kmax_bytes_(config.kmax_bytes),
       pmax_(config.pmax),
-      on_dequeue_(config.mark_at == control::EcnMarkPoint::kDequeue) {}
+      on_dequeue_(config.mark_at == config::EcnMarkPoint::kDequeue) {}
 
 double RedMarker::probability(uint64_t depth_bytes) const {
   if (!enabled_ || depth_bytes < kmin_bytes_) return 0;

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "control/fabric_config.h"
+#include "config/fabric_config.h"
 #include "nic/loopback/prng.h"
 
 namespace etwire::nic::loopback {
@@ -14,7 +14,7 @@ namespace etwire::nic::loopback {
 class RedMarker {
  public:
   RedMarker() = default;  // marks nothing
-  explicit RedMarker(const control::EcnMarking& config);
+  explicit RedMarker(const config::EcnMarking& config);
 
   // Whether the decision is taken as a packet leaves the egress queue rather than as it joins.
   bool marks_on_dequeue() const { return on_dequeue_; }

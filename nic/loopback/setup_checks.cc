@@ -15,7 +15,7 @@ void check_probability(const std::string& where, double p) {
   if (!(p >= 0 && p <= 1)) fail(where, "must be between 0 and 1 (got " + std::to_string(p) + ")");
 }
 
-void check_ecn(const std::string& where, const control::EcnMarking& ecn) {
+void check_ecn(const std::string& where, const config::EcnMarking& ecn) {
   if (!ecn.enabled) return;
   if (ecn.kmin_bytes > ecn.kmax_bytes) {
     fail(where, "kmin (" + std::to_string(ecn.kmin_bytes) + " B) is above kmax (" +
@@ -24,7 +24,7 @@ void check_ecn(const std::string& where, const control::EcnMarking& ecn) {
   check_probability(where + ".pmax", ecn.pmax);
 }
 
-void check_pfc(const std::string& where, const control::PfcConfig& pfc) {
+void check_pfc(const std::string& where, const config::PfcConfig& pfc) {
   if (!pfc.enabled) return;
   if (pfc.xon_bytes >= pfc.xoff_bytes) {
     fail(where, "xon (" + std::to_string(pfc.xon_bytes) + " B) must be below xoff (" +
@@ -41,12 +41,12 @@ void check_pfc(const std::string& where, const control::PfcConfig& pfc) {
 
 }  // namespace
 
-void check_fabric_settings(const control::FabricConfig& config) {
+void check_fabric_settings(const config::FabricConfig& config) {
   if (config.buffer.size_bytes == 0) fail("fabric.buffer.size", "is 0");
   check_ecn("fabric.ecn", config.ecn);
   check_pfc("fabric.pfc", config.pfc);
   check_probability("fabric.drop_probability", config.drop_probability);
-  for (const control::FabricPortOverride& entry : config.port_overrides) {
+  for (const config::FabricPortOverride& entry : config.port_overrides) {
     const std::string where = "fabric override for port \"" + entry.port + "\"";
     check_ecn(where + " ecn", entry.ecn);
     check_pfc(where + " pfc", entry.pfc);

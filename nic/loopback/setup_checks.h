@@ -3,11 +3,11 @@
 // FabricConfig by hand, and a bad threshold would otherwise show up as a silent misbehaviour.
 #pragma once
 
-#include "control/fabric_config.h"
+#include "config/fabric_config.h"
 
 namespace etwire::nic::loopback {
 
 // Throws std::invalid_argument naming the setting and why it is impossible.
-void check_fabric_settings(const control::FabricConfig& config);
+void check_fabric_settings(const config::FabricConfig& config);
 
 }  // namespace etwire::nic::loopback

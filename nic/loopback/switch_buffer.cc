@@ -6,15 +6,15 @@ namespace etwire::nic::loopback {
 
 namespace {
 
-uint64_t pool_after_reserves(const control::SwitchBuffer& config, uint32_t ports) {
+uint64_t pool_after_reserves(const config::SwitchBuffer& config, uint32_t ports) {
   const uint64_t reserves = config.ingress_reserve_bytes * ports;
   return reserves < config.size_bytes ? config.size_bytes - reserves : 0;
 }
 
 }  // namespace
 
-SwitchBuffer::SwitchBuffer(const control::SwitchBuffer& config, uint32_t first_port, uint32_t ports)
-    : shared_(config.mode == control::BufferMode::kShared),
+SwitchBuffer::SwitchBuffer(const config::SwitchBuffer& config, uint32_t first_port, uint32_t ports)
+    : shared_(config.mode == config::BufferMode::kShared),
       first_port_(first_port),
       reserve_(config.ingress_reserve_bytes),
       limit_(shared_ ? pool_after_reserves(config, ports)

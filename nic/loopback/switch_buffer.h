@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "control/fabric_config.h"
+#include "config/fabric_config.h"
 
 namespace etwire::nic::loopback {
 
@@ -33,7 +33,7 @@ class SwitchBuffer {
  public:
   // `first_port`, `ports`: the switch's range of global switch-port indexes. The reserves come
   // out of the size first (the caller checks that they leave something to share).
-  SwitchBuffer(const control::SwitchBuffer& config, uint32_t first_port, uint32_t ports);
+  SwitchBuffer(const config::SwitchBuffer& config, uint32_t first_port, uint32_t ports);
 
   // Admits `bytes` arriving on `ingress_port` into its reserve or else into the share of
   // `share_port`; the charge is not admitted() when they fit in neither.

@@ -13,7 +13,7 @@
 #include <tuple>
 #include <vector>
 
-#include "control/config_loader.h"
+#include "control/load/config_loader.h"
 #include "tests/testing/test_paths.h"
 
 namespace etwire {

@@ -7,9 +7,9 @@
 #include <thread>
 #include <vector>
 
-#include "traffic/clock/event_queue.h"
-#include "traffic/clock/virtual_clock.h"
-#include "traffic/clock/wall_clock.h"
+#include "clock/event_queue.h"
+#include "clock/virtual_clock.h"
+#include "clock/wall_clock.h"
 
 namespace etwire::clock {
 namespace {

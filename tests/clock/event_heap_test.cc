@@ -1,4 +1,4 @@
-#include "traffic/clock/event_heap.h"
+#include "clock/event_heap.h"
 
 #include <gtest/gtest.h>
 

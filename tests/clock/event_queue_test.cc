@@ -1,4 +1,4 @@
-#include "traffic/clock/event_queue.h"
+#include "clock/event_queue.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <random>
 #include <utility>
 
-#include "traffic/clock/timing_wheel.h"
+#include "clock/timing_wheel.h"
 
 namespace etwire::clock {
 namespace {

@@ -1,4 +1,4 @@
-#include "traffic/clock/line_rate.h"
+#include "clock/line_rate.h"
 
 #include <gtest/gtest.h>
 

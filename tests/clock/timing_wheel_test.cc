@@ -1,4 +1,4 @@
-#include "traffic/clock/timing_wheel.h"
+#include "clock/timing_wheel.h"
 
 #include <gtest/gtest.h>
 

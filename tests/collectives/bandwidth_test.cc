@@ -1,4 +1,4 @@
-#include "traffic/collectives/bandwidth.h"
+#include "collectives/bandwidth.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "traffic/collectives/binary_tree.h"
+#include "collectives/binary_tree.h"
 
 #include <gtest/gtest.h>
 

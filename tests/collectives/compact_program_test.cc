@@ -13,9 +13,9 @@
 
 #include "tests/collectives/per_chunk_reference.h"
 #include "tests/collectives/test_groups.h"
-#include "traffic/collectives/generate.h"
-#include "traffic/collectives/program_builder.h"
-#include "traffic/collectives/traffic_stats.h"
+#include "collectives/generate.h"
+#include "collectives/program_builder.h"
+#include "collectives/traffic_stats.h"
 
 namespace etwire::collectives {
 namespace {

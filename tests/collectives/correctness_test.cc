@@ -8,8 +8,8 @@
 #include <array>
 
 #include "tests/collectives/test_groups.h"
-#include "traffic/collectives/generate.h"
-#include "traffic/collectives/verify.h"
+#include "collectives/generate.h"
+#include "collectives/verify.h"
 
 namespace etwire::collectives {
 namespace {

@@ -5,10 +5,10 @@
 
 #include <functional>
 
-#include "traffic/collectives/data_executor.h"
-#include "traffic/collectives/generate.h"
-#include "traffic/collectives/program_builder.h"
-#include "traffic/collectives/verify.h"
+#include "collectives/data_executor.h"
+#include "collectives/generate.h"
+#include "collectives/program_builder.h"
+#include "collectives/verify.h"
 
 namespace etwire::collectives {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include "traffic/collectives/binary_tree.h"
-#include "traffic/collectives/program_builder.h"
+#include "collectives/binary_tree.h"
+#include "collectives/program_builder.h"
 
 namespace etwire::collectives::testing {
 

@@ -7,8 +7,8 @@
 
 #include <optional>
 
-#include "traffic/collectives/collective_spec.h"
-#include "traffic/collectives/program.h"
+#include "collectives/collective_spec.h"
+#include "collectives/program.h"
 
 namespace etwire::collectives::testing {
 

@@ -2,7 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "traffic/collectives/collective_spec.h"
+#include "collectives/collective_spec.h"
 
 namespace etwire::collectives {
 namespace {

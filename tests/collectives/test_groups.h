@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "traffic/collectives/collective_spec.h"
+#include "collectives/collective_spec.h"
 
 namespace etwire::collectives::testing {
 

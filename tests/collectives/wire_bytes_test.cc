@@ -9,10 +9,10 @@
 #include <numeric>
 
 #include "tests/collectives/test_groups.h"
-#include "traffic/collectives/bandwidth.h"
-#include "traffic/collectives/generate.h"
-#include "traffic/collectives/hosts.h"
-#include "traffic/collectives/traffic_stats.h"
+#include "collectives/bandwidth.h"
+#include "collectives/generate.h"
+#include "collectives/hosts.h"
+#include "collectives/traffic_stats.h"
 
 namespace etwire::collectives {
 namespace {

@@ -1,4 +1,4 @@
-#include "emulator/common/units.h"
+#include "common/units.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // Key paths, "did you mean", and addresses: the small parts the loader is built from.
 #include <gtest/gtest.h>
 
-#include "control/addresses.h"
-#include "control/key_path.h"
-#include "control/nearest_name.h"
+#include "config/addresses.h"
+#include "control/load/key_path.h"
+#include "control/load/nearest_name.h"
 
 namespace etwire::control {
 namespace {

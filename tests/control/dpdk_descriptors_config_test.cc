@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "control/config_loader.h"
+#include "control/load/config_loader.h"
 #include "tests/control/test_configs.h"
 
 namespace etwire::control {

@@ -2,8 +2,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "control/addressing.h"
-#include "control/rank_mapping.h"
+#include "control/plan/addressing.h"
+#include "control/plan/rank_mapping.h"
 
 namespace etwire::control {
 namespace {

@@ -1,11 +1,11 @@
 // Rates, durations and exact sizes: the unit parsers every config key with a unit goes through.
 #include <gtest/gtest.h>
 
-#include "emulator/common/duration.h"
-#include "emulator/common/exact_bytes.h"
-#include "emulator/common/rate.h"
-#include "emulator/common/scaled_decimal.h"
-#include "emulator/common/units.h"
+#include "common/duration.h"
+#include "common/exact_bytes.h"
+#include "common/rate.h"
+#include "common/scaled_decimal.h"
+#include "common/units.h"
 
 namespace etwire {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "control/config_loader.h"
+#include "control/load/config_loader.h"
 #include "tests/testing/test_paths.h"
 
 namespace etwire::control::testing {

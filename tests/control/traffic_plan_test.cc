@@ -2,8 +2,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "control/plan_report.h"
-#include "control/traffic_plan.h"
+#include "control/plan/plan_report.h"
+#include "control/plan/traffic_plan.h"
 #include "tests/control/test_configs.h"
 
 namespace etwire::control {

@@ -19,15 +19,15 @@
 
 #include "nic/dpdk/dpdk_port.h"
 #include "tests/dpdk_port/dpdk_test_support.h"
-#include "traffic/clock/wall_clock.h"
-#include "traffic/transport/transport.h"
+#include "clock/wall_clock.h"
+#include "transport/transport.h"
 
 namespace etwire::nic::dpdk {
 namespace {
 
 constexpr uint64_t kSpeed = 100'000'000;  // slow on purpose: a full pause lasts 335 ms
 constexpr uint32_t kPmtu = 1024;
-constexpr uint8_t kDataPriority = 3;  // control::PortQos's default data priority
+constexpr uint8_t kDataPriority = 3;  // config::PortQos's default data priority
 constexpr clock::Nanos kDeadline = 10 * clock::kNanosPerSecond;
 
 using testing::eal_failure;
@@ -95,8 +95,8 @@ class BackToBack {
     config_.pmtu = kPmtu;
     transport_ = std::make_unique<transport::Transport>(config_, clock_, observer_);
     nic::FrameFormat format;
-    transport_->add_port(*a_, control::PortQos{}, format);
-    transport_->add_port(*b_, control::PortQos{}, format);
+    transport_->add_port(*a_, config::PortQos{}, format);
+    transport_->add_port(*b_, config::PortQos{}, format);
     connection_ = transport_->connect(0, 1, 49152);
     directory_.add(connection_.requester, testing::route_between({0, 0x100}, {1, 0x200}));
   }
@@ -156,7 +156,7 @@ class BackToBack {
   WireDirectory directory_;
   clock::WallClock clock_;
   Observer observer_;
-  control::TransportConfig config_;
+  config::TransportConfig config_;
   rte_ring* a_to_b_ = nullptr;
   rte_ring* b_to_a_ = nullptr;
   std::unique_ptr<DpdkPort> a_;

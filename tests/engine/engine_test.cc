@@ -9,9 +9,9 @@
 #include <map>
 #include <string>
 
-#include "control/config_loader.h"
-#include "emulator/engine/run_engine.h"
-#include "emulator/synth/synth.h"
+#include "control/load/config_loader.h"
+#include "engine/run_engine.h"
+#include "trace/synth/synth.h"
 #include "tests/testing/test_paths.h"
 
 namespace etwire::engine {

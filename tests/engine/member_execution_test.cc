@@ -1,14 +1,14 @@
 // MemberExecution on its own: members of real collective programs run to completion against a
 // network that delivers in order, sends wait for their receiver, and a message the program does
 // not expect is refused.
-#include "emulator/engine/member_execution.h"
+#include "engine/member_execution.h"
 
 #include <gtest/gtest.h>
 
 #include <deque>
 #include <vector>
 
-#include "traffic/collectives/generate.h"
+#include "collectives/generate.h"
 
 namespace etwire::engine {
 namespace {

@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "emulator/feeder/feeder.h"
+#include "trace/feeder/feeder.h"
 
 namespace etwire::feeder::testing {
 

@@ -1,12 +1,12 @@
-#include "emulator/feeder/edge_pool.h"
+#include "trace/feeder/edge_pool.h"
 
 #include <gtest/gtest.h>
 
 #include <utility>
 #include <vector>
 
-#include "emulator/common/ring_queue.h"
-#include "emulator/feeder/ready_queue.h"
+#include "common/ring_queue.h"
+#include "trace/feeder/ready_queue.h"
 
 namespace etwire::feeder {
 namespace {

@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "emulator/feeder/feeder.h"
+#include "trace/feeder/feeder.h"
 #include "tests/feeder/vector_source.h"
 
 namespace {

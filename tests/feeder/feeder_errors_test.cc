@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "emulator/feeder/feeder.h"
-#include "emulator/trace/trace_error.h"
+#include "trace/feeder/feeder.h"
+#include "trace/trace_error.h"
 #include "tests/feeder/contains.h"
 #include "tests/feeder/drain.h"
 #include "tests/feeder/vector_source.h"

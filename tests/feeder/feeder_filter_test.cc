@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "emulator/feeder/feeder.h"
-#include "emulator/feeder/node_filter.h"
+#include "trace/feeder/feeder.h"
+#include "trace/feeder/node_filter.h"
 #include "tests/feeder/drain.h"
 #include "tests/feeder/small_stack.h"
 #include "tests/feeder/vector_source.h"

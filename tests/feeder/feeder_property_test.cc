@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "emulator/feeder/feeder.h"
+#include "trace/feeder/feeder.h"
 #include "tests/feeder/random_trace.h"
 #include "tests/feeder/vector_source.h"
 

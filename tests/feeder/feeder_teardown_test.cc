@@ -5,7 +5,7 @@
 #include <memory>
 #include <optional>
 
-#include "emulator/feeder/feeder.h"
+#include "trace/feeder/feeder.h"
 #include "tests/feeder/small_stack.h"
 #include "tests/feeder/vector_source.h"
 

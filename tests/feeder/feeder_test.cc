@@ -1,5 +1,5 @@
 // Core feeder behaviour: dependency order, windows, forward references, eviction, policies.
-#include "emulator/feeder/feeder.h"
+#include "trace/feeder/feeder.h"
 
 #include <gtest/gtest.h>
 

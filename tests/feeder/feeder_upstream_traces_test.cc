@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "emulator/feeder/feeder.h"
-#include "emulator/trace/node_source.h"
-#include "emulator/trace/trace_error.h"
+#include "trace/feeder/feeder.h"
+#include "trace/node_source.h"
+#include "trace/trace_error.h"
 #include "tests/feeder/drain.h"
 #include "tests/testing/test_paths.h"
 

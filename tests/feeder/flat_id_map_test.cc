@@ -1,4 +1,4 @@
-#include "emulator/feeder/flat_id_map.h"
+#include "trace/feeder/flat_id_map.h"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "emulator/trace/node.h"
+#include "trace/node.h"
 
 namespace etwire::feeder::testing {
 

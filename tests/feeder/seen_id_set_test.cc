@@ -1,4 +1,4 @@
-#include "emulator/feeder/seen_id_set.h"
+#include "trace/feeder/seen_id_set.h"
 
 #include <gtest/gtest.h>
 

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "emulator/trace/node.h"
-#include "emulator/trace/node_source.h"
+#include "trace/node.h"
+#include "trace/node_source.h"
 
 namespace etwire::feeder::testing {
 

@@ -8,9 +8,9 @@
 
 #include "nic/pfc_frame.h"
 #include "tests/frame/frame_test_support.h"
-#include "traffic/frame/frame_reader.h"
-#include "traffic/frame/frame_writer.h"
-#include "traffic/frame/icrc.h"
+#include "nic/frame/frame_reader.h"
+#include "nic/frame/frame_writer.h"
+#include "nic/frame/icrc.h"
 
 namespace etwire::frame {
 namespace {

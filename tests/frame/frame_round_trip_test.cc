@@ -6,8 +6,8 @@
 #include "nic/frame_size.h"
 #include "nic/pfc_frame.h"
 #include "tests/frame/frame_test_support.h"
-#include "traffic/frame/frame_reader.h"
-#include "traffic/frame/frame_writer.h"
+#include "nic/frame/frame_reader.h"
+#include "nic/frame/frame_writer.h"
 
 namespace etwire::frame {
 namespace {

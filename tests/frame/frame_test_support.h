@@ -9,7 +9,7 @@
 
 #include "nic/frame_size.h"
 #include "nic/packet.h"
-#include "traffic/frame/wire_format.h"
+#include "nic/frame/wire_format.h"
 
 namespace etwire::frame::testing {
 

@@ -1,4 +1,4 @@
-#include "traffic/frame/frame_writer.h"
+#include "nic/frame/frame_writer.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include "nic/frame_size.h"
 #include "nic/pfc_frame.h"
 #include "tests/frame/frame_test_support.h"
-#include "traffic/frame/icrc.h"
+#include "nic/frame/icrc.h"
 
 namespace etwire::frame {
 namespace {

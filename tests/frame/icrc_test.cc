@@ -1,4 +1,4 @@
-#include "traffic/frame/icrc.h"
+#include "nic/frame/icrc.h"
 
 #include <gtest/gtest.h>
 

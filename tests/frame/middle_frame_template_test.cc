@@ -1,6 +1,6 @@
 // The template writes exactly the frames FrameWriter writes, for every format, both MIDDLE
 // opcodes, any PSN and either ACK-request bit, and refuses packets whose headers differ.
-#include "traffic/frame/middle_frame_template.h"
+#include "nic/frame/middle_frame_template.h"
 
 #include <gtest/gtest.h>
 

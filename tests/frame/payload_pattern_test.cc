@@ -1,11 +1,11 @@
-#include "traffic/frame/payload_pattern.h"
+#include "nic/frame/payload_pattern.h"
 
 #include <gtest/gtest.h>
 
 #include <random>
 #include <stdexcept>
 
-#include "traffic/frame/icrc.h"
+#include "nic/frame/icrc.h"
 
 namespace etwire::frame {
 namespace {

@@ -1,12 +1,12 @@
-#include "emulator/inspect/trace_summary.h"
+#include "trace/inspect/trace_summary.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "emulator/synth/synth.h"
-#include "emulator/trace/trace_error.h"
+#include "trace/synth/synth.h"
+#include "trace/trace_error.h"
 #include "tests/testing/test_paths.h"
 
 namespace etwire::inspect {

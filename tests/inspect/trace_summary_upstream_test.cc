@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <map>
 
-#include "emulator/inspect/trace_summary.h"
-#include "emulator/trace/trace_error.h"
+#include "trace/inspect/trace_summary.h"
+#include "trace/trace_error.h"
 #include "tests/inspect/minimal_decoder.h"
 #include "tests/testing/test_paths.h"
 

@@ -11,8 +11,8 @@
 
 #include "nic/loopback/fabric_twin.h"
 #include "tests/loopback/nic_driver.h"
-#include "traffic/clock/line_rate.h"
-#include "traffic/clock/virtual_clock.h"
+#include "clock/line_rate.h"
+#include "clock/virtual_clock.h"
 
 namespace {
 std::atomic<uint64_t> heap_allocations{0};
@@ -90,7 +90,7 @@ class SteadySenders final : public clock::EventHandler {
 };
 
 TEST(FabricTwinAllocation, SteadyTrafficDoesNotAllocateOnceWarm) {
-  control::FabricConfig config = quiet_fabric();
+  config::FabricConfig config = quiet_fabric();
   config.buffer.size_bytes = 100'000;
   config.drop_probability = 0.01;
   config.ecn.enabled = true;

@@ -5,13 +5,13 @@
 #include "nic/loopback/fabric_twin.h"
 #include "nic/pfc_frame.h"
 #include "tests/loopback/nic_driver.h"
-#include "traffic/clock/virtual_clock.h"
+#include "clock/virtual_clock.h"
 
 namespace etwire::nic::loopback::testing {
 namespace {
 
 TEST(FabricTwinBuffer, ExhaustedBufferTailDropsAndCounts) {
-  control::FabricConfig config = quiet_fabric();
+  config::FabricConfig config = quiet_fabric();
   config.buffer.size_bytes = 10'000;
   config.buffer.ingress_reserve_bytes = 0;
   clock::VirtualClock clock;
@@ -42,7 +42,7 @@ TEST(FabricTwinBuffer, ExhaustedBufferTailDropsAndCounts) {
 // Packets admitted toward port "slow" from hosts 0 and 1 while the slow port is paused (nothing
 // leaves): host 0 sends 30 packets of 1000 bytes, then host 1 sends 3.
 std::pair<size_t, size_t> admitted_while_paused(uint64_t reserve) {
-  control::FabricConfig config = quiet_fabric();
+  config::FabricConfig config = quiet_fabric();
   config.buffer.size_bytes = 26'000;
   config.buffer.ingress_reserve_bytes = reserve;
   clock::VirtualClock clock;
@@ -70,7 +70,7 @@ TEST(FabricTwinBuffer, AnIngressReserveAdmitsASenderTheFullPoolWouldStarve) {
 }
 
 TEST(FabricTwinBuffer, ReservesThatLeaveNothingToShareAreRefused) {
-  control::FabricConfig config = quiet_fabric();
+  config::FabricConfig config = quiet_fabric();
   config.buffer.size_bytes = 30'000;
   config.buffer.ingress_reserve_bytes = 10'000;
   clock::VirtualClock clock;
@@ -87,8 +87,8 @@ TEST(FabricTwinBuffer, ReservesThatLeaveNothingToShareAreRefused) {
 }
 
 // Two 100G -> 25G streams through one 4-port switch: hosts 0 -> 2 and 1 -> 3.
-std::pair<uint64_t, uint64_t> peak_depths(control::BufferMode mode, uint64_t size) {
-  control::FabricConfig config = quiet_fabric();
+std::pair<uint64_t, uint64_t> peak_depths(config::BufferMode mode, uint64_t size) {
+  config::FabricConfig config = quiet_fabric();
   config.buffer.size_bytes = size;
   config.buffer.ingress_reserve_bytes = 0;
   config.buffer.mode = mode;
@@ -108,10 +108,10 @@ std::pair<uint64_t, uint64_t> peak_depths(control::BufferMode mode, uint64_t siz
 
 TEST(FabricTwinBuffer, PerPortModeGivesEachPortAnEvenShare) {
   // 40 kB over 4 ports: 10 kB each, whatever the other port holds.
-  EXPECT_EQ(peak_depths(control::BufferMode::kPerPort, 40'000),
+  EXPECT_EQ(peak_depths(config::BufferMode::kPerPort, 40'000),
             std::make_pair(uint64_t{10'000}, uint64_t{10'000}));
   // Shared, the two congested ports split the whole 40 kB between them.
-  const auto shared = peak_depths(control::BufferMode::kShared, 40'000);
+  const auto shared = peak_depths(config::BufferMode::kShared, 40'000);
   EXPECT_EQ(shared.first + shared.second, 40'000u);
   EXPECT_EQ(shared.first, 20'000u);
 }

@@ -5,7 +5,7 @@
 #include <deque>
 #include <random>
 
-#include "emulator/common/ring_queue.h"
+#include "common/ring_queue.h"
 #include "nic/loopback/prng.h"
 #include "nic/loopback/queue_depth.h"
 #include "nic/loopback/red_marker.h"
@@ -83,8 +83,8 @@ TEST(SplitMix64, ChanceHonoursItsBoundsAndMean) {
   EXPECT_NEAR(hits / 100000.0, 0.25, 0.01);
 }
 
-control::EcnMarking ecn(uint64_t kmin, uint64_t kmax, double pmax) {
-  control::EcnMarking config;
+config::EcnMarking ecn(uint64_t kmin, uint64_t kmax, double pmax) {
+  config::EcnMarking config;
   config.enabled = true;
   config.kmin_bytes = kmin;
   config.kmax_bytes = kmax;
@@ -102,7 +102,7 @@ TEST(RedMarker, ProbabilityIsZeroBelowKminLinearToPmaxAndOneAboveKmax) {
   EXPECT_DOUBLE_EQ(red.probability(500'000), 0.2);
   EXPECT_EQ(red.probability(500'001), 1);
   EXPECT_EQ(RedMarker().probability(1'000'000), 0);  // disabled
-  control::EcnMarking off = ecn(0, 1, 1);
+  config::EcnMarking off = ecn(0, 1, 1);
   off.enabled = false;
   EXPECT_EQ(RedMarker(off).probability(10), 0);
 }

@@ -4,15 +4,15 @@
 
 #include "nic/loopback/fabric_twin.h"
 #include "tests/loopback/nic_driver.h"
-#include "traffic/clock/virtual_clock.h"
+#include "clock/virtual_clock.h"
 
 namespace etwire::nic::loopback::testing {
 namespace {
 
 // All-to-all over a 2-spine leaf-spine with random drops, RED marking in its ramp and PFC.
 std::vector<Delivery> run(uint64_t seed) {
-  control::FabricConfig config = quiet_fabric();
-  config.topology = control::Topology::kLeafSpine;
+  config::FabricConfig config = quiet_fabric();
+  config.topology = config::Topology::kLeafSpine;
   config.leaf_spine.ports_per_leaf = 4;
   config.leaf_spine.spines = 2;
   config.leaf_spine.oversubscription = 2.0;

@@ -6,8 +6,8 @@
 
 #include "nic/loopback/fabric_twin.h"
 #include "tests/loopback/nic_driver.h"
-#include "traffic/clock/line_rate.h"
-#include "traffic/clock/virtual_clock.h"
+#include "clock/line_rate.h"
+#include "clock/virtual_clock.h"
 
 namespace etwire::nic::loopback::testing {
 namespace {
@@ -21,9 +21,9 @@ struct MarkingRun {
 };
 
 MarkingRun run_into_slow_port(uint64_t kmin, uint64_t kmax, double pmax, uint8_t codepoint,
-                              uint32_t packets, const control::FabricPortOverride* slow = nullptr,
-                              control::EcnMarkPoint mark_at = control::EcnMarkPoint::kEnqueue) {
-  control::FabricConfig config = quiet_fabric();
+                              uint32_t packets, const config::FabricPortOverride* slow = nullptr,
+                              config::EcnMarkPoint mark_at = config::EcnMarkPoint::kEnqueue) {
+  config::FabricConfig config = quiet_fabric();
   config.ecn.enabled = true;
   config.ecn.kmin_bytes = kmin;
   config.ecn.kmax_bytes = kmax;
@@ -92,7 +92,7 @@ TEST(FabricTwinEcn, BetweenThresholdsMarksInProportionToPmax) {
 
 TEST(FabricTwinEcn, OnDequeueThePacketsWithABacklogBehindThemAreMarked) {
   const MarkingRun run =
-      run_into_slow_port(0, 1, 0.0, ecn::kEct0, 200, nullptr, control::EcnMarkPoint::kDequeue);
+      run_into_slow_port(0, 1, 0.0, ecn::kEct0, 200, nullptr, config::EcnMarkPoint::kDequeue);
   ASSERT_EQ(run.received.size(), 200u);
   // Packet 0 leaves before packet 1 arrives: nothing behind it. Packet 1 leaves 320 ns later
   // with packets 2 and 3 behind it, and so on, until packet 199 leaves an empty queue.
@@ -119,7 +119,7 @@ TEST(FabricTwinEcn, OnDequeueTheFirstMarkArrivesADrainTimeEarlier) {
   constexpr uint64_t kKmin = 100'000;
   const MarkingRun enqueue = run_into_slow_port(kKmin, kKmin, 1.0, ecn::kEct0, 400);
   const MarkingRun dequeue = run_into_slow_port(kKmin, kKmin, 1.0, ecn::kEct0, 400, nullptr,
-                                                control::EcnMarkPoint::kDequeue);
+                                                config::EcnMarkPoint::kDequeue);
   const Nanos drain = clock::LineRateTimer::duration(kKmin, k25G);
   const Nanos enqueue_first = first_mark_delivered(enqueue);
   const Nanos dequeue_first = first_mark_delivered(dequeue);
@@ -130,7 +130,7 @@ TEST(FabricTwinEcn, OnDequeueTheFirstMarkArrivesADrainTimeEarlier) {
 }
 
 TEST(FabricTwinEcn, PortOverrideSetsTheMarkingOfTheQueueTowardThatPort) {
-  control::FabricPortOverride slow;
+  config::FabricPortOverride slow;
   slow.port = "slow";
   slow.propagation_delay_ns = 1000;
   slow.ecn.enabled = false;

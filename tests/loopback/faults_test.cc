@@ -4,13 +4,13 @@
 
 #include "nic/loopback/fabric_twin.h"
 #include "tests/loopback/nic_driver.h"
-#include "traffic/clock/virtual_clock.h"
+#include "clock/virtual_clock.h"
 
 namespace etwire::nic::loopback::testing {
 namespace {
 
 TEST(FabricTwinFaults, DropProbabilityLosesAboutThatShareOnEveryLink) {
-  control::FabricConfig config = quiet_fabric();
+  config::FabricConfig config = quiet_fabric();
   config.drop_probability = 0.2;
   clock::VirtualClock clock;
   const auto ports = uniform_ports(2);
@@ -30,8 +30,8 @@ TEST(FabricTwinFaults, DropProbabilityLosesAboutThatShareOnEveryLink) {
 }
 
 TEST(FabricTwinFaults, PortOverrideDropProbabilityAppliesToThatPortsCableOnly) {
-  control::FabricConfig config = quiet_fabric();
-  control::FabricPortOverride broken;
+  config::FabricConfig config = quiet_fabric();
+  config::FabricPortOverride broken;
   broken.port = "nic1";
   broken.propagation_delay_ns = config.propagation_delay_ns;
   broken.drop_probability = 1.0;

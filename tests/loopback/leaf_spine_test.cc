@@ -7,14 +7,14 @@
 
 #include "nic/loopback/fabric_twin.h"
 #include "tests/loopback/nic_driver.h"
-#include "traffic/clock/virtual_clock.h"
+#include "clock/virtual_clock.h"
 
 namespace etwire::nic::loopback::testing {
 namespace {
 
-control::FabricConfig leaf_spine(uint32_t ports_per_leaf, uint32_t spines) {
-  control::FabricConfig config = quiet_fabric();
-  config.topology = control::Topology::kLeafSpine;
+config::FabricConfig leaf_spine(uint32_t ports_per_leaf, uint32_t spines) {
+  config::FabricConfig config = quiet_fabric();
+  config.topology = config::Topology::kLeafSpine;
   config.leaf_spine.ports_per_leaf = ports_per_leaf;
   config.leaf_spine.spines = spines;
   config.leaf_spine.oversubscription = 1.0;
@@ -110,8 +110,8 @@ TEST(FabricTwinLeafSpine, EcmpSpreadsSourcePortsAndKeepsAFlowOnOnePath) {
 }
 
 // Which spines carry traffic between every cross-leaf host pair with one UDP source port.
-std::set<size_t> spines_used_by_all_pairs(control::EcmpHash hash) {
-  control::FabricConfig config = leaf_spine(4, 4);
+std::set<size_t> spines_used_by_all_pairs(config::EcmpHash hash) {
+  config::FabricConfig config = leaf_spine(4, 4);
   config.leaf_spine.ecmp = hash;
   clock::VirtualClock clock;
   const auto ports = uniform_ports(8);
@@ -130,13 +130,13 @@ std::set<size_t> spines_used_by_all_pairs(control::EcmpHash hash) {
 }
 
 TEST(FabricTwinLeafSpine, FiveTupleHashSpreadsHostPairsThatShareASourcePort) {
-  EXPECT_EQ(spines_used_by_all_pairs(control::EcmpHash::kUdpSourcePort).size(), 1u);
-  EXPECT_GE(spines_used_by_all_pairs(control::EcmpHash::kFiveTuple).size(), 3u);
+  EXPECT_EQ(spines_used_by_all_pairs(config::EcmpHash::kUdpSourcePort).size(), 1u);
+  EXPECT_GE(spines_used_by_all_pairs(config::EcmpHash::kFiveTuple).size(), 3u);
 }
 
 TEST(FabricTwinLeafSpine, OversubscriptionDerivesTheUplinkSpeed) {
   // 4 ports x 100G per leaf over 2 spines at 4:1 oversubscription: 50 Gb/s uplinks.
-  control::FabricConfig config = leaf_spine(4, 2);
+  config::FabricConfig config = leaf_spine(4, 2);
   config.leaf_spine.oversubscription = 4.0;
   clock::VirtualClock clock;
   const auto ports = uniform_ports(8);

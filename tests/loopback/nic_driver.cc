@@ -122,13 +122,13 @@ Packet data_packet(uint32_t src, uint32_t dst, uint32_t wire_bytes, uint32_t psn
   return packet;
 }
 
-control::FabricConfig quiet_fabric() {
-  control::FabricConfig config;
-  config.topology = control::Topology::kSingleSwitch;
+config::FabricConfig quiet_fabric() {
+  config::FabricConfig config;
+  config.topology = config::Topology::kSingleSwitch;
   config.propagation_delay_ns = 1000;
   config.switch_latency_ns = 500;
   config.buffer.size_bytes = 64ull << 20;
-  config.buffer.mode = control::BufferMode::kShared;
+  config.buffer.mode = config::BufferMode::kShared;
   config.ecn.enabled = false;
   config.pfc.enabled = false;
   config.drop_probability = 0;

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "nic/loopback/fabric_twin.h"
-#include "traffic/clock/line_rate.h"
-#include "traffic/clock/scheduler.h"
+#include "clock/line_rate.h"
+#include "clock/scheduler.h"
 
 namespace etwire::nic::loopback::testing {
 
@@ -83,7 +83,7 @@ Packet data_packet(uint32_t src, uint32_t dst, uint32_t wire_bytes, uint32_t psn
 
 // A fabric with no ECN, no PFC, no drops, a large shared buffer, 1 us propagation and 500 ns
 // switch latency: the tests switch on what they exercise.
-control::FabricConfig quiet_fabric();
+config::FabricConfig quiet_fabric();
 
 // `count` ports named "nic0", "nic1", ... at `speed_bps`.
 std::vector<TwinPortSpec> uniform_ports(size_t count, uint64_t speed_bps = 100'000'000'000);

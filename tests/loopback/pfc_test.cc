@@ -10,15 +10,15 @@
 #include "nic/loopback/fabric_twin.h"
 #include "nic/pfc_frame.h"
 #include "tests/loopback/nic_driver.h"
-#include "traffic/clock/virtual_clock.h"
+#include "clock/virtual_clock.h"
 
 namespace etwire::nic::loopback::testing {
 namespace {
 
 constexpr uint8_t kLossless = 3;
 
-control::FabricConfig pfc_fabric(bool enabled, uint64_t buffer_bytes) {
-  control::FabricConfig config = quiet_fabric();
+config::FabricConfig pfc_fabric(bool enabled, uint64_t buffer_bytes) {
+  config::FabricConfig config = quiet_fabric();
   config.buffer.size_bytes = buffer_bytes;
   config.buffer.ingress_reserve_bytes = 0;
   config.pfc.enabled = enabled;
@@ -146,7 +146,7 @@ TEST(FabricTwinPfc, PausesAreRefreshedWhileTheAccountStaysAboveXon) {
 
 TEST(FabricTwinPfc, LosslessTrafficIsDroppedAndCountedWhenTheBufferIsReallyExhausted) {
   // XOFF above the whole buffer: PFC cannot act in time, so the buffer overflows anyway.
-  control::FabricConfig config = pfc_fabric(true, 5'000);
+  config::FabricConfig config = pfc_fabric(true, 5'000);
   clock::VirtualClock clock;
   std::vector<TwinPortSpec> ports{{"fast", k100G}, {"slow", k25G}};
   FabricTwin twin(config, ports, clock, 1);
@@ -162,8 +162,8 @@ TEST(FabricTwinPfc, LosslessTrafficIsDroppedAndCountedWhenTheBufferIsReallyExhau
 TEST(FabricTwinPfc, PerPortBufferChargesLosslessTrafficToItsIngressShare) {
   // Per-port: 3 ports x 60 kB. Lossless traffic of two senders into one port is charged to each
   // sender's ingress share, which PFC bounds, so the egress queue may exceed one share.
-  control::FabricConfig config = pfc_fabric(true, 180'000);
-  config.buffer.mode = control::BufferMode::kPerPort;
+  config::FabricConfig config = pfc_fabric(true, 180'000);
+  config.buffer.mode = config::BufferMode::kPerPort;
   clock::VirtualClock clock;
   const auto ports = uniform_ports(3);
   FabricTwin twin(config, ports, clock, 1);
@@ -181,8 +181,8 @@ TEST(FabricTwinPfc, PerPortBufferChargesLosslessTrafficToItsIngressShare) {
 TEST(FabricTwinPfc, SwitchesPauseEachOtherAcrossALeafSpineFabric) {
   // Host 0 (leaf 0) streams into a 25G host 2 (leaf 1) through the spine: leaf 1 pauses the
   // spine, the spine pauses leaf 0, leaf 0 pauses the host. Nothing is lost.
-  control::FabricConfig config = pfc_fabric(true, 1 << 20);
-  config.topology = control::Topology::kLeafSpine;
+  config::FabricConfig config = pfc_fabric(true, 1 << 20);
+  config.topology = config::Topology::kLeafSpine;
   config.leaf_spine.ports_per_leaf = 2;
   config.leaf_spine.spines = 1;
   config.leaf_spine.uplink_speed_bps = k100G;
@@ -212,7 +212,7 @@ TEST(FabricTwinPfc, SwitchesPauseEachOtherAcrossALeafSpineFabric) {
 }
 
 TEST(FabricTwinPfc, StormFromANicHoldsTheClassAtItsSwitchPort) {
-  control::FabricConfig config = pfc_fabric(true, 1 << 20);
+  config::FabricConfig config = pfc_fabric(true, 1 << 20);
   clock::VirtualClock clock;
   const auto ports = uniform_ports(2);
   FabricTwin twin(config, ports, clock, 1);
@@ -253,7 +253,7 @@ class Timed final : public clock::EventHandler {
 };
 
 TEST(FabricTwinPfc, ResumeFromTheNicReleasesThePausedClassAtOnce) {
-  control::FabricConfig config = pfc_fabric(true, 1 << 20);
+  config::FabricConfig config = pfc_fabric(true, 1 << 20);
   clock::VirtualClock clock;
   const auto ports = uniform_ports(2);
   FabricTwin twin(config, ports, clock, 1);

@@ -6,12 +6,12 @@
 
 #include "nic/loopback/fabric_twin.h"
 #include "tests/loopback/nic_driver.h"
-#include "traffic/clock/virtual_clock.h"
+#include "clock/virtual_clock.h"
 
 namespace etwire::nic::loopback::testing {
 namespace {
 
-std::string build_error(const control::FabricConfig& config,
+std::string build_error(const config::FabricConfig& config,
                         const std::vector<TwinPortSpec>& ports) {
   clock::VirtualClock clock;
   try {
@@ -22,9 +22,9 @@ std::string build_error(const control::FabricConfig& config,
   return "(no error)";
 }
 
-control::FabricConfig leaf_spine() {
-  control::FabricConfig config = quiet_fabric();
-  config.topology = control::Topology::kLeafSpine;
+config::FabricConfig leaf_spine() {
+  config::FabricConfig config = quiet_fabric();
+  config.topology = config::Topology::kLeafSpine;
   config.leaf_spine.ports_per_leaf = 2;
   config.leaf_spine.spines = 2;
   return config;
@@ -32,7 +32,7 @@ control::FabricConfig leaf_spine() {
 
 TEST(FabricTwinSetup, RejectsImpossibleTopologies) {
   const auto ports = uniform_ports(4);
-  control::FabricConfig config = leaf_spine();
+  config::FabricConfig config = leaf_spine();
   config.leaf_spine.ports_per_leaf = 0;
   EXPECT_EQ(build_error(config, ports),
             "fabric twin: fabric.leaf_spine.ports_per_leaf is 0: a leaf-spine fabric needs at "
@@ -52,7 +52,7 @@ TEST(FabricTwinSetup, RejectsImpossibleTopologies) {
 
 TEST(FabricTwinSetup, RejectsImpossibleThresholds) {
   const auto ports = uniform_ports(2);
-  control::FabricConfig config = quiet_fabric();
+  config::FabricConfig config = quiet_fabric();
   config.pfc.enabled = true;
   config.pfc.xoff_bytes = 1000;
   config.pfc.xon_bytes = 1000;
@@ -70,7 +70,7 @@ TEST(FabricTwinSetup, RejectsImpossibleThresholds) {
   EXPECT_EQ(build_error(config, ports),
             "fabric twin: fabric.ecn: kmin (2000 B) is above kmax (1000 B)");
   config = quiet_fabric();
-  control::FabricPortOverride entry;
+  config::FabricPortOverride entry;
   entry.port = "nic1";
   entry.drop_probability = 1.5;
   config.port_overrides.push_back(entry);

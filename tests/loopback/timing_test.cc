@@ -4,7 +4,7 @@
 
 #include "nic/loopback/fabric_twin.h"
 #include "tests/loopback/nic_driver.h"
-#include "traffic/clock/virtual_clock.h"
+#include "clock/virtual_clock.h"
 
 namespace etwire::nic::loopback::testing {
 namespace {
@@ -78,8 +78,8 @@ TEST(FabricTwinTiming, SlowerReceiverSerializesAtItsOwnRate) {
 }
 
 TEST(FabricTwinTiming, PortOverrideSetsThePropagationDelayOfThatPortsCable) {
-  control::FabricConfig config = quiet_fabric();
-  control::FabricPortOverride far;
+  config::FabricConfig config = quiet_fabric();
+  config::FabricPortOverride far;
   far.port = "nic1";
   far.propagation_delay_ns = 5000;
   far.ecn = config.ecn;

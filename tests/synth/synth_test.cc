@@ -1,4 +1,4 @@
-#include "emulator/synth/synth.h"
+#include "trace/synth/synth.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 #include <set>
 
 #include "chakra_et.pb.h"
-#include "emulator/feeder/feeder.h"
-#include "emulator/trace/node_source.h"
+#include "trace/feeder/feeder.h"
+#include "trace/node_source.h"
 #include "tests/testing/test_paths.h"
 
 namespace etwire::synth {

@@ -5,9 +5,9 @@
 
 #include <numeric>
 
-#include "control/config_loader.h"
-#include "emulator/engine/run_engine.h"
-#include "emulator/telemetry/run_telemetry.h"
+#include "control/load/config_loader.h"
+#include "engine/run_engine.h"
+#include "outputs/telemetry/run_telemetry.h"
 #include "tests/telemetry/exposition.h"
 #include "tests/testing/test_paths.h"
 
@@ -34,7 +34,7 @@ double sum(const std::vector<Sample>& samples) {
 TEST(EngineTelemetry, MetricsAfterARunMatchItsResults) {
   const auto loaded = load_demo();
   engine::RunEngine engine(loaded);
-  control::MetricsEndpoint no_server;
+  config::MetricsEndpoint no_server;
   no_server.enabled = false;
   RunTelemetry telemetry(engine.metric_labels(), no_server);
   engine.set_telemetry(&telemetry.ring());

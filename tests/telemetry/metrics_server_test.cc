@@ -1,6 +1,6 @@
 // The /metrics endpoint: serves the registry over HTTP on the address asked for, takes a free port
 // for port 0, and refuses an address it cannot bind with a message that names it and says why.
-#include "emulator/telemetry/metrics_server.h"
+#include "outputs/telemetry/metrics_server.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "emulator/telemetry/run_metrics.h"
+#include "outputs/telemetry/run_metrics.h"
 
 namespace etwire::telemetry {
 namespace {

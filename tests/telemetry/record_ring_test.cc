@@ -1,6 +1,6 @@
 // The workers' record rings: order, a full ring drops and counts instead of waiting, and a
 // producer and a consumer on two threads lose nothing while there is room.
-#include "emulator/telemetry/record_ring.h"
+#include "engine/telemetry/record_ring.h"
 
 #include <gtest/gtest.h>
 

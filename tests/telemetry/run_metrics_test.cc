@@ -1,12 +1,12 @@
 // Records become the documented metrics: histograms with the 1-2-5 buckets, counters that follow
 // running totals, the run state, and records for jobs or ports the run does not have are ignored.
-#include "emulator/telemetry/run_metrics.h"
+#include "outputs/telemetry/run_metrics.h"
 
 #include <gtest/gtest.h>
 
-#include "emulator/trace/node.h"
+#include "trace/node.h"
 #include "tests/telemetry/exposition.h"
-#include "traffic/collectives/algorithm.h"
+#include "collectives/algorithm.h"
 
 namespace etwire::telemetry {
 namespace {

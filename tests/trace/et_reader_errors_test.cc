@@ -6,8 +6,8 @@
 #include <limits>
 #include <optional>
 
-#include "emulator/trace/node_source.h"
-#include "emulator/trace/trace_error.h"
+#include "trace/node_source.h"
+#include "trace/trace_error.h"
 #include "tests/testing/test_paths.h"
 #include "tests/trace/trace_test_support.h"
 

@@ -2,8 +2,8 @@
 // every file, and the quirks the format notes list, each on a file that shows it.
 #include <gtest/gtest.h>
 
-#include "emulator/trace/node_source.h"
-#include "emulator/trace/trace_error.h"
+#include "trace/node_source.h"
+#include "trace/trace_error.h"
 #include "tests/testing/test_paths.h"
 #include "tests/trace/trace_test_support.h"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "emulator/trace/node_source.h"
+#include "trace/node_source.h"
 #include "tests/testing/test_paths.h"
 #include "tests/trace/trace_test_support.h"
 

@@ -4,8 +4,8 @@
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
-#include "emulator/trace/node_source.h"
-#include "emulator/trace/trace_error.h"
+#include "trace/node_source.h"
+#include "trace/trace_error.h"
 #include "tests/testing/test_paths.h"
 #include "tests/trace/trace_test_support.h"
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "chakra_et.pb.h"
-#include "emulator/trace/node.h"
-#include "emulator/trace/node_source.h"
+#include "trace/node.h"
+#include "trace/node_source.h"
 
 namespace etwire::trace::testing {
 

@@ -1,11 +1,11 @@
-#include "emulator/trace/trace_set.h"
+#include "trace/trace_set.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-#include "emulator/trace/trace_error.h"
+#include "trace/trace_error.h"
 #include "tests/testing/test_paths.h"
 
 namespace etwire::trace {

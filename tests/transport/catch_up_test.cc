@@ -9,10 +9,10 @@
 #include "nic/frame_size.h"
 #include "nic/port.h"
 #include "tests/transport/recording_observer.h"
-#include "traffic/clock/event_queue.h"
-#include "traffic/clock/line_rate.h"
-#include "traffic/clock/scheduler.h"
-#include "traffic/transport/transport.h"
+#include "clock/event_queue.h"
+#include "clock/line_rate.h"
+#include "clock/scheduler.h"
+#include "transport/transport.h"
 
 namespace etwire::transport {
 namespace {
@@ -79,9 +79,9 @@ struct Rig {
     transport.set_catch_up(transport.add_port(port, {}, {}), catch_up);
     connection = transport.connect(0, 0, 49152);
   }
-  static const control::TransportConfig& config() {
-    static const control::TransportConfig c = [] {
-      control::TransportConfig t;
+  static const config::TransportConfig& config() {
+    static const config::TransportConfig c = [] {
+      config::TransportConfig t;
       t.pmtu = kPmtu;
       t.dcqcn.enabled = false;
       t.retransmit_timeout_ns = 60'000'000'000;  // no ACK ever comes: never within the test

@@ -3,7 +3,7 @@
 // alpha_gain g = 5/1024, initial alpha 1023/1024, alpha period 1 us, reduce period 4 us,
 // cut = alpha/2 capped at 50 %, increase timer 300 us, byte counter 32767 B, F = 1,
 // R_AI 5 Mb/s, R_HAI 50 Mb/s.
-#include "traffic/transport/dcqcn_reaction_point.h"
+#include "transport/dcqcn_reaction_point.h"
 
 #include <gtest/gtest.h>
 
@@ -39,10 +39,10 @@ double alpha_after_quiet(uint64_t quiet) {
 }
 
 struct Fixture {
-  explicit Fixture(const control::DcqcnConfig& config_in) : config(config_in) {
+  explicit Fixture(const config::DcqcnConfig& config_in) : config(config_in) {
     rp.reset(&config, kLineRateBps, 0);
   }
-  control::DcqcnConfig config;
+  config::DcqcnConfig config;
   DcqcnReactionPoint rp;
 };
 
@@ -53,7 +53,7 @@ TEST(DcqcnReactionPoint, FitsInThePerFlowBudget) {
 }
 
 TEST(DcqcnReactionPoint, StartsAtLineRateAndStaysThereWithoutCnps) {
-  Fixture f{control::DcqcnConfig{}};
+  Fixture f{config::DcqcnConfig{}};
   EXPECT_EQ(f.rp.rate_bps(0), kLineRateBps);
   EXPECT_DOUBLE_EQ(f.rp.alpha(), kInitialAlpha);
   f.rp.on_bytes_sent(10'000'000, 5 * kUs);  // no byte counting before a cut
@@ -64,7 +64,7 @@ TEST(DcqcnReactionPoint, StartsAtLineRateAndStaysThereWithoutCnps) {
 }
 
 TEST(DcqcnReactionPoint, FirstCnpCutsWithInitialAlpha) {
-  Fixture f{control::DcqcnConfig{}};
+  Fixture f{config::DcqcnConfig{}};
   f.rp.on_cnp(10 * kUs);
   EXPECT_EQ(f.rp.cnps_received(), 1u);
   EXPECT_EQ(f.rp.rate_cuts(), 1u);
@@ -75,7 +75,7 @@ TEST(DcqcnReactionPoint, FirstCnpCutsWithInitialAlpha) {
 }
 
 TEST(DcqcnReactionPoint, AlphaRisesInThePeriodOfACnpAndDecaysOverQuietPeriods) {
-  Fixture f{control::DcqcnConfig{}};
+  Fixture f{config::DcqcnConfig{}};
   f.rp.on_cnp(0);
   f.rp.rate_bps(kUs - 1);
   EXPECT_DOUBLE_EQ(f.rp.alpha(), kInitialAlpha);
@@ -100,7 +100,7 @@ TEST(DcqcnReactionPoint, AlphaRisesInThePeriodOfACnpAndDecaysOverQuietPeriods) {
 }
 
 TEST(DcqcnReactionPoint, TwoCnpsInOneReducePeriodCutNowAndAtThePeriodEnd) {
-  Fixture f{control::DcqcnConfig{}};
+  Fixture f{config::DcqcnConfig{}};
   f.rp.on_cnp(0);
   EXPECT_EQ(f.rp.rate_cuts(), 1u);
   f.rp.on_cnp(2'500);  // 2.5 us after the cut: pending until 4 us
@@ -133,7 +133,7 @@ TEST(DcqcnReactionPoint, TwoCnpsInOneReducePeriodCutNowAndAtThePeriodEnd) {
 }
 
 TEST(DcqcnReactionPoint, APendingCutDueWithTheIncreaseTimerWins) {
-  control::DcqcnConfig config;
+  config::DcqcnConfig config;
   config.rate_reduce_period_ns = 300'000;  // = rate_increase_period_ns
   Fixture f{config};
   f.rp.on_cnp(0);
@@ -155,7 +155,7 @@ TEST(DcqcnReactionPoint, APendingCutDueWithTheIncreaseTimerWins) {
 }
 
 TEST(DcqcnReactionPoint, ManyCnpsInOnePeriodStillCutOnce) {
-  Fixture f{control::DcqcnConfig{}};
+  Fixture f{config::DcqcnConfig{}};
   f.rp.on_cnp(0);
   for (Nanos t = 100; t < 4 * kUs; t += 100) f.rp.on_cnp(t);
   EXPECT_EQ(f.rp.rate_cuts(), 1u);
@@ -165,7 +165,7 @@ TEST(DcqcnReactionPoint, ManyCnpsInOnePeriodStillCutOnce) {
 }
 
 TEST(DcqcnReactionPoint, ClampTargetRateSetsTheTargetOnEveryCut) {
-  control::DcqcnConfig config;
+  config::DcqcnConfig config;
   config.clamp_target_rate = true;
   Fixture f{config};
   f.rp.on_cnp(0);
@@ -176,7 +176,7 @@ TEST(DcqcnReactionPoint, ClampTargetRateSetsTheTargetOnEveryCut) {
 }
 
 TEST(DcqcnReactionPoint, TimerIncreaseBetweenCutsClampsTheTargetByDefault) {
-  Fixture f{control::DcqcnConfig{}};
+  Fixture f{config::DcqcnConfig{}};
   f.rp.on_cnp(0);
   // Timer at 300 us, fast recovery (T = B = 0 < F = 1): halfway to line rate.
   const double recovered = (kLine + kFirstCutRate) / 2.0;
@@ -188,7 +188,7 @@ TEST(DcqcnReactionPoint, TimerIncreaseBetweenCutsClampsTheTargetByDefault) {
 }
 
 TEST(DcqcnReactionPoint, WithoutClampAfterTimeIncreaseOnlyByteIncreasesClampTheTarget) {
-  control::DcqcnConfig config;
+  config::DcqcnConfig config;
   config.clamp_target_rate_after_time_increase = false;
   const double recovered = (kLine + kFirstCutRate) / 2.0;
   {
@@ -212,7 +212,7 @@ TEST(DcqcnReactionPoint, WithoutClampAfterTimeIncreaseOnlyByteIncreasesClampTheT
 }
 
 TEST(DcqcnReactionPoint, FastRecoveryHalvesTheGapToTheTargetPerTimerEvent) {
-  control::DcqcnConfig config;
+  config::DcqcnConfig config;
   config.fast_recovery_stages = 3;
   Fixture f{config};
   f.rp.on_cnp(0);
@@ -228,7 +228,7 @@ TEST(DcqcnReactionPoint, FastRecoveryHalvesTheGapToTheTargetPerTimerEvent) {
 }
 
 TEST(DcqcnReactionPoint, AdditiveThenHyperIncrease) {
-  control::DcqcnConfig config;
+  config::DcqcnConfig config;
   config.rate_on_first_cnp_bps = 20'000'000'000;  // RC = RT = 20 G: room for RT to grow
   Fixture f{config};
   f.rp.on_cnp(0);
@@ -270,7 +270,7 @@ TEST(DcqcnReactionPoint, HyperIncreaseNeedsBothCountersPastTheThreshold) {
   constexpr double kAi = 5e6;
   constexpr double kHai = 50e6;
   const auto run = [](uint32_t stages, const std::vector<Step>& steps) {
-    control::DcqcnConfig config;
+    config::DcqcnConfig config;
     config.fast_recovery_stages = stages;
     config.rate_on_first_cnp_bps = 20'000'000'000;  // RC = RT = 20 G: room for RT to grow
     config.rate_increase_bytes = 4'096;
@@ -313,7 +313,7 @@ TEST(DcqcnReactionPoint, HyperIncreaseNeedsBothCountersPastTheThreshold) {
 }
 
 TEST(DcqcnReactionPoint, ByteCounterRaisesEveryRateIncreaseBytes) {
-  Fixture f{control::DcqcnConfig{}};
+  Fixture f{config::DcqcnConfig{}};
   f.rp.on_cnp(0);
   f.rp.on_bytes_sent(32'766, 1 * kUs);
   EXPECT_DOUBLE_EQ(f.rp.current_rate_bps(), kFirstCutRate);
@@ -343,14 +343,14 @@ TEST(DcqcnReactionPoint, ByteCounterRaisesEveryRateIncreaseBytes) {
 
 TEST(DcqcnReactionPoint, CutsStopAtTheMinimumRate) {
   {
-    control::DcqcnConfig config;
+    config::DcqcnConfig config;
     config.min_rate_bps = 60'000'000'000;
     Fixture f{config};
     f.rp.on_cnp(0);
     EXPECT_DOUBLE_EQ(f.rp.current_rate_bps(), 60e9);
   }
   {
-    control::DcqcnConfig config;
+    config::DcqcnConfig config;
     config.min_rate_bps = 30'000'000'000;
     Fixture f{config};
     f.rp.on_cnp(0);
@@ -364,14 +364,14 @@ TEST(DcqcnReactionPoint, CutsStopAtTheMinimumRate) {
 
 TEST(DcqcnReactionPoint, MaxRateCutCapsOneCut) {
   {
-    control::DcqcnConfig config;
+    config::DcqcnConfig config;
     config.rate_cut_scale = 1.0;  // alpha x 1 = 1023/1024 > 0.5
     Fixture f{config};
     f.rp.on_cnp(0);
     EXPECT_DOUBLE_EQ(f.rp.current_rate_bps(), 50e9);
   }
   {
-    control::DcqcnConfig config;
+    config::DcqcnConfig config;
     config.max_rate_cut = 0.25;  // alpha / 2 = 1023/2048 > 0.25
     Fixture f{config};
     f.rp.on_cnp(0);
@@ -380,7 +380,7 @@ TEST(DcqcnReactionPoint, MaxRateCutCapsOneCut) {
 }
 
 TEST(DcqcnReactionPoint, RateOnFirstCnpSetsCurrentAndTargetThenNormalCuts) {
-  control::DcqcnConfig config;
+  config::DcqcnConfig config;
   config.rate_on_first_cnp_bps = 10'000'000'000;
   Fixture f{config};
   f.rp.on_cnp(0);
@@ -394,7 +394,7 @@ TEST(DcqcnReactionPoint, RateOnFirstCnpSetsCurrentAndTargetThenNormalCuts) {
 }
 
 TEST(DcqcnReactionPoint, DisabledKeepsLineRateAndOnlyCountsCnps) {
-  control::DcqcnConfig config;
+  config::DcqcnConfig config;
   config.enabled = false;
   Fixture f{config};
   for (Nanos t = 0; t < 3 * kUs; t += kUs) f.rp.on_cnp(t);
@@ -406,7 +406,7 @@ TEST(DcqcnReactionPoint, DisabledKeepsLineRateAndOnlyCountsCnps) {
 }
 
 TEST(DcqcnReactionPoint, RatesNeverExceedLineRate) {
-  control::DcqcnConfig config;
+  config::DcqcnConfig config;
   config.rate_on_first_cnp_bps = 99'990'000'000;  // 10 Mb/s below line rate
   config.rate_increase_bytes = 1'000;
   Fixture f{config};
@@ -425,7 +425,7 @@ TEST(DcqcnReactionPoint, RatesNeverExceedLineRate) {
 
 TEST(DcqcnReactionPoint, LongIdleAfterACutRecoversToLineRate) {
   {
-    Fixture f{control::DcqcnConfig{}};
+    Fixture f{config::DcqcnConfig{}};
     f.rp.on_cnp(0);
     EXPECT_EQ(f.rp.rate_bps(10 * clock::kNanosPerSecond), kLineRateBps);
     EXPECT_DOUBLE_EQ(f.rp.target_rate_bps(), kLine);
@@ -434,7 +434,7 @@ TEST(DcqcnReactionPoint, LongIdleAfterACutRecoversToLineRate) {
   }
   {
     // From 1 G with the timer alone: additive 5 Mb/s per 300 us, line rate after ~6 s.
-    control::DcqcnConfig config;
+    config::DcqcnConfig config;
     config.rate_on_first_cnp_bps = 1'000'000'000;
     Fixture f{config};
     f.rp.on_cnp(0);
@@ -500,7 +500,7 @@ Snapshot run_until(DcqcnReactionPoint& rp, const std::vector<Input>& inputs, siz
           rp.alpha(), rp.rate_cuts(),        rp.cnps_received()};
 }
 
-void expect_lazy_matches_frequent(const control::DcqcnConfig& config, uint64_t seed) {
+void expect_lazy_matches_frequent(const config::DcqcnConfig& config, uint64_t seed) {
   constexpr Nanos kHorizon = 3'000 * kUs;
   constexpr Nanos kEnd = 6'000 * kUs;
   const std::vector<Input> inputs = scripted_inputs(seed, kHorizon);
@@ -536,11 +536,11 @@ void expect_lazy_matches_frequent(const control::DcqcnConfig& config, uint64_t s
 }
 
 TEST(DcqcnReactionPoint, LazyEvaluationMatchesQueriesEveryMicrosecond) {
-  expect_lazy_matches_frequent(control::DcqcnConfig{}, 7);
+  expect_lazy_matches_frequent(config::DcqcnConfig{}, 7);
 }
 
 TEST(DcqcnReactionPoint, LazyEvaluationMatchesWithBusyTimersAndOtherClampRules) {
-  control::DcqcnConfig busy;
+  config::DcqcnConfig busy;
   busy.rate_increase_period_ns = 15'000;
   busy.rate_increase_bytes = 16'384;
   busy.fast_recovery_stages = 2;
@@ -550,7 +550,7 @@ TEST(DcqcnReactionPoint, LazyEvaluationMatchesWithBusyTimersAndOtherClampRules) 
   busy.min_rate_bps = 5'000'000'000;
   expect_lazy_matches_frequent(busy, 11);
 
-  control::DcqcnConfig clamped = busy;
+  config::DcqcnConfig clamped = busy;
   clamped.clamp_target_rate = true;
   clamped.rate_on_first_cnp_bps = 30'000'000'000;
   clamped.rate_reduce_period_ns = 0;

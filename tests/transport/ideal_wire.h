@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "nic/port.h"
-#include "traffic/clock/line_rate.h"
-#include "traffic/clock/scheduler.h"
+#include "clock/line_rate.h"
+#include "clock/scheduler.h"
 
 namespace etwire::transport::testing {
 

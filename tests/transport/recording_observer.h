@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "traffic/transport/flow_record.h"
+#include "transport/flow_record.h"
 
 namespace etwire::transport::testing {
 

@@ -8,8 +8,8 @@
 #include "nic/frame_size.h"
 #include "tests/transport/ideal_wire.h"
 #include "tests/transport/recording_observer.h"
-#include "traffic/clock/virtual_clock.h"
-#include "traffic/transport/transport.h"
+#include "clock/virtual_clock.h"
+#include "transport/transport.h"
 
 namespace etwire::transport {
 namespace {
@@ -31,7 +31,7 @@ struct SplitRig {
     while (!clock.idle()) clock.poll();
   }
 
-  control::TransportConfig config;
+  config::TransportConfig config;
   clock::VirtualClock clock;
   testing::IdealWire wire;
   testing::RecordingObserver sender_events;
@@ -88,7 +88,7 @@ class OtherQueue final : public nic::Port {
 };
 
 TEST(RemotePort, ARequesterDrivenElsewhereOnALocalPortIsReportedAsRemote) {
-  control::TransportConfig config;
+  config::TransportConfig config;
   clock::VirtualClock clock;
   testing::IdealWire wire(clock, 2, k100G, 1'000);
   testing::RecordingObserver sender_events;

@@ -1,6 +1,6 @@
 // The transport over an ideal wire (no switch): exact timing, packet contents, acknowledgement,
 // go-back-N, retry exhaustion, CNPs and PFC pauses.
-#include "traffic/transport/transport.h"
+#include "transport/transport.h"
 
 #include <gtest/gtest.h>
 
@@ -10,9 +10,9 @@
 #include "nic/pfc_frame.h"
 #include "tests/transport/ideal_wire.h"
 #include "tests/transport/recording_observer.h"
-#include "traffic/clock/line_rate.h"
-#include "traffic/clock/virtual_clock.h"
-#include "traffic/transport/psn.h"
+#include "clock/line_rate.h"
+#include "clock/virtual_clock.h"
+#include "transport/psn.h"
 
 namespace etwire::transport {
 namespace {
@@ -27,7 +27,7 @@ constexpr uint64_t k100G = 100'000'000'000;
 constexpr Nanos kDelay = 1'000;
 
 struct Rig {
-  explicit Rig(control::TransportConfig transport_config = {}, size_t port_count = 2)
+  explicit Rig(config::TransportConfig transport_config = {}, size_t port_count = 2)
       : config(transport_config),
         wire(clock, port_count, k100G, kDelay),
         transport(config, clock, observer) {
@@ -51,7 +51,7 @@ struct Rig {
     return -1;
   }
 
-  control::TransportConfig config;
+  config::TransportConfig config;
   clock::VirtualClock clock;
   IdealWire wire;
   RecordingObserver observer;
@@ -88,7 +88,7 @@ TEST(Transport, OneFlowTimingIsExact) {
 }
 
 TEST(Transport, PacketsCarryOpcodesPsnsAndAckRequests) {
-  control::TransportConfig config;
+  config::TransportConfig config;
   config.pmtu = 1024;
   config.ack_interval = 4;
   Rig rig(config);
@@ -122,8 +122,8 @@ TEST(Transport, PacketsCarryOpcodesPsnsAndAckRequests) {
 }
 
 TEST(Transport, SendAndPlainWriteOpcodes) {
-  for (const auto op : {control::RdmaOp::kSend, control::RdmaOp::kWrite}) {
-    control::TransportConfig config;
+  for (const auto op : {config::RdmaOp::kSend, config::RdmaOp::kWrite}) {
+    config::TransportConfig config;
     config.op = op;
     Rig rig(config);
     const auto connection = rig.transport.connect(0, 1, 1);
@@ -132,7 +132,7 @@ TEST(Transport, SendAndPlainWriteOpcodes) {
     rig.run();
     const auto data = rig.data_sent();
     ASSERT_EQ(data.size(), 4u);
-    const bool send = op == control::RdmaOp::kSend;
+    const bool send = op == config::RdmaOp::kSend;
     EXPECT_EQ(data[0].opcode, send ? nic::opcode::kSendFirst : nic::opcode::kWriteFirst);
     EXPECT_EQ(data[1].opcode, send ? nic::opcode::kSendMiddle : nic::opcode::kWriteMiddle);
     EXPECT_EQ(data[2].opcode, send ? nic::opcode::kSendLast : nic::opcode::kWriteLast);
@@ -173,7 +173,7 @@ TEST(Transport, QueuePairsOfAPortShareTheLineRoundRobin) {
 }
 
 TEST(Transport, NakTriggersGoBackN) {
-  control::TransportConfig config;
+  config::TransportConfig config;
   config.pmtu = 1024;
   Rig rig(config);
   rig.wire.set_hook(testing::drop_once(5));
@@ -205,7 +205,7 @@ TEST(Transport, NakTriggersGoBackN) {
 }
 
 TEST(Transport, TailLossRecoversByTimeout) {
-  control::TransportConfig config;
+  config::TransportConfig config;
   config.retransmit_timeout_ns = 100'000;
   Rig rig(config);
   rig.wire.set_hook(testing::drop_once(3));
@@ -223,7 +223,7 @@ TEST(Transport, TailLossRecoversByTimeout) {
 }
 
 TEST(Transport, RetryExhaustionFailsTheFlowLoudly) {
-  control::TransportConfig config;
+  config::TransportConfig config;
   config.retransmit_timeout_ns = 10'000;
   config.retry_count = 3;
   Rig rig(config);
@@ -250,7 +250,7 @@ TEST(Transport, RetryExhaustionFailsTheFlowLoudly) {
 }
 
 TEST(Transport, CongestionMarksBecomePacedCnpsAndSlowTheSender) {
-  control::TransportConfig config;
+  config::TransportConfig config;
   config.pmtu = 1024;
   Rig rig(config);
   rig.wire.set_hook([](nic::Packet& packet, Nanos) {
@@ -290,7 +290,7 @@ TEST(Transport, AWaitingQpTakesARateIncreaseAtOnce) {
   // One CE mark sets the sender to 1 Mb/s (rate_on_first_cnp): its next 1106-byte packet would
   // wait 8.8 ms there. The increase timer (300 us) raises the rate long before that, and the
   // waiting QP sends at the new rate then, not after the old gap.
-  control::TransportConfig config;
+  config::TransportConfig config;
   config.pmtu = 1024;
   config.dcqcn.rate_on_first_cnp_bps = 1'000'000;
   Rig rig(config);
@@ -349,7 +349,7 @@ TEST(Transport, ResumeFrameEndsAPauseEarly) {
 
 TEST(Transport, SameInputsGiveIdenticalRecords) {
   auto run_once = [] {
-    control::TransportConfig config;
+    config::TransportConfig config;
     config.pmtu = 1024;
     Rig rig(config, 4);
     uint32_t count = 0;
@@ -406,7 +406,7 @@ TEST(Transport, ObserverMayPostFromCallbacks) {
       }
     }
   };
-  control::TransportConfig config;
+  config::TransportConfig config;
   clock::VirtualClock clock;
   IdealWire wire(clock, 2, k100G, kDelay);
   Chain chain;

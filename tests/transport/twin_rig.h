@@ -5,13 +5,13 @@
 #include <string>
 #include <vector>
 
-#include "control/fabric_config.h"
-#include "control/transport_config.h"
+#include "config/fabric_config.h"
+#include "config/transport_config.h"
 #include "nic/loopback/fabric_twin.h"
 #include "tests/transport/recording_observer.h"
-#include "traffic/clock/virtual_clock.h"
-#include "traffic/transport/flow_record_csv.h"
-#include "traffic/transport/transport.h"
+#include "clock/virtual_clock.h"
+#include "transport/flow_record_csv.h"
+#include "transport/transport.h"
 
 namespace etwire::transport::testing {
 
@@ -26,8 +26,8 @@ inline std::vector<nic::loopback::TwinPortSpec> port_specs(size_t ports, uint64_
 }
 
 struct TwinRig {
-  TwinRig(const control::FabricConfig& fabric_config,
-          const control::TransportConfig& transport_config, size_t ports, uint64_t seed = 1,
+  TwinRig(const config::FabricConfig& fabric_config,
+          const config::TransportConfig& transport_config, size_t ports, uint64_t seed = 1,
           uint64_t speed_bps = 100'000'000'000)
       : fabric(fabric_config),
         config(transport_config),
@@ -47,8 +47,8 @@ struct TwinRig {
     return csv;
   }
 
-  control::FabricConfig fabric;
-  control::TransportConfig config;
+  config::FabricConfig fabric;
+  config::TransportConfig config;
   std::vector<nic::loopback::TwinPortSpec> specs;
   clock::VirtualClock clock;
   nic::loopback::FabricTwin twin;

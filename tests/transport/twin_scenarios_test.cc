@@ -9,7 +9,7 @@
 #include <string>
 
 #include "tests/transport/twin_rig.h"
-#include "traffic/clock/line_rate.h"
+#include "clock/line_rate.h"
 
 namespace etwire::transport {
 namespace {
@@ -20,9 +20,9 @@ using testing::wire_bytes_of;
 
 constexpr uint64_t k100G = 100'000'000'000;
 
-control::FabricConfig single_switch() {
-  control::FabricConfig fabric;
-  fabric.topology = control::Topology::kSingleSwitch;
+config::FabricConfig single_switch() {
+  config::FabricConfig fabric;
+  fabric.topology = config::Topology::kSingleSwitch;
   fabric.propagation_delay_ns = 1'000;
   fabric.switch_latency_ns = 500;
   return fabric;
@@ -85,7 +85,7 @@ struct LateJoinerShares {
 // Two senders into one port, the second joining 1 ms late, each keeping 64 KiB messages queued.
 LateJoinerShares late_joiner_shares(uint64_t seed) {
   // NVIDIA's DCQCN defaults with RED thresholds for a 100G port.
-  control::FabricConfig fabric = single_switch();
+  config::FabricConfig fabric = single_switch();
   fabric.ecn.kmin_bytes = 100'000;
   fabric.ecn.kmax_bytes = 400'000;
   fabric.ecn.pmax = 0.2;
@@ -170,9 +170,9 @@ INSTANTIATE_TEST_SUITE_P(Seeds, TwoFlowsIntoOnePort, ::testing::Values(1, 2, 3, 
 // The DCQCN paper's parameters (Zhu et al., SIGCOMM 2015; spec 3.8) and its RED thresholds:
 // the target rate follows every cut, recovery is timed by a 55 us timer and a 10 MB byte
 // counter, one CNP per 50 us per QP.
-control::TransportConfig dcqcn_paper_transport() {
-  control::TransportConfig config;
-  control::DcqcnConfig& dcqcn = config.dcqcn;
+config::TransportConfig dcqcn_paper_transport() {
+  config::TransportConfig config;
+  config::DcqcnConfig& dcqcn = config.dcqcn;
   dcqcn.alpha_gain = 1.0 / 256;
   dcqcn.alpha_update_period_ns = 55'000;
   dcqcn.initial_alpha = 1.0;
@@ -186,8 +186,8 @@ control::TransportConfig dcqcn_paper_transport() {
   return config;
 }
 
-control::FabricConfig dcqcn_paper_fabric() {
-  control::FabricConfig fabric = single_switch();
+config::FabricConfig dcqcn_paper_fabric() {
+  config::FabricConfig fabric = single_switch();
   fabric.ecn.kmin_bytes = 5'000;
   fabric.ecn.kmax_bytes = 200'000;
   fabric.ecn.pmax = 0.01;
@@ -211,7 +211,7 @@ TEST(TwinScenario, IncastWithDcqcnKeepsTheQueueNearTheMarkingThresholds) {
   std::vector<uint64_t> depths;
   for (Nanos t = kFrom; t < kTo; t += 5'000) {
     rig.clock.run_until(t);
-    depths.push_back(rig.twin.queue(bottleneck, control::PortQos{}.data.priority).depth_bytes);
+    depths.push_back(rig.twin.queue(bottleneck, config::PortQos{}.data.priority).depth_bytes);
   }
   rig.clock.run_until(kTo);
   std::sort(depths.begin(), depths.end());
@@ -249,7 +249,7 @@ struct IncastResult {
   size_t flows = 0;
 };
 
-IncastResult run_incast(const control::FabricConfig& fabric, const control::TransportConfig& config,
+IncastResult run_incast(const config::FabricConfig& fabric, const config::TransportConfig& config,
                         uint64_t bytes_per_flow, uint64_t seed = 1) {
   constexpr size_t kSenders = 16;
   TwinRig rig(fabric, config, kSenders + 1, seed);
@@ -289,10 +289,10 @@ IncastResult run_incast(const control::FabricConfig& fabric, const control::Tran
 }
 
 TEST(TwinScenario, PfcWithoutDcqcnIsLosslessAndPauses) {
-  control::FabricConfig fabric = single_switch();
+  config::FabricConfig fabric = single_switch();
   fabric.pfc.enabled = true;
   fabric.ecn.enabled = false;
-  control::TransportConfig config;
+  config::TransportConfig config;
   config.dcqcn.enabled = false;
   const auto result = run_incast(fabric, config, 2 << 20);
   EXPECT_EQ(result.completed, result.flows);
@@ -307,7 +307,7 @@ TEST(TwinScenario, LossyIncastDropsRetransmitsAndStillCompletes) {
   // No PFC and a 512 KiB buffer: 16 senders starting at line rate overflow it before the first
   // CNP can arrive. Go-back-N repairs the losses while DCQCN (the paper's parameters) slows the
   // senders; every flow completes, and its record counts its retransmissions.
-  control::FabricConfig fabric = dcqcn_paper_fabric();
+  config::FabricConfig fabric = dcqcn_paper_fabric();
   fabric.buffer.size_bytes = 512 * 1024;
   const auto result = run_incast(fabric, dcqcn_paper_transport(), 1 << 20);
   EXPECT_EQ(result.completed, result.flows);
@@ -318,12 +318,12 @@ TEST(TwinScenario, LossyIncastDropsRetransmitsAndStillCompletes) {
 
 TEST(TwinScenario, SameSeedGivesByteIdenticalRecords) {
   auto run = [](uint64_t seed) {
-    control::FabricConfig fabric = single_switch();
+    config::FabricConfig fabric = single_switch();
     fabric.drop_probability = 0.001;
     fabric.ecn.kmin_bytes = 20'000;
     fabric.ecn.kmax_bytes = 200'000;
     fabric.ecn.pmax = 0.1;
-    control::TransportConfig config;
+    config::TransportConfig config;
     config.retransmit_timeout_ns = 100'000;
     TwinRig rig(fabric, config, 6, seed);
     for (uint32_t src = 0; src < 6; ++src) {
@@ -345,9 +345,9 @@ TEST(TwinScenario, SameSeedGivesByteIdenticalRecords) {
 }
 
 TEST(TwinScenario, RandomLossIsRepairedByGoBackN) {
-  control::FabricConfig fabric = single_switch();
+  config::FabricConfig fabric = single_switch();
   fabric.drop_probability = 0.005;
-  control::TransportConfig config;
+  config::TransportConfig config;
   config.retransmit_timeout_ns = 100'000;
   TwinRig rig(fabric, config, 2, 3);
   const auto connection = rig.transport.connect(0, 1, 1);
@@ -366,7 +366,7 @@ TEST(TwinScenario, RandomLossIsRepairedByGoBackN) {
 }
 
 TEST(TwinScenario, DeadLinkExhaustsRetriesAndFailsTheFlow) {
-  control::TransportConfig config;
+  config::TransportConfig config;
   config.retransmit_timeout_ns = 50'000;
   config.retry_count = 2;
   TwinRig rig(single_switch(), config, 2);

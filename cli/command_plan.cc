@@ -1,0 +1,67 @@
+// `etwire plan`: the resolved run before it runs: where every rank sits and what its addresses
+// and QP numbers are, which peers and QPs it connects, and from the trace and the collective
+// programs, the bytes each port sends and receives per iteration and the busiest port.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "control/load/config_loader.h"
+#include "control/plan/plan_report.h"
+#include "control/plan/traffic_plan.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+
+namespace etwire::cli {
+
+namespace {
+
+struct PlanOptions {
+  std::string config;
+  std::vector<std::string> overrides;
+  bool json = false;
+};
+
+}  // namespace
+
+CommandAction add_plan_command(CLI::App& app) {
+  auto opts = std::make_shared<PlanOptions>();
+  auto* cmd = app.add_subcommand(
+      "plan",
+      "Show the resolved run: the rank -> port -> address table, peers and QPs per rank, and "
+      "the bytes each port sends and receives per iteration (from the trace and the collective "
+      "programs), with the busiest port. Validates first: exit 2 on any problem.");
+  cmd->add_option("config", opts->config, "The run configuration (YAML)")->required();
+  cmd->add_option("-s,--set", opts->overrides,
+                  "Override a key: KEY.PATH=VALUE, e.g. collectives.qps_per_peer=4 (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_flag("--json", opts->json, "Print JSON instead of tables");
+  return [opts]() -> int {
+    control::LoadOptions options;
+    options.overrides = opts->overrides;
+    auto loaded = control::load_config_file(opts->config, options);
+    std::cerr << loaded.diagnostics.to_text();
+    if (!loaded.ok() || !loaded.addresses) {
+      std::cerr << fmt::format("{}: invalid: {} error{}; no plan\n", opts->config,
+                               loaded.diagnostics.error_count(),
+                               loaded.diagnostics.error_count() == 1 ? "" : "s");
+      return kExitBadInput;
+    }
+    control::Diagnostics problems;
+    auto plan = control::plan_traffic(loaded, problems);
+    if (problems.has_errors()) {
+      std::cerr << problems.to_text();
+      return kExitBadInput;
+    }
+    if (opts->json) {
+      std::cout << control::plan_to_json(loaded, plan).dump(2) << "\n";
+    } else {
+      std::cout << control::plan_to_text(loaded, plan);
+    }
+    return kExitOk;
+  };
+}
+
+}  // namespace etwire::cli

@@ -1,0 +1,259 @@
+// `etwire run`: replays a configuration's jobs on the data plane and writes the results:
+// summary.json, collectives.csv and flows.csv in the output directory, and the nccl-tests-style
+// report on stdout. Serves Prometheus metrics while it runs (and for telemetry.metrics.linger
+// after), and pushes them to a Pushgateway at the end when one is configured.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "control/load/config_loader.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "common/duration.h"
+#include "engine/config_digest.h"
+#include "outputs/console_report.h"
+#include "dataplane/dpdk/dpdk_data_plane.h"
+#include "outputs/results_files.h"
+#include "engine/run_engine.h"
+#include "outputs/telemetry/run_telemetry.h"
+#include "trace/trace_error.h"
+
+namespace etwire::cli {
+
+namespace {
+
+struct RunCommandOptions {
+  std::string config;
+  std::vector<std::string> overrides;
+  std::string out;
+  std::string watchdog;
+  std::optional<double> time_scale;
+  bool no_progress = false;
+  bool no_metrics = false;
+};
+
+std::atomic<bool> stop_requested{false};
+std::atomic<int> stop_signal{0};
+
+extern "C" void request_stop(int signal) {
+  stop_signal.store(signal, std::memory_order_relaxed);
+  stop_requested.store(true, std::memory_order_relaxed);
+}
+
+void print_progress(const engine::RunResults& so_far, clock::Nanos now, void*) {
+  std::cerr << fmt::format("\r  virtual {:.3f} ms | collectives done {} | flows {} ", now / 1e6,
+                           so_far.collectives.size(), so_far.flows)
+            << std::flush;
+}
+
+int exit_code_for(engine::RunStatus status) {
+  switch (status) {
+    case engine::RunStatus::kCompleted:
+      return kExitOk;
+    case engine::RunStatus::kStuck:
+      return kExitStuck;
+    case engine::RunStatus::kInterrupted:
+      return kExitInterrupted;
+    case engine::RunStatus::kFlowsFailed:
+    case engine::RunStatus::kFailed:
+      return kExitFailure;
+  }
+  return kExitFailure;
+}
+
+// Writes summary.json and collectives.csv; returns false (after saying why) when one cannot be
+// written.
+bool write_results(const engine::RunResults& results, const std::filesystem::path& out,
+                   bool collectives_csv) {
+  try {
+    outputs::write_summary_json(results, (out / "summary.json").string());
+    if (collectives_csv) outputs::write_collectives_csv(results, (out / "collectives.csv").string());
+    return true;
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("error: {}\n", e.what());
+    return false;
+  }
+}
+
+// Keeps the metrics endpoint up for `linger` after the run so Prometheus scrapes the final
+// values; a stop request (Ctrl-C) ends it early.
+void linger(const telemetry::RunTelemetry& telemetry) {
+  const auto* server = telemetry.server();
+  if (server == nullptr || telemetry.linger().count() == 0) return;
+  std::cerr << fmt::format("serving the final metrics at {} for {:.1f} s more (Ctrl-C ends it)\n",
+                           server->url(),
+                           std::chrono::duration<double>(telemetry.linger()).count());
+  const auto until = std::chrono::steady_clock::now() + telemetry.linger();
+  while (!stop_requested.load(std::memory_order_relaxed) &&
+         std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+}  // namespace
+
+CommandAction add_run_command(CLI::App& app) {
+  auto opts = std::make_shared<RunCommandOptions>();
+  auto* cmd = app.add_subcommand(
+      "run",
+      "Replay every job of a run configuration on its ports (loopback ports: the fabric twin, in "
+      "virtual time) and record flow and collective completion times, bandwidth and congestion "
+      "counters. Writes summary.json, collectives.csv and flows.csv to the output directory and "
+      "prints an nccl-tests-style report. Exit 0 when every job completed, 1 when flows failed, "
+      "2 for bad input, 3 when the run could not complete (nothing progressed, or the ranks' "
+      "traces disagree; the diagnosis says what was stuck), 130 when interrupted.");
+  cmd->add_option("config", opts->config, "The run configuration (YAML)")->required();
+  cmd->add_option("-s,--set", opts->overrides,
+                  "Override a key: KEY.PATH=VALUE, e.g. workload.iterations=10 (repeatable)")
+      ->allow_extra_args(false);
+  cmd->add_option("-o,--out", opts->out,
+                  "Results directory (default: telemetry.output_dir of the configuration)");
+  cmd->add_option("--watchdog", opts->watchdog,
+                  "Stop with a diagnosis after this long without progress, in virtual time "
+                  "(e.g. 500ms; default: run.watchdog of the configuration)");
+  cmd->add_option("--time-scale", opts->time_scale,
+                  "Virtual seconds replayed per wall-clock second: 1 = real time, 0.001 = a "
+                  "thousand times slower, to watch a short run live (default: run.time_scale of "
+                  "the configuration; 0 = as fast as possible)")
+      ->check(CLI::Range(0.0, 1e6));
+  cmd->add_flag("--no-metrics", opts->no_metrics,
+                "Neither serve Prometheus metrics nor push them (telemetry.metrics is ignored)");
+  cmd->add_flag("--no-progress", opts->no_progress, "No progress line on a terminal");
+  return [opts]() -> int {
+    clock::Nanos watchdog_ns = 0;
+    if (!opts->watchdog.empty()) {
+      auto parsed = etwire::parse_duration_ns(opts->watchdog);
+      if (!parsed || *parsed == 0) {
+        std::cerr << fmt::format(
+            "error: --watchdog {}: expected a positive duration such as "
+            "500ms or 10s\n",
+            opts->watchdog);
+        return kExitBadInput;
+      }
+      watchdog_ns = static_cast<clock::Nanos>(*parsed);
+    }
+    control::LoadOptions load_options;
+    load_options.overrides = opts->overrides;
+    auto loaded = control::load_config_file(opts->config, load_options);
+    std::cerr << loaded.diagnostics.to_text();
+    if (!loaded.ok() || !loaded.addresses) {
+      std::cerr << fmt::format("{}: invalid: {} error{}; nothing was run\n", opts->config,
+                               loaded.diagnostics.error_count(),
+                               loaded.diagnostics.error_count() == 1 ? "" : "s");
+      return kExitBadInput;
+    }
+    const config::RunConfig& config = loaded.config;
+    engine::RunOptions options;
+    options.stop = &stop_requested;
+    options.watchdog_ns = watchdog_ns;
+    options.time_scale = opts->time_scale;
+    options.config_digest = engine::config_digest(opts->config, opts->overrides);
+    if (!opts->no_progress && isatty(STDERR_FILENO)) options.progress = print_progress;
+    // Validation has made sure a run's ports share one clock: DPDK ports are all or none.
+    if (!config.ports.empty() && config.ports.front().backend == config::Backend::kDpdk) {
+      options.data_plane = [](const config::RunConfig& c, transport::FlowObserver& observer) {
+        return std::make_unique<dataplane::DpdkDataPlane>(c, observer);
+      };
+    }
+
+    std::unique_ptr<engine::RunEngine> engine;
+    try {
+      engine = std::make_unique<engine::RunEngine>(loaded, options);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << fmt::format("error: {}\n", e.what());
+      return kExitBadInput;
+    } catch (const std::runtime_error& e) {
+      // A device that cannot be set up: the environment, not the configuration.
+      std::cerr << fmt::format("error: {}\n", e.what());
+      return kExitFailure;
+    }
+    // Telemetry when metrics are served or pushed. The endpoint binds before anything is written:
+    // an address in use stops the run here.
+    std::optional<telemetry::RunTelemetry> telemetry;
+    const config::MetricsEndpoint& metrics = config.telemetry.metrics;
+    if (!opts->no_metrics && (metrics.enabled || !metrics.pushgateway.empty())) {
+      try {
+        telemetry.emplace(engine->metric_labels(), metrics);
+      } catch (const telemetry::EndpointError& e) {
+        std::cerr << fmt::format("error: {}\n", e.what());
+        return kExitBadInput;
+      }
+      engine->set_telemetry(&telemetry->ring());
+    }
+    // Only a run that can start creates its results directory.
+    const std::filesystem::path out =
+        std::filesystem::path(opts->out.empty() ? config.telemetry.output_dir : opts->out);
+    std::error_code error;
+    std::filesystem::create_directories(out, error);
+    if (error) {
+      std::cerr << fmt::format("error: {}: cannot create the results directory: {}\n", out.string(),
+                               error.message());
+      return kExitFailure;
+    }
+
+    std::optional<outputs::FlowCsvWriter> flows;
+    if (config.telemetry.record.flows) flows.emplace((out / "flows.csv").string());
+    engine->set_flow_writer(flows ? &*flows : nullptr);
+
+    std::signal(SIGINT, request_stop);
+    std::signal(SIGTERM, request_stop);
+    std::string serving;
+    if (telemetry && telemetry->server()) serving = "; metrics at " + telemetry->server()->url();
+    std::cerr << fmt::format(
+        "running {}: {} job{}, {} ranks on {} ports; results in {}{}\n", config.run.name,
+        config.workload.jobs.size(), config.workload.jobs.size() == 1 ? "" : "s",
+        engine->results().world_size, config.ports.size(), out.string(), serving);
+    int trace_error = 0;
+    try {
+      engine->run();
+    } catch (const trace::TraceError& e) {
+      std::cerr << fmt::format("\nerror: {}\n", e.what());
+      trace_error = kExitBadInput;
+    } catch (const std::invalid_argument& e) {
+      // Traffic the ports cannot carry (back-to-back cabling that does not join two ranks).
+      std::cerr << fmt::format("\nerror: {}\n", e.what());
+      trace_error = kExitBadInput;
+    }
+    if (options.progress) std::cerr << "\n";
+    const engine::RunResults& results = engine->results();
+    if (telemetry) {
+      telemetry->finish();
+      if (std::string error = telemetry->push(); !error.empty()) {
+        std::cerr << fmt::format("warning: {}; the results files have everything\n", error);
+      }
+    }
+    bool written = write_results(results, out, config.telemetry.record.collectives);
+    if (flows) {
+      try {
+        flows->close();
+      } catch (const std::exception& e) {
+        std::cerr << fmt::format("error: {}\n", e.what());
+        written = false;
+      }
+    }
+    if (!written) return kExitFailure;
+    std::cout << outputs::console_report(results) << std::flush;
+    if (telemetry) linger(*telemetry);
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    if (trace_error != 0) return trace_error;
+    if (results.status == engine::RunStatus::kStuck) {
+      std::string diagnosis = results.diagnosis;
+      if (!diagnosis.empty() && diagnosis.back() != '\n') diagnosis += '\n';
+      std::cerr << fmt::format("error: the run stopped before it could complete:\n{}", diagnosis);
+    }
+    return exit_code_for(results.status);
+  };
+}
+
+}  // namespace etwire::cli

@@ -1,0 +1,59 @@
+// etwire: one binary, one subcommand per capability.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <utility>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "trace/trace_error.h"
+
+int main(int argc, char** argv) {
+  using namespace etwire::cli;
+  CLI::App app{
+      "etwire: replays MLCommons Chakra execution traces as paced RoCEv2 traffic against a device "
+      "under test, and records what the fabric did."};
+  app.set_version_flag("--version", "etwire 0.1.0");
+  app.require_subcommand(1);
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "Log debug detail to stderr");
+
+  std::vector<std::pair<CLI::App*, CommandAction>> commands;
+  auto remember = [&](CommandAction action) {
+    commands.emplace_back(app.get_subcommands({}).back(), std::move(action));
+  };
+  remember(add_inspect_command(app));
+  remember(add_feed_command(app));
+  remember(add_synth_command(app));
+  remember(add_validate_command(app));
+  remember(add_plan_command(app));
+  remember(add_collective_command(app));
+  remember(add_run_command(app));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitBadInput;
+  }
+  // Logs and errors go to stderr so that stdout carries only the command's output (JSON, tables).
+  spdlog::set_default_logger(spdlog::stderr_color_mt("etwire"));
+  spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::info);
+  spdlog::set_pattern("%^%l%$: %v");
+
+  try {
+    for (auto& [sub, action] : commands) {
+      if (sub->parsed()) return action();
+    }
+  } catch (const etwire::trace::TraceError& e) {
+    spdlog::error("{}", e.what());
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitFailure;
+  }
+  return kExitFailure;
+}

@@ -1,0 +1,149 @@
+#include "collectives/collective_spec.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace etwire::collectives {
+
+namespace {
+
+using trace::CollectiveType;
+
+uint64_t times_members(uint64_t bytes, uint32_t members, std::string_view what) {
+  uint64_t product = 0;
+  if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(members), &product)) {
+    throw SpecError(
+        fmt::format("bytes: {} x {} ranks of {} overflows 64 bits", bytes, members, what));
+  }
+  return product;
+}
+
+DataLayout make_layout(const CollectiveSpec& spec, uint32_t n) {
+  const bool input = spec.size_convention == SizeConvention::kInput;
+  if (!spec.collective) return DataLayout::whole(n, spec.bytes);
+  switch (*spec.collective) {
+    case CollectiveType::kAllReduce:
+    case CollectiveType::kReduce:
+    case CollectiveType::kBroadcast:
+      return DataLayout::whole(n, spec.bytes);
+    case CollectiveType::kBarrier:
+      return DataLayout::whole(n, 0);
+    case CollectiveType::kAllGather:
+    case CollectiveType::kGather:
+      // Input: comm_size is one shard. Output: it is the whole result, cut as evenly as possible.
+      return DataLayout::blocks(n, input ? times_members(spec.bytes, n, "shard") : spec.bytes);
+    case CollectiveType::kReduceScatter:
+    case CollectiveType::kScatter:
+      return DataLayout::blocks(n, input ? spec.bytes : times_members(spec.bytes, n, "block"));
+    case CollectiveType::kReduceScatterBlock:
+      // Equal blocks by definition: with the input convention the comm_size % n trailing bytes
+      // belong to no block and are not moved.
+      return DataLayout::blocks(n,
+                                input ? spec.bytes / n * n : times_members(spec.bytes, n, "block"));
+    case CollectiveType::kAllToAll:
+      return DataLayout::exchange(n, spec.bytes, spec.peer_bytes);
+  }
+  return DataLayout::whole(n, spec.bytes);
+}
+
+}  // namespace
+
+std::string_view size_convention_name(SizeConvention convention) {
+  return convention == SizeConvention::kInput ? "input" : "output";
+}
+
+std::optional<SizeConvention> parse_size_convention(std::string_view text) {
+  if (text == "input") return SizeConvention::kInput;
+  if (text == "output") return SizeConvention::kOutput;
+  return std::nullopt;
+}
+
+uint32_t ResolvedSpec::channels() const {
+  return algorithm == Algorithm::kBidirectionalRing || algorithm == Algorithm::kDoubleBinaryTree
+             ? 2
+             : 1;
+}
+
+ResolvedSpec resolve(const CollectiveSpec& spec) {
+  ResolvedSpec out;
+  out.collective = spec.collective;
+  const std::string_view name = collective_kind_name(spec.collective);
+
+  if (spec.ranks.empty()) throw SpecError("ranks: the process group is empty");
+  std::unordered_set<int32_t> seen;
+  for (int32_t rank : spec.ranks) {
+    if (rank < 0) throw SpecError(fmt::format("ranks: rank {} is negative", rank));
+    if (!seen.insert(rank).second) {
+      throw SpecError(fmt::format("ranks: rank {} appears twice in the process group", rank));
+    }
+  }
+  const auto n = static_cast<uint32_t>(spec.ranks.size());
+  if (!spec.collective && n > 2) {
+    throw SpecError(
+        fmt::format("ranks: a send/recv involves a sender and a receiver, not {} ranks", n));
+  }
+  out.ranks = spec.ranks;
+
+  out.algorithm = spec.algorithm.value_or(default_algorithm(spec.collective));
+  if (!is_applicable(out.algorithm, spec.collective)) {
+    std::string choices;
+    for (Algorithm a : applicable_algorithms(spec.collective)) {
+      choices += fmt::format("{}{}", choices.empty() ? "" : ", ", algorithm_name(a));
+    }
+    throw SpecError(fmt::format("algo: {} does not apply to {} (choose from: {})",
+                                algorithm_name(out.algorithm), name, choices));
+  }
+
+  if (spec.root) {
+    auto it = std::find(spec.ranks.begin(), spec.ranks.end(), *spec.root);
+    if (it == spec.ranks.end()) {
+      throw SpecError(fmt::format("root: rank {} is not in the process group", *spec.root));
+    }
+    out.root = static_cast<uint32_t>(it - spec.ranks.begin());
+  }
+
+  if (!spec.peer_bytes.empty()) {
+    if (!out.is(CollectiveType::kAllToAll)) {
+      throw SpecError(
+          fmt::format("peer bytes: only all-to-all takes per-peer sizes, not {}", name));
+    }
+    if (spec.peer_bytes.size() != static_cast<uint64_t>(n) * n) {
+      throw SpecError(
+          fmt::format("peer bytes: {} values given; all-to-all-v over {} ranks needs "
+                      "{} x {} = {}",
+                      spec.peer_bytes.size(), n, n, n, static_cast<uint64_t>(n) * n));
+    }
+  }
+  if (spec.qps < 1 || spec.qps > kMaxQps) {
+    throw SpecError(fmt::format("qps: {} QPs per peer; use 1..{}", spec.qps, kMaxQps));
+  }
+  if (spec.qp_alignment < 1) throw SpecError("qp alignment: must be at least 1 byte");
+  if (spec.ranks_per_host < 1) throw SpecError("ranks per host: must be at least 1");
+  if (spec.barrier_bytes < 1) throw SpecError("barrier bytes: a barrier message needs a byte");
+  if (spec.chunks < 1) throw SpecError("chunks: must be at least 1");
+  if (spec.chunk_bytes && *spec.chunk_bytes < 1) throw SpecError("chunk size: must be at least 1");
+
+  out.qps = spec.qps;
+  out.qp_alignment = spec.qp_alignment;
+  out.ranks_per_host = spec.ranks_per_host;
+  out.barrier_bytes = spec.barrier_bytes;
+  out.trace_bytes = spec.bytes;
+  out.size_convention = spec.size_convention;
+  out.layout = make_layout(spec, n);
+
+  const uint64_t full = out.layout.full_bytes();
+  uint64_t chunks = spec.chunks;
+  if (spec.chunk_bytes) chunks = full == 0 ? 1 : (full - 1) / *spec.chunk_bytes + 1;
+  if (chunks > kMaxChunks) {
+    throw SpecError(
+        fmt::format("chunks: {} chunks of a {}-byte buffer; at most {}", chunks, full, kMaxChunks));
+  }
+  // A chunk with no byte in it moves nothing: never cut finer than one byte per chunk.
+  if (out.is(CollectiveType::kBarrier)) chunks = 1;
+  out.chunks = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(chunks, full)));
+  return out;
+}
+
+}  // namespace etwire::collectives

@@ -1,0 +1,33 @@
+// One algorithm's generator: appends the program of one member at a time. Members are generated
+// independently of each other (no member's program is read to build another's), so a caller can
+// materialise every member or only the ones it is about to run.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "collectives/collective_spec.h"
+#include "collectives/program_builder.h"
+
+namespace etwire::collectives {
+
+class Emitter {
+ public:
+  virtual ~Emitter() = default;
+  // Called between builder.begin_member(position) and builder.end_member().
+  virtual void emit(uint32_t position, ProgramBuilder& builder) = 0;
+};
+
+// The emitter for spec.algorithm; `spec` must outlive it.
+std::unique_ptr<Emitter> make_emitter(const ResolvedSpec& spec);
+
+// One per algorithm file.
+std::unique_ptr<Emitter> make_ring_emitter(const ResolvedSpec& spec);
+std::unique_ptr<Emitter> make_chain_emitter(const ResolvedSpec& spec);
+std::unique_ptr<Emitter> make_halving_doubling_emitter(const ResolvedSpec& spec);
+std::unique_ptr<Emitter> make_double_binary_tree_emitter(const ResolvedSpec& spec);
+std::unique_ptr<Emitter> make_direct_emitter(const ResolvedSpec& spec);
+std::unique_ptr<Emitter> make_pxn_emitter(const ResolvedSpec& spec);
+std::unique_ptr<Emitter> make_dissemination_emitter(const ResolvedSpec& spec);
+
+}  // namespace etwire::collectives

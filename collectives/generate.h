@@ -1,0 +1,40 @@
+// Entry point: from a collective spec to the step programs of its members.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "collectives/collective_spec.h"
+#include "collectives/emitter.h"
+#include "collectives/program.h"
+
+namespace etwire::collectives {
+
+class ProgramGenerator {
+ public:
+  // Throws SpecError.
+  explicit ProgramGenerator(const CollectiveSpec& spec);
+  explicit ProgramGenerator(ResolvedSpec spec);
+  ProgramGenerator(const ProgramGenerator&) = delete;
+  ProgramGenerator& operator=(const ProgramGenerator&) = delete;
+
+  const ResolvedSpec& spec() const { return *spec_; }
+
+  // Every member's program.
+  CollectiveProgram generate() const;
+  // Every member's program into `into`, reusing its storage.
+  void generate(CollectiveProgram& into) const;
+  // Only member `position`'s program (into.programs() == 1), reusing `into`'s storage. Members
+  // do not depend on each other's programs, so a transport can materialise each member when it
+  // starts instead of holding every member of a very large collective at once.
+  void generate_member(uint32_t position, CollectiveProgram& into) const;
+
+ private:
+  std::unique_ptr<ResolvedSpec> spec_;  // stable address: the emitter keeps a reference
+  std::unique_ptr<Emitter> emitter_;
+};
+
+// ProgramGenerator(spec).generate(). Throws SpecError.
+CollectiveProgram generate(const CollectiveSpec& spec);
+
+}  // namespace etwire::collectives

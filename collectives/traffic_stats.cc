@@ -1,0 +1,59 @@
+#include "collectives/traffic_stats.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "collectives/hosts.h"
+
+namespace etwire::collectives {
+
+std::vector<MemberTraffic> member_traffic(const CollectiveProgram& program,
+                                          uint32_t ranks_per_host) {
+  const HostGrouping hosts{ranks_per_host};
+  const auto& ranks = program.ranks();
+  std::vector<MemberTraffic> out(program.programs());
+  for (size_t m = 0; m < program.programs(); ++m) {
+    const uint32_t self = program.position(m);
+    MemberTraffic& t = out[m];
+    for (uint32_t i = 0; i < program.ops(m); ++i) {
+      const OpView op = program.op(m, i);
+      const bool local = op.peer == self;
+      const uint64_t bytes = op.bytes();  // every chunk of the run
+      if (op.is_send()) {
+        t.sends += op.chunks.chunk_count;
+        if (local) continue;
+        t.bytes_sent += bytes;
+        if (!hosts.same_host(ranks[self], ranks[op.peer])) t.network_bytes_sent += bytes;
+      } else {
+        t.recvs += op.chunks.chunk_count;
+        if (!local) t.bytes_received += bytes;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<Flow> flows(const CollectiveProgram& program) {
+  std::vector<Flow> all;
+  for (size_t m = 0; m < program.programs(); ++m) {
+    const uint32_t self = program.position(m);
+    for (uint32_t i = 0; i < program.ops(m); ++i) {
+      const OpView op = program.op(m, i);
+      if (op.is_send()) all.push_back({self, op.peer, op.qp, op.chunks.chunk_count, op.bytes()});
+    }
+  }
+  auto key = [](const Flow& f) { return std::tuple(f.src, f.dst, f.qp); };
+  std::sort(all.begin(), all.end(), [&](const Flow& a, const Flow& b) { return key(a) < key(b); });
+  std::vector<Flow> merged;
+  for (const Flow& f : all) {
+    if (!merged.empty() && key(merged.back()) == key(f)) {
+      merged.back().operations += f.operations;
+      merged.back().bytes += f.bytes;
+    } else {
+      merged.push_back(f);
+    }
+  }
+  return merged;
+}
+
+}  // namespace etwire::collectives

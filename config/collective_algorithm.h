@@ -1,0 +1,27 @@
+// The choices a configuration makes for how a collective is generated: the algorithm, and which
+// buffer a trace's comm_size describes. Plain enums; the collectives library names, parses and
+// applies them (collectives/algorithm.h, collectives/collective_spec.h).
+#pragma once
+
+#include <cstdint>
+
+namespace etwire::config {
+
+enum class Algorithm : uint8_t {
+  kRing = 0,               // unidirectional ring; a pipelined chain for broadcast and reduce
+  kBidirectionalRing = 1,  // half the data clockwise, half counter-clockwise
+  kHalvingDoubling = 2,    // recursive halving / doubling (Rabenseifner for all-reduce)
+  kDoubleBinaryTree = 3,   // two complementary binary trees, each carrying half
+  kDirect = 4,             // every transfer straight from its source to its destination
+  kPxn = 5,                // all-to-all relayed through the rail-aligned rank of the source host
+  kDissemination = 6,      // barrier: ceil(log2 n) rounds of tiny messages
+};
+inline constexpr int kAlgorithmCount = 7;
+
+enum class SizeConvention : uint8_t {
+  kInput,   // all-gather/gather: the shard each rank contributes; reduce-scatter/scatter: the
+            // full n-block buffer
+  kOutput,  // all-gather/gather: the full n-block result; reduce-scatter/scatter: one block
+};
+
+}  // namespace etwire::config

@@ -1,0 +1,31 @@
+// `collectives:` — how a trace's collectives become traffic: the algorithm per collective type,
+// chunking, QPs per peer connection, and the largest RDMA message.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "config/collective_algorithm.h"
+#include "config/node_type.h"
+
+namespace etwire::config {
+
+struct CollectivesConfig {
+  // Per collective type; unset = the generator's default for that type.
+  std::array<std::optional<Algorithm>, kCollectiveTypeCount> algorithms{};
+  // Chunks pipelined through the algorithm: `chunks`, or ceil(bytes / chunk_bytes) when set.
+  uint32_t chunks = 1;
+  std::optional<uint64_t> chunk_bytes;
+  uint32_t qps_per_peer = 1;    // QPs per peer connection; each transfer is split over them
+  uint64_t qp_alignment = 128;  // a transfer's per-QP pieces are rounded up to this
+  // Transfers longer than this are posted as several RDMA messages (NCCL's 1 MiB slice).
+  uint64_t max_message_bytes = 1 << 20;
+  uint64_t barrier_bytes = 8;  // size of each barrier message
+
+  std::optional<Algorithm> algorithm_for(CollectiveType type) const {
+    return algorithms[static_cast<size_t>(type)];
+  }
+};
+
+}  // namespace etwire::config

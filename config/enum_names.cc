@@ -1,0 +1,115 @@
+#include "config/enum_names.h"
+
+#include <cctype>
+
+namespace etwire::config {
+
+namespace {
+
+constexpr NamedValue<Backend> kBackends[] = {
+    {"loopback", Backend::kLoopback}, {"dpdk", Backend::kDpdk}, {"verbs", Backend::kVerbs}};
+constexpr NamedValue<EcnCodepoint> kEcnCodepoints[] = {
+    {"not-ect", EcnCodepoint::kNotEct}, {"ect0", EcnCodepoint::kEct0},
+    {"ect1", EcnCodepoint::kEct1},      {"ce", EcnCodepoint::kCe},
+    {"ect-0", EcnCodepoint::kEct0},     {"ect-1", EcnCodepoint::kEct1},
+    {"non-ect", EcnCodepoint::kNotEct}};
+constexpr NamedValue<ReplayMode> kReplayModes[] = {{"full", ReplayMode::kFull},
+                                                   {"comm-only", ReplayMode::kCommOnly}};
+constexpr NamedValue<SizeConvention> kCommSizes[] = {
+    {"input", SizeConvention::kInput},
+    {"output", SizeConvention::kOutput}};
+constexpr NamedValue<Placement> kPlacements[] = {{"block", Placement::kBlock},
+                                                 {"round-robin", Placement::kRoundRobin},
+                                                 {"explicit", Placement::kExplicit}};
+constexpr NamedValue<AddressSharing> kAddressSharing[] = {{"shared", AddressSharing::kShared},
+                                                          {"per-rank", AddressSharing::kPerRank}};
+constexpr NamedValue<RdmaOp> kRdmaOps[] = {{"write", RdmaOp::kWrite},
+                                           {"write-with-imm", RdmaOp::kWriteWithImmediate},
+                                           {"send", RdmaOp::kSend},
+                                           {"write-with-immediate", RdmaOp::kWriteWithImmediate}};
+constexpr NamedValue<Topology> kTopologies[] = {{"single-switch", Topology::kSingleSwitch},
+                                                {"leaf-spine", Topology::kLeafSpine}};
+constexpr NamedValue<BufferMode> kBufferModes[] = {{"shared", BufferMode::kShared},
+                                                   {"per-port", BufferMode::kPerPort}};
+constexpr NamedValue<EcnMarkPoint> kEcnMarkPoints[] = {{"dequeue", EcnMarkPoint::kDequeue},
+                                                       {"enqueue", EcnMarkPoint::kEnqueue}};
+constexpr NamedValue<EcmpHash> kEcmpHashes[] = {{"udp-source-port", EcmpHash::kUdpSourcePort},
+                                                {"five-tuple", EcmpHash::kFiveTuple}};
+
+}  // namespace
+
+NameTable<Backend> backend_names() {
+  return kBackends;
+}
+NameTable<EcnCodepoint> ecn_codepoint_names() {
+  return kEcnCodepoints;
+}
+NameTable<ReplayMode> replay_mode_names() {
+  return kReplayModes;
+}
+NameTable<SizeConvention> comm_size_names() {
+  return kCommSizes;
+}
+NameTable<Placement> placement_names() {
+  return kPlacements;
+}
+NameTable<AddressSharing> address_sharing_names() {
+  return kAddressSharing;
+}
+NameTable<RdmaOp> rdma_op_names() {
+  return kRdmaOps;
+}
+NameTable<Topology> topology_names() {
+  return kTopologies;
+}
+NameTable<BufferMode> buffer_mode_names() {
+  return kBufferModes;
+}
+NameTable<EcnMarkPoint> ecn_mark_point_names() {
+  return kEcnMarkPoints;
+}
+NameTable<EcmpHash> ecmp_hash_names() {
+  return kEcmpHashes;
+}
+
+std::string normalize_name(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    out += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+std::string_view backend_name(Backend backend) {
+  return name_of(backend_names(), backend);
+}
+std::string_view ecn_codepoint_name(EcnCodepoint codepoint) {
+  return name_of(ecn_codepoint_names(), codepoint);
+}
+std::string_view replay_mode_name(ReplayMode mode) {
+  return name_of(replay_mode_names(), mode);
+}
+std::string_view placement_name(Placement placement) {
+  return name_of(placement_names(), placement);
+}
+std::string_view address_sharing_name(AddressSharing sharing) {
+  return name_of(address_sharing_names(), sharing);
+}
+std::string_view rdma_op_name(RdmaOp op) {
+  return name_of(rdma_op_names(), op);
+}
+std::string_view topology_name(Topology topology) {
+  return name_of(topology_names(), topology);
+}
+std::string_view buffer_mode_name(BufferMode mode) {
+  return name_of(buffer_mode_names(), mode);
+}
+std::string_view ecn_mark_point_name(EcnMarkPoint point) {
+  return name_of(ecn_mark_point_names(), point);
+}
+std::string_view ecmp_hash_name(EcmpHash hash) {
+  return name_of(ecmp_hash_names(), hash);
+}
+
+}  // namespace etwire::config

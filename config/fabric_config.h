@@ -1,0 +1,105 @@
+// `fabric:` — the twin of the network that the loopback NIC's ports are wired to: topology,
+// link delays, switch buffer, ECN marking, PFC, and per-port exceptions. Ports of other backends
+// are cabled to real equipment, so the twin ignores them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace etwire::config {
+
+enum class Topology : uint8_t {
+  kSingleSwitch,  // every port on one switch
+  kLeafSpine,     // ports attached to leaves in port order, leaves fully meshed to spines
+};
+std::string_view topology_name(Topology topology);  // "single-switch", "leaf-spine"
+
+enum class BufferMode : uint8_t {
+  kShared,   // one pool for every port of a switch
+  kPerPort,  // the size split evenly between a switch's ports
+};
+std::string_view buffer_mode_name(BufferMode mode);  // "shared", "per-port"
+
+enum class EcmpHash : uint8_t {
+  kUdpSourcePort,  // the RoCEv2 entropy field alone
+  kFiveTuple,      // addresses, protocol and both UDP ports
+};
+std::string_view ecmp_hash_name(EcmpHash hash);  // "udp-source-port", "five-tuple"
+
+// Where a switch decides whether to mark a packet: as it leaves the egress queue (the depth it
+// sees is the backlog still behind it, so the mark carries news of the queue as it is now) or as
+// it joins the queue (the mark then waits out the whole queue ahead of it before it is seen).
+enum class EcnMarkPoint : uint8_t {
+  kDequeue,
+  kEnqueue,
+};
+std::string_view ecn_mark_point_name(EcnMarkPoint point);  // "dequeue", "enqueue"
+
+// RED-style marking on egress queue depth: no marks below Kmin, probability rising linearly to
+// Pmax at Kmax, every packet above Kmax. Defaults: NVIDIA's example thresholds for 100G ports and
+// the DCQCN paper's Pmax.
+struct EcnMarking {
+  bool enabled = true;
+  uint64_t kmin_bytes = 150'000;
+  uint64_t kmax_bytes = 1'500'000;
+  double pmax = 0.01;
+  EcnMarkPoint mark_at = EcnMarkPoint::kDequeue;
+};
+
+// Priority flow control: an ingress queue above XOFF pauses the upstream sender on that priority
+// until it drains below XON.
+struct PfcConfig {
+  bool enabled = false;
+  uint64_t xoff_bytes = 256 * 1024;
+  uint64_t xon_bytes = 128 * 1024;
+  std::vector<uint8_t> priorities{3};  // lossless priorities
+};
+
+struct LeafSpineConfig {
+  uint32_t ports_per_leaf = 0;  // ports attached to each leaf (required for leaf-spine)
+  uint32_t spines = 2;
+  // Downlink capacity / uplink capacity per leaf. Resolved: when uplink_speed is given this is
+  // derived from it, otherwise uplinks run at ports_per_leaf x port speed / (spines x this).
+  double oversubscription = 1.0;
+  uint64_t uplink_speed_bps = 0;  // resolved speed of each leaf-spine link
+  EcmpHash ecmp = EcmpHash::kUdpSourcePort;
+};
+
+struct SwitchBuffer {
+  uint64_t size_bytes = 32ull << 20;
+  // Bytes every switch port may always buffer for the packets it receives, taken out of the size
+  // before the rest is shared (switch MMUs call it the ingress minimum guarantee).
+  uint64_t ingress_reserve_bytes = 16 * 1024;
+  BufferMode mode = BufferMode::kShared;
+};
+
+// Settings for the link of one port, replacing the fabric-wide ones. Fully resolved: fields the
+// override does not name hold the fabric-wide value.
+struct FabricPortOverride {
+  std::string port;
+  std::string key_path;
+  EcnMarking ecn;
+  PfcConfig pfc;
+  uint64_t propagation_delay_ns = 0;
+  double drop_probability = 0;  // fault injection: each packet on the link dropped with this p
+};
+
+struct FabricConfig {
+  Topology topology = Topology::kSingleSwitch;
+  uint64_t propagation_delay_ns = 1'000;  // one way, per link
+  uint64_t switch_latency_ns = 500;       // forwarding delay of each switch
+  SwitchBuffer buffer;
+  EcnMarking ecn;
+  PfcConfig pfc;
+  LeafSpineConfig leaf_spine;
+  double drop_probability = 0;  // on every link
+  std::vector<FabricPortOverride> port_overrides;
+
+  // The settings that apply to a port's link: its override, else the fabric-wide ones.
+  const FabricPortOverride* override_for(std::string_view port) const;
+};
+
+}  // namespace etwire::config

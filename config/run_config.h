@@ -1,0 +1,36 @@
+// The whole run configuration as plain structs, every default applied. Later subsystems (the run
+// engine, transport, fabric twin, backends, telemetry) read these; nothing here exposes YAML.
+// docs/configuration.md describes every key.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/collectives_config.h"
+#include "config/fabric_config.h"
+#include "config/mapping_config.h"
+#include "config/port_config.h"
+#include "config/run_settings.h"
+#include "config/telemetry_config.h"
+#include "config/transport_config.h"
+#include "config/workload_config.h"
+
+namespace etwire::config {
+
+struct RunConfig {
+  std::string source_file;  // the YAML file as given
+  RunSettings run;
+  WorkloadConfig workload;
+  std::vector<PortConfig> ports;  // `count` entries expanded, in file order
+  DpdkEalConfig dpdk;
+  MappingConfig mapping;
+  CollectivesConfig collectives;
+  TransportConfig transport;
+  FabricConfig fabric;
+  TelemetryConfig telemetry;
+
+  const PortConfig* find_port(std::string_view name) const;
+  const JobConfig* find_job(std::string_view name) const;
+};
+
+}  // namespace etwire::config

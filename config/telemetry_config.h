@@ -1,0 +1,32 @@
+// `telemetry:` — where results go and what is recorded; the Prometheus metrics endpoint.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace etwire::config {
+
+struct MetricsEndpoint {
+  bool enabled = true;
+  // Loopback only unless the config names another address: metrics expose lab topology.
+  std::string address = "127.0.0.1";
+  uint16_t port = 9464;
+  uint64_t linger_ns = 0;   // keep serving this long after the run so the last values are scraped
+  std::string pushgateway;  // "http://host:9091" to push at the end of short runs; "" = off
+};
+
+struct RecordConfig {
+  bool flows = true;                      // flows.csv
+  bool collectives = true;                // collectives.csv
+  bool pcap = false;                      // packets.pcap (frames as sent)
+  uint64_t queue_sample_interval_ns = 0;  // twin queue-depth samples; 0 = off
+};
+
+struct TelemetryConfig {
+  MetricsEndpoint metrics;
+  // Results directory; relative paths are relative to the working directory of the run.
+  std::string output_dir = "results";
+  RecordConfig record;
+};
+
+}  // namespace etwire::config

@@ -1,0 +1,45 @@
+// `transport:` — the software RoCEv2 reliable-connected transport: which RDMA operation carries
+// the data, packet sizes, acknowledgement and retransmission, and DCQCN.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "config/dcqcn_config.h"
+
+namespace etwire::config {
+
+enum class RdmaOp : uint8_t {
+  kWrite,               // RDMA WRITE FIRST/MIDDLE/LAST/ONLY
+  kWriteWithImmediate,  // as NCCL: WRITEs, the last packet WITH IMMEDIATE
+  kSend,                // SEND FIRST/MIDDLE/LAST/ONLY
+};
+std::string_view rdma_op_name(RdmaOp op);  // "write", "write-with-imm", "send"
+
+// RoCE path MTUs (the InfiniBand MTU enumeration).
+inline constexpr uint32_t kRocePathMtus[] = {256, 512, 1024, 2048, 4096};
+// Bytes a port MTU must leave for headers around a path-MTU payload: GRH-sized IP header 40, UDP
+// 8, BTH 12, and the largest extension headers plus ICRC (XRC 4, atomic 28, ICRC 4). Linux picks
+// the largest path MTU with pmtu + 96 <= port MTU; so does etwire.
+inline constexpr uint32_t kRoceHeaderAllowance = 96;
+// The largest RoCE path MTU a port MTU carries; 0 when even 256 does not fit.
+uint32_t largest_path_mtu(uint32_t port_mtu);
+
+struct TransportConfig {
+  RdmaOp op = RdmaOp::kWriteWithImmediate;
+  // Payload bytes per packet. Resolved: the configured value, or when `auto` the largest path MTU
+  // every port's MTU carries.
+  uint32_t pmtu = 4096;
+  bool pmtu_auto = true;
+  uint8_t ip_version = 4;  // 4 or 6: which address family frames carry
+  // The requester sets AckReq on every Nth packet and on the last packet of a message; the
+  // responder coalesces ACKs accordingly.
+  uint32_t ack_interval = 16;
+  // Go-back-N after this long without progress; the default is the InfiniBand timeout exponent
+  // 14 (4.096 us x 2^14), common on RoCE fabrics.
+  uint64_t retransmit_timeout_ns = 67'108'864;
+  uint32_t retry_count = 7;  // retransmissions of one packet before the flow fails (0..7)
+  DcqcnConfig dcqcn;
+};
+
+}  // namespace etwire::config

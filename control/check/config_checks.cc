@@ -1,0 +1,460 @@
+#include "control/check/config_checks.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "control/check/backend_capabilities.h"
+#include "control/load/key_path.h"
+#include "control/load/nearest_name.h"
+#include "common/rate.h"
+
+namespace etwire::control {
+
+namespace {
+
+class Checker {
+ public:
+  Checker(const config::RunConfig& config, const SourceMap& where, Diagnostics& out)
+      : config_(config), where_(where), out_(out) {
+    for (const auto& port : config.ports) port_names_.push_back(port.name);
+  }
+
+  void error(Problem problem, const std::string& path, std::string message) {
+    out_.add(where_.make(Severity::kError, problem, path, std::move(message)));
+  }
+  void warning(Problem problem, const std::string& path, std::string message) {
+    out_.add(where_.make(Severity::kWarning, problem, path, std::move(message)));
+  }
+
+  void port_reference(const std::string& name, const std::string& path) {
+    if (config_.find_port(name)) return;
+    error(Problem::kBadReference, path,
+          fmt::format("no port named \"{}\" in ports{}", name, did_you_mean(name, port_names_)));
+  }
+
+  void references() {
+    for (const auto& item : config_.fabric.port_overrides) {
+      port_reference(item.port, child_path(item.key_path, "port"));
+    }
+  }
+
+  // Ports made by one entry (`count`) share its settings: problems with them are reported once,
+  // naming the whole range.
+  std::vector<std::pair<const config::PortConfig*, std::string>> entries() const {
+    std::vector<std::pair<const config::PortConfig*, std::string>> out;
+    for (size_t i = 0; i < config_.ports.size(); ++i) {
+      const config::PortConfig& port = config_.ports[i];
+      size_t last = i;
+      while (last + 1 < config_.ports.size() && config_.ports[last + 1].key_path == port.key_path) {
+        ++last;
+      }
+      out.emplace_back(&port, last == i ? fmt::format("port \"{}\"", port.name)
+                                        : fmt::format("ports \"{}\" to \"{}\"", port.name,
+                                                      config_.ports[last].name));
+      i = last;
+    }
+    return out;
+  }
+
+  void backend_settings(const config::PortConfig& port, const std::string& name) {
+    const std::string& at = port.key_path;
+    if (port.backend == config::Backend::kDpdk) {
+      int ways = (port.dpdk.port_id ? 1 : 0) + (port.dpdk.vdev.empty() ? 0 : 1) +
+                 (port.dpdk.pci.empty() ? 0 : 1);
+      if (ways == 0) {
+        error(Problem::kBackend, port.dpdk.present ? child_path(at, "dpdk") : at,
+              fmt::format("{}: backend dpdk needs a device: set dpdk.port_id, dpdk.vdev (e.g. "
+                          "net_ring0) or dpdk.pci (e.g. 0000:3b:00.0)",
+                          name));
+      } else if (ways > 1) {
+        error(Problem::kInconsistent, child_path(at, "dpdk"),
+              fmt::format("{}: the device is named more than one way: give exactly one of "
+                          "port_id, vdev and pci",
+                          name));
+      }
+      dpdk_queues(port, name);
+    } else if (port.dpdk.present) {
+      warning(Problem::kBackend, child_path(at, "dpdk"),
+              fmt::format("ignored: {} does not use backend dpdk", name));
+    }
+    if (port.backend == config::Backend::kVerbs) {
+      if (port.verbs.device.empty()) {
+        error(Problem::kBackend, port.verbs.present ? child_path(at, "verbs") : at,
+              fmt::format("{}: backend verbs needs verbs.device (e.g. mlx5_0, as ibv_devices "
+                          "lists it)",
+                          name));
+      }
+      if (!port.verbs.gid_index) {
+        error(Problem::kBackend, port.verbs.present ? child_path(at, "verbs") : at,
+              fmt::format("{}: backend verbs needs verbs.gid_index: it selects RoCE v2 and the "
+                          "address family on the device (show_gids lists them), and a wrong "
+                          "guess silently sends RoCE v1 or the wrong address",
+                          name));
+      }
+    } else if (port.verbs.present) {
+      warning(Problem::kBackend, child_path(at, "verbs"),
+              fmt::format("ignored: {} does not use backend verbs", name));
+    }
+  }
+
+  // Every queue of a port has its own worker lcore: `lcores` lists one per queue when there are
+  // several (and `lcore` is for a port of one queue).
+  void dpdk_queues(const config::PortConfig& port, const std::string& name) {
+    const config::DpdkPortSettings& dpdk = port.dpdk;
+    const std::string at = child_path(port.key_path, "dpdk");
+    const std::string lcores = child_path(at, "lcores");
+    const std::string lcores_at = where_.contains(lcores) ? lcores : at;
+    if (dpdk.queues == 1) {
+      if (!dpdk.lcores.empty()) {
+        error(Problem::kInconsistent, lcores_at,
+              fmt::format("{}: dpdk.lcores is for a port of several queues (dpdk.queues); a port "
+                          "of one queue takes dpdk.lcore",
+                          name));
+      }
+      return;
+    }
+    if (dpdk.lcore) {
+      error(Problem::kInconsistent, child_path(at, "lcore"),
+            fmt::format("{}: a port of {} queues runs each on its own lcore: give dpdk.lcores, "
+                        "one per queue, instead of dpdk.lcore",
+                        name, dpdk.queues));
+    }
+    if (dpdk.lcores.size() != dpdk.queues) {
+      error(Problem::kInconsistent, lcores_at,
+            fmt::format("{}: dpdk.queues is {}, so dpdk.lcores needs {} worker lcores, one per "
+                        "queue (it has {})",
+                        name, dpdk.queues, dpdk.queues, dpdk.lcores.size()));
+    }
+    for (size_t i = 0; i < dpdk.lcores.size(); ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (dpdk.lcores[i] != dpdk.lcores[j]) continue;
+        error(Problem::kInconsistent, lcores_at,
+              fmt::format("{}: lcore {} is listed twice in dpdk.lcores; each queue needs its own",
+                          name, dpdk.lcores[i]));
+      }
+    }
+    if (dpdk.pfc.enabled) {
+      error(Problem::kBackend, child_path(at, "pfc"),
+            fmt::format("{}: PFC generation (dpdk.pfc.enabled) watches one receive queue; it is "
+                        "not available on a port of several queues",
+                        name));
+    }
+    if (config::is_ring_device(dpdk) && !dpdk.peer.empty()) {
+      const config::PortConfig* peer = config_.find_port(dpdk.peer);
+      if (peer != nullptr && peer->dpdk.queues != dpdk.queues) {
+        error(Problem::kInconsistent, child_path(at, "queues"),
+              fmt::format("{}: a ring cable carries one ring per queue, so both ends need the "
+                          "same dpdk.queues ({} here, {} on \"{}\")",
+                          name, dpdk.queues, peer->dpdk.queues, peer->name));
+      }
+    }
+  }
+
+  // The thresholds count descriptors of the port's receive queue: they must fit in it, and
+  // resuming must happen below pausing or the port would flap.
+  void dpdk_pfc(const config::PortConfig& port, const std::string& name) {
+    if (port.backend != config::Backend::kDpdk) return;
+    const config::DpdkPortSettings& dpdk = port.dpdk;
+    const std::string at = child_path(child_path(port.key_path, "dpdk"), "pfc");
+    const std::string xoff = child_path(at, "xoff");
+    const std::string xon = child_path(at, "xon");
+    if (dpdk.pfc.xoff > dpdk.rx_descriptors) {
+      error(Problem::kInconsistent, xoff,
+            fmt::format("{}: dpdk.pfc.xoff ({}) is above dpdk.rx_descriptors ({}): the receive "
+                        "queue never holds that many, so the port would never pause",
+                        name, dpdk.pfc.xoff, dpdk.rx_descriptors));
+    }
+    if (dpdk.pfc.xon >= dpdk.pfc.xoff) {
+      error(Problem::kInconsistent, where_.contains(xon) ? xon : xoff,
+            fmt::format("{}: PFC thresholds out of order: dpdk.pfc.xon ({}) must be below "
+                        "dpdk.pfc.xoff ({}{})",
+                        name, dpdk.pfc.xon, dpdk.pfc.xoff,
+                        where_.contains(xoff) ? "" : ", three quarters of rx_descriptors"));
+    }
+  }
+
+  void backend_limits(const config::PortConfig& port, const std::string& name) {
+    BackendLimits limits = limits_for(port);
+    const auto& speeds = limits.standard_speeds;
+    bool speed_ok =
+        port.speed_bps >= limits.min_speed_bps && port.speed_bps <= limits.max_speed_bps &&
+        (speeds.empty() || std::find(speeds.begin(), speeds.end(), port.speed_bps) != speeds.end());
+    if (!speed_ok) {
+      std::string allowed;
+      if (speeds.empty()) {
+        allowed = fmt::format("from {} to {}", format_rate(limits.min_speed_bps),
+                              format_rate(limits.max_speed_bps));
+      } else {
+        for (uint64_t s : speeds) allowed += (allowed.empty() ? "one of " : ", ") + format_rate(s);
+      }
+      error(Problem::kBackend, child_path(port.key_path, "speed"),
+            fmt::format("backend {} cannot run {} at {}: expected {} ({})",
+                        config::backend_name(port.backend), name, format_rate(port.speed_bps), allowed,
+                        limits.why));
+    }
+    if (port.mtu < limits.min_mtu || port.mtu > limits.max_mtu) {
+      error(Problem::kBackend, child_path(port.key_path, "mtu"),
+            fmt::format("backend {} cannot use MTU {} on {}: expected {} to {} ({})",
+                        config::backend_name(port.backend), port.mtu, name, limits.min_mtu, limits.max_mtu,
+                        limits.why));
+    }
+  }
+
+  // Two ports on one device would fight over it.
+  void devices() {
+    std::map<std::string, std::string> seen;
+    for (const auto& port : config_.ports) {
+      std::string device;
+      std::string key;
+      if (port.backend == config::Backend::kDpdk) {
+        if (!port.dpdk.vdev.empty()) {
+          device = "dpdk vdev " + port.dpdk.vdev.substr(0, port.dpdk.vdev.find(','));
+          key = "dpdk.vdev";
+        } else if (!port.dpdk.pci.empty()) {
+          device = "dpdk PCI device " + port.dpdk.pci;
+          key = "dpdk.pci";
+        } else if (port.dpdk.port_id) {
+          device = fmt::format("dpdk port id {}", *port.dpdk.port_id);
+          key = "dpdk.port_id";
+        }
+      } else if (port.backend == config::Backend::kVerbs && !port.verbs.device.empty()) {
+        device = fmt::format("verbs device {} port {}", port.verbs.device, port.verbs.port);
+        key = "verbs.device";
+      }
+      if (device.empty()) continue;
+      auto [it, inserted] = seen.emplace(device, port.name);
+      if (!inserted) {
+        error(Problem::kDuplicate, child_path(port.key_path, key),
+              fmt::format("port \"{}\" uses {}, which port \"{}\" already uses", port.name, device,
+                          it->second));
+      }
+    }
+  }
+
+  // Back-to-back cabling is symmetric and joins two dpdk ports.
+  void peers() {
+    for (const auto& port : config_.ports) {
+      if (port.backend != config::Backend::kDpdk || port.dpdk.peer.empty()) continue;
+      const std::string at = child_path(child_path(port.key_path, "dpdk"), "peer");
+      const config::PortConfig* peer = config_.find_port(port.dpdk.peer);
+      if (peer == nullptr) {
+        error(Problem::kBadReference, at,
+              fmt::format("port \"{}\": peer \"{}\" is not a port of this configuration", port.name,
+                          port.dpdk.peer));
+      } else if (peer->name == port.name) {
+        error(Problem::kInconsistent, at,
+              fmt::format("port \"{}\" cannot be its own peer; leave peer out for a net_ring "
+                          "port looped to itself",
+                          port.name));
+      } else if (peer->backend != config::Backend::kDpdk) {
+        error(Problem::kInconsistent, at,
+              fmt::format("port \"{}\": peer \"{}\" uses the {} backend; back-to-back "
+                          "cabling joins two dpdk ports",
+                          port.name, peer->name, config::backend_name(peer->backend)));
+      } else if (peer->dpdk.peer != port.name) {
+        error(Problem::kInconsistent, at,
+              fmt::format("port \"{}\" names \"{}\" as its peer, but \"{}\" {}; cabling is "
+                          "symmetric: set its dpdk.peer to \"{}\"",
+                          port.name, peer->name, peer->name,
+                          peer->dpdk.peer.empty() ? std::string("names no peer")
+                                                  : fmt::format("names \"{}\"", peer->dpdk.peer),
+                          port.name));
+      } else if (config::is_ring_device(port.dpdk) != config::is_ring_device(peer->dpdk)) {
+        error(Problem::kInconsistent, at,
+              fmt::format("port \"{}\" and its peer \"{}\" must both be net_ring devices or "
+                          "neither: etwire wires ring devices to each other itself",
+                          port.name, peer->name));
+      }
+    }
+  }
+
+  void addresses() {
+    std::map<std::string, std::string> macs;
+    std::map<std::string, std::string> ipv4s;
+    std::map<std::string, std::string> ipv6s;
+    auto claim = [&](std::map<std::string, std::string>& seen, const std::string& address,
+                     const config::PortConfig& port, const char* key, const char* kind, bool derived) {
+      auto [it, inserted] = seen.emplace(address, port.name);
+      if (inserted) return;
+      error(Problem::kDuplicate, derived ? port.key_path : child_path(port.key_path, key),
+            fmt::format("{} {} of port \"{}\"{} is already the address of port \"{}\"", kind,
+                        address, port.name, derived ? " (derived)" : "", it->second));
+    };
+    for (const auto& port : config_.ports) {
+      claim(macs, port.mac.to_string(), port, "mac", "MAC address", port.mac_derived);
+      claim(ipv4s, port.ipv4.to_string(), port, "ipv4", "IPv4 address", port.ipv4_derived);
+      if (port.ipv6) {
+        claim(ipv6s, port.ipv6->to_string(), port, "ipv6", "IPv6 address", port.ipv6_derived);
+      }
+    }
+  }
+
+  void clocks() {
+    const config::PortConfig* virtual_port = nullptr;
+    const config::PortConfig* wall_port = nullptr;
+    for (const auto& port : config_.ports) {
+      const config::PortConfig*& first = port.backend == config::Backend::kLoopback ? virtual_port : wall_port;
+      if (!first) first = &port;
+    }
+    if (virtual_port && wall_port) {
+      error(Problem::kBackend, child_path(wall_port->key_path, "backend"),
+            fmt::format("port \"{}\" (backend {}) runs on the wall clock, but port \"{}\" is a "
+                        "loopback port on the virtual clock: a run uses one clock, so loopback "
+                        "ports cannot be mixed with dpdk or verbs ports",
+                        wall_port->name, config::backend_name(wall_port->backend), virtual_port->name));
+    }
+  }
+
+  void path_mtu() {
+    const config::TransportConfig& t = config_.transport;
+    for (const auto& port : config_.ports) {
+      if (t.pmtu + config::kRoceHeaderAllowance <= port.mtu) continue;
+      if (t.pmtu_auto) continue;  // auto picks a fitting value
+      error(Problem::kInconsistent, "transport.pmtu",
+            fmt::format("path MTU {} needs a port MTU of at least {} (payload + {} bytes of "
+                        "headers), but port \"{}\" has MTU {}: the largest path MTU it carries "
+                        "is {}",
+                        t.pmtu, t.pmtu + config::kRoceHeaderAllowance, config::kRoceHeaderAllowance, port.name,
+                        port.mtu, config::largest_path_mtu(port.mtu)));
+      return;
+    }
+  }
+
+  void ip_family() {
+    if (config_.transport.ip_version != 6) return;
+    for (const auto& port : config_.ports) {
+      if (!port.ipv6) {
+        error(Problem::kMissing, child_path(port.key_path, "ipv6"),
+              fmt::format("transport.ip_version is 6 but port \"{}\" has no IPv6 address",
+                          port.name));
+      }
+    }
+  }
+
+  void dcqcn() {
+    const config::DcqcnConfig& d = config_.transport.dcqcn;
+    if (!d.enabled || config_.ports.empty()) return;
+    const config::PortConfig* slowest = &config_.ports.front();
+    for (const auto& port : config_.ports) {
+      if (port.speed_bps < slowest->speed_bps) slowest = &port;
+    }
+    if (d.min_rate_bps > slowest->speed_bps) {
+      error(
+          Problem::kInconsistent, "transport.dcqcn.min_rate",
+          fmt::format("min_rate {} is above the speed of port \"{}\" ({})",
+                      format_rate(d.min_rate_bps), slowest->name, format_rate(slowest->speed_bps)));
+    }
+    if (d.rate_on_first_cnp_bps > slowest->speed_bps) {
+      error(Problem::kInconsistent, "transport.dcqcn.rate_on_first_cnp",
+            fmt::format("rate_on_first_cnp {} is above the speed of port \"{}\" ({})",
+                        format_rate(d.rate_on_first_cnp_bps), slowest->name,
+                        format_rate(slowest->speed_bps)));
+    }
+    if (d.additive_increase_bps > d.hyper_increase_bps) {
+      warning(Problem::kInconsistent, "transport.dcqcn.additive_increase",
+              fmt::format("additive_increase ({}) is above hyper_increase ({}): hyper increase "
+                          "would slow recovery down",
+                          format_rate(d.additive_increase_bps), format_rate(d.hyper_increase_bps)));
+    }
+  }
+
+  void fabric(const SectionPresence& present) {
+    bool any_loopback =
+        std::any_of(config_.ports.begin(), config_.ports.end(),
+                    [](const config::PortConfig& p) { return p.backend == config::Backend::kLoopback; });
+    if (!any_loopback) {
+      if (present.fabric) {
+        warning(Problem::kBackend, "fabric",
+                "ignored: the fabric twin serves loopback ports, and this run has none (dpdk "
+                "and verbs ports are cabled to the real device under test)");
+      }
+      return;
+    }
+    const config::FabricConfig& f = config_.fabric;
+    if (f.pfc.enabled) {
+      std::set<uint8_t> lossless(f.pfc.priorities.begin(), f.pfc.priorities.end());
+      for (const auto& port : config_.ports) {
+        if (port.backend != config::Backend::kLoopback || lossless.count(port.qos.data.priority) > 0) {
+          continue;
+        }
+        warning(Problem::kInconsistent, child_path(port.key_path, "qos.data.priority"),
+                fmt::format("port \"{}\" sends data on priority {}, which fabric.pfc.priorities "
+                            "does not make lossless",
+                            port.name, port.qos.data.priority));
+        break;
+      }
+    }
+    if (f.topology == config::Topology::kLeafSpine && f.leaf_spine.ports_per_leaf > 0) {
+      size_t loopback = static_cast<size_t>(
+          std::count_if(config_.ports.begin(), config_.ports.end(),
+                        [](const config::PortConfig& p) { return p.backend == config::Backend::kLoopback; }));
+      if (loopback <= f.leaf_spine.ports_per_leaf) {
+        warning(Problem::kInconsistent, "fabric.leaf_spine.ports_per_leaf",
+                fmt::format("all {} loopback ports fit on one leaf ({} per leaf): no traffic "
+                            "crosses the spines",
+                            loopback, f.leaf_spine.ports_per_leaf));
+      }
+    }
+    for (const auto& item : f.port_overrides) {
+      const config::PortConfig* port = config_.find_port(item.port);
+      if (port && port->backend != config::Backend::kLoopback) {
+        warning(Problem::kBackend, child_path(item.key_path, "port"),
+                fmt::format("ignored: port \"{}\" uses backend {}, not the fabric twin", item.port,
+                            config::backend_name(port->backend)));
+      }
+    }
+  }
+
+  void dpdk(const SectionPresence& present) {
+    bool any_dpdk = std::any_of(config_.ports.begin(), config_.ports.end(),
+                                [](const config::PortConfig& p) { return p.backend == config::Backend::kDpdk; });
+    if (present.dpdk && !any_dpdk) {
+      warning(Problem::kBackend, "dpdk", "ignored: no port uses backend dpdk");
+    }
+  }
+
+  void telemetry() {
+    if (!config_.telemetry.record.pcap) return;
+    bool all_verbs = std::all_of(config_.ports.begin(), config_.ports.end(),
+                                 [](const config::PortConfig& p) { return p.backend == config::Backend::kVerbs; });
+    if (all_verbs && !config_.ports.empty()) {
+      warning(Problem::kBackend, "telemetry.record.pcap",
+              "verbs ports cannot capture their frames (the NIC builds them): no pcap is "
+              "written");
+    }
+  }
+
+ private:
+  const config::RunConfig& config_;
+  const SourceMap& where_;
+  Diagnostics& out_;
+  std::vector<std::string> port_names_;
+};
+
+}  // namespace
+
+void check_config(const config::RunConfig& config, const SectionPresence& present, const SourceMap& where,
+                  Diagnostics& out) {
+  Checker check(config, where, out);
+  check.references();
+  for (const auto& [port, name] : check.entries()) {
+    check.backend_settings(*port, name);
+    check.dpdk_pfc(*port, name);
+    check.backend_limits(*port, name);
+  }
+  check.devices();
+  check.peers();
+  check.addresses();
+  check.clocks();
+  check.path_mtu();
+  check.ip_family();
+  check.dcqcn();
+  check.fabric(present);
+  check.dpdk(present);
+  check.telemetry();
+}
+
+}  // namespace etwire::control

@@ -1,0 +1,58 @@
+#include "control/check/derived_values.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace etwire::control {
+
+void derive_port_addresses(config::RunConfig& config) {
+  for (size_t i = 0; i < config.ports.size(); ++i) {
+    config::PortConfig& port = config.ports[i];
+    auto index = static_cast<uint32_t>(i);
+    if (port.ipv4_derived) {
+      port.ipv4.value = (10u << 24) | (((index >> 8) & 0xFF) << 16) | ((index & 0xFF) << 8) | 1u;
+    }
+    if (port.mac_derived) {
+      port.mac.bytes = {0x02,
+                        0x00,
+                        static_cast<uint8_t>(port.ipv4.value >> 24),
+                        static_cast<uint8_t>(port.ipv4.value >> 16),
+                        static_cast<uint8_t>(port.ipv4.value >> 8),
+                        static_cast<uint8_t>(port.ipv4.value)};
+    }
+    if (port.ipv6_derived && config.transport.ip_version == 6) {
+      config::Ipv6Address ip;
+      ip.bytes[0] = 0xFD;
+      ip.bytes[6] = static_cast<uint8_t>(index >> 8);
+      ip.bytes[7] = static_cast<uint8_t>(index);
+      ip.bytes[15] = 1;
+      port.ipv6 = ip;
+    }
+  }
+}
+
+void derive_path_mtu(config::RunConfig& config) {
+  if (!config.transport.pmtu_auto || config.ports.empty()) return;
+  uint32_t pmtu = 4096;
+  for (const auto& port : config.ports) pmtu = std::min(pmtu, config::largest_path_mtu(port.mtu));
+  config.transport.pmtu = pmtu;
+}
+
+void derive_leaf_spine(config::RunConfig& config) {
+  config::LeafSpineConfig& ls = config.fabric.leaf_spine;
+  if (config.fabric.topology != config::Topology::kLeafSpine || ls.ports_per_leaf == 0) return;
+  uint64_t fastest = 0;
+  for (const auto& port : config.ports) {
+    if (port.backend == config::Backend::kLoopback) fastest = std::max(fastest, port.speed_bps);
+  }
+  if (fastest == 0) return;
+  double downlink = static_cast<double>(fastest) * ls.ports_per_leaf;
+  if (ls.uplink_speed_bps > 0) {
+    ls.oversubscription = downlink / (static_cast<double>(ls.uplink_speed_bps) * ls.spines);
+    return;
+  }
+  ls.uplink_speed_bps =
+      static_cast<uint64_t>(std::ceil(downlink / (ls.spines * ls.oversubscription)));
+}
+
+}  // namespace etwire::control

@@ -1,0 +1,117 @@
+#include "control/check/trace_facts.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "trace/trace_error.h"
+
+namespace etwire::control {
+
+namespace {
+
+// Resolves each distinct pg_name once: traces repeat a handful of names millions of times.
+class GroupResolver {
+ public:
+  GroupResolver(const trace::TraceSet& set, TraceFacts& facts) : set_(set), facts_(facts) {}
+
+  // The group id of the node's pg_name, or nullopt when it names no group (recorded).
+  std::optional<int64_t> resolve(const trace::TraceNode& node, int32_t rank,
+                                 const std::string& file) {
+    std::string key = node.comm.pg_name.value_or("");
+    bool present = node.comm.pg_name.has_value();
+    auto& cache = present ? named_ : absent_;
+    auto it = cache.find(key);
+    if (it != cache.end()) {
+      if (!it->second) ++facts_.undefined_groups[undefined_index_.at(key)].uses;
+      return it->second;
+    }
+    std::optional<int64_t> id;
+    try {
+      trace::NodeGroup group = set_.node_group(node, file);
+      id = group.key;
+      facts_.groups.emplace(group.key, std::move(group.members));
+    } catch (const trace::TraceError& e) {
+      undefined_index_[key] = facts_.undefined_groups.size();
+      facts_.undefined_groups.push_back({key, rank, e.what(), 1});
+    }
+    cache.emplace(key, id);
+    return id;
+  }
+
+ private:
+  const trace::TraceSet& set_;
+  TraceFacts& facts_;
+  std::map<std::string, std::optional<int64_t>> named_;
+  std::map<std::string, std::optional<int64_t>> absent_;
+  std::map<std::string, size_t> undefined_index_;
+};
+
+std::string locate(const std::string& file, const trace::TraceNode& node) {
+  return fmt::format("{}: record {} (node id {})", file, node.record_index, node.id);
+}
+
+void note_outsider(TraceFacts& facts, int32_t rank, int64_t group, const std::string& file,
+                   const trace::TraceNode& node) {
+  for (auto& call : facts.outsider_calls) {
+    if (call.rank == rank && call.group_id == group) {
+      ++call.uses;
+      return;
+    }
+  }
+  facts.outsider_calls.push_back({rank, group, locate(file, node), 1});
+}
+
+}  // namespace
+
+std::string group_label(int64_t group_id) {
+  return group_id == trace::kAllRanksGroup ? "the all-ranks group"
+                                    : fmt::format("process group {}", group_id);
+}
+
+TraceFacts scan_trace_set(const trace::TraceSet& set, const feeder::NodeFilter& filter) {
+  TraceFacts facts;
+  facts.world_size = set.world_size();
+  facts.files = set.files();
+  facts.ranks.resize(static_cast<size_t>(facts.world_size));
+  GroupResolver groups(set, facts);
+  trace::TraceNode node;
+  for (const auto& file : set.files()) {
+    auto source = set.open(file.rank);
+    RankComm& comm = facts.ranks[static_cast<size_t>(file.rank)];
+    while (source->next(node)) {
+      ++facts.nodes;
+      if (!trace::is_comm_type(node.type)) continue;
+      // Nodes the filter leaves out complete at once without traffic: their groups do not matter.
+      if (!filter.keeps(node)) continue;
+      if (node.type == trace::NodeType::kCommColl) {
+        auto group = groups.resolve(node, file.rank, file.path);
+        if (!group) continue;
+        const auto& members = facts.groups.at(*group);
+        if (std::find(members.begin(), members.end(), file.rank) == members.end()) {
+          note_outsider(facts, file.rank, *group, file.path, node);
+          continue;
+        }
+        if (!node.carries_traffic()) continue;
+        ++facts.comm_nodes_kept;
+        CollectiveCall call{*node.comm.coll_type, *group, node.comm.size.value_or(0)};
+        ++comm.collectives[call];
+        continue;
+      }
+      if (!node.carries_traffic()) continue;
+      ++facts.comm_nodes_kept;
+      bool send = node.type == trace::NodeType::kCommSend;
+      // A missing end is the file's own rank.
+      int32_t peer = send ? node.comm.dst.value_or(file.rank) : node.comm.src.value_or(file.rank);
+      if (peer < 0 || peer >= facts.world_size) {
+        facts.stray_peers.push_back({file.rank, peer, send, locate(file.path, node)});
+        continue;
+      }
+      auto& side = send ? comm.sends : comm.recvs;
+      ++side[PeerTransfer{peer, *node.comm.size}];
+    }
+  }
+  return facts;
+}
+
+}  // namespace etwire::control

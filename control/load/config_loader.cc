@@ -1,0 +1,236 @@
+#include "control/load/config_loader.h"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "control/check/config_checks.h"
+#include "control/check/derived_values.h"
+#include "control/load/document_context.h"
+#include "control/check/job_filter.h"
+#include "control/load/key_path.h"
+#include "control/load/map_reader.h"
+#include "control/load/overrides.h"
+#include "control/load/section_parsers.h"
+#include "trace/trace_error.h"
+#include "trace/trace_set.h"
+
+namespace etwire::control {
+
+namespace {
+
+void report_at(LoadedConfig& loaded, Severity severity, Problem problem, const std::string& path,
+               std::string message) {
+  loaded.diagnostics.add(loaded.source_map.make(severity, problem, path, std::move(message)));
+}
+
+// yaml-cpp reports syntax errors (and, rarely, conversion errors) as exceptions with a mark.
+void report_yaml_exception(LoadedConfig& loaded, const YAML::Exception& e) {
+  Diagnostic d;
+  d.problem = Problem::kSyntax;
+  d.where = location_from_mark(loaded.source_map.file(), e.mark);
+  d.message = "invalid YAML: " + (e.msg.empty() ? std::string(e.what()) : e.msg);
+  loaded.diagnostics.add(std::move(d));
+}
+
+SectionPresence read_sections(const YAML::Node& root, const std::string& default_name,
+                              const std::string& config_dir, DocumentContext& ctx,
+                              config::RunConfig& config) {
+  MapReader top(ctx, root, "");
+  SectionPresence present;
+  // A document that is not a map has been reported; its "missing" sections would only repeat it.
+  if (root.IsDefined() && !root.IsNull() && !root.IsMap()) return present;
+  MapReader run = top.section("run");
+  parse_run_settings(run, default_name, config.run);
+  MapReader workload = top.section("workload");
+  if (top.require("workload", "the traces to replay (workload.jobs)")) {
+    parse_workload(workload, config_dir, config.workload);
+  }
+  parse_ports(top, config.ports);
+  present.dpdk = top.has("dpdk");
+  MapReader dpdk = top.section("dpdk");
+  parse_dpdk_eal(dpdk, config.dpdk);
+  MapReader mapping = top.section("mapping");
+  parse_mapping(mapping, config.workload, config.mapping);
+  MapReader collectives = top.section("collectives");
+  parse_collectives(collectives, config.collectives);
+  MapReader transport = top.section("transport");
+  parse_transport(transport, config.transport);
+  present.fabric = top.has("fabric");
+  MapReader fabric = top.section("fabric");
+  parse_fabric(fabric, config.fabric);
+  MapReader telemetry = top.section("telemetry");
+  parse_telemetry(telemetry, config.telemetry);
+  top.finish();
+  return present;
+}
+
+// Opens a job's trace set and comm groups and reads it; problems are located at the job's keys.
+std::optional<TraceFacts> read_job_trace(LoadedConfig& loaded, const config::JobConfig& job) {
+  std::string trace_key = child_path(job.key_path, "trace");
+  std::optional<trace::TraceSet> set;
+  try {
+    set = trace::TraceSet::discover(job.trace);
+  } catch (const trace::TraceError& e) {
+    report_at(loaded, Severity::kError, Problem::kTrace, trace_key,
+              fmt::format("cannot open the trace set: {}", e.what()));
+    return std::nullopt;
+  }
+  if (job.world_size && *job.world_size != set->world_size()) {
+    report_at(loaded, Severity::kError, Problem::kTraceMismatch,
+              child_path(job.key_path, "world_size"),
+              fmt::format("expected {} ranks, but trace set {} has {} rank files", *job.world_size,
+                          job.trace, set->world_size()));
+  }
+  std::string groups_key = child_path(job.key_path, "comm_groups");
+  bool groups_unreadable = false;
+  if (!job.comm_groups.empty()) {
+    try {
+      set->set_comm_groups(trace::CommGroups::load(job.comm_groups));
+    } catch (const trace::TraceError& e) {
+      report_at(loaded, Severity::kError, Problem::kTrace, groups_key, e.what());
+      groups_unreadable = true;
+    }
+  }
+  std::optional<TraceFacts> facts;
+  try {
+    facts = scan_trace_set(*set, make_node_filter(job.filter));
+  } catch (const trace::TraceError& e) {
+    report_at(loaded, Severity::kError, Problem::kTrace, trace_key, e.what());
+    return std::nullopt;
+  }
+  // Without the comm-group file every named group would look undefined: one error is enough.
+  if (groups_unreadable) facts->undefined_groups.clear();
+  for (const auto& group : facts->undefined_groups) {
+    report_at(loaded, Severity::kError, Problem::kTraceMismatch,
+              job.comm_groups.empty() ? trace_key : groups_key,
+              fmt::format("a trace process group has no comm-group entry: {} (pg_name \"{}\" is "
+                          "used {} time{} in this trace set)",
+                          group.problem, group.pg_name, group.uses, group.uses == 1 ? "" : "s"));
+  }
+  for (const auto& call : facts->outsider_calls) {
+    report_at(
+        loaded, Severity::kError, Problem::kTraceMismatch,
+        job.comm_groups.empty() ? trace_key : groups_key,
+        fmt::format("{}: rank {} issues {} collective{} on process group {}, which does not "
+                    "list it as a member",
+                    call.location, call.rank, call.uses, call.uses == 1 ? "" : "s", call.group_id));
+  }
+  for (const auto& stray : facts->stray_peers) {
+    report_at(loaded, Severity::kError, Problem::kTraceMismatch, trace_key,
+              fmt::format("{}: rank {} {} rank {}, outside the trace set's {} ranks",
+                          stray.location, stray.rank, stray.send ? "sends to" : "receives from",
+                          stray.peer, facts->world_size));
+  }
+  return facts;
+}
+
+void place_and_address(LoadedConfig& loaded) {
+  config::RunConfig& config = loaded.config;
+  size_t jobs = config.workload.jobs.size();
+  loaded.placements.assign(jobs, std::nullopt);
+  if (config.ports.empty()) return;
+  bool all_placed = true;
+  for (size_t j = 0; j < jobs; ++j) {
+    const config::JobConfig& job = config.workload.jobs[j];
+    std::optional<int32_t> world;
+    if (loaded.traces[j]) {
+      world = loaded.traces[j]->world_size;
+    } else if (job.world_size) {
+      world = job.world_size;
+    }
+    if (!world || j >= config.mapping.jobs.size()) {
+      all_placed = false;
+      continue;
+    }
+    loaded.placements[j] =
+        place_ranks(config, config.mapping.jobs[j], *world, loaded.source_map, loaded.diagnostics);
+    all_placed = all_placed && loaded.placements[j].has_value();
+  }
+  if (!all_placed) return;
+  std::vector<JobPlacement> placements;
+  for (auto& placement : loaded.placements) placements.push_back(*placement);
+  loaded.addresses = assign_addresses(config, placements, loaded.source_map, loaded.diagnostics);
+}
+
+}  // namespace
+
+LoadedConfig load_config_text(const std::string& text, const std::string& name,
+                              const std::string& config_dir, const LoadOptions& options) {
+  LoadedConfig loaded;
+  loaded.source_map = SourceMap(name);
+  loaded.config.source_file = name;
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    report_yaml_exception(loaded, e);
+    return loaded;
+  }
+  AppliedOverrides applied;
+  apply_overrides(root, options.overrides, applied, loaded.diagnostics);
+
+  DocumentContext ctx(applied, loaded.source_map, loaded.diagnostics);
+  SectionPresence present;
+  std::string default_name = std::filesystem::path(name).stem().string();
+  try {
+    present = read_sections(root, default_name.empty() ? "run" : default_name, config_dir, ctx,
+                            loaded.config);
+  } catch (const YAML::Exception& e) {
+    report_yaml_exception(loaded, e);
+    return loaded;
+  }
+
+  config::RunConfig& config = loaded.config;
+  derive_port_addresses(config);
+  derive_path_mtu(config);
+  derive_leaf_spine(config);
+  check_config(config, present, loaded.source_map, loaded.diagnostics);
+
+  loaded.traces.assign(config.workload.jobs.size(), std::nullopt);
+  if (options.read_traces) {
+    for (size_t j = 0; j < config.workload.jobs.size(); ++j) {
+      if (config.workload.jobs[j].trace.empty()) continue;
+      loaded.traces[j] = read_job_trace(loaded, config.workload.jobs[j]);
+    }
+  }
+  place_and_address(loaded);
+  return loaded;
+}
+
+LoadedConfig load_config_file(const std::string& path, const LoadOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    LoadedConfig loaded;
+    loaded.source_map = SourceMap(path);
+    loaded.config.source_file = path;
+    Diagnostic d;
+    d.problem = Problem::kSyntax;
+    d.where.file = path;
+    std::error_code ec;
+    d.message = std::filesystem::exists(path, ec) ? "cannot read the file" : "no such file";
+    loaded.diagnostics.add(std::move(d));
+    return loaded;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  return load_config_text(text.str(), path, dir, options);
+}
+
+config::RunConfig load_run_config(const std::string& path, const LoadOptions& options) {
+  LoadedConfig loaded = load_config_file(path, options);
+  if (!loaded.ok()) {
+    std::vector<Diagnostic> errors;
+    for (const auto& d : loaded.diagnostics.items()) {
+      if (d.severity == Severity::kError) errors.push_back(d);
+    }
+    throw ConfigError(std::move(errors));
+  }
+  return std::move(loaded.config);
+}
+
+}  // namespace etwire::control

@@ -1,0 +1,77 @@
+// Reads one YAML map (a section) against the schema. Every key the code asks about becomes a
+// known key; finish() reports the keys nobody asked about as unknown, suggesting the nearest
+// known one, and duplicate keys are reported on construction. Internal to control/.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "control/load/document_context.h"
+#include "control/load/value_readers.h"
+
+namespace etwire::control {
+
+struct ListItem {
+  YAML::Node node;
+  std::string path;
+};
+
+class MapReader {
+ public:
+  // A null or absent node reads as an empty section; anything other than a map is reported as a
+  // wrong type (and reads as empty).
+  MapReader(DocumentContext& ctx, const YAML::Node& node, std::string path);
+
+  const std::string& path() const { return path_; }
+  const YAML::Node& node() const { return node_; }
+  DocumentContext& context() { return ctx_; }
+  std::string key_path(std::string_view key) const;
+
+  // True when the key is present with a non-null value.
+  bool has(std::string_view key);
+  // The value (undefined node when absent). Declares the key known.
+  YAML::Node get(std::string_view key);
+  // True when the key's value came from a --set argument.
+  bool overridden(std::string_view key) const;
+  // Reports a missing required key; `what` says what belongs there.
+  bool require(std::string_view key, std::string_view what);
+
+  bool text(std::string_view key, std::string& out);
+  bool boolean(std::string_view key, bool& out);
+  template <class T>
+  bool integer(std::string_view key, T& out, int64_t min, int64_t max) {
+    return has(key) && read_integer(ctx_, get(key), key_path(key), min, max, out);
+  }
+  bool real(std::string_view key, double& out, RealRange range);
+  bool bytes(std::string_view key, uint64_t& out, uint64_t min, uint64_t max);
+  bool rate(std::string_view key, uint64_t& out, uint64_t min, uint64_t max);
+  bool duration(std::string_view key, uint64_t& out, uint64_t min, uint64_t max);
+  template <class E>
+  bool choice(std::string_view key, E& out, config::NameTable<E> table) {
+    return has(key) && read_choice(ctx_, get(key), key_path(key), table, out);
+  }
+
+  // A nested section (empty when absent).
+  MapReader section(std::string_view key);
+  // A list's elements (none when absent; reported when not a list).
+  std::vector<ListItem> list(std::string_view key);
+
+  // Marks keys as known without reading them (read elsewhere).
+  void declare(std::string_view key) { known_.emplace(key); }
+  // Reports unknown keys. Call once, after every key has been asked for.
+  void finish();
+
+ private:
+  DocumentContext& ctx_;
+  YAML::Node node_;
+  std::string path_;
+  std::set<std::string, std::less<>> known_;
+  bool wrong_type_ = false;  // reported on construction: its missing keys would only repeat it
+};
+
+}  // namespace etwire::control

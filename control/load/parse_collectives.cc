@@ -1,0 +1,61 @@
+#include <fmt/format.h>
+
+#include "control/load/section_parsers.h"
+#include "collectives/collective_spec.h"
+
+namespace etwire::control {
+
+namespace {
+
+// "ALL_REDUCE" -> "all_reduce": collective types as config keys.
+std::string collective_key(trace::CollectiveType type) {
+  std::string key(trace::collective_type_name(type));
+  for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return key;
+}
+
+void parse_algorithms(MapReader& section, config::CollectivesConfig& out) {
+  DocumentContext& ctx = section.context();
+  for (int t = 0; t < trace::kCollectiveTypeCount; ++t) {
+    auto type = static_cast<trace::CollectiveType>(t);
+    std::string key = collective_key(type);
+    std::string text;
+    if (!section.text(key, text)) continue;
+    std::vector<std::string> applicable;
+    for (auto algorithm : collectives::applicable_algorithms(type)) {
+      applicable.emplace_back(collectives::algorithm_name(algorithm));
+    }
+    auto algorithm = collectives::parse_algorithm(text);
+    if (!algorithm || !collectives::is_applicable(*algorithm, type)) {
+      report_bad_name(ctx, section.get(key), section.key_path(key), applicable,
+                      fmt::format("an algorithm for {}: ", trace::collective_type_name(type)));
+      continue;
+    }
+    out.algorithms[static_cast<size_t>(t)] = *algorithm;
+  }
+  section.finish();
+}
+
+}  // namespace
+
+void parse_collectives(MapReader& section, config::CollectivesConfig& out) {
+  DocumentContext& ctx = section.context();
+  MapReader algorithms = section.section("algorithms");
+  parse_algorithms(algorithms, out);
+  bool chunks = section.integer("chunks", out.chunks, 1, collectives::kMaxChunks);
+  uint64_t chunk_bytes = 0;
+  if (section.bytes("chunk_size", chunk_bytes, 1, UINT64_MAX)) {
+    out.chunk_bytes = chunk_bytes;
+    if (chunks) {
+      ctx.error(Problem::kInconsistent, section.get("chunk_size"), section.key_path("chunk_size"),
+                "give either chunks (a count) or chunk_size (bytes per chunk), not both");
+    }
+  }
+  section.integer("qps_per_peer", out.qps_per_peer, 1, collectives::kMaxQps);
+  section.bytes("qp_alignment", out.qp_alignment, 1, 1 << 20);
+  section.bytes("max_message_size", out.max_message_bytes, 256, 1ull << 31);
+  section.bytes("barrier_size", out.barrier_bytes, 1, 1 << 20);
+  section.finish();
+}
+
+}  // namespace etwire::control

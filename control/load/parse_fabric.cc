@@ -1,0 +1,172 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "control/load/section_parsers.h"
+#include "common/exact_bytes.h"
+#include "common/units.h"
+
+namespace etwire::control {
+
+namespace {
+
+constexpr uint64_t kSecond = 1'000'000'000;
+constexpr uint64_t kMaxBuffer = 1ull << 36;  // 64 GiB: far above any switch
+
+// Which of two compared keys an ordering error points at: one given with --set (the likely
+// change), else the second when the file gives it, else the first.
+std::string pick_key(MapReader& section, const char* first, const char* second) {
+  if (section.has(first) && section.overridden(first)) return first;
+  if (section.has(second)) return second;
+  return first;
+}
+
+// Reads the keys present over `out` (which holds the defaults, or the fabric-wide values for a
+// port override), then checks the thresholds are in order.
+void parse_ecn(MapReader& section, config::EcnMarking& out) {
+  DocumentContext& ctx = section.context();
+  section.boolean("enabled", out.enabled);
+  bool given = section.bytes("kmin", out.kmin_bytes, 0, kMaxBuffer);
+  given = section.bytes("kmax", out.kmax_bytes, 1, kMaxBuffer) || given;
+  section.real("pmax", out.pmax, RealRange{0, 1, true});
+  section.choice("mark_at", out.mark_at, config::ecn_mark_point_names());
+  // Inherited values (a port override that sets neither) were checked where they were set.
+  if (given && out.kmin_bytes > out.kmax_bytes) {
+    std::string key = pick_key(section, "kmin", "kmax");
+    ctx.error(Problem::kInconsistent, section.get(key), section.key_path(key),
+              fmt::format("ECN thresholds out of order: kmin ({}) must not exceed kmax ({})",
+                          format_bytes_exact(out.kmin_bytes), format_bytes_exact(out.kmax_bytes)));
+  }
+  section.finish();
+}
+
+void parse_pfc(MapReader& section, config::PfcConfig& out) {
+  DocumentContext& ctx = section.context();
+  section.boolean("enabled", out.enabled);
+  bool given = section.bytes("xoff", out.xoff_bytes, 1, kMaxBuffer);
+  given = section.bytes("xon", out.xon_bytes, 0, kMaxBuffer) || given;
+  if (section.has("priorities")) {
+    out.priorities.clear();
+    for (const auto& item : section.list("priorities")) {
+      uint8_t priority = 0;
+      if (!read_integer(ctx, item.node, item.path, 0, 7, priority)) continue;
+      if (std::find(out.priorities.begin(), out.priorities.end(), priority) !=
+          out.priorities.end()) {
+        ctx.error(Problem::kDuplicate, item.node, item.path,
+                  fmt::format("priority {} is listed twice", priority));
+        continue;
+      }
+      out.priorities.push_back(priority);
+    }
+  }
+  if (given && out.xon_bytes >= out.xoff_bytes) {
+    std::string key = pick_key(section, "xon", "xoff");
+    ctx.error(Problem::kInconsistent, section.get(key), section.key_path(key),
+              fmt::format("PFC thresholds out of order: xon ({}) must be below xoff ({})",
+                          format_bytes_exact(out.xon_bytes), format_bytes_exact(out.xoff_bytes)));
+  }
+  section.finish();
+}
+
+void parse_leaf_spine(MapReader& section, config::LeafSpineConfig& out) {
+  DocumentContext& ctx = section.context();
+  section.integer("ports_per_leaf", out.ports_per_leaf, 1, 4096);
+  section.integer("spines", out.spines, 1, 1024);
+  bool oversubscription =
+      section.real("oversubscription", out.oversubscription, RealRange{0, 1024, true});
+  if (section.rate("uplink_speed", out.uplink_speed_bps, 1'000'000, 3'200'000'000'000ull) &&
+      oversubscription) {
+    ctx.error(Problem::kInconsistent, section.get("uplink_speed"), section.key_path("uplink_speed"),
+              "give either oversubscription or uplink_speed, not both (one follows from the "
+              "other)");
+  }
+  section.choice("ecmp", out.ecmp, config::ecmp_hash_names());
+  section.finish();
+}
+
+void parse_port_override(MapReader& section, const config::FabricConfig& fabric, config::FabricPortOverride& out) {
+  out.key_path = section.path();
+  out.ecn = fabric.ecn;
+  out.pfc = fabric.pfc;
+  out.propagation_delay_ns = fabric.propagation_delay_ns;
+  out.drop_probability = fabric.drop_probability;
+  section.require("port", "the name of the port whose link this entry changes");
+  section.text("port", out.port);
+  MapReader ecn = section.section("ecn");
+  parse_ecn(ecn, out.ecn);
+  MapReader pfc = section.section("pfc");
+  parse_pfc(pfc, out.pfc);
+  section.duration("propagation_delay", out.propagation_delay_ns, 0, kSecond);
+  section.real("drop_probability", out.drop_probability, RealRange{0, 1, false});
+  section.finish();
+}
+
+void check_against_buffer(DocumentContext& ctx, const SourceMap& where, const config::FabricConfig& fabric,
+                          const std::string& path, const config::EcnMarking& ecn, const config::PfcConfig& pfc) {
+  uint64_t buffer = fabric.buffer.size_bytes;
+  if (ecn.enabled && ecn.kmax_bytes > buffer) {
+    ctx.report(
+        where.make(Severity::kWarning, Problem::kInconsistent, path + ".ecn.kmax",
+                   fmt::format("kmax ({}) is above the switch buffer ({}): queues drop "
+                               "before marking reaches pmax",
+                               format_bytes_exact(ecn.kmax_bytes), format_bytes_exact(buffer))));
+  }
+  if (pfc.enabled && pfc.xoff_bytes > buffer) {
+    ctx.report(
+        where.make(Severity::kError, Problem::kInconsistent, path + ".pfc.xoff",
+                   fmt::format("xoff ({}) is above the switch buffer ({}): PFC could "
+                               "never pause before the buffer overflows",
+                               format_bytes_exact(pfc.xoff_bytes), format_bytes_exact(buffer))));
+  }
+}
+
+}  // namespace
+
+void parse_fabric(MapReader& section, config::FabricConfig& out) {
+  DocumentContext& ctx = section.context();
+  section.choice("topology", out.topology, config::topology_names());
+  section.duration("propagation_delay", out.propagation_delay_ns, 0, kSecond);
+  section.duration("switch_latency", out.switch_latency_ns, 0, kSecond);
+  MapReader buffer = section.section("buffer");
+  buffer.bytes("size", out.buffer.size_bytes, 1024, kMaxBuffer);
+  buffer.choice("mode", out.buffer.mode, config::buffer_mode_names());
+  buffer.bytes("ingress_reserve", out.buffer.ingress_reserve_bytes, 0, kMaxBuffer);
+  buffer.finish();
+  MapReader ecn = section.section("ecn");
+  parse_ecn(ecn, out.ecn);
+  MapReader pfc = section.section("pfc");
+  parse_pfc(pfc, out.pfc);
+  MapReader leaf_spine = section.section("leaf_spine");
+  parse_leaf_spine(leaf_spine, out.leaf_spine);
+  if (out.topology == config::Topology::kLeafSpine && out.leaf_spine.ports_per_leaf == 0) {
+    leaf_spine.require("ports_per_leaf", "how many ports attach to each leaf switch");
+  }
+  section.real("drop_probability", out.drop_probability, RealRange{0, 1, false});
+  check_against_buffer(ctx, ctx.source_map(), out, section.path(), out.ecn, out.pfc);
+
+  std::map<std::string, std::string> seen;
+  for (const auto& item : section.list("port_overrides")) {
+    MapReader entry(ctx, item.node, item.path);
+    config::FabricPortOverride override_entry;
+    parse_port_override(entry, out, override_entry);
+    if (override_entry.port.empty()) continue;
+    auto [it, inserted] = seen.emplace(override_entry.port, item.path);
+    if (!inserted) {
+      ctx.error(Problem::kDuplicate, entry.get("port"), entry.key_path("port"),
+                fmt::format("port \"{}\" already has an override at {}", override_entry.port,
+                            it->second));
+      continue;
+    }
+    bool own_ecn = override_entry.ecn.kmax_bytes != out.ecn.kmax_bytes;
+    bool own_pfc = override_entry.pfc.xoff_bytes != out.pfc.xoff_bytes;
+    if (own_ecn || own_pfc) {
+      check_against_buffer(ctx, ctx.source_map(), out, item.path, override_entry.ecn,
+                           override_entry.pfc);
+    }
+    out.port_overrides.push_back(std::move(override_entry));
+  }
+  section.finish();
+}
+
+}  // namespace etwire::control

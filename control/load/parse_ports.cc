@@ -1,0 +1,191 @@
+#include <fmt/format.h>
+
+#include <map>
+
+#include "control/load/section_parsers.h"
+
+namespace etwire::control {
+
+namespace {
+
+constexpr int64_t kMaxPortsPerEntry = 4096;
+constexpr int64_t kMaxDpdkQueues = 16;
+constexpr uint64_t kMinPortSpeed = 1'000'000;             // 1 Mb/s
+constexpr uint64_t kMaxPortSpeed = 3'200'000'000'000ull;  // 3.2 Tb/s
+constexpr int64_t kMinPortMtu = 576;   // the smallest IPv4 MTU every host must accept
+constexpr int64_t kMaxPortMtu = 9216;  // the largest jumbo MTU common switches take
+constexpr int64_t kMaxQpn = (1 << 24) - 1;
+
+void parse_traffic_class(MapReader& section, config::TrafficClass& out) {
+  section.integer("dscp", out.dscp, 0, 63);
+  section.integer("priority", out.priority, 0, 7);
+  section.choice("ecn", out.ecn, config::ecn_codepoint_names());
+  section.finish();
+}
+
+void parse_qos(MapReader& section, config::PortQos& out) {
+  MapReader data = section.section("data");
+  parse_traffic_class(data, out.data);
+  MapReader ack = section.section("ack");
+  parse_traffic_class(ack, out.ack);
+  MapReader cnp = section.section("cnp");
+  parse_traffic_class(cnp, out.cnp);
+  section.finish();
+}
+
+// Thresholds left out follow the queue size (read before this); their order and their fit in
+// the queue are checked with the other port settings (config_checks.cc).
+void parse_dpdk_pfc(MapReader& section, uint16_t rx_descriptors, config::DpdkPfcSettings& out) {
+  out.present = section.node().IsMap();
+  section.boolean("enabled", out.enabled);
+  if (!section.integer("xoff", out.xoff, 1, 32768)) {
+    out.xoff = static_cast<uint16_t>(rx_descriptors - rx_descriptors / 4);
+  }
+  if (!section.integer("xon", out.xon, 0, 32767)) {
+    out.xon = static_cast<uint16_t>(out.xoff * 2 / 3);
+  }
+  section.integer("quanta", out.quanta, 1, 65535);
+  section.finish();
+}
+
+void parse_dpdk_port(MapReader& section, uint64_t speed_bps, config::DpdkPortSettings& out) {
+  out.present = section.node().IsMap();
+  uint16_t port_id = 0;
+  if (section.integer("port_id", port_id, 0, 65535)) out.port_id = port_id;
+  section.text("vdev", out.vdev);
+  section.text("pci", out.pci);
+  section.integer("queues", out.queues, 1, kMaxDpdkQueues);
+  for (const auto& item : section.list("lcores")) {
+    uint32_t lcore = 0;
+    if (read_integer(section.context(), item.node, item.path, 0, 1023, lcore)) {
+      out.lcores.push_back(lcore);
+    }
+  }
+  section.integer("rx_descriptors", out.rx_descriptors, 64, 32768);
+  if (!section.integer("tx_descriptors", out.tx_descriptors, 64, 32768)) {
+    out.tx_descriptors = config::default_tx_descriptors(speed_bps);
+  }
+  uint32_t lcore = 0;
+  if (section.integer("lcore", lcore, 0, 1023)) out.lcore = lcore;
+  section.text("peer", out.peer);
+  MapReader pfc = section.section("pfc");
+  parse_dpdk_pfc(pfc, out.rx_descriptors, out.pfc);
+  section.finish();
+}
+
+void parse_verbs_port(MapReader& section, config::VerbsPortSettings& out) {
+  out.present = section.node().IsMap();
+  section.text("device", out.device);
+  section.integer("port", out.port, 1, 255);
+  uint32_t gid = 0;
+  if (section.integer("gid_index", gid, 0, 255)) out.gid_index = gid;
+  section.finish();
+}
+
+// "{i}" in a device name becomes the port's index within its entry, so one entry with `count`
+// can name distinct devices (net_ring{i}, mlx5_{i}).
+std::string substitute_index(const std::string& text, size_t index) {
+  std::string out = text;
+  for (size_t at = out.find("{i}"); at != std::string::npos; at = out.find("{i}", at)) {
+    out.replace(at, 3, std::to_string(index));
+  }
+  return out;
+}
+
+struct ExplicitAddresses {
+  bool mac = false;
+  bool ipv4 = false;
+  bool ipv6 = false;
+};
+
+void parse_port_entry(MapReader& section, std::vector<config::PortConfig>& out,
+                      std::map<std::string, std::string>& names) {
+  DocumentContext& ctx = section.context();
+  config::PortConfig port;
+  port.key_path = section.path();
+  std::string name;
+  section.require("name", "the port's name, used by mapping and in results");
+  section.text("name", name);
+  int64_t count = 1;
+  section.integer("count", count, 1, kMaxPortsPerEntry);
+  section.choice("backend", port.backend, config::backend_names());
+  ExplicitAddresses given;
+  given.mac =
+      section.has("mac") && read_mac(ctx, section.get("mac"), section.key_path("mac"), port.mac);
+  given.ipv4 = section.has("ipv4") &&
+               read_ipv4(ctx, section.get("ipv4"), section.key_path("ipv4"), port.ipv4);
+  config::Ipv6Address ipv6;
+  given.ipv6 =
+      section.has("ipv6") && read_ipv6(ctx, section.get("ipv6"), section.key_path("ipv6"), ipv6);
+  if (given.ipv6) port.ipv6 = ipv6;
+  section.rate("speed", port.speed_bps, kMinPortSpeed, kMaxPortSpeed);
+  section.integer("mtu", port.mtu, kMinPortMtu, kMaxPortMtu);
+  section.integer("vlan", port.vlan, 0, 4094);
+  uint32_t qpn_base = 0;
+  if (section.integer("qpn_base", qpn_base, 2, kMaxQpn)) port.qpn_base = qpn_base;
+  MapReader qos = section.section("qos");
+  parse_qos(qos, port.qos);
+  MapReader dpdk = section.section("dpdk");
+  parse_dpdk_port(dpdk, port.speed_bps, port.dpdk);
+  MapReader verbs = section.section("verbs");
+  parse_verbs_port(verbs, port.verbs);
+  section.finish();
+  if (name.empty()) return;
+
+  for (int64_t i = 0; i < count; ++i) {
+    config::PortConfig copy = port;
+    size_t index = static_cast<size_t>(i);
+    copy.name = count == 1 ? name : name + std::to_string(index);
+    // Explicit addresses step by one per port of the entry; derived ones are filled in later.
+    copy.mac_derived = !given.mac;
+    copy.ipv4_derived = !given.ipv4;
+    copy.ipv6_derived = !given.ipv6;
+    if (given.mac) copy.mac = port.mac.plus(index).value_or(port.mac);
+    if (given.ipv4) copy.ipv4 = port.ipv4.plus(index).value_or(port.ipv4);
+    if (given.ipv6) copy.ipv6 = port.ipv6->plus(index).value_or(*port.ipv6);
+    if (i > 0) copy.qpn_base.reset();
+    if (copy.dpdk.port_id) copy.dpdk.port_id = static_cast<uint16_t>(*copy.dpdk.port_id + i);
+    copy.dpdk.vdev = substitute_index(copy.dpdk.vdev, index);
+    copy.dpdk.pci = substitute_index(copy.dpdk.pci, index);
+    copy.verbs.device = substitute_index(copy.verbs.device, index);
+    auto [it, inserted] = names.emplace(copy.name, copy.key_path);
+    if (!inserted) {
+      ctx.error(Problem::kDuplicate, section.get("name"), section.key_path("name"),
+                fmt::format("port name \"{}\" is already used by {}", copy.name, it->second));
+      continue;
+    }
+    out.push_back(std::move(copy));
+  }
+}
+
+}  // namespace
+
+void parse_ports(MapReader& root, std::vector<config::PortConfig>& out) {
+  DocumentContext& ctx = root.context();
+  if (!root.require("ports", "a list of ports, each with at least a name")) return;
+  auto entries = root.list("ports");
+  if (entries.empty() && root.get("ports").IsSequence()) {
+    ctx.error(Problem::kMissing, root.get("ports"), "ports",
+              "the list is empty: a run needs at least one port");
+  }
+  std::map<std::string, std::string> names;
+  for (const auto& entry : entries) {
+    MapReader section(ctx, entry.node, entry.path);
+    parse_port_entry(section, out, names);
+  }
+}
+
+void parse_dpdk_eal(MapReader& section, config::DpdkEalConfig& out) {
+  DocumentContext& ctx = section.context();
+  out.present = section.node().IsMap();
+  for (const auto& item : section.list("eal_args")) {
+    std::string arg;
+    if (read_text(ctx, item.node, item.path, arg)) out.eal_args.push_back(arg);
+  }
+  section.integer("mbufs", out.mbufs, 1023, 1 << 24);
+  section.integer("mbuf_cache", out.mbuf_cache, 0, 512);
+  section.integer("burst", out.burst, 1, 512);
+  section.finish();
+}
+
+}  // namespace etwire::control

@@ -1,0 +1,83 @@
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "control/load/section_parsers.h"
+
+namespace etwire::control {
+
+namespace {
+
+constexpr uint64_t kHour = 3'600'000'000'000ull;
+
+// "127.0.0.1:9464" or "[::1]:9464": a literal address (no name lookups while validating) and a
+// port (0: any free port).
+bool split_listen(const std::string& text, std::string& address, uint16_t& port) {
+  size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon + 1 >= text.size()) return false;
+  std::string host = text.substr(0, colon);
+  std::string port_text = text.substr(colon + 1);
+  unsigned value = 0;
+  auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), value);
+  if (ec != std::errc() || end != port_text.data() + port_text.size() || value > 65535) {
+    return false;
+  }
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+    if (!config::Ipv6Address::parse(host)) return false;
+  } else if (!config::Ipv4Address::parse(host)) {
+    return false;
+  }
+  address = host;
+  port = static_cast<uint16_t>(value);
+  return true;
+}
+
+bool is_loopback(const std::string& address) {
+  if (auto v4 = config::Ipv4Address::parse(address)) return (v4->value >> 24) == 127;
+  return address == "::1";
+}
+
+void parse_metrics(MapReader& section, config::MetricsEndpoint& out) {
+  DocumentContext& ctx = section.context();
+  section.boolean("enabled", out.enabled);
+  std::string listen;
+  if (section.text("listen", listen)) {
+    if (!split_listen(listen, out.address, out.port)) {
+      ctx.error(Problem::kWrongType, section.get("listen"), section.key_path("listen"),
+                fmt::format("expected ADDRESS:PORT like 127.0.0.1:9464 or [::1]:9464, got \"{}\"",
+                            listen));
+    } else if (!is_loopback(out.address)) {
+      ctx.warning(
+          Problem::kBadValue, section.get("listen"), section.key_path("listen"),
+          fmt::format("metrics will be served on {}, reachable beyond this machine", out.address));
+    }
+  }
+  section.duration("linger", out.linger_ns, 0, kHour);
+  if (section.text("pushgateway", out.pushgateway) && !out.pushgateway.empty() &&
+      out.pushgateway.rfind("http://", 0) != 0 && out.pushgateway.rfind("https://", 0) != 0) {
+    ctx.error(Problem::kBadValue, section.get("pushgateway"), section.key_path("pushgateway"),
+              fmt::format("expected a URL like http://host:9091, got \"{}\"", out.pushgateway));
+  }
+  section.finish();
+}
+
+}  // namespace
+
+void parse_telemetry(MapReader& section, config::TelemetryConfig& out) {
+  MapReader metrics = section.section("metrics");
+  parse_metrics(metrics, out.metrics);
+  if (section.text("output_dir", out.output_dir) && out.output_dir.empty()) {
+    section.context().error(Problem::kBadValue, section.get("output_dir"),
+                            section.key_path("output_dir"), "expected a directory, got \"\"");
+  }
+  MapReader record = section.section("record");
+  record.boolean("flows", out.record.flows);
+  record.boolean("collectives", out.record.collectives);
+  record.boolean("pcap", out.record.pcap);
+  record.duration("queue_sample_interval", out.record.queue_sample_interval_ns, 0, kHour);
+  record.finish();
+  section.finish();
+}
+
+}  // namespace etwire::control

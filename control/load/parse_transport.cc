@@ -1,0 +1,79 @@
+#include <fmt/format.h>
+
+#include "control/load/section_parsers.h"
+
+namespace etwire::control {
+
+namespace {
+
+constexpr uint64_t kSecond = 1'000'000'000;
+constexpr uint64_t kMaxRate = 3'200'000'000'000ull;
+
+void parse_pmtu(MapReader& section, config::TransportConfig& out) {
+  if (!section.has("pmtu")) return;
+  DocumentContext& ctx = section.context();
+  YAML::Node node = section.get("pmtu");
+  std::string path = section.key_path("pmtu");
+  std::vector<std::string> allowed{"auto"};
+  for (uint32_t mtu : config::kRocePathMtus) allowed.push_back(std::to_string(mtu));
+  std::string text;
+  if (!read_text(ctx, node, path, text)) return;
+  if (config::normalize_name(text) == "auto") {
+    out.pmtu_auto = true;
+    return;
+  }
+  for (uint32_t mtu : config::kRocePathMtus) {
+    if (text == std::to_string(mtu)) {
+      out.pmtu = mtu;
+      out.pmtu_auto = false;
+      return;
+    }
+  }
+  report_bad_name(ctx, node, path, allowed, "a RoCE path MTU: ");
+}
+
+void parse_dcqcn(MapReader& section, config::DcqcnConfig& out) {
+  section.boolean("enabled", out.enabled);
+  section.real("alpha_gain", out.alpha_gain, RealRange{0, 1, true});
+  section.duration("alpha_update_period", out.alpha_update_period_ns, 1, kSecond);
+  section.real("initial_alpha", out.initial_alpha, RealRange{0, 1, false});
+  section.duration("rate_reduce_period", out.rate_reduce_period_ns, 0, kSecond);
+  section.real("rate_cut_scale", out.rate_cut_scale, RealRange{0, 1, true});
+  section.real("max_rate_cut", out.max_rate_cut, RealRange{0, 1, true});
+  section.duration("rate_increase_period", out.rate_increase_period_ns, 1, 10 * kSecond);
+  section.bytes("rate_increase_bytes", out.rate_increase_bytes, 1, 1ull << 40);
+  section.integer("fast_recovery_stages", out.fast_recovery_stages, 0, 255);
+  section.rate("additive_increase", out.additive_increase_bps, 0, kMaxRate);
+  section.rate("hyper_increase", out.hyper_increase_bps, 0, kMaxRate);
+  section.rate("min_rate", out.min_rate_bps, 1, kMaxRate);
+  section.rate("rate_on_first_cnp", out.rate_on_first_cnp_bps, 0, kMaxRate);
+  section.boolean("clamp_target_rate", out.clamp_target_rate);
+  section.boolean("clamp_target_rate_after_time_increase",
+                  out.clamp_target_rate_after_time_increase);
+  section.duration("min_time_between_cnps", out.min_time_between_cnps_ns, 0, kSecond);
+  section.finish();
+}
+
+}  // namespace
+
+void parse_transport(MapReader& section, config::TransportConfig& out) {
+  section.choice("op", out.op, config::rdma_op_names());
+  parse_pmtu(section, out);
+  std::string version;
+  if (section.text("ip_version", version)) {
+    if (version == "4" || version == "6") {
+      out.ip_version = static_cast<uint8_t>(version[0] - '0');
+    } else {
+      report_bad_name(section.context(), section.get("ip_version"), section.key_path("ip_version"),
+                      {"4", "6"}, "an IP version: ");
+    }
+  }
+  section.integer("ack_interval", out.ack_interval, 1, 1 << 16);
+  section.duration("retransmit_timeout", out.retransmit_timeout_ns, 1'000, 60 * kSecond);
+  section.integer("retry_count", out.retry_count, 0, 7);
+  MapReader dcqcn = section.section("dcqcn");
+  parse_dcqcn(dcqcn, out.dcqcn);
+  section.finish();
+}
+
+}  // namespace etwire::control

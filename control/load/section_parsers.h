@@ -1,0 +1,32 @@
+// One parser per top-level section of the run configuration. Each reads its section through a
+// MapReader (so unknown keys, wrong types and ranges are reported with their location), fills
+// the plain struct, applies defaults, and checks what can be checked within the section.
+// Checks that span sections live in config_checks.h. Internal to control/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "control/load/map_reader.h"
+#include "config/run_config.h"
+
+namespace etwire::control {
+
+// Paths in the file are relative to the file's directory; paths from --set are used as given
+// (relative to the working directory).
+std::string resolve_config_path(DocumentContext& ctx, const std::string& key_path,
+                                const std::string& text, const std::string& config_dir);
+
+void parse_run_settings(MapReader& section, const std::string& default_name, config::RunSettings& out);
+void parse_workload(MapReader& section, const std::string& config_dir, config::WorkloadConfig& out);
+// `ports` is the root's "ports" list.
+void parse_ports(MapReader& root, std::vector<config::PortConfig>& out);
+void parse_dpdk_eal(MapReader& section, config::DpdkEalConfig& out);
+// Needs the job names to default and check `job:` references.
+void parse_mapping(MapReader& section, const config::WorkloadConfig& workload, config::MappingConfig& out);
+void parse_collectives(MapReader& section, config::CollectivesConfig& out);
+void parse_transport(MapReader& section, config::TransportConfig& out);
+void parse_fabric(MapReader& section, config::FabricConfig& out);
+void parse_telemetry(MapReader& section, config::TelemetryConfig& out);
+
+}  // namespace etwire::control

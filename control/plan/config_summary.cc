@@ -1,0 +1,67 @@
+#include "control/plan/config_summary.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "common/rate.h"
+
+namespace etwire::control {
+
+namespace {
+
+std::string plural(size_t n, const char* word) {
+  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
+}
+
+std::string describe_jobs(const LoadedConfig& loaded) {
+  const auto& jobs = loaded.config.workload.jobs;
+  std::string text = plural(jobs.size(), "job") + " (";
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    if (j > 0) text += ", ";
+    text += jobs[j].name + ": ";
+    if (j < loaded.traces.size() && loaded.traces[j]) {
+      text += plural(static_cast<size_t>(loaded.traces[j]->world_size), "rank");
+    } else if (jobs[j].world_size) {
+      text += plural(static_cast<size_t>(*jobs[j].world_size), "rank");
+    } else {
+      text += "trace not read";
+    }
+    text += fmt::format(" x {}", plural(jobs[j].iterations, "iteration"));
+  }
+  return text + ")";
+}
+
+std::string describe_ports(const config::RunConfig& config) {
+  // backend -> speed -> count, so "8 loopback ports at 100 Gb/s, 2 at 400 Gb/s".
+  std::map<config::Backend, std::map<uint64_t, size_t>> groups;
+  for (const auto& port : config.ports) ++groups[port.backend][port.speed_bps];
+  std::string text;
+  for (const auto& [backend, speeds] : groups) {
+    bool first = true;
+    for (const auto& [speed, count] : speeds) {
+      if (!text.empty()) text += ", ";
+      text += first ? fmt::format("{} {} port{} at {}", count, config::backend_name(backend),
+                                  count == 1 ? "" : "s", format_rate(speed))
+                    : fmt::format("{} at {}", count, format_rate(speed));
+      first = false;
+    }
+  }
+  return text.empty() ? "no ports" : text;
+}
+
+}  // namespace
+
+std::string summarize_config(const LoadedConfig& loaded) {
+  const config::RunConfig& config = loaded.config;
+  bool twin = false;
+  for (const auto& port : config.ports) twin = twin || port.backend == config::Backend::kLoopback;
+  std::string text =
+      fmt::format("{}, {}, PMTU {}{}, {}, DCQCN {}", describe_jobs(loaded), describe_ports(config),
+                  config.transport.pmtu, config.transport.pmtu_auto ? " (auto)" : "",
+                  config::rdma_op_name(config.transport.op), config.transport.dcqcn.enabled ? "on" : "off");
+  if (twin) text += fmt::format(", {} twin", config::topology_name(config.fabric.topology));
+  return text;
+}
+
+}  // namespace etwire::control

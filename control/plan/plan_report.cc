@@ -1,0 +1,185 @@
+#include "control/plan/plan_report.h"
+
+#include <fmt/format.h>
+
+#include "common/duration.h"
+#include "common/rate.h"
+#include "common/text_table.h"
+#include "common/units.h"
+
+namespace etwire::control {
+
+namespace {
+
+std::string qpn_range(uint32_t first, uint32_t count) {
+  return count == 0 ? "-" : fmt::format("{}..{}", first, first + count - 1);
+}
+
+std::string bytes_or_dash(uint64_t bytes) {
+  return bytes == 0 ? "-" : format_bytes(bytes);
+}
+
+std::string headline(const LoadedConfig& loaded, const TrafficPlan& plan) {
+  const config::RunConfig& c = loaded.config;
+  return fmt::format(
+      "Plan for {}: {} job{}, {} port{}, PMTU {}, {}; QPs per peer: {} configured, {} used at "
+      "most (bidirectional ring and double binary tree run two sets)\n",
+      c.source_file, c.workload.jobs.size(), c.workload.jobs.size() == 1 ? "" : "s", c.ports.size(),
+      c.ports.size() == 1 ? "" : "s", c.transport.pmtu, config::rdma_op_name(c.transport.op),
+      c.collectives.qps_per_peer, plan.max_qps_per_peer);
+}
+
+// The UDP source ports of a rank's QP numbers: a range, unless it wraps around the pool.
+std::string sport_range(const AddressPlan& addresses, const RankEndpoint& e) {
+  if (e.qpn_count == 0) return "-";
+  uint16_t first = addresses.udp_source_port(e.first_qpn);
+  uint16_t last = addresses.udp_source_port(e.first_qpn + e.qpn_count - 1);
+  if (last >= first && last - first + 1u == e.qpn_count) return fmt::format("{}..{}", first, last);
+  return fmt::format("{}.. (wraps)", first);
+}
+
+std::string ranks_table(const LoadedConfig& loaded, const TrafficPlan& plan) {
+  const config::RunConfig& c = loaded.config;
+  const AddressPlan& addresses = *loaded.addresses;
+  bool ipv6 = c.transport.ip_version == 6;
+  TextTable table({"job", "rank", "port", "host", ipv6 ? "ipv6" : "ipv4", "mac", "qpns",
+                   "udp sport", "peers", "qps", "sent", "received", "scale-up"});
+  for (size_t j = 0; j < c.workload.jobs.size(); ++j) {
+    for (int32_t r = 0; r < loaded.placements[j]->world_size; ++r) {
+      const RankEndpoint& e = addresses.endpoint(j, r);
+      const RankTrafficPlan& t = plan.jobs[j][static_cast<size_t>(r)];
+      table.add_row(
+          {c.workload.jobs[j].name, std::to_string(r), c.ports[e.port].name, std::to_string(e.host),
+           ipv6 && e.ipv6 ? e.ipv6->to_string() : e.ipv4.to_string(), e.mac.to_string(),
+           qpn_range(e.first_qpn, e.qpn_count), sport_range(addresses, e), std::to_string(t.peers),
+           std::to_string(t.qps), bytes_or_dash(t.network_bytes_sent),
+           bytes_or_dash(t.network_bytes_received), bytes_or_dash(t.scale_up_bytes_sent)});
+    }
+  }
+  return table.render();
+}
+
+std::string ports_table(const LoadedConfig& loaded, const TrafficPlan& plan) {
+  const config::RunConfig& c = loaded.config;
+  TextTable table(
+      {"port", "backend", "speed", "mtu", "ranks", "qpns", "sent", "received", "line-rate time"});
+  for (size_t p = 0; p < c.ports.size(); ++p) {
+    const config::PortConfig& port = c.ports[p];
+    const PortTrafficPlan& t = plan.ports[p];
+    const PortQpnRange& qpns = loaded.addresses->port_qpns(p);
+    table.add_row({port.name, std::string(config::backend_name(port.backend)), format_rate(port.speed_bps),
+                   std::to_string(port.mtu), std::to_string(t.ranks),
+                   qpn_range(qpns.first, qpns.count), bytes_or_dash(t.bytes_sent),
+                   bytes_or_dash(t.bytes_received),
+                   t.line_time_ns == 0 ? "-" : format_duration_ns(t.line_time_ns)});
+  }
+  return table.render();
+}
+
+std::string busiest_line(const LoadedConfig& loaded, const TrafficPlan& plan) {
+  if (!plan.busiest_port) return "Busiest port: none (no traffic crosses a port)\n";
+  const config::PortConfig& port = loaded.config.ports[*plan.busiest_port];
+  const PortTrafficPlan& t = plan.ports[*plan.busiest_port];
+  return fmt::format(
+      "Busiest port: {}: sends {}, receives {} per iteration; at least {} per iteration at {} "
+      "line rate\n",
+      port.name, format_bytes(t.bytes_sent), format_bytes(t.bytes_received),
+      format_duration_ns(t.line_time_ns), format_rate(port.speed_bps));
+}
+
+nlohmann::ordered_json port_json(const LoadedConfig& loaded, const TrafficPlan& plan, size_t p) {
+  const config::PortConfig& port = loaded.config.ports[p];
+  const PortTrafficPlan& t = plan.ports[p];
+  const PortQpnRange& qpns = loaded.addresses->port_qpns(p);
+  nlohmann::ordered_json j;
+  j["name"] = port.name;
+  j["backend"] = config::backend_name(port.backend);
+  j["speed_bps"] = port.speed_bps;
+  j["mtu"] = port.mtu;
+  j["mac"] = port.mac.to_string();
+  j["ipv4"] = port.ipv4.to_string();
+  if (port.ipv6) j["ipv6"] = port.ipv6->to_string();
+  j["qpn_first"] = qpns.first;
+  j["qpn_count"] = qpns.count;
+  j["ranks"] = t.ranks;
+  j["bytes_sent"] = t.bytes_sent;
+  j["bytes_received"] = t.bytes_received;
+  j["line_time_ns"] = t.line_time_ns;
+  return j;
+}
+
+}  // namespace
+
+std::string plan_to_text(const LoadedConfig& loaded, const TrafficPlan& plan) {
+  std::string text = headline(loaded, plan);
+  text +=
+      "\nRanks (sent/received: bytes crossing the rank's port per iteration; scale-up: "
+      "bytes to ranks on the same host)\n";
+  text += ranks_table(loaded, plan);
+  text += "\nPorts (per iteration of every job; line-rate time counts RoCEv2 framing)\n";
+  text += ports_table(loaded, plan);
+  text += "\n";
+  text += busiest_line(loaded, plan);
+  return text;
+}
+
+nlohmann::ordered_json plan_to_json(const LoadedConfig& loaded, const TrafficPlan& plan) {
+  const config::RunConfig& c = loaded.config;
+  const AddressPlan& addresses = *loaded.addresses;
+  nlohmann::ordered_json root;
+  root["config"] = c.source_file;
+  root["pmtu"] = c.transport.pmtu;
+  root["ip_version"] = c.transport.ip_version;
+  root["rdma_op"] = config::rdma_op_name(c.transport.op);
+  root["qps_per_peer"] = c.collectives.qps_per_peer;
+  root["max_qps_per_peer_used"] = plan.max_qps_per_peer;
+  root["programs_generated"] = plan.programs_generated;
+  nlohmann::ordered_json jobs = nlohmann::ordered_json::array();
+  for (size_t j = 0; j < c.workload.jobs.size(); ++j) {
+    const config::JobConfig& job = c.workload.jobs[j];
+    nlohmann::ordered_json entry;
+    entry["name"] = job.name;
+    entry["trace"] = job.trace;
+    entry["world_size"] = loaded.placements[j]->world_size;
+    entry["iterations"] = job.iterations;
+    entry["warmup_iterations"] = job.warmup_iterations;
+    entry["placement"] = config::placement_name(c.mapping.jobs[j].placement);
+    entry["ranks_per_host"] = c.mapping.jobs[j].hosts.ranks_per_host;
+    nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
+    for (int32_t r = 0; r < loaded.placements[j]->world_size; ++r) {
+      const RankEndpoint& e = addresses.endpoint(j, r);
+      const RankTrafficPlan& t = plan.jobs[j][static_cast<size_t>(r)];
+      nlohmann::ordered_json rank;
+      rank["rank"] = r;
+      rank["port"] = c.ports[e.port].name;
+      rank["slot"] = e.slot;
+      rank["host"] = e.host;
+      rank["mac"] = e.mac.to_string();
+      rank["ipv4"] = e.ipv4.to_string();
+      if (e.ipv6) rank["ipv6"] = e.ipv6->to_string();
+      rank["qpn_first"] = e.first_qpn;
+      rank["qpn_count"] = e.qpn_count;
+      rank["udp_source_port_first"] = addresses.udp_source_port(e.first_qpn);
+      rank["peers"] = t.peers;
+      rank["qps"] = t.qps;
+      rank["network_bytes_sent"] = t.network_bytes_sent;
+      rank["network_bytes_received"] = t.network_bytes_received;
+      rank["scale_up_bytes_sent"] = t.scale_up_bytes_sent;
+      ranks.push_back(std::move(rank));
+    }
+    entry["ranks"] = std::move(ranks);
+    jobs.push_back(std::move(entry));
+  }
+  root["jobs"] = std::move(jobs);
+  nlohmann::ordered_json ports = nlohmann::ordered_json::array();
+  for (size_t p = 0; p < c.ports.size(); ++p) ports.push_back(port_json(loaded, plan, p));
+  root["ports"] = std::move(ports);
+  if (plan.busiest_port) {
+    root["busiest_port"] = port_json(loaded, plan, *plan.busiest_port);
+  } else {
+    root["busiest_port"] = nullptr;
+  }
+  return root;
+}
+
+}  // namespace etwire::control

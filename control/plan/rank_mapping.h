@@ -1,0 +1,35 @@
+// Where each trace rank of a job sits: its port (by placement: block, round-robin or explicit)
+// and its host (scale-up domain). Deterministic: the same config and world size always give the
+// same placement.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "control/load/diagnostic.h"
+#include "config/run_config.h"
+#include "control/load/source_map.h"
+
+namespace etwire::control {
+
+struct JobPlacement {
+  std::string job;
+  int32_t world_size = 0;
+  std::vector<size_t> port_of_rank;  // index into config::RunConfig::ports, by rank
+  uint32_t ranks_per_host = 1;
+
+  size_t port(int32_t rank) const { return port_of_rank[static_cast<size_t>(rank)]; }
+  int64_t host(int32_t rank) const { return rank / static_cast<int64_t>(ranks_per_host); }
+  bool same_host(int32_t a, int32_t b) const { return host(a) == host(b); }
+};
+
+// Places `world_size` ranks of `mapping`'s job. Problems (ports that do not exist, more ranks
+// than the placement holds, an explicit list of the wrong length) go to `out`, located through
+// `where`; nullopt when the job cannot be placed.
+std::optional<JobPlacement> place_ranks(const config::RunConfig& config, const config::JobMapping& mapping,
+                                        int32_t world_size, const SourceMap& where,
+                                        Diagnostics& out);
+
+}  // namespace etwire::control

@@ -1,0 +1,237 @@
+#include "control/plan/traffic_plan.h"
+
+#include "nic/port_frame_format.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include "collectives/collective_spec.h"
+#include "collectives/generate.h"
+#include "collectives/traffic_stats.h"
+
+namespace etwire::control {
+
+namespace {
+
+// The QP ids a connection uses. Ids below 64 (every setting up to 32 QPs per peer) are kept
+// exactly, so the two directions of a connection are united; beyond that only a count is kept and
+// the larger direction's count stands for both.
+struct QpIds {
+  uint64_t low = 0;
+  uint32_t high = 0;
+
+  void add(uint16_t id) {
+    if (id < 64) {
+      low |= uint64_t{1} << id;
+    } else {
+      ++high;
+    }
+  }
+  void merge(const QpIds& other) {
+    low |= other.low;
+    high = std::max(high, other.high);
+  }
+  uint32_t count() const { return static_cast<uint32_t>(std::popcount(low)) + high; }
+};
+
+// What one member sends to one other member in a program: bytes and the QP ids used.
+struct PeerShare {
+  uint32_t dst = 0;  // member position
+  uint64_t bytes = 0;
+  QpIds qps;
+};
+
+// A generated program reduced to what the plan needs: by source position, its shares.
+using SharesBySource = std::vector<std::vector<PeerShare>>;
+
+SharesBySource shares_of(const collectives::CollectiveProgram& program) {
+  SharesBySource by_source(program.members());
+  for (const auto& flow : collectives::flows(program)) {
+    if (flow.src == flow.dst) continue;  // local copy
+    auto& shares = by_source[flow.src];
+    if (shares.empty() || shares.back().dst != flow.dst) shares.push_back({flow.dst, 0, {}});
+    shares.back().bytes += flow.bytes;  // flows are per (src, dst, qp), sorted
+    shares.back().qps.add(flow.qp);
+  }
+  return by_source;
+}
+
+// Accumulates one job's traffic.
+class JobPlanner {
+ public:
+  JobPlanner(const LoadedConfig& loaded, size_t job, TrafficPlan& plan, Diagnostics& out)
+      : loaded_(loaded),
+        config_(loaded.config),
+        job_(job),
+        facts_(*loaded.traces[job]),
+        placement_(*loaded.placements[job]),
+        plan_(plan),
+        out_(out),
+        base_(base_collective_spec(config_, job)) {
+    plan_.jobs[job].resize(static_cast<size_t>(facts_.world_size));
+  }
+
+  void run() {
+    for (int32_t rank = 0; rank < facts_.world_size; ++rank) {
+      const RankComm& comm = facts_.ranks[static_cast<size_t>(rank)];
+      for (const auto& [call, count] : comm.collectives) collective(rank, call, count);
+      for (const auto& [transfer, count] : comm.sends) send(rank, transfer, count);
+    }
+    auto& ranks = plan_.jobs[job_];
+    for (const auto& [pair, ids] : connections_) {
+      uint32_t qps = ids.count();
+      for (int32_t end : {static_cast<int32_t>(pair >> 32), static_cast<int32_t>(pair)}) {
+        ++ranks[static_cast<size_t>(end)].peers;
+        ranks[static_cast<size_t>(end)].qps += qps;
+      }
+      plan_.max_qps_per_peer = std::max(plan_.max_qps_per_peer, qps);
+    }
+  }
+
+ private:
+  void collective(int32_t rank, const CollectiveCall& call, uint64_t count) {
+    const auto& members = facts_.groups.at(call.group_id);
+    auto position =
+        static_cast<uint32_t>(std::find(members.begin(), members.end(), rank) - members.begin());
+    if (position >= members.size()) return;  // reported by validation
+    const SharesBySource* shares = program(call, members);
+    if (!shares) return;
+    for (const auto& share : (*shares)[position]) {
+      exchange(rank, members[share.dst], share.bytes * count, share.qps);
+    }
+  }
+
+  void send(int32_t rank, const PeerTransfer& transfer, uint64_t count) {
+    if (transfer.peer == rank) return;  // a send to itself never leaves the rank
+    auto it = p2p_.find(transfer.bytes);
+    if (it == p2p_.end()) {
+      collectives::CollectiveSpec spec = base_;
+      spec.collective = std::nullopt;
+      spec.ranks = {0, 1};
+      spec.ranks_per_host = 1;  // only the QP split matters here; hosts are applied below
+      spec.bytes = transfer.bytes;
+      it = p2p_.emplace(transfer.bytes, generate(spec, "send/recv", transfer.bytes)).first;
+    }
+    if (!it->second) return;
+    for (const auto& share : (*it->second)[0]) {
+      exchange(rank, transfer.peer, share.bytes * count, share.qps);
+    }
+  }
+
+  const SharesBySource* program(const CollectiveCall& call, const std::vector<int32_t>& members) {
+    auto key = std::make_tuple(call.type, call.group_id, call.bytes);
+    auto it = programs_.find(key);
+    if (it == programs_.end()) {
+      collectives::CollectiveSpec spec = base_;
+      spec.collective = call.type;
+      spec.ranks = members;
+      spec.bytes = call.bytes;
+      spec.algorithm = config_.collectives.algorithm_for(call.type);
+      std::string what = fmt::format("{} on {} ({} ranks)", trace::collective_type_name(call.type),
+                                     group_label(call.group_id), members.size());
+      it = programs_.emplace(key, generate(spec, what, call.bytes)).first;
+    }
+    return it->second ? &*it->second : nullptr;
+  }
+
+  std::optional<SharesBySource> generate(const collectives::CollectiveSpec& spec,
+                                         const std::string& what, uint64_t bytes) {
+    try {
+      ++plan_.programs_generated;
+      return shares_of(collectives::generate(spec));
+    } catch (const std::exception& e) {
+      const config::JobConfig& job = config_.workload.jobs[job_];
+      out_.add(loaded_.source_map.make(Severity::kError, Problem::kBadValue, "collectives",
+                                       fmt::format("job \"{}\": cannot generate {} of {} bytes: {}",
+                                                   job.name, what, bytes, e.what())));
+      return std::nullopt;
+    }
+  }
+
+  void exchange(int32_t src, int32_t dst, uint64_t bytes, const QpIds& qps) {
+    auto& sender = plan_.jobs[job_][static_cast<size_t>(src)];
+    auto& receiver = plan_.jobs[job_][static_cast<size_t>(dst)];
+    if (placement_.same_host(src, dst)) {
+      sender.scale_up_bytes_sent += bytes;
+    } else {
+      sender.network_bytes_sent += bytes;
+      receiver.network_bytes_received += bytes;
+      plan_.ports[placement_.port(src)].bytes_sent += bytes;
+      plan_.ports[placement_.port(dst)].bytes_received += bytes;
+    }
+    // An RC connection serves both directions: its QPs are the QP ids either side sends on.
+    auto low = static_cast<uint32_t>(std::min(src, dst));
+    auto high = static_cast<uint32_t>(std::max(src, dst));
+    connections_[(uint64_t{low} << 32) | high].merge(qps);
+  }
+
+  const LoadedConfig& loaded_;
+  const config::RunConfig& config_;
+  size_t job_;
+  const TraceFacts& facts_;
+  const JobPlacement& placement_;
+  TrafficPlan& plan_;
+  Diagnostics& out_;
+  collectives::CollectiveSpec base_;
+  std::map<std::tuple<trace::CollectiveType, int64_t, uint64_t>, std::optional<SharesBySource>>
+      programs_;
+  std::map<uint64_t, std::optional<SharesBySource>> p2p_;
+  std::unordered_map<uint64_t, QpIds> connections_;  // (lower rank << 32 | higher rank) -> ids
+};
+
+uint64_t ceil_div(uint64_t a, uint64_t b) {
+  return b == 0 ? 0 : (a + b - 1) / b;
+}
+
+}  // namespace
+
+collectives::CollectiveSpec base_collective_spec(const config::RunConfig& config, size_t job) {
+  const config::CollectivesConfig& c = config.collectives;
+  collectives::CollectiveSpec spec;
+  spec.chunks = c.chunks;
+  spec.chunk_bytes = c.chunk_bytes;
+  spec.qps = c.qps_per_peer;
+  spec.qp_alignment = c.qp_alignment;
+  spec.size_convention = config.workload.comm_size;
+  spec.ranks_per_host = config.mapping.jobs[job].hosts.ranks_per_host;
+  spec.barrier_bytes = c.barrier_bytes;
+  return spec;
+}
+
+TrafficPlan plan_traffic(const LoadedConfig& loaded, Diagnostics& out) {
+  const config::RunConfig& config = loaded.config;
+  TrafficPlan plan;
+  plan.jobs.resize(config.workload.jobs.size());
+  plan.ports.resize(config.ports.size());
+  for (size_t j = 0; j < config.workload.jobs.size(); ++j) {
+    if (j >= loaded.traces.size() || !loaded.traces[j] || j >= loaded.placements.size() ||
+        !loaded.placements[j]) {
+      continue;
+    }
+    for (size_t port : loaded.placements[j]->port_of_rank) ++plan.ports[port].ranks;
+    JobPlanner(loaded, j, plan, out).run();
+  }
+  uint64_t busiest = 0;
+  for (size_t p = 0; p < plan.ports.size(); ++p) {
+    PortTrafficPlan& port = plan.ports[p];
+    const config::PortConfig& settings = config.ports[p];
+    uint64_t bytes = std::max(port.bytes_sent, port.bytes_received);
+    uint64_t packets = ceil_div(bytes, config.transport.pmtu);
+    uint64_t wire_bits = (bytes + packets * nic::data_packet_overhead(nic::frame_format(config, settings))) * 8;
+    long double seconds = static_cast<long double>(wire_bits) / settings.speed_bps;
+    port.line_time_ns = static_cast<uint64_t>(std::ceil(seconds * 1e9L));
+    if (bytes > busiest) {
+      busiest = bytes;
+      plan.busiest_port = p;
+    }
+  }
+  return plan;
+}
+
+}  // namespace etwire::control

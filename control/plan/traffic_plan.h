@@ -1,0 +1,52 @@
+// What a run will put on each port: from every job's trace (the collectives and point-to-point
+// operations each rank issues, with their process groups and sizes) and the collective programs
+// the configured algorithms generate, the bytes each port sends and receives in one iteration,
+// the peers and QPs each rank connects, and the busiest port. This is `etwire plan`'s arithmetic;
+// no timing is modelled beyond a line-rate lower bound.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "control/load/config_loader.h"
+#include "collectives/collective_spec.h"
+
+namespace etwire::control {
+
+struct RankTrafficPlan {
+  uint64_t network_bytes_sent = 0;      // to ranks on other hosts: crosses the rank's port
+  uint64_t network_bytes_received = 0;  // from ranks on other hosts
+  uint64_t scale_up_bytes_sent = 0;     // to ranks on the same host: local interconnect
+  uint32_t peers = 0;  // ranks it exchanges data with (either direction), local ones included
+  uint32_t qps = 0;    // QPs over those connections: per peer, the QP ids either side sends on
+};
+
+struct PortTrafficPlan {
+  uint64_t bytes_sent = 0;
+  uint64_t bytes_received = 0;
+  // Lower bound on the time to move the larger direction at the port's line rate, counting
+  // RoCEv2 framing per PMTU packet (headers, ICRC, FCS, preamble and gap).
+  uint64_t line_time_ns = 0;
+  uint32_t ranks = 0;
+};
+
+struct TrafficPlan {
+  std::vector<std::vector<RankTrafficPlan>> jobs;  // [job][rank], one iteration of the job
+  std::vector<PortTrafficPlan> ports;              // one iteration of every job
+  std::optional<size_t> busiest_port;              // most bytes in one direction; none if idle
+  uint64_t programs_generated = 0;                 // distinct collectives turned into programs
+  uint32_t max_qps_per_peer = 0;                   // most QPs any rank pair uses
+};
+
+// The generation choices every collective of job `job` shares (chunking, QPs per peer, byte
+// convention, hosts, barrier size); the caller adds the collective, its ranks, size and algorithm.
+collectives::CollectiveSpec base_collective_spec(const config::RunConfig& config, size_t job);
+
+
+// Needs a loaded config without errors, with traces read and addresses assigned. Problems the
+// generator finds (a collective it cannot build) are added to `out` as errors.
+TrafficPlan plan_traffic(const LoadedConfig& loaded, Diagnostics& out);
+
+}  // namespace etwire::control

@@ -1,0 +1,91 @@
+// What the run engine drives: a clock, the transport on it and the ports under it. Two kinds
+// exist: the loopback data plane (virtual clock, fabric twin) and packet backends on the wall
+// clock (DPDK). The engine replays a trace the same way on either; only how time passes differs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "config/addresses.h"
+#include "config/run_config.h"
+#include "dataplane/port_counters.h"
+#include "clock/scheduler.h"
+#include "transport/transport.h"
+
+namespace etwire::dataplane {
+
+// One end of a connection as the wire sees it: the port it leaves or enters by, the rank's
+// addresses and its QP number. The loopback data plane needs only the port; a packet backend puts
+// the rest in frames.
+struct WireEndpoint {
+  uint32_t port = 0;
+  config::MacAddress mac;
+  config::Ipv4Address ipv4;
+  std::optional<config::Ipv6Address> ipv6;
+  uint32_t qpn = 0;
+};
+
+// A connection the engine asks for: its two ends and its ECMP entropy.
+struct WireConnection {
+  WireEndpoint requester;  // the sending rank
+  WireEndpoint responder;  // the receiving rank
+  uint16_t udp_source_port = 0;
+};
+
+class DataPlane {
+ public:
+  virtual ~DataPlane() = default;
+
+  // The clock the engine schedules its own events on.
+  virtual clock::Scheduler& scheduler() = 0;
+  virtual size_t ports() const = 0;
+
+  // True for a virtual clock: time jumps to the next event, and no pending event means nothing
+  // can happen any more. False for the wall clock: packets may be in flight while no event is
+  // pending, and the data plane must be polled continuously.
+  virtual bool virtual_time() const = 0;
+  // Virtual time: when the earliest pending event is due. Wall clock: now.
+  virtual clock::Nanos next_event_time() const = 0;
+  // Runs what is due: events, and on a packet backend the frames waiting to leave or arrive.
+  // Flow events reach the observer from in here.
+  virtual void poll() = 0;
+  // Called once when the run begins, before any event is scheduled: a wall clock counts the run's
+  // time from here, not from the device setup.
+  virtual void start() {}
+  // Called once when the run ends, before the last port records are read: workers on other
+  // cores stop, and their counters become final.
+  virtual void finish() {}
+  // Events run so far (the results' `events`).
+  virtual uint64_t events_run() const = 0;
+
+  // Opens a reliable connection (transport::Transport::connect) and returns its id. Throws
+  // std::invalid_argument when the two ports cannot reach each other (back-to-back ports reach
+  // only their peer).
+  virtual transport::ConnectionId connect(const WireConnection& connection) = 0;
+  // Queues a message on a connection (transport::Transport::post).
+  virtual void post(transport::ConnectionId connection, uint64_t bytes,
+                    const transport::FlowTags& tags) = 0;
+  // Flows posted and not yet finished.
+  virtual uint32_t flows_in_progress() const = 0;
+
+  // Counters of port `port` so far, in the engine's terms.
+  virtual PortRecord port_record(size_t port) const = 0;
+
+  // Per port: the sum of the DCQCN rates of its QPs with data to send, at most its line rate.
+  virtual void paced_rates_bps(std::vector<double>& per_port) = 0;
+};
+
+// Builds the data plane a configuration asks for; `observer` gets the transport's flow events.
+// Both must outlive the data plane.
+using DataPlaneFactory =
+    std::function<std::unique_ptr<DataPlane>(const config::RunConfig&, transport::FlowObserver&)>;
+
+// Payload bytes per second a port carries at full PMTU: pmtu / (pmtu + per-packet overhead) of
+// its line rate.
+double goodput_bytes_per_second(const config::RunConfig& config, size_t port);
+
+}  // namespace etwire::dataplane

@@ -1,0 +1,496 @@
+#include "dataplane/dpdk/dpdk_data_plane.h"
+
+#include <fmt/format.h>
+#include <rte_errno.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_pause.h>
+#include <rte_ring.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <optional>
+#include <stdexcept>
+
+#include "nic/dpdk/eal.h"
+
+namespace etwire::dataplane {
+
+namespace {
+
+// Names of rings, devices and mempools are process-wide in DPDK: each data plane gets its own.
+std::atomic<uint32_t> instances{0};
+
+std::string device_name(const std::string& spec) {
+  return spec.substr(0, spec.find(','));
+}
+
+frame::FrameAddresses addresses(const WireEndpoint& from, const WireEndpoint& to,
+                                const config::RunConfig& config) {
+  frame::FrameAddresses a;
+  a.src_mac = from.mac.bytes;
+  a.dst_mac = to.mac.bytes;
+  a.ip_version = config.transport.ip_version;
+  a.vlan_id = config.ports[from.port].vlan;
+  if (a.ip_version == 6) {
+    a.src_ip = from.ipv6.value_or(config::Ipv6Address{}).bytes;
+    a.dst_ip = to.ipv6.value_or(config::Ipv6Address{}).bytes;
+  } else {
+    for (int i = 0; i < 4; ++i) {
+      a.src_ip[i] = static_cast<uint8_t>(from.ipv4.value >> (24 - 8 * i));
+      a.dst_ip[i] = static_cast<uint8_t>(to.ipv4.value >> (24 - 8 * i));
+    }
+  }
+  return a;
+}
+
+}  // namespace
+
+std::vector<std::string> eal_arguments(const config::RunConfig& config) {
+  std::vector<std::string> args = {"--no-telemetry", "--log-level=warning"};
+  args.insert(args.end(), config.dpdk.eal_args.begin(), config.dpdk.eal_args.end());
+  for (const config::PortConfig& port : config.ports) {
+    if (port.backend != config::Backend::kDpdk) continue;
+    if (!port.dpdk.vdev.empty() && !config::is_ring_device(port.dpdk)) {
+      args.push_back("--vdev=" + port.dpdk.vdev);
+    } else if (!port.dpdk.pci.empty()) {
+      args.push_back("-a");
+      args.push_back(port.dpdk.pci);
+    }
+  }
+  return args;
+}
+
+DpdkDataPlane::DpdkDataPlane(const config::RunConfig& config, transport::FlowObserver& observer)
+    : config_(config),
+      observer_(observer),
+      payload_(config.transport.pmtu, config.transport.pmtu),
+      queue_workers_(config.ports.size()),
+      next_queue_(config.ports.size(), 0),
+      next_responder_queue_(config.ports.size(), 0) {
+  for (const config::PortConfig& port : config.ports) {
+    if (port.backend != config::Backend::kDpdk) {
+      throw std::invalid_argument(fmt::format(
+          "{}: port \"{}\" ({}) uses the {} backend; a DPDK run drives dpdk ports only",
+          config.source_file, port.name, port.key_path, config::backend_name(port.backend)));
+    }
+  }
+  nic::dpdk::start_eal(eal_arguments(config));
+  const uint32_t instance = instances.fetch_add(1);
+  std::vector<uint16_t> devices(config.ports.size(), 0);
+  try {
+    // Back-to-back ring devices: each direction of a cable is one ring per queue, the sender's
+    // TX queue and the receiver's RX queue of the same number; a ring device without a peer
+    // sends to itself.
+    std::vector<std::vector<rte_ring*>> inbound(config.ports.size());
+    for (size_t p = 0; p < config.ports.size(); ++p) {
+      if (!config::is_ring_device(config.ports[p].dpdk)) continue;
+      for (uint16_t q = 0; q < config.ports[p].dpdk.queues; ++q) {
+        const std::string name = fmt::format("etw{}r{}q{}", instance, p, q);
+        rte_ring* ring = rte_ring_create(name.c_str(), 4096, static_cast<int>(rte_socket_id()),
+                                         RING_F_SP_ENQ | RING_F_SC_DEQ);
+        if (ring == nullptr) {
+          throw std::runtime_error(fmt::format("port \"{}\": cannot create ring {}: {}",
+                                               config.ports[p].name, name,
+                                               rte_strerror(rte_errno)));
+        }
+        rings_.push_back(ring);
+        inbound[p].push_back(ring);
+      }
+    }
+    for (size_t p = 0; p < config.ports.size(); ++p) {
+      const config::PortConfig& port = config.ports[p];
+      if (config::is_ring_device(port.dpdk)) {
+        // Validation has made sure a peer exists and names this port back.
+        const config::PortConfig* peer =
+            port.dpdk.peer.empty() ? &port : config.find_port(port.dpdk.peer);
+        // Validation has also made sure both ends have as many queues.
+        std::vector<rte_ring*>& rx = inbound[p];
+        std::vector<rte_ring*>& tx = inbound[static_cast<size_t>(peer - config.ports.data())];
+        const std::string name = fmt::format("etw{}_{}", instance, device_name(port.dpdk.vdev));
+        const int id =
+            rte_eth_from_rings(name.c_str(), rx.data(), static_cast<unsigned>(rx.size()), tx.data(),
+                               static_cast<unsigned>(tx.size()), rte_socket_id());
+        if (id < 0) {
+          throw std::runtime_error(fmt::format("port \"{}\": cannot make ring device {}: {}",
+                                               port.name, name, rte_strerror(rte_errno)));
+        }
+        devices[p] = static_cast<uint16_t>(id);
+        made_devices_.push_back(devices[p]);
+      } else if (port.dpdk.port_id) {
+        devices[p] = *port.dpdk.port_id;
+      } else {
+        const std::string name =
+            port.dpdk.vdev.empty() ? port.dpdk.pci : device_name(port.dpdk.vdev);
+        if (rte_eth_dev_get_port_by_name(name.c_str(), &devices[p]) != 0) {
+          throw std::runtime_error(
+              fmt::format("port \"{}\" ({}): DPDK has no device {} (is it in dpdk.eal_args, "
+                          "bound to a DPDK driver, or already used?)",
+                          port.name, port.key_path, name));
+        }
+      }
+    }
+    // A device of several queues is configured before its queues are set up (by the ports made
+    // below) and started after.
+    for (size_t p = 0; p < config.ports.size(); ++p) {
+      const config::PortConfig& port = config.ports[p];
+      if (port.dpdk.queues == 1) continue;
+      nic::dpdk::configure_device(devices[p], port.dpdk.queues, port.name);
+      multi_queue_devices_.push_back({devices[p], port.dpdk.queues, port.name});
+    }
+    // Group the queues by lcore: the main lcore's group first, then by lcore number.
+    std::map<std::optional<unsigned>, std::vector<nic::dpdk::DpdkPortSetup>> groups;
+    for (size_t p = 0; p < config.ports.size(); ++p) {
+      const config::PortConfig& port = config.ports[p];
+      for (uint16_t queue = 0; queue < port.dpdk.queues; ++queue) {
+        std::optional<unsigned> lcore;
+        if (port.dpdk.queues > 1) {
+          lcore = port.dpdk.lcores.at(queue);
+        } else if (port.dpdk.lcore) {
+          lcore = *port.dpdk.lcore;
+        }
+        if (lcore && (*lcore >= RTE_MAX_LCORE || !rte_lcore_is_enabled(*lcore) ||
+                      *lcore == rte_get_main_lcore())) {
+          throw std::runtime_error(fmt::format(
+              "port \"{}\" ({}.dpdk.{}): lcore {} is not a worker lcore of the EAL (main "
+              "lcore {}, {} lcores enabled); give the EAL more with dpdk.eal_args (-l 0-2){}",
+              port.name, port.key_path, port.dpdk.queues > 1 ? "lcores" : "lcore", *lcore,
+              rte_get_main_lcore(), rte_lcore_count(),
+              port.dpdk.queues > 1
+                  ? ""
+                  : ", or leave dpdk.lcore out to run the port on the main lcore"));
+        }
+        groups[lcore].push_back(port_setup(p, queue, devices[p], instance,
+                                           inbound[p].empty() ? nullptr : inbound[p][queue]));
+      }
+    }
+    for (const auto& [lcore, setups] : groups) {
+      for (const nic::dpdk::DpdkPortSetup& setup : setups) {
+        std::vector<uint32_t>& workers = queue_workers_[setup.index];
+        workers.resize(setup.queues);
+        workers[setup.queue] = static_cast<uint32_t>(workers_.size());
+      }
+      workers_.push_back(std::make_unique<PortWorker>(config, payload_, setups, lcore));
+      if (!lcore) main_worker_ = workers_.back().get();
+    }
+    unsent_.resize(workers_.size());
+    if (!multi_queue_devices_.empty()) connect_handover();
+    for (const MultiQueueDevice& device : multi_queue_devices_) {
+      nic::dpdk::start_device(device.device, device.port);
+    }
+  } catch (...) {
+    workers_.clear();
+    for (uint16_t id : made_devices_) rte_eth_dev_close(id);
+    for (rte_ring* ring : rings_) rte_ring_free(ring);
+    throw;
+  }
+}
+
+nic::dpdk::DpdkPortSetup DpdkDataPlane::port_setup(size_t p, uint16_t queue, uint16_t device,
+                                                   uint32_t instance, rte_ring* rx_ring) const {
+  const config::PortConfig& port = config_.ports[p];
+  nic::dpdk::DpdkPortSetup setup;
+  setup.name = port.name;
+  setup.device = device;
+  setup.index = static_cast<uint32_t>(p);
+  setup.queue = queue;
+  setup.queues = port.dpdk.queues;
+  // Each queue paces its share of the port's line rate.
+  setup.speed_bps = port.speed_bps / port.dpdk.queues;
+  setup.mtu = port.mtu;
+  setup.pmtu = config_.transport.pmtu;
+  setup.ip_version = config_.transport.ip_version;
+  setup.vlan = port.vlan;
+  setup.mac = port.mac.bytes;
+  setup.rx_descriptors = port.dpdk.rx_descriptors;
+  setup.tx_descriptors = port.dpdk.tx_descriptors;
+  setup.mbufs = config_.dpdk.mbufs;
+  setup.mbuf_cache = config_.dpdk.mbuf_cache;
+  setup.burst = config_.dpdk.burst;
+  setup.pool_prefix = fmt::format("etw{}p{}q{}", instance, p, queue);
+  setup.pfc.enabled = port.dpdk.pfc.enabled;
+  setup.pfc.priority = port.qos.data.priority;
+  setup.pfc.xoff = port.dpdk.pfc.xoff;
+  setup.pfc.xon = port.dpdk.pfc.xon;
+  setup.pfc.quanta = port.dpdk.pfc.quanta;
+  // The ring PMD cannot count its receive queue; the ring it receives from can.
+  setup.rx_ring = rx_ring;
+  return setup;
+}
+
+void DpdkDataPlane::connect_handover() {
+  const size_t n = workers_.size();
+  handover_rings_.resize(n * n);
+  for (size_t from = 0; from < n; ++from) {
+    for (size_t to = 0; to < n; ++to) {
+      if (from != to) handover_rings_[from * n + to] = std::make_unique<HandoverRing>(4096);
+    }
+  }
+  for (size_t w = 0; w < n; ++w) {
+    std::vector<HandoverRing*> to(n, nullptr);
+    std::vector<HandoverRing*> from(n, nullptr);
+    for (size_t other = 0; other < n; ++other) {
+      to[other] = handover_rings_[w * n + other].get();
+      from[other] = handover_rings_[other * n + w].get();
+    }
+    workers_[w]->set_handover(&queue_workers_, std::move(to), std::move(from));
+  }
+}
+
+DpdkDataPlane::~DpdkDataPlane() {
+  finish();
+  // Before the workers (and the pools their receive queues hold mbufs of) go.
+  for (const MultiQueueDevice& device : multi_queue_devices_) {
+    nic::dpdk::stop_device(device.device, device.queues);
+  }
+  workers_.clear();
+  for (uint16_t id : made_devices_) rte_eth_dev_close(id);
+  for (rte_ring* ring : rings_) rte_ring_free(ring);
+}
+
+void DpdkDataPlane::start() {
+  clock_.restart();
+  for (auto& worker : workers_) worker->share_time_with(clock_);
+  for (auto& worker : workers_) worker->launch();
+}
+
+void DpdkDataPlane::finish() {
+  if (finished_) return;
+  finished_ = true;
+  for (auto& worker : workers_) worker->stop();
+}
+
+void DpdkDataPlane::poll() {
+  events_ += clock_.poll();
+  for (size_t w = 0; w < workers_.size(); ++w) send_waiting(w);
+  if (main_worker_ != nullptr) main_worker_->run_once();
+  for (auto& worker : workers_) {
+    worker->check();
+    worker->drain_reports([this](const WorkerReport& report) { handle(report); });
+  }
+}
+
+uint64_t DpdkDataPlane::events_run() const {
+  uint64_t events = events_;
+  for (const auto& worker : workers_) events += worker->events_run();
+  return events;
+}
+
+void DpdkDataPlane::send(size_t worker, const WorkerCommand& command) {
+  // Behind a command that is already waiting, or when the ring is full: keep the order.
+  if (!unsent_[worker].empty() || !workers_[worker]->send(command)) {
+    unsent_[worker].push_back(command);
+  }
+}
+
+void DpdkDataPlane::send_waiting(size_t worker) {
+  RingQueue<WorkerCommand>& waiting = unsent_[worker];
+  while (!waiting.empty() && workers_[worker]->send(waiting.front())) waiting.pop_front();
+}
+
+transport::ConnectionId DpdkDataPlane::connect(const WireConnection& connection) {
+  const WireEndpoint& from = connection.requester;
+  const WireEndpoint& to = connection.responder;
+  const config::PortConfig& src = config_.ports[from.port];
+  const config::PortConfig& dst = config_.ports[to.port];
+  if (!src.dpdk.peer.empty() && src.dpdk.peer != dst.name) {
+    throw std::invalid_argument(fmt::format(
+        "{}: ranks on port \"{}\" send to ranks on port \"{}\", but \"{}\" is cabled back to "
+        "back to \"{}\" (dpdk.peer) and reaches nothing else; map the job so that traffic "
+        "crosses that cable only (hosts.ranks_per_host keeps traffic within a host off the ports)",
+        config_.source_file, src.name, dst.name, src.name, src.dpdk.peer));
+  }
+  if (src.dpdk.peer.empty() && config::is_ring_device(src.dpdk) &&
+      from.port != to.port) {
+    throw std::invalid_argument(fmt::format(
+        "{}: ranks on port \"{}\" send to ranks on port \"{}\", but \"{}\" is a ring device "
+        "looped to itself (no dpdk.peer)",
+        config_.source_file, src.name, dst.name, src.name));
+  }
+  const auto id = static_cast<uint32_t>(connections_.size());
+  WorkerCommand command;
+  command.kind = WorkerCommand::Kind::kConnect;
+  command.connection = id;
+  command.src_port = from.port;
+  command.dst_port = to.port;
+  command.udp_source_port = connection.udp_source_port;
+  // A port's connections take its queues in turn, and so do the responder ends on a port. Between
+  // ports of as many queues, both ends take the same queue number: a ring cable (one ring per
+  // queue) delivers a queue's frames to the same queue at the other end.
+  const auto src_queues = static_cast<uint32_t>(queue_workers_[from.port].size());
+  const auto dst_queues = static_cast<uint32_t>(queue_workers_[to.port].size());
+  const auto src_queue = static_cast<uint16_t>(next_queue_[from.port]++ % src_queues);
+  const auto dst_queue =
+      src_queues == dst_queues
+          ? src_queue
+          : static_cast<uint16_t>(next_responder_queue_[to.port]++ % dst_queues);
+  command.route.requester = {from.port, from.qpn, src_queue};
+  command.route.responder = {to.port, to.qpn, dst_queue};
+  command.route.forward = addresses(from, to, config_);
+  command.route.backward = addresses(to, from, config_);
+  // Refused here (a QP number twice, or beyond 24 bits) before any worker sees it.
+  directory_.add(id, command.route);
+  Connection& opened = connections_.emplace_back();
+  opened.src_port = from.port;
+  opened.dst_port = to.port;
+  opened.src_worker = queue_workers_[from.port][src_queue];
+  opened.split = opened.src_worker != queue_workers_[to.port][dst_queue];
+  // Every worker opens every connection, so that the numbers agree everywhere.
+  for (size_t w = 0; w < workers_.size(); ++w) send(w, command);
+  wait_until_open(id);
+  return {id, id};
+}
+
+void DpdkDataPlane::wait_until_open(uint32_t id) {
+  // Before a message goes out, the receiving port's worker must know the connection, or its
+  // first frames would arrive for an unknown QP and be dropped. Opening is quick (the workers
+  // poll their rings all the time), and it happens once per connection, as QP setup does.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (size_t w = 0; w < workers_.size(); ++w) {
+    PortWorker& worker = *workers_[w];
+    while (worker.connections_open() <= id) {
+      send_waiting(w);
+      if (&worker == main_worker_) {
+        worker.run_once();
+        continue;
+      }
+      worker.check();
+      if (std::chrono::steady_clock::now() > give_up) {
+        throw std::runtime_error(
+            fmt::format("the port worker on lcore {} did not open connection {} within 10 s",
+                        *worker.lcore(), id));
+      }
+      rte_pause();
+    }
+  }
+}
+
+void DpdkDataPlane::post(transport::ConnectionId connection, uint64_t bytes,
+                         const transport::FlowTags& tags) {
+  Connection& target = connections_.at(connection.requester);
+  PostedFlow flow;
+  flow.flow_id = next_flow_id_++;
+  flow.posted_at = clock_.now();
+  flow.bytes = bytes;
+  flow.tags = tags;
+  target.flows.push_back(flow);
+  ++flows_posted_;
+  WorkerCommand command;
+  command.kind = WorkerCommand::Kind::kPost;
+  command.connection = connection.requester;
+  command.bytes = bytes;
+  command.tags = tags;
+  send(target.src_worker, command);
+}
+
+void DpdkDataPlane::handle(const WorkerReport& report) {
+  switch (report.kind) {
+    case WorkerReport::Kind::kRemoteDelivery:
+      delivered(connections_[report.connection], report.connection, report.at, report.ecn_marks);
+      break;
+    case WorkerReport::Kind::kDelivered:
+      delivered(connections_[report.record.qpn], report.record.qpn, report.record.delivered_at,
+                report.record.ecn_marks);
+      break;
+    case WorkerReport::Kind::kFinished: {
+      Connection& connection = connections_[report.record.qpn];
+      const uint64_t index = connection.finishes++ - connection.released;
+      PostedFlow& flow = connection.flows[index];
+      flow.finished = true;
+      flow.record = report.record;
+      release(connection);
+      break;
+    }
+  }
+}
+
+void DpdkDataPlane::delivered(Connection& connection, uint32_t id, clock::Nanos at,
+                              uint32_t ecn_marks) {
+  const uint64_t delivery = connection.deliveries++;
+  // A message already reported as failed may still arrive (its acknowledgements were lost).
+  if (delivery < connection.released) return;
+  PostedFlow& flow = connection.flows[delivery - connection.released];
+  flow.delivered = true;
+  flow.delivered_at = at;
+  flow.ecn_marks = ecn_marks;
+  transport::FlowRecord record;
+  record.flow_id = flow.flow_id;
+  record.tags = flow.tags;
+  record.src_port = connection.src_port;
+  record.dst_port = connection.dst_port;
+  record.qpn = id;
+  record.bytes = flow.bytes;
+  record.posted_at = flow.posted_at;
+  record.delivered_at = at;
+  record.ecn_marks = ecn_marks;
+  observer_.on_flow_delivered(record);
+  release(connection);
+}
+
+void DpdkDataPlane::release(Connection& connection) {
+  // In posting order: a finished message waits for its delivery (reported by the receiving
+  // port's worker) unless it failed, and the ones after it wait for it.
+  while (!connection.flows.empty()) {
+    PostedFlow& flow = connection.flows.front();
+    if (!flow.finished) break;
+    const bool completed = flow.record.status == transport::FlowStatus::kCompleted;
+    if (completed && !flow.delivered) break;
+    transport::FlowRecord record = flow.record;
+    record.flow_id = flow.flow_id;
+    record.posted_at = flow.posted_at;
+    if (flow.delivered) {
+      record.delivered_at = flow.delivered_at;
+      record.ecn_marks = flow.ecn_marks;
+    }
+    connection.flows.pop_front();
+    ++connection.released;
+    ++flows_finished_;
+    observer_.on_flow_finished(record);
+  }
+}
+
+void DpdkDataPlane::paced_rates_bps(std::vector<double>& per_port) {
+  per_port.assign(config_.ports.size(), 0.0);
+  for (size_t p = 0; p < per_port.size(); ++p) {
+    for (uint32_t worker : queue_workers_[p]) {
+      per_port[p] +=
+          static_cast<double>(workers_[worker]->sample(static_cast<uint32_t>(p)).paced_rate_bps);
+    }
+  }
+}
+
+PortRecord DpdkDataPlane::port_record(size_t index) const {
+  // Each queue's counters are read once: the port's figures are their sum, so the two agree
+  // even while the workers run.
+  const std::vector<uint32_t>& workers = queue_workers_[index];
+  std::vector<PortSample> shares;
+  shares.reserve(workers.size());
+  PortSample sample;
+  for (uint32_t worker : workers) {
+    shares.push_back(workers_[worker]->sample(static_cast<uint32_t>(index)));
+    sample += shares.back();
+  }
+  PortRecord record;
+  record.name = config_.ports[index].name;
+  record.speed_bps = config_.ports[index].speed_bps;
+  static_cast<PortCounters&>(record) = sample.counters;
+  if (workers.size() > 1) {
+    for (uint32_t q = 0; q < workers.size(); ++q) {
+      const PortSample& share = shares[q];
+      PortQueueRecord queue;
+      queue.queue = q;
+      queue.lcore = workers_[workers[q]]->lcore().value_or(rte_get_main_lcore());
+      queue.tx_bytes = share.counters.tx_bytes;
+      queue.rx_bytes = share.counters.rx_bytes;
+      queue.tx_packets = share.counters.tx_packets;
+      queue.rx_packets = share.counters.rx_packets;
+      queue.handed_over = share.rx_handed_over;
+      record.queues.push_back(queue);
+    }
+  }
+  return record;
+}
+
+}  // namespace etwire::dataplane

@@ -1,0 +1,130 @@
+// The data plane of a run whose ports are DPDK ports: the wall clock, one DpdkPort per
+// configured port, grouped by the lcore that drives them, each group a PortWorker with its own
+// transport and run-to-completion loop (see port_worker.h). The engine runs on the calling thread
+// (DPDK's main lcore), with the ports that name no lcore; connections and messages go to the
+// workers, and flow events come back, through lock-free rings.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/run_config.h"
+#include "common/ring_queue.h"
+#include "dataplane/data_plane.h"
+#include "dataplane/dpdk/port_worker.h"
+#include "nic/dpdk/dpdk_port.h"
+#include "nic/dpdk/wire_directory.h"
+#include "clock/wall_clock.h"
+#include "nic/frame/payload_pattern.h"
+
+struct rte_ring;
+
+namespace etwire::dataplane {
+
+// The EAL arguments a configuration needs: defaults that keep DPDK quiet, `dpdk.eal_args`, and
+// a --vdev or -a for each port's device (net_ring devices excepted: etwire makes those itself).
+std::vector<std::string> eal_arguments(const config::RunConfig& config);
+
+class DpdkDataPlane final : public DataPlane {
+ public:
+  // Starts the EAL (once per process) and every port, each on the worker of its `dpdk.lcore`
+  // (ports without one on the main lcore's); a port of several queues runs each queue on the
+  // worker of its lcore in `dpdk.lcores`, and spreads its connections over them. Throws
+  // std::invalid_argument when a port is not a dpdk port, std::runtime_error when DPDK cannot set a
+  // device up or a port names an lcore that is not an EAL worker lcore (the port and the reason in
+  // the message). `config` and `observer` must outlive the data plane.
+  DpdkDataPlane(const config::RunConfig& config, transport::FlowObserver& observer);
+  ~DpdkDataPlane() override;
+
+  clock::Scheduler& scheduler() override { return clock_; }
+  size_t ports() const override { return config_.ports.size(); }
+  bool virtual_time() const override { return false; }
+  clock::Nanos next_event_time() const override { return clock_.now(); }
+  void start() override;
+  void finish() override;
+  void poll() override;
+  uint64_t events_run() const override;
+  transport::ConnectionId connect(const WireConnection& connection) override;
+  void post(transport::ConnectionId connection, uint64_t bytes,
+            const transport::FlowTags& tags) override;
+  uint32_t flows_in_progress() const override {
+    return static_cast<uint32_t>(flows_posted_ - flows_finished_);
+  }
+  PortRecord port_record(size_t port) const override;
+  void paced_rates_bps(std::vector<double>& per_port) override;
+
+  // Workers: on the main lcore first if any port runs there.
+  size_t workers() const { return workers_.size(); }
+
+ private:
+  // A message as the main lcore follows it: the worker of the sending port finishes it, and
+  // when the receiving port is another worker's, that worker reports its delivery separately;
+  // the two are joined here, in each connection's order.
+  struct PostedFlow {
+    uint64_t flow_id = 0;
+    clock::Nanos posted_at = 0;
+    uint64_t bytes = 0;
+    transport::FlowTags tags;
+    bool delivered = false;
+    clock::Nanos delivered_at = clock::kNever;
+    uint32_t ecn_marks = 0;
+    bool finished = false;  // the sender's worker reported it; `record` holds its report
+    transport::FlowRecord record;
+  };
+  struct Connection {
+    uint32_t src_port = 0;
+    uint32_t dst_port = 0;
+    uint32_t src_worker = 0;      // drives the requester: messages are posted there
+    bool split = false;           // the two ends are on different workers
+    RingQueue<PostedFlow> flows;  // posted, not yet reported finished; oldest first
+    uint64_t released = 0;        // flows reported finished (popped from `flows`)
+    uint64_t deliveries = 0;      // deliveries reported so far
+    uint64_t finishes = 0;        // finish reports so far
+  };
+
+  nic::dpdk::DpdkPortSetup port_setup(size_t port, uint16_t queue, uint16_t device,
+                                      uint32_t instance, rte_ring* rx_ring) const;
+  // Rings between every two workers, for ports of several queues (see HandoverRing).
+  void connect_handover();
+  void send(size_t worker, const WorkerCommand& command);
+  // Hands a worker the commands its ring had no room for, as far as it now has.
+  void send_waiting(size_t worker);
+  void wait_until_open(uint32_t connection);
+  void handle(const WorkerReport& report);
+  void delivered(Connection& connection, uint32_t id, clock::Nanos at, uint32_t ecn_marks);
+  void release(Connection& connection);
+
+  const config::RunConfig& config_;
+  transport::FlowObserver& observer_;
+  clock::WallClock clock_;
+  frame::PayloadPattern payload_;
+  nic::dpdk::WireDirectory directory_;  // checks every connection before the workers see it
+  std::vector<rte_ring*> rings_;        // of the net_ring devices made here
+  std::vector<uint16_t> made_devices_;
+  std::vector<std::unique_ptr<PortWorker>> workers_;
+  std::vector<std::vector<uint32_t>> queue_workers_;  // [port][queue]: the worker driving it
+  std::vector<uint32_t> next_queue_;            // by port: for its next connection's requester
+  std::vector<uint32_t> next_responder_queue_;  // by port: for the next responder on it
+  // Devices of several queues: configured, started and stopped here rather than by their ports.
+  struct MultiQueueDevice {
+    uint16_t device = 0;
+    uint16_t queues = 0;
+    std::string port;  // for messages
+  };
+  std::vector<MultiQueueDevice> multi_queue_devices_;
+  // [from * workers + to]: what a queue received for another worker's queue of the device.
+  std::vector<std::unique_ptr<HandoverRing>> handover_rings_;
+  PortWorker* main_worker_ = nullptr;
+  std::vector<RingQueue<WorkerCommand>> unsent_;  // by worker: commands its ring had no room for
+  // A deque: the observer may open connections while a reference to one is held.
+  std::deque<Connection> connections_;
+  uint64_t next_flow_id_ = 0;
+  uint64_t flows_posted_ = 0;
+  uint64_t flows_finished_ = 0;
+  uint64_t events_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace etwire::dataplane

@@ -1,0 +1,99 @@
+// A port's counters, and the one table that names them. Everything that shows port counters
+// (summary.json, the console, telemetry records, Prometheus) iterates kPortCounterFields, so adding
+// a counter is one member here and one row of the table.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace etwire::dataplane {
+
+// Plain integers only: a port's queues and workers add up field by field, and a worker hands a
+// copy to another core through a seqlock.
+struct PortCounters {
+  uint64_t tx_bytes = 0;  // wire bytes, preamble and gap included
+  uint64_t rx_bytes = 0;
+  uint64_t tx_packets = 0;
+  uint64_t rx_packets = 0;
+  uint64_t data_packets = 0;  // RoCE data packets sent, retransmissions included
+  uint64_t ecn_marked_received = 0;  // CE-marked data packets that arrived at this port
+  uint64_t cnps_sent = 0;
+  uint64_t cnps_received = 0;
+  uint64_t pfc_pauses_sent = 0;
+  uint64_t pfc_pauses_received = 0;
+  uint64_t drops = 0;  // lost on the way to or from the port (see docs/architecture.md)
+  uint64_t retransmitted_packets = 0;
+  uint64_t timeouts = 0;
+};
+
+struct PortCounterField {
+  std::string_view name;    // summary.json key
+  std::string_view metric;  // Prometheus counter name
+  std::string_view help;    // Prometheus help text
+  uint64_t PortCounters::*member;
+  // The column of the console's congestion table; empty: not a congestion signal, not listed.
+  std::string_view congestion_column;
+};
+
+inline constexpr std::array<PortCounterField, 13> kPortCounterFields{{
+    {"tx_bytes", "etwire_port_transmit_bytes_total",
+     "Wire bytes the port sent, preamble and gap included.", &PortCounters::tx_bytes, ""},
+    {"rx_bytes", "etwire_port_receive_bytes_total",
+     "Wire bytes the port received, preamble and gap included.", &PortCounters::rx_bytes, ""},
+    {"tx_packets", "etwire_port_transmit_packets_total",
+     "Frames the port sent (data, control and PFC).", &PortCounters::tx_packets, ""},
+    {"rx_packets", "etwire_port_receive_packets_total",
+     "Frames the port received (data, control and PFC).", &PortCounters::rx_packets, ""},
+    {"data_packets", "etwire_port_data_packets_total",
+     "RoCE data packets the port sent, retransmissions included.", &PortCounters::data_packets,
+     false},
+    {"ecn_marked_received", "etwire_port_ecn_marked_packets_total",
+     "CE-marked RoCE data packets the port received.", &PortCounters::ecn_marked_received, "ecn_marks"},
+    {"cnps_sent", "etwire_port_cnps_sent_total", "Congestion notification packets the port sent.",
+     &PortCounters::cnps_sent, "cnps_sent"},
+    {"cnps_received", "etwire_port_cnps_received_total",
+     "Congestion notification packets the port received.", &PortCounters::cnps_received, "cnps_recv"},
+    {"pfc_pauses_sent", "etwire_port_pfc_pause_frames_sent_total",
+     "PFC pause frames (non-zero time) the port sent.", &PortCounters::pfc_pauses_sent, "pfc_sent"},
+    {"pfc_pauses_received", "etwire_port_pfc_pause_frames_received_total",
+     "PFC pause frames (non-zero time) the port received.", &PortCounters::pfc_pauses_received,
+     true},
+    {"drops", "etwire_port_drops_total",
+     "Packets to or from the port lost on the way (fabric buffers, link faults, device queues, "
+     "frames that never arrived).",
+     &PortCounters::drops, "drops"},
+    {"retransmitted_packets", "etwire_port_retransmitted_packets_total",
+     "RoCE data packets the port sent again.", &PortCounters::retransmitted_packets, "retransmits"},
+    {"timeouts", "etwire_port_timeouts_total", "Retransmission timeouts of the port's queue pairs.",
+     &PortCounters::timeouts, "timeouts"},
+}};
+
+inline PortCounters& operator+=(PortCounters& total, const PortCounters& more) {
+  for (const PortCounterField& field : kPortCounterFields) total.*field.member += more.*field.member;
+  return total;
+}
+
+// One queue pair of a DPDK port that runs on several (dpdk.queues), with the lcore driving it.
+struct PortQueueRecord {
+  uint32_t queue = 0;
+  uint32_t lcore = 0;
+  uint64_t tx_bytes = 0;
+  uint64_t rx_bytes = 0;
+  uint64_t tx_packets = 0;
+  uint64_t rx_packets = 0;
+  // Arrived on this queue for a connection another queue drives, and passed to it: the device
+  // steered them elsewhere than etwire placed the connection.
+  uint64_t handed_over = 0;
+};
+
+// A port's counters over the whole run, with its name and speed.
+struct PortRecord : PortCounters {
+  std::string name;
+  uint64_t speed_bps = 0;
+  std::vector<PortQueueRecord> queues;  // a DPDK port of several queues: each one's share
+};
+
+}  // namespace etwire::dataplane

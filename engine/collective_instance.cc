@@ -1,0 +1,53 @@
+#include "engine/collective_instance.h"
+
+#include <algorithm>
+
+namespace etwire::engine {
+
+CollectiveInstance::CollectiveInstance(const InstanceKey& key, CollectiveRecord record,
+                                       const collectives::ProgramGenerator& generator)
+    : key_(key), record_(std::move(record)), generator_(generator) {
+  const auto& ranks = generator_.spec().ranks;
+  members_.resize(ranks.size());
+  position_by_rank_.reserve(ranks.size());
+  for (uint32_t p = 0; p < ranks.size(); ++p) position_by_rank_.emplace_back(ranks[p], p);
+  std::sort(position_by_rank_.begin(), position_by_rank_.end());
+  record_.group_size = static_cast<uint32_t>(ranks.size());
+}
+
+uint32_t CollectiveInstance::position_of(int32_t rank) const {
+  auto it = std::lower_bound(position_by_rank_.begin(), position_by_rank_.end(),
+                             std::make_pair(rank, uint32_t{0}));
+  if (it == position_by_rank_.end() || it->first != rank) return size();
+  return it->second;
+}
+
+void CollectiveInstance::arrive(uint32_t position, uint32_t runtime, feeder::IssuedNode node,
+                                clock::Nanos now) {
+  InstanceMember& member = members_[position];
+  member.arrived = true;
+  member.runtime = runtime;
+  member.node = node;
+  member.node_id = node.node ? node.node->id : 0;
+  generator_.generate_member(position, member.program);
+  member.execution.reset(member.program, 0, position);
+  if (arrived_ == 0) record_.first_arrival = now;
+  ++arrived_;
+  if (key_.group == kPointToPointGroup) {
+    // Sends are eager: the transfer starts when the SEND is issued, whenever the RECV comes.
+    if (position == 0) record_.last_arrival = now;
+  } else if (arrived_ == members_.size()) {
+    record_.last_arrival = now;
+  }
+}
+
+bool CollectiveInstance::finish_member(uint32_t position, clock::Nanos now) {
+  InstanceMember& member = members_[position];
+  if (member.done || !member.arrived || !member.execution.done()) return false;
+  member.done = true;
+  ++done_;
+  if (done_ == members_.size()) record_.end = now;
+  return true;
+}
+
+}  // namespace etwire::engine

@@ -1,0 +1,62 @@
+#include "engine/rank_runtime.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <utility>
+
+namespace etwire::engine {
+
+void RankRuntime::begin_iteration(uint32_t iteration, std::unique_ptr<feeder::Feeder> feeder,
+                                  clock::Nanos now) {
+  iteration_ = iteration;
+  feeder_ = std::move(feeder);
+  current_ = RankIteration{};
+  current_.start = now;
+  last_change_ = now;
+}
+
+RankIteration RankRuntime::end_iteration(clock::Nanos now) {
+  account(now);
+  current_.end = now;
+  return current_;
+}
+
+void RankRuntime::account(clock::Nanos now) {
+  const clock::Nanos elapsed = now - last_change_;
+  last_change_ = now;
+  if (elapsed <= 0) return;
+  if (active_compute_ > 0) current_.compute_ns += elapsed;
+  if (active_comm_ > 0) {
+    current_.comm_ns += elapsed;
+    if (active_compute_ == 0) current_.exposed_comm_ns += elapsed;
+  }
+}
+
+void RankRuntime::node_started(NodeActivity activity, clock::Nanos now) {
+  if (activity == NodeActivity::kNone) return;
+  account(now);
+  ++(activity == NodeActivity::kCompute ? active_compute_ : active_comm_);
+}
+
+void RankRuntime::node_completed(NodeActivity activity, clock::Nanos now) {
+  if (activity == NodeActivity::kNone) return;
+  account(now);
+  --(activity == NodeActivity::kCompute ? active_compute_ : active_comm_);
+}
+
+void RankRuntime::hold(feeder::IssuedNode node) {
+  if (node.slot >= held_.size()) held_.resize(node.slot + 1);
+  held_[node.slot] = node;
+}
+
+feeder::IssuedNode RankRuntime::release(uint32_t slot) {
+  if (slot >= held_.size() || held_[slot].node == nullptr) {
+    throw std::logic_error(fmt::format("rank runtime: no node held in slot {}", slot));
+  }
+  feeder::IssuedNode node = held_[slot];
+  held_[slot] = {};
+  return node;
+}
+
+}  // namespace etwire::engine

@@ -1,0 +1,229 @@
+// The run engine: replays every job of a loaded configuration on the data plane and collects the
+// results. One RankRuntime per trace rank of every job pulls nodes from its feeder; compute and
+// memory nodes become delays, a collective node joins its collective instance (job, group,
+// sequence) and runs its member's step program over the transport, SEND and RECV nodes match by
+// peer, tag and order (sends are eager: a SEND's bytes may arrive before its RECV is issued). A
+// node completes when its part is done (its sends acknowledged, its receives delivered), which
+// releases its dependents. Each job replays its trace for its warm-up and measured iterations; jobs
+// share the fabric.
+//
+// A run ends when every rank of every job has finished, or when the watchdog finds that nothing
+// progressed (no node and no flow completed) for run.watchdog of virtual time, or that nothing can
+// progress at all (no event is pending), or when members of an instance disagree about it; then
+// RunResults::diagnosis says what waits on what. A stop request ends it early.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "control/load/config_loader.h"
+#include "engine/collective_instance.h"
+#include "engine/flow_sink.h"
+#include "dataplane/data_plane.h"
+#include "engine/rank_runtime.h"
+#include "engine/run_results.h"
+#include "engine/telemetry/metric_labels.h"
+#include "engine/telemetry/record_ring.h"
+#include "trace/trace_set.h"
+#include "clock/scheduler.h"
+#include "collectives/generate.h"
+#include "transport/transport.h"
+
+namespace etwire::engine {
+
+struct RunOptions {
+  // Flow records are streamed here as flows finish (flows.csv); nullptr = not written.
+  FlowSink* flows = nullptr;
+  // Set (from a signal handler) to stop the run at the next event; the run then reports
+  // kInterrupted.
+  const std::atomic<bool>* stop = nullptr;
+  // Called about once a second of wall time with the results so far (a progress line).
+  void (*progress)(const RunResults& so_far, clock::Nanos now, void* context) = nullptr;
+  void* progress_context = nullptr;
+  // Identifies the configuration in the results (summary.json's config_digest).
+  std::string config_digest;
+  // Overrides run.watchdog (virtual nanoseconds without progress); 0 keeps the config's.
+  clock::Nanos watchdog_ns = 0;
+  // Overrides run.time_scale (virtual seconds per wall-clock second; 0 = as fast as possible).
+  std::optional<double> time_scale;
+  // Telemetry records go here: every flow, collective instance and iteration of the measured
+  // iterations as it finishes, and every telemetry_period of wall time (and once at the end) the
+  // running totals of the run, its jobs and its ports. nullptr = none.
+  telemetry::RecordRing* telemetry = nullptr;
+  std::chrono::milliseconds telemetry_period{100};
+  // Builds the data plane; empty: the loopback data plane (every port must be a loopback port).
+  dataplane::DataPlaneFactory data_plane;
+};
+
+// "ALL_REDUCE" and the other schema names in diagnoses; "SEND/RECV" for point-to-point.
+std::string kind_label(collectives::CollectiveKind kind);
+
+class RunEngine final : private transport::FlowObserver, private clock::EventHandler {
+ public:
+  // `loaded` must be a configuration without errors, every job placed and addressed; it must
+  // outlive the engine. Throws std::invalid_argument when the configuration cannot be run (a
+  // backend the engine does not drive, a fabric the twin cannot model) and trace::TraceError when
+  // a trace cannot be opened.
+  explicit RunEngine(const control::LoadedConfig& loaded, RunOptions options = {});
+  ~RunEngine();
+  RunEngine(const RunEngine&) = delete;
+  RunEngine& operator=(const RunEngine&) = delete;
+
+  // Runs to the end (see above). Trace errors met while replaying (a cycle, a bad node) throw
+  // trace::TraceError after the results so far are final: results() stays readable.
+  const RunResults& run();
+  // Where flow records go from now on (flows.csv); nullptr stops recording them.
+  void set_flow_writer(FlowSink* flows) { options_.flows = flows; }
+  // Where telemetry records go from now on (RunOptions::telemetry); nullptr stops them.
+  void set_telemetry(telemetry::RecordRing* ring) { options_.telemetry = ring; }
+  // The names behind the indexes in this run's telemetry records: run, jobs and ports.
+  telemetry::MetricLabels metric_labels() const;
+  const RunResults& results() const { return results_; }
+
+ private:
+  struct Job {
+    const config::JobConfig* config = nullptr;
+    trace::TraceSet traces;
+    const control::JobPlacement* placement = nullptr;
+    collectives::CollectiveSpec base_spec;
+    uint32_t first_runtime = 0;  // runtimes_[first_runtime + rank]
+    int32_t world_size = 0;
+    // Resolved process groups by pg_name (present or absent): key and members.
+    std::map<std::pair<bool, std::string>, trace::NodeGroup> groups;
+    // In-progress iterations: ranks that finished each, and their accounting.
+    std::map<uint32_t, IterationRecord> iterations;
+    std::map<uint32_t, uint32_t> ranks_finished_iteration;
+    // Progress: iterations every rank finished, and nodes of the ranks' finished iterations.
+    uint32_t iterations_completed = 0;
+    uint64_t nodes_completed_before = 0;
+  };
+
+  // A queued notification from the transport, handled outside the transport's call stack.
+  struct FlowEvent {
+    bool delivered = false;  // else: the send finished (acknowledged or failed)
+    uint64_t instance = 0;
+    int32_t src_rank = 0;
+    int32_t dst_rank = 0;
+    uint16_t qp = 0;
+    uint32_t op = 0;     // sender's chunk operation
+    uint32_t index = 0;  // position on the channel
+  };
+
+  // A transfer between ranks of one host: over the local interconnect, not the fabric.
+  struct LocalTransfer {
+    uint64_t instance = 0;
+    uint32_t src = 0;  // member positions
+    uint32_t dst = 0;
+    SendRequest request;
+  };
+
+  class MemberContext;
+
+  // transport::FlowObserver
+  transport::FlowObserver& flow_observer() { return *this; }
+  void on_flow_delivered(const transport::FlowRecord& record) override;
+  void on_flow_finished(const transport::FlowRecord& record) override;
+  // clock::EventHandler
+  void on_event(uint64_t tag, clock::Nanos now) override;
+
+  // Feeding and completing nodes (run_engine.cc).
+  void start_iteration(uint32_t runtime, uint32_t iteration);
+  void pump(uint32_t runtime);
+  void start_node(uint32_t runtime, feeder::IssuedNode issued);
+  void complete_node(uint32_t runtime, feeder::IssuedNode issued, NodeActivity activity);
+  void settle();
+  void finish_rank_iteration(uint32_t runtime);
+
+  // Instances (run_engine_instances.cc).
+  void join_collective(uint32_t runtime, feeder::IssuedNode issued);
+  void join_point_to_point(uint32_t runtime, feeder::IssuedNode issued);
+  void join(uint32_t runtime, feeder::IssuedNode issued, const InstanceKey& key,
+            const collectives::CollectiveSpec& spec, int64_t generator_group);
+  const collectives::ProgramGenerator& generator(uint32_t job, int64_t group,
+                                                 const collectives::CollectiveSpec& spec);
+  void send(CollectiveInstance& instance, uint32_t position, const SendRequest& request);
+  void member_progressed(CollectiveInstance& instance, uint32_t position);
+  // Queues a transport notification and schedules one drain event for all queued ones.
+  void queue_flow_event(const FlowEvent& event);
+  void handle(const FlowEvent& event);
+  // The `index`-th message from member `sender` on `qp` has reached member `position`.
+  void deliver(CollectiveInstance& instance, uint32_t position, uint32_t sender, uint16_t qp,
+               uint32_t index);
+  void finish_local_transfer(uint32_t slot);
+  transport::ConnectionId connection(uint32_t job, int32_t src, int32_t dst, uint16_t qp);
+  void retire_finished_instances();
+
+  // The wall clock: waiting for it when the run replays at run.time_scale, and what is due every
+  // so often (run_engine.cc).
+  void keep_to_time_scale(double time_scale, std::chrono::steady_clock::time_point wall_start);
+  void every_so_often(std::chrono::steady_clock::time_point now);
+
+  // Telemetry records (run_engine_telemetry.cc); each does nothing without a ring.
+  void publish_flow(const CollectiveRecord& owner, const transport::FlowRecord& flow);
+  void publish_collective(const CollectiveRecord& record);
+  void publish_iteration(const IterationRecord& record);
+  // The running totals of the run, its jobs and its ports; `finished`: the run has its final
+  // status.
+  void publish_snapshot(bool finished);
+
+  // Stopping and reporting (run_engine_report.cc).
+  void stop_stuck(std::string diagnosis);
+  std::string diagnose_stall(const std::string& why) const;
+  void finalize();
+
+  const control::LoadedConfig& loaded_;
+  const config::RunConfig& config_;
+  RunOptions options_;
+  std::unique_ptr<dataplane::DataPlane> data_plane_;
+  clock::Scheduler& clock_;
+  std::vector<Job> jobs_;
+  std::vector<RankRuntime> runtimes_;
+  uint32_t runtimes_finished_ = 0;
+
+  std::map<InstanceKey, std::unique_ptr<CollectiveInstance>> instances_;
+  std::unordered_map<uint64_t, CollectiveInstance*> instance_by_id_;
+  uint64_t next_instance_id_ = 0;
+  std::vector<uint64_t> finished_instances_;
+  // Program generators by (job, collective type or -1 for p2p, group key or p2p pair, size):
+  // shared by every instance of the same collective.
+  std::map<std::tuple<uint32_t, int, int64_t, uint64_t>,
+           std::unique_ptr<collectives::ProgramGenerator>>
+      generators_;
+  // Connections by (job, src rank, dst rank, QP id), opened on first use.
+  std::map<std::tuple<uint32_t, int32_t, int32_t, uint16_t>, transport::ConnectionId> connections_;
+
+  std::vector<FlowEvent> flow_events_;
+  size_t flow_events_head_ = 0;
+  bool drain_scheduled_ = false;
+  std::vector<LocalTransfer> local_transfers_;
+  std::vector<uint32_t> free_local_transfers_;
+  // Nodes to complete and runtimes to pump, handled by settle() without recursion.
+  struct Completion {
+    uint32_t runtime = 0;
+    feeder::IssuedNode node;
+    NodeActivity activity = NodeActivity::kNone;
+  };
+  std::vector<Completion> completions_;
+  std::vector<uint32_t> dirty_;
+  std::vector<uint32_t> pumping_;  // dirty_ taken for pumping (kept to reuse its storage)
+  std::vector<uint8_t> is_dirty_;
+
+  // FCT samples of measured flows by collective kind (index kCollectiveTypeCount: p2p).
+  std::vector<std::vector<clock::Nanos>> fct_samples_;
+  clock::Nanos last_progress_ = 0;
+  bool stopped_ = false;
+  // Wall-clock bookkeeping of run().
+  std::chrono::steady_clock::time_point last_report_;
+  std::chrono::steady_clock::time_point last_snapshot_;
+  clock::Nanos virtual_allowed_ = 0;  // time_scale: virtual time the wall clock has reached
+  std::vector<double> paced_rates_;   // per port, reused by every telemetry snapshot
+  RunResults results_;
+};
+
+}  // namespace etwire::engine

@@ -1,0 +1,158 @@
+// The run engine's reporting: what is stuck when a run cannot go on, and the results at the end.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "control/check/trace_facts.h"
+#include "common/units.h"
+#include "engine/fct_percentiles.h"
+#include "engine/run_engine.h"
+
+namespace etwire::engine {
+
+namespace {
+
+// "0-3, 5, 7-9", at most `limit` ranges then "...".
+std::string rank_list(const std::vector<int32_t>& ranks, size_t limit = 16) {
+  std::string text;
+  size_t ranges = 0;
+  for (size_t i = 0; i < ranks.size();) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!text.empty()) text += ", ";
+    if (++ranges > limit) {
+      text += fmt::format("... ({} ranks in all)", ranks.size());
+      break;
+    }
+    text += j == i ? fmt::format("{}", ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]);
+    i = j + 1;
+  }
+  return text.empty() ? std::string("none") : text;
+}
+
+}  // namespace
+
+std::string kind_label(collectives::CollectiveKind kind) {
+  return kind ? std::string(trace::collective_type_name(*kind)) : std::string("SEND/RECV");
+}
+
+void RunEngine::stop_stuck(std::string diagnosis) {
+  if (stopped_) return;
+  stopped_ = true;
+  results_.status = RunStatus::kStuck;
+  results_.diagnosis = std::move(diagnosis);
+}
+
+std::string RunEngine::diagnose_stall(const std::string& why) const {
+  std::string text =
+      fmt::format("{} ({} time {} ns; last progress at {} ns)\n", why,
+                  results_.wall_clock ? "run" : "virtual", clock_.now(), last_progress_);
+  // One line per open instance: who is there, who is not, and what the missing ranks are doing.
+  auto describe_rank = [&](uint32_t job, int32_t rank) -> std::string {
+    const RankRuntime& rt = runtimes_[jobs_[job].first_runtime + static_cast<uint32_t>(rank)];
+    if (rt.finished()) return "finished its trace";
+    if (!rt.joined().empty()) {
+      const InstanceKey& key = rt.joined().front();
+      if (key.group == kPointToPointGroup) {
+        return fmt::format("waits in a send/recv from rank {} to rank {} (tag {}, #{})", key.src,
+                           key.dst, key.tag, key.sequence);
+      }
+      return fmt::format("waits in collective #{} of {}", key.sequence,
+                         control::group_label(key.group));
+    }
+    if (rt.compute_in_flight() > 0)
+      return fmt::format("runs {} compute nodes", rt.compute_in_flight());
+    return "has nothing in flight";
+  };
+  for (const auto& [key, instance] : instances_) {
+    const CollectiveRecord& record = instance->record();
+    const Job& job = jobs_[key.job];
+    std::vector<int32_t> arrived;
+    std::vector<int32_t> missing;
+    std::vector<int32_t> running;
+    for (uint32_t p = 0; p < instance->size(); ++p) {
+      const int32_t rank = instance->ranks()[p];
+      const InstanceMember& member = instance->member(p);
+      (member.arrived ? arrived : missing).push_back(rank);
+      if (member.arrived && !member.done) running.push_back(rank);
+    }
+    std::sort(arrived.begin(), arrived.end());
+    std::sort(missing.begin(), missing.end());
+    std::sort(running.begin(), running.end());
+    std::string what;
+    if (key.group == kPointToPointGroup) {
+      what = fmt::format("job \"{}\": send/recv #{} from rank {} to rank {} (tag {}, {})",
+                         job.config->name, key.sequence, key.src, key.dst, key.tag,
+                         format_bytes(record.trace_bytes));
+      if (!missing.empty()) {
+        const bool recv_missing = missing.front() == key.dst;
+        what += fmt::format(": the {} on rank {} was never issued; rank {} {}",
+                            recv_missing ? "RECV" : "SEND", missing.front(), missing.front(),
+                            describe_rank(key.job, missing.front()));
+      }
+    } else {
+      what = fmt::format("job \"{}\": {} #{} of {} ({}, {} ranks): {} of {} arrived",
+                         job.config->name, kind_label(record.kind), key.sequence,
+                         control::group_label(key.group), format_bytes(record.trace_bytes),
+                         instance->size(), instance->arrived(), instance->size());
+      if (!missing.empty()) {
+        what +=
+            fmt::format("; missing rank{} {}", missing.size() == 1 ? "" : "s", rank_list(missing));
+        // What the first few missing ranks are doing instead.
+        for (size_t i = 0; i < std::min<size_t>(missing.size(), 4); ++i) {
+          what += fmt::format("; rank {} {}", missing[i], describe_rank(key.job, missing[i]));
+        }
+      }
+    }
+    if (missing.empty()) {
+      what += fmt::format(": every member arrived; ranks {} still running, {} flows in progress",
+                          rank_list(running), data_plane_->flows_in_progress());
+    }
+    text += "  ";
+    text += what;
+    text += "\n";
+  }
+  // Ranks that wait on nothing shared: done, or between nodes.
+  for (size_t j = 0; j < jobs_.size(); ++j) {
+    std::vector<int32_t> finished;
+    for (int32_t rank = 0; rank < jobs_[j].world_size; ++rank) {
+      if (runtimes_[jobs_[j].first_runtime + static_cast<uint32_t>(rank)].finished()) {
+        finished.push_back(rank);
+      }
+    }
+    if (!finished.empty()) {
+      text +=
+          fmt::format("  job \"{}\": rank{} {} finished every iteration\n", jobs_[j].config->name,
+                      finished.size() == 1 ? "" : "s", rank_list(finished));
+    }
+  }
+  return text;
+}
+
+void RunEngine::finalize() {
+  data_plane_->finish();
+  results_.end_time = clock_.now();
+  results_.events = data_plane_->events_run();
+  results_.ports.clear();
+  for (size_t p = 0; p < data_plane_->ports(); ++p) {
+    results_.ports.push_back(data_plane_->port_record(p));
+  }
+  results_.fct.clear();
+  for (size_t kind = 0; kind < fct_samples_.size(); ++kind) {
+    if (fct_samples_[kind].empty()) continue;
+    collectives::CollectiveKind which;
+    if (kind < trace::kCollectiveTypeCount) which = static_cast<trace::CollectiveType>(kind);
+    results_.fct.push_back(fct_percentiles(which, fct_samples_[kind]));
+  }
+  std::stable_sort(results_.iterations.begin(), results_.iterations.end(),
+                   [](const IterationRecord& a, const IterationRecord& b) {
+                     return a.job != b.job ? a.job < b.job : a.iteration < b.iteration;
+                   });
+  if (results_.status == RunStatus::kCompleted && results_.failed_flows > 0) {
+    results_.status = RunStatus::kFlowsFailed;
+  }
+  if (options_.flows) options_.flows->flush();
+  publish_snapshot(true);
+}
+
+}  // namespace etwire::engine

@@ -1,0 +1,95 @@
+// The run engine's telemetry records: a fixed-size record per finished flow, collective instance
+// and iteration, and the running totals every so often. Pushing copies a few words into the ring
+// and never waits; a full ring drops the record and counts it.
+#include "engine/run_engine.h"
+
+namespace etwire::engine {
+
+namespace {
+
+uint8_t kind_index(const collectives::CollectiveKind& kind) {
+  return kind ? static_cast<uint8_t>(*kind) : telemetry::kSendRecvKind;
+}
+
+telemetry::RunState run_state(RunStatus status) {
+  switch (status) {
+    case RunStatus::kCompleted:
+      return telemetry::RunState::kCompleted;
+    case RunStatus::kFlowsFailed:
+      return telemetry::RunState::kFlowsFailed;
+    case RunStatus::kStuck:
+      return telemetry::RunState::kStuck;
+    case RunStatus::kInterrupted:
+      return telemetry::RunState::kInterrupted;
+    case RunStatus::kFailed:
+      return telemetry::RunState::kFailed;
+  }
+  return telemetry::RunState::kFailed;
+}
+
+}  // namespace
+
+telemetry::MetricLabels RunEngine::metric_labels() const {
+  telemetry::MetricLabels labels;
+  labels.run = results_.run_name;
+  labels.topology = results_.topology;
+  labels.config_digest = results_.config_digest;
+  for (size_t j = 0; j < jobs_.size(); ++j) {
+    const config::JobConfig& job = *jobs_[j].config;
+    const uint32_t iterations = job.warmup_iterations + job.iterations;
+    const auto& facts = loaded_.traces.at(j);
+    labels.jobs.push_back({job.name, iterations, facts ? facts->nodes * iterations : 0});
+  }
+  for (size_t p = 0; p < data_plane_->ports(); ++p) {
+    PortRecord port = data_plane_->port_record(p);
+    labels.ports.push_back({std::move(port.name), port.speed_bps});
+  }
+  return labels;
+}
+
+void RunEngine::publish_flow(const CollectiveRecord& owner, const transport::FlowRecord& flow) {
+  if (!options_.telemetry) return;
+  options_.telemetry->push(telemetry::Record::of(telemetry::FlowSample{
+      owner.job, kind_index(owner.kind), static_cast<uint8_t>(owner.algorithm),
+      flow.status != transport::FlowStatus::kCompleted, flow.fct()}));
+}
+
+void RunEngine::publish_collective(const CollectiveRecord& record) {
+  if (!options_.telemetry || record.warmup) return;
+  options_.telemetry->push(telemetry::Record::of(telemetry::CollectiveSample{
+      record.job, kind_index(record.kind), static_cast<uint8_t>(record.algorithm), record.cct(),
+      record.algbw_bytes_per_second(), record.busbw_bytes_per_second()}));
+}
+
+void RunEngine::publish_iteration(const IterationRecord& record) {
+  if (!options_.telemetry) return;
+  options_.telemetry->push(telemetry::Record::of(telemetry::IterationSample{
+      record.job, record.iteration, record.warmup, record.jct(), record.max_exposed_comm()}));
+}
+
+void RunEngine::publish_snapshot(bool finished) {
+  telemetry::RecordRing* ring = options_.telemetry;
+  if (!ring) return;
+  for (size_t j = 0; j < jobs_.size(); ++j) {
+    const Job& job = jobs_[j];
+    uint64_t nodes = job.nodes_completed_before;
+    for (int32_t rank = 0; rank < job.world_size; ++rank) {
+      const RankRuntime& rt = runtimes_[job.first_runtime + static_cast<uint32_t>(rank)];
+      // A finished rank's last iteration is already in nodes_completed_before.
+      if (rt.finished() || !rt.has_feeder()) continue;
+      const feeder::FeederStats& stats = rt.feeder().stats();
+      nodes += stats.nodes_completed + stats.nodes_filtered;
+    }
+    ring->push(telemetry::Record::of(
+        telemetry::JobProgress{static_cast<uint32_t>(j), job.iterations_completed, nodes}));
+  }
+  data_plane_->paced_rates_bps(paced_rates_);
+  for (size_t p = 0; p < data_plane_->ports(); ++p) {
+    ring->push(telemetry::Record::of(telemetry::PortSample{
+        static_cast<uint32_t>(p), data_plane_->port_record(p), paced_rates_[p] / 8}));
+  }
+  ring->push(telemetry::Record::of(telemetry::RunSample{
+      finished ? run_state(results_.status) : telemetry::RunState::kRunning, clock_.now()}));
+}
+
+}  // namespace etwire::engine

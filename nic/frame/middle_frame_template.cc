@@ -1,0 +1,55 @@
+#include "nic/frame/middle_frame_template.h"
+
+#include <algorithm>
+
+#include "nic/frame_size.h"
+#include "nic/frame/icrc.h"
+
+namespace etwire::frame {
+
+PsnWordShift::PsnWordShift(const PayloadPattern& payload, uint32_t payload_and_pad)
+    : payload_(payload), payload_and_pad_(payload_and_pad) {
+  // A word's effect with the starting register's taken out: extend(crc(0, w)) ^ extend(0).
+  const uint32_t none = payload.extend(0, payload_and_pad);
+  for (uint32_t k = 0; k < 4; ++k) {
+    for (uint32_t b = 0; b < 256; ++b) {
+      const uint32_t word = b << (24 - 8 * k);
+      tables_[k][b] = payload.extend(crc32_update_be_words(0, &word, 1), payload_and_pad) ^ none;
+    }
+  }
+}
+
+void MiddleFrameTemplate::build(const FrameWriter& writer, const PsnWordShift& shift,
+                                const nic::Packet& prototype, const FrameAddresses& addresses,
+                                uint8_t* scratch) {
+  built_ = false;
+  shift_ = &shift;
+  prototype_ = prototype;
+  prototype_.psn = 0;
+  prototype_.bth_flags &= static_cast<uint8_t>(~nic::bth_flag::kAckRequest);
+  const bool vlan = addresses.vlan_id != 0;
+  header_bytes_ = FrameWriter::header_bytes(prototype_, addresses.ip_version, vlan);
+  length_ = writer.write_around_payload(prototype_, addresses, scratch);
+  if (length_ == 0 || header_bytes_ > kMaxHeaderBytes) return;
+  uint8_t* headers = header_.data() + (kMaxHeaderBytes - header_bytes_);
+  std::copy_n(scratch, header_bytes_, headers);
+  payload_and_pad_ = (prototype_.payload_bytes + 3) & ~3u;
+  if (payload_and_pad_ != shift.payload_and_pad()) return;
+
+  // The covered headers run from the IP header to the end of the BTH, whose last word is the
+  // PSN word; the register is taken over the masked words before it.
+  const uint32_t ip_offset = nic::kEthernetHeaderBytes + (vlan ? nic::kVlanTagBytes : 0);
+  const uint32_t covered_words = (header_bytes_ - ip_offset) / 4;
+  std::array<uint32_t, kMaxHeaderBytes / 4> words{};
+  for (uint32_t i = 0; i < covered_words; ++i) {
+    words[i] = load_be32(headers + ip_offset + 4 * i);
+  }
+  mask_icrc_words(words.data(), addresses.ip_version);
+  // All covered words with the PSN word at zero, then the payload.
+  words[covered_words - 1] = 0;
+  register_without_psn_ = shift.payload().extend(
+      crc32_update_be_words(kIcrcSeed, words.data(), covered_words), payload_and_pad_);
+  built_ = true;
+}
+
+}  // namespace etwire::frame

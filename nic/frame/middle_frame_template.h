@@ -1,0 +1,112 @@
+// The steady state of a connection's traffic is a run of full-PMTU MIDDLE packets that differ
+// only in their PSN (and now and then the ACK-request bit). Their headers are the same bytes every
+// time, and the ICRC's CRC register over everything in front of the PSN word is the same number.
+// A template keeps both: a frame then costs a copy of the headers, the PSN word stored, one word
+// of CRC, the payload's precomputed shift and the ICRC stored, instead of assembling and CRC'ing
+// a dozen header words (FrameWriter::write_around_payload, which the template reproduces byte for
+// byte).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "nic/packet.h"
+#include "nic/frame/frame_writer.h"
+#include "nic/frame/icrc.h"
+#include "nic/frame/payload_pattern.h"
+#include "nic/frame/wire_format.h"
+
+namespace etwire::frame {
+
+// How the PSN word (ACK-request bit and PSN, the last word before the payload) of a frame with
+// `payload_and_pad` payload bytes moves the ICRC register: the CRC is linear, so the word's effect
+// through its own CRC step and the payload after it is the XOR of its four bytes' effects, four
+// tables made once. Shared by every template of that payload length.
+class PsnWordShift {
+ public:
+  // The pattern must outlive the shift.
+  PsnWordShift(const PayloadPattern& payload, uint32_t payload_and_pad);
+
+  uint32_t operator()(uint32_t psn_word) const {
+    return tables_[0][psn_word >> 24] ^ tables_[1][(psn_word >> 16) & 0xFF] ^
+           tables_[2][(psn_word >> 8) & 0xFF] ^ tables_[3][psn_word & 0xFF];
+  }
+  const PayloadPattern& payload() const { return payload_; }
+  uint32_t payload_and_pad() const { return payload_and_pad_; }
+
+ private:
+  const PayloadPattern& payload_;
+  uint32_t payload_and_pad_;
+  std::array<std::array<uint32_t, 256>, 4> tables_;
+};
+
+class MiddleFrameTemplate {
+ public:
+  // True for the packets a template can write: WRITE or SEND MIDDLE data packets.
+  static bool applies_to(const nic::Packet& packet) {
+    return packet.kind == nic::PacketKind::kRoce && (packet.opcode == nic::opcode::kWriteMiddle ||
+                                                     packet.opcode == nic::opcode::kSendMiddle);
+  }
+
+  // Makes the template for packets like `prototype` (applies_to() must hold, and its padded
+  // payload must be the shift's length) to `addresses`, writing one frame with `writer` into
+  // `scratch`, which must hold its headers, padded payload and ICRC. The shift must outlive the
+  // template.
+  void build(const FrameWriter& writer, const PsnWordShift& shift, const nic::Packet& prototype,
+             const FrameAddresses& addresses, uint8_t* scratch);
+
+  // Built, and for a packet whose every header field but the PSN and the ACK-request bit is the
+  // prototype's. The destination QP number is not compared: a template belongs to one
+  // connection, and writes the prototype's (callers whose packets carry another number for the
+  // connection, as the DPDK port's carry the transport's index, build it with the wire's).
+  bool fits(const nic::Packet& packet) const {
+    const nic::Packet& p = prototype_;
+    return built_ && packet.opcode == p.opcode && packet.payload_bytes == p.payload_bytes &&
+           packet.udp_source_port == p.udp_source_port && packet.dscp == p.dscp &&
+           packet.ecn == p.ecn && packet.priority == p.priority &&
+           (packet.bth_flags & ~nic::bth_flag::kAckRequest) == p.bth_flags;
+  }
+
+  // Ethernet, VLAN, IPv6, UDP, BTH: the longest MIDDLE header stack. write() stores this many
+  // bytes in front of the payload whatever the frame's own header length.
+  static constexpr size_t kMaxHeaderBytes = 80;
+
+  // Bytes in front of the payload.
+  uint32_t header_bytes() const { return header_bytes_; }
+
+  // Writes `packet`'s headers in front of the payload that is already in place at `payload`, and
+  // its ICRC behind it; the frame starts header_bytes() before `payload`, and its length is
+  // returned. The kMaxHeaderBytes in front of `payload` must be writable: the headers are copied
+  // as one block of that fixed size (a few vector stores, where a copy of the frame's own length
+  // is a call), so the bytes ahead of the frame get filler. Precondition: fits(packet).
+  size_t write(const nic::Packet& packet, uint8_t* payload) const {
+    uint32_t psn_word = packet.psn & nic::kPsnMask;
+    if ((packet.bth_flags & nic::bth_flag::kAckRequest) != 0) {
+      psn_word |= uint32_t{kBthAckRequestBit} << 24;
+    }
+    std::memcpy(payload - kMaxHeaderBytes, header_.data(), kMaxHeaderBytes);
+    store_be32(payload - 4, psn_word);  // the PSN word ends the BTH, the last header
+    store_icrc(payload + payload_and_pad_,
+               icrc_from_register(register_without_psn_ ^ (*shift_)(psn_word)));
+    return length_;
+  }
+
+ private:
+  const PsnWordShift* shift_ = nullptr;
+  // The headers, at the end: the first kMaxHeaderBytes - header_bytes_ bytes are filler.
+  std::array<uint8_t, kMaxHeaderBytes> header_{};
+  uint32_t header_bytes_ = 0;
+  // The final register (before the ICRC's inversion) of the frame with a PSN word of zero: the
+  // shift of the actual PSN word is XORed in.
+  uint32_t register_without_psn_ = 0;
+  uint32_t payload_and_pad_ = 0;
+  size_t length_ = 0;
+  // What the headers were made from.
+  nic::Packet prototype_;
+  bool built_ = false;
+};
+
+}  // namespace etwire::frame

@@ -1,0 +1,177 @@
+#include "outputs/console_report.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <tuple>
+
+#include "common/duration.h"
+#include "common/text_table.h"
+#include "common/units.h"
+#include "outputs/results_files.h"
+#include "collectives/bandwidth.h"
+
+namespace etwire::outputs {
+
+namespace {
+
+constexpr double kBytesPerGB = 1e9;
+constexpr double kNanosPerMicro = 1e3;
+constexpr double kNanosPerMilli = 1e6;
+
+// Point-to-point sorts after every collective type.
+int kind_order(collectives::CollectiveKind kind) {
+  return kind ? static_cast<int>(*kind) : trace::kCollectiveTypeCount;
+}
+
+std::string duration_text(clock::Nanos nanos) {
+  return nanos < 0 ? fmt::format("{} ns", nanos) : format_duration_ns(static_cast<uint64_t>(nanos));
+}
+
+std::string micros_text(clock::Nanos nanos) {
+  return fmt::format("{:.2f}", static_cast<double>(nanos) / kNanosPerMicro);
+}
+
+std::string millis_text(clock::Nanos nanos) {
+  return fmt::format("{:.3f}", static_cast<double>(nanos) / kNanosPerMilli);
+}
+
+void append_run_line(const RunResults& results, std::string& out) {
+  out += fmt::format("Run {}: {} rank{} in {} job{}",
+                     results.run_name.empty() ? "-" : results.run_name, results.world_size,
+                     results.world_size == 1 ? "" : "s", results.jobs.size(),
+                     results.jobs.size() == 1 ? "" : "s");
+  if (!results.topology.empty()) out += fmt::format(", topology {}", results.topology);
+  out += fmt::format(", seed {}\n", results.seed);
+}
+
+// Instances of one (job, collective, size, group size), summed for their means.
+struct CollectiveGroup {
+  collectives::CollectiveKind kind;
+  uint64_t count = 0;
+  double cct_ns = 0;
+  double algbw = 0;
+  double busbw = 0;
+};
+
+void append_collectives(const RunResults& results, std::string& out) {
+  using Key = std::tuple<uint32_t, int, uint64_t, uint32_t>;  // job, kind, trace bytes, group size
+  std::map<Key, CollectiveGroup> groups;
+  for (const CollectiveRecord& c : results.collectives) {
+    if (c.warmup) continue;
+    CollectiveGroup& g = groups[Key{c.job, kind_order(c.kind), c.trace_bytes, c.group_size}];
+    g.kind = c.kind;
+    ++g.count;
+    g.cct_ns += static_cast<double>(c.cct());
+    g.algbw += c.algbw_bytes_per_second();
+    g.busbw += c.busbw_bytes_per_second();
+  }
+  if (groups.empty()) {
+    out += "No measured collective instances (none completed outside warm-up iterations).\n";
+    return;
+  }
+  out +=
+      "Collectives, measured iterations (time: mean CCT from the last arrival; GB/s = 1e9 B/s)\n";
+  TextTable table({"job", "collective", "size", "count", "group", "time_us", "algbw_GBps",
+                   "busbw_GBps", "ideal_%"});
+  for (const auto& [key, g] : groups) {
+    const auto& [job, order, trace_bytes, group_size] = key;
+    const double n = static_cast<double>(g.count);
+    const double busbw = g.busbw / n;
+    table.add_row({job_label(results, job), collective_type_label(g.kind),
+                   format_bytes(trace_bytes), std::to_string(g.count), std::to_string(group_size),
+                   fmt::format("{:.1f}", g.cct_ns / n / kNanosPerMicro),
+                   fmt::format("{:.2f}", g.algbw / n / kBytesPerGB),
+                   fmt::format("{:.2f}", busbw / kBytesPerGB),
+                   fmt::format("{:.1f}", collectives::ideal_percent(
+                                             busbw, results.goodput_bytes_per_second))});
+  }
+  out += table.render();
+}
+
+void append_fct(const RunResults& results, std::string& out) {
+  if (results.fct.empty()) return;
+  out += "\nFlow completion times, measured iterations (us, nearest rank)\n";
+  TextTable table({"collective", "flows", "p50", "p90", "p99", "p99.9", "max"});
+  for (const FctPercentiles& f : results.fct) {
+    table.add_row({collective_type_label(f.kind), std::to_string(f.flows), micros_text(f.p50),
+                   micros_text(f.p90), micros_text(f.p99), micros_text(f.p999),
+                   micros_text(f.max)});
+  }
+  out += table.render();
+}
+
+void append_iterations(const RunResults& results, std::string& out) {
+  TextTable table({"job", "iteration", "jct_ms", "max_exposed_comm_ms"});
+  for (const IterationRecord& it : results.iterations) {
+    if (it.warmup) continue;
+    table.add_row({job_label(results, it.job), std::to_string(it.iteration), millis_text(it.jct()),
+                   millis_text(it.max_exposed_comm())});
+  }
+  if (table.rows() == 0) {
+    out += "\nNo measured iterations completed.\n";
+    return;
+  }
+  out += "\nIterations, measured (jct: first rank's start to last rank's end)\n";
+  out += table.render();
+}
+
+bool saw_congestion(const PortRecord& p) {
+  for (const auto& field : dataplane::kPortCounterFields) {
+    if (!field.congestion_column.empty() && p.*field.member != 0) return true;
+  }
+  return false;
+}
+
+void append_congestion(const RunResults& results, std::string& out) {
+  std::vector<std::string> columns{"port"};
+  for (const auto& field : dataplane::kPortCounterFields) {
+    if (!field.congestion_column.empty()) columns.emplace_back(field.congestion_column);
+  }
+  TextTable table(columns);
+  for (const PortRecord& p : results.ports) {
+    if (!saw_congestion(p)) continue;
+    std::vector<std::string> row{p.name};
+    for (const auto& field : dataplane::kPortCounterFields) {
+      if (!field.congestion_column.empty()) row.push_back(std::to_string(p.*field.member));
+    }
+    table.add_row(row);
+  }
+  if (table.rows() == 0) {
+    out +=
+        "\nNo congestion signals: no ECN marks, CNPs, PFC pauses, drops, retransmissions or "
+        "timeouts on any port.\n";
+    return;
+  }
+  out += "\nCongestion signals, ports that saw any (ECN marks received; PFC pause frames)\n";
+  out += table.render();
+}
+
+void append_status(const RunResults& results, std::string& out) {
+  out += fmt::format("\nStatus {}: {} time {}, wall {:.2f} s, {} events, {} flows, {} failed\n",
+                     run_status_name(results.status), results.wall_clock ? "run" : "virtual",
+                     duration_text(results.end_time), results.wall_seconds,
+                     format_si(static_cast<double>(results.events)), results.flows,
+                     results.failed_flows);
+  if (!results.diagnosis.empty()) {
+    out += "Diagnosis:\n";
+    out += results.diagnosis;
+    if (results.diagnosis.back() != '\n') out += '\n';
+  }
+}
+
+}  // namespace
+
+std::string console_report(const RunResults& results) {
+  std::string out;
+  append_run_line(results, out);
+  out += '\n';
+  append_collectives(results, out);
+  append_fct(results, out);
+  append_iterations(results, out);
+  append_congestion(results, out);
+  append_status(results, out);
+  return out;
+}
+
+}  // namespace etwire::outputs

@@ -1,0 +1,345 @@
+#include "outputs/results_files.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "collectives/bandwidth.h"
+#include "transport/flow_record_csv.h"
+
+namespace etwire::outputs {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr double kBytesPerGB = 1e9;
+
+[[noreturn]] void fail(const std::string& path, std::string_view why) {
+  throw std::runtime_error(fmt::format("{}: {}", path, why));
+}
+
+int open_for_writing(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail(path, std::strerror(errno));
+  return fd;
+}
+
+// Writes all of `text`, retrying short writes and interrupted calls.
+void write_all(int fd, std::string_view text, const std::string& path) {
+  while (!text.empty()) {
+    const ssize_t written = ::write(fd, text.data(), text.size());
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      fail(path, std::strerror(errno));
+    }
+    text.remove_prefix(static_cast<size_t>(written));
+  }
+}
+
+void close_checked(int fd, const std::string& path) {
+  // close() reports deferred write errors (NFS, quota); a retry after EINTR is not safe on Linux.
+  if (::close(fd) != 0 && errno != EINTR) fail(path, std::strerror(errno));
+}
+
+void write_text_file(const std::string& path, std::string_view text) {
+  const int fd = open_for_writing(path);
+  try {
+    write_all(fd, text, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  close_checked(fd, path);
+}
+
+double gbps(double bytes_per_second) {
+  return bytes_per_second / kBytesPerGB;
+}
+
+Json group_json(int64_t group) {
+  if (group >= 0) return group;
+  return group_label(group);
+}
+
+// One collective instance. The CSV rows are rendered from this object too, so summary.json and
+// collectives.csv always carry the same fields in the same order.
+Json collective_json(const RunResults& results, const CollectiveRecord& c) {
+  const double busbw = c.busbw_bytes_per_second();
+  Json j;
+  j["instance"] = c.instance;
+  j["job"] = job_label(results, c.job);
+  j["type"] = collective_type_label(c.kind);
+  j["algorithm"] = std::string(collectives::algorithm_name(c.algorithm));
+  j["group"] = group_json(c.group);
+  j["sequence"] = c.sequence;
+  j["tag"] = c.tag;
+  j["group_size"] = c.group_size;
+  j["trace_bytes"] = c.trace_bytes;
+  j["algbw_bytes"] = c.algbw_bytes;
+  j["wire_bytes"] = c.wire_bytes;
+  j["iteration"] = c.iteration;
+  j["warmup"] = c.warmup;
+  j["first_arrival_ns"] = c.first_arrival;
+  j["last_arrival_ns"] = c.last_arrival;
+  j["end_ns"] = c.end;
+  j["cct_ns"] = c.cct();
+  j["algbw_GBps"] = gbps(c.algbw_bytes_per_second());
+  j["busbw_GBps"] = gbps(busbw);
+  j["ideal_percent"] = collectives::ideal_percent(busbw, results.goodput_bytes_per_second);
+  j["flows"] = c.flows;
+  j["failed_flows"] = c.failed_flows;
+  return j;
+}
+
+Json job_json(const JobSummary& job) {
+  Json j;
+  j["name"] = job.name;
+  j["trace"] = job.trace;
+  j["world_size"] = job.world_size;
+  j["iterations"] = job.iterations;
+  j["warmup_iterations"] = job.warmup_iterations;
+  j["nodes_issued"] = job.nodes_issued;
+  return j;
+}
+
+Json iteration_json(const RunResults& results, const IterationRecord& it) {
+  Json j;
+  j["job"] = job_label(results, it.job);
+  j["iteration"] = it.iteration;
+  j["warmup"] = it.warmup;
+  j["start_ns"] = it.start;
+  j["end_ns"] = it.end;
+  j["jct_ns"] = it.jct();
+  j["max_exposed_comm_ns"] = it.max_exposed_comm();
+  Json ranks = Json::array();
+  for (size_t rank = 0; rank < it.ranks.size(); ++rank) {
+    const RankIteration& r = it.ranks[rank];
+    Json rj;
+    rj["rank"] = rank;
+    rj["compute_ns"] = r.compute_ns;
+    rj["comm_ns"] = r.comm_ns;
+    rj["exposed_comm_ns"] = r.exposed_comm_ns;
+    rj["start_ns"] = r.start;
+    rj["end_ns"] = r.end;
+    ranks.push_back(std::move(rj));
+  }
+  j["ranks"] = std::move(ranks);
+  return j;
+}
+
+Json port_json(const PortRecord& p) {
+  Json j;
+  j["name"] = p.name;
+  j["speed_bps"] = p.speed_bps;
+  for (const auto& field : dataplane::kPortCounterFields) j[std::string(field.name)] = p.*field.member;
+  if (!p.queues.empty()) {
+    Json queues = Json::array();
+    for (const PortQueueRecord& q : p.queues) {
+      Json qj;
+      qj["queue"] = q.queue;
+      qj["lcore"] = q.lcore;
+      qj["tx_bytes"] = q.tx_bytes;
+      qj["rx_bytes"] = q.rx_bytes;
+      qj["tx_packets"] = q.tx_packets;
+      qj["rx_packets"] = q.rx_packets;
+      qj["handed_over"] = q.handed_over;
+      queues.push_back(std::move(qj));
+    }
+    j["queues"] = std::move(queues);
+  }
+  return j;
+}
+
+Json fct_json(const FctPercentiles& f) {
+  Json j;
+  j["type"] = collective_type_label(f.kind);
+  j["flows"] = f.flows;
+  j["p50_ns"] = f.p50;
+  j["p90_ns"] = f.p90;
+  j["p99_ns"] = f.p99;
+  j["p999_ns"] = f.p999;
+  j["max_ns"] = f.max;
+  return j;
+}
+
+Json summary_json(const RunResults& results) {
+  Json doc;
+  doc["status"] = std::string(run_status_name(results.status));
+  if (!results.diagnosis.empty()) doc["diagnosis"] = results.diagnosis;
+
+  Json run;
+  run["name"] = results.run_name;
+  run["config_file"] = results.config_file;
+  run["config_digest"] = results.config_digest;
+  run["seed"] = results.seed;
+  run["topology"] = results.topology;
+  run["world_size"] = results.world_size;
+  run["end_time_ns"] = results.end_time;
+  run["wall_seconds"] = results.wall_seconds;
+  run["events"] = results.events;
+  run["goodput_bytes_per_second"] = results.goodput_bytes_per_second;
+  doc["run"] = std::move(run);
+
+  Json jobs = Json::array();
+  for (const JobSummary& job : results.jobs) jobs.push_back(job_json(job));
+  doc["jobs"] = std::move(jobs);
+
+  Json collectives = Json::array();
+  for (const CollectiveRecord& c : results.collectives) {
+    collectives.push_back(collective_json(results, c));
+  }
+  doc["collectives"] = std::move(collectives);
+
+  Json iterations = Json::array();
+  for (const IterationRecord& it : results.iterations) {
+    iterations.push_back(iteration_json(results, it));
+  }
+  doc["iterations"] = std::move(iterations);
+
+  Json ports = Json::array();
+  for (const PortRecord& port : results.ports) ports.push_back(port_json(port));
+  doc["ports"] = std::move(ports);
+
+  Json fct = Json::array();
+  for (const FctPercentiles& f : results.fct) fct.push_back(fct_json(f));
+  doc["fct"] = std::move(fct);
+
+  doc["flows"] = results.flows;
+  doc["failed_flows"] = results.failed_flows;
+  return doc;
+}
+
+// RFC 4180: a field holding a comma, quote or line break is quoted, quotes doubled.
+void append_csv_text(std::string_view text, std::string& out) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out += text;
+    return;
+  }
+  out += '"';
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+void append_csv_value(const Json& value, std::string& out) {
+  if (value.is_string()) {
+    append_csv_text(value.get_ref<const std::string&>(), out);
+  } else {
+    // Numbers in their shortest round-trip form, booleans as true/false, as in summary.json.
+    out += value.dump();
+  }
+}
+
+}  // namespace
+
+std::string collective_type_label(collectives::CollectiveKind kind) {
+  std::string label(collectives::collective_kind_name(kind));
+  for (char& c : label) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return label;
+}
+
+std::string group_label(int64_t group) {
+  if (group == -1) return "all";
+  if (group == kPointToPointGroup) return "p2p";
+  return std::to_string(group);
+}
+
+std::string job_label(const RunResults& results, uint32_t job) {
+  if (job < results.jobs.size()) return results.jobs[job].name;
+  return std::to_string(job);
+}
+
+void write_summary_json(const RunResults& results, const std::string& path) {
+  std::string text = summary_json(results).dump(2);
+  text += '\n';
+  write_text_file(path, text);
+}
+
+void write_collectives_csv(const RunResults& results, const std::string& path) {
+  std::string text;
+  // The header comes from the same object as the rows; a run with no instances still gets it.
+  const Json header_source = collective_json(results, CollectiveRecord{});
+  bool first = true;
+  for (const auto& item : header_source.items()) {
+    if (!first) text += ',';
+    first = false;
+    text += item.key();
+  }
+  text += '\n';
+  for (const CollectiveRecord& c : results.collectives) {
+    const Json row = collective_json(results, c);
+    first = true;
+    for (const auto& item : row.items()) {
+      if (!first) text += ',';
+      first = false;
+      append_csv_value(item.value(), text);
+    }
+    text += '\n';
+  }
+  write_text_file(path, text);
+}
+
+namespace {
+
+// Written out once the buffer reaches this size; the margin covers the longest possible line
+// (21 numeric fields and a status), so the buffer never grows past its reserve.
+constexpr size_t kFlowFlushBytes = size_t{1} << 20;
+constexpr size_t kFlowLineMargin = 1024;
+
+}  // namespace
+
+FlowCsvWriter::FlowCsvWriter(std::string path) : path_(std::move(path)) {
+  fd_ = open_for_writing(path_);
+  buffer_.reserve(kFlowFlushBytes + kFlowLineMargin);
+  buffer_ += transport::flow_csv_header();
+}
+
+FlowCsvWriter::~FlowCsvWriter() {
+  try {
+    close();
+  } catch (const std::exception&) {
+    // Destructors must not throw; close() reports the error to callers that want it.
+  }
+}
+
+void FlowCsvWriter::append(const transport::FlowRecord& record) {
+  if (fd_ < 0) fail("append after close");
+  transport::append_flow_csv(record, buffer_);
+  ++records_;
+  if (buffer_.size() >= kFlowFlushBytes) flush();
+}
+
+void FlowCsvWriter::flush() {
+  if (buffer_.empty() || fd_ < 0) return;
+  write_all(fd_, buffer_, path_);
+  buffer_.clear();  // keeps the capacity
+}
+
+void FlowCsvWriter::close() {
+  if (fd_ < 0) return;
+  const int fd = fd_;
+  try {
+    flush();
+  } catch (...) {
+    fd_ = -1;
+    ::close(fd);
+    throw;
+  }
+  fd_ = -1;
+  close_checked(fd, path_);
+}
+
+void FlowCsvWriter::fail(std::string_view why) const {
+  engine::fail(path_, why);
+}
+
+}  // namespace etwire::outputs

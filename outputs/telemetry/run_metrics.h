@@ -1,0 +1,95 @@
+// The Prometheus metrics of one run, kept in a prometheus-cpp registry and updated from telemetry
+// records. Only the aggregator thread applies records; scrapes read the registry concurrently
+// (prometheus-cpp's metrics are safe for that). Names follow Prometheus conventions: snake_case,
+// base units (seconds, bytes), `_total` for counters. docs/monitoring.md lists every metric.
+#pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/telemetry/metric_labels.h"
+#include "engine/telemetry/telemetry_record.h"
+
+namespace etwire::telemetry {
+
+// Histogram bucket bounds in seconds: 1, 2 and 5 of every decade from 1 us to 10 s.
+const std::vector<double>& latency_buckets();
+
+// The `collective` label: "all_reduce", ..., "send_recv".
+std::string collective_label(uint8_t kind);
+// The `state` label: "running", "completed", "flows-failed", "stuck", "interrupted", "failed".
+std::string run_state_label(RunState state);
+
+class RunMetrics {
+ public:
+  explicit RunMetrics(MetricLabels labels);
+  RunMetrics(const RunMetrics&) = delete;
+  RunMetrics& operator=(const RunMetrics&) = delete;
+
+  void apply(const Record& record);
+  // Records lost so far because a worker's ring was full (a running total).
+  void set_records_dropped(uint64_t total);
+
+  std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
+  const MetricLabels& labels() const { return labels_; }
+  // The whole registry in the text exposition format, as /metrics serves it.
+  std::string text() const;
+
+ private:
+  // The series of one (job, collective type, algorithm), created when first needed.
+  struct CollectiveSeries {
+    prometheus::Histogram* fct = nullptr;
+    prometheus::Counter* failed_flows = nullptr;
+    prometheus::Histogram* cct = nullptr;
+    prometheus::Gauge* busbw = nullptr;
+    prometheus::Gauge* algbw = nullptr;
+  };
+  struct JobSeries {
+    prometheus::Counter* iterations_completed = nullptr;
+    prometheus::Counter* nodes_completed = nullptr;
+    prometheus::Gauge* jct = nullptr;
+    prometheus::Gauge* exposed_comm = nullptr;
+    JobProgress last{};
+  };
+  struct PortSeries {
+    std::array<prometheus::Counter*, dataplane::kPortCounterFields.size()> counters{};  // table order
+    prometheus::Gauge* paced_rate = nullptr;
+    PortSample last{};
+  };
+
+  // nullptr for indexes outside the run's labels.
+  CollectiveSeries* series(uint32_t job, uint8_t kind, uint8_t algorithm);
+  void apply_flow(const FlowSample& sample);
+  void apply_collective(const CollectiveSample& sample);
+  void apply_iteration(const IterationSample& sample);
+  void apply_job(const JobProgress& progress);
+  void apply_port(const PortSample& sample);
+  void apply_run(const RunSample& sample);
+
+  MetricLabels labels_;
+  std::shared_ptr<prometheus::Registry> registry_;
+
+  prometheus::Family<prometheus::Histogram>& fct_family_;
+  prometheus::Family<prometheus::Counter>& failed_flows_family_;
+  prometheus::Family<prometheus::Histogram>& cct_family_;
+  prometheus::Family<prometheus::Gauge>& busbw_family_;
+  prometheus::Family<prometheus::Gauge>& algbw_family_;
+
+  std::array<prometheus::Gauge*, kRunStateCount> state_{};
+  prometheus::Gauge* virtual_time_ = nullptr;
+  prometheus::Counter* records_dropped_ = nullptr;
+  uint64_t records_dropped_seen_ = 0;
+  std::vector<JobSeries> jobs_;
+  std::vector<PortSeries> ports_;
+  std::vector<CollectiveSeries> collectives_;  // by (job, kind, algorithm)
+};
+
+}  // namespace etwire::telemetry

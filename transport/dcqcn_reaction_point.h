@@ -1,0 +1,91 @@
+// The DCQCN reaction point of one QP: the sender's rate, cut on CNPs and raised again by a timer
+// and a byte counter (spec 3.8, parameters in config::DcqcnConfig, rules in docs/transport.md).
+//
+// Timers are evaluated lazily: the rate only matters when the QP is about to send, so instead of
+// scheduling events for alpha decay and the increase timer, every query first applies all timer
+// expirations that fell due since the last one, in time order. That gives the same rates an
+// eagerly timed implementation would, costs no events for idle QPs, and keeps the state small
+// (it lives in every QP).
+#pragma once
+
+#include <cstdint>
+
+#include "config/dcqcn_config.h"
+#include "clock/time.h"
+
+namespace etwire::transport {
+
+class DcqcnReactionPoint {
+ public:
+  // Starts at line rate with the configured initial alpha. `config` must outlive the object
+  // (one config is shared by every QP). With DCQCN disabled the rate is always line rate.
+  void reset(const config::DcqcnConfig* config, uint64_t line_rate_bps, clock::Nanos now);
+
+  // The rate the QP may send at, at `now` (after applying every timer due by then). `now` never
+  // goes backwards between calls.
+  uint64_t rate_bps(clock::Nanos now) {
+    // Until the first CNP (or with DCQCN off) nothing moves the rate: the per-packet case.
+    if (!reacting()) return line_rate_bps_;
+    return reacting_rate_bps(now);
+  }
+
+  // When the increase timer next raises the rate (after applying every timer due by `now`);
+  // kNever while the QP is at line rate. A QP waiting out its pacer at a low rate wakes then to
+  // take the higher rate, as a NIC's rate limiter does.
+  clock::Nanos next_timer_increase(clock::Nanos now) {
+    advance(now);
+    return enabled() ? next_increase_timer_ : clock::kNever;
+  }
+
+  // A CNP for this QP arrived.
+  void on_cnp(clock::Nanos now);
+
+  // The QP put `bytes` of payload on the wire; drives the byte counter.
+  void on_bytes_sent(uint64_t bytes, clock::Nanos now) {
+    if (reacting()) count_bytes_sent(bytes, now);
+  }
+
+  // For tests and telemetry (values as of the last call that took `now`).
+  double alpha() const;
+  double current_rate_bps() const { return current_rate_; }
+  double target_rate_bps() const { return target_rate_; }
+  uint32_t cnps_received() const { return cnps_received_; }
+  uint32_t rate_cuts() const { return rate_cuts_; }
+
+ private:
+  bool enabled() const { return enabled_; }
+  // Enabled and past the first CNP: only then do timers and the byte counter act.
+  bool reacting() const { return enabled_ && seen_cnp_; }
+  uint64_t reacting_rate_bps(clock::Nanos now);
+  void count_bytes_sent(uint64_t bytes, clock::Nanos now);
+  bool at_line_rate() const { return current_rate_ >= line_rate_; }
+  void advance(clock::Nanos now);
+  void apply_alpha_updates_through(clock::Nanos now);
+  void cut_rate(clock::Nanos at, bool first_cnp);
+  void increase_event(bool from_timer);
+
+  const config::DcqcnConfig* config_ = nullptr;
+  bool enabled_ = false;  // config_->enabled, read once: the config does not change in a run
+  uint64_t line_rate_bps_ = 0;
+  double line_rate_ = 0;
+  double current_rate_ = 0;  // RC
+  double target_rate_ = 0;   // RT
+  // Alpha is kept as "the value after the last update that saw a CNP" times (1 - g) per quiet
+  // update since. Computing it from that anchor with one pow() (instead of multiplying once per
+  // update) makes an idle QP O(1) and gives bit-identical alphas however often it is queried.
+  double alpha_anchor_ = 0;
+  uint64_t quiet_alpha_updates_ = 0;
+  clock::Nanos next_alpha_update_ = clock::kNever;
+  clock::Nanos next_increase_timer_ = clock::kNever;  // kNever before the first cut, at line rate
+  clock::Nanos last_cut_ = 0;
+  uint64_t bytes_since_increase_ = 0;
+  uint32_t timer_stage_ = 0;  // increase events from the timer since the last cut
+  uint32_t byte_stage_ = 0;   // increase events from the byte counter since the last cut
+  uint32_t cnps_received_ = 0;
+  uint32_t rate_cuts_ = 0;
+  bool cnp_in_alpha_period_ = false;
+  bool cut_pending_ = false;  // a CNP arrived inside the reduce period; cut at last_cut_ + period
+  bool seen_cnp_ = false;
+};
+
+}  // namespace etwire::transport

@@ -1,0 +1,74 @@
+// What the transport reports for every flow (one message on one QP): who it belongs to, what it
+// carried, when it moved, and what happened to it on the way.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "clock/time.h"
+
+namespace etwire::transport {
+
+enum class FlowStatus : uint8_t {
+  kCompleted,      // every byte acknowledged
+  kRetryExceeded,  // the QP gave up on it after retry_count retransmissions
+  kFlushed,        // queued behind a flow that failed: the QP was in error (RC semantics)
+};
+std::string_view flow_status_name(FlowStatus status);  // "completed", "retry-exceeded", "flushed"
+
+// Identifiers the poster attaches to a flow; the transport carries them into the record.
+struct FlowTags {
+  int32_t src_rank = -1;
+  int32_t dst_rank = -1;
+  uint64_t collective = 0;  // collective instance
+  uint32_t chunk = 0;
+  uint16_t qp_index = 0;  // which of the pair's QPs
+  uint64_t user = 0;      // opaque to the transport (e.g. the step-program operation)
+};
+
+struct FlowRecord {
+  uint64_t flow_id = 0;  // in posting order, from 0, unique within a Transport
+  FlowTags tags;
+  uint32_t src_port = 0;
+  uint32_t dst_port = 0;
+  uint32_t qpn = 0;  // the requester QP's number
+  uint64_t bytes = 0;
+  clock::Nanos posted_at = 0;
+  clock::Nanos first_byte_out = clock::kNever;  // first packet of the flow started on the wire
+  clock::Nanos delivered_at = clock::kNever;    // last packet accepted in order by the responder
+  clock::Nanos finished_at = clock::kNever;     // acknowledged in full, or failed
+  uint32_t packets = 0;                         // packets of the message (first transmissions)
+  uint32_t retransmitted_packets = 0;           // packets sent again after NAK or timeout
+  uint32_t cnps = 0;       // CNPs the requester received while the flow was sending
+  uint32_t ecn_marks = 0;  // CE-marked packets the responder saw for this flow
+  FlowStatus status = FlowStatus::kCompleted;
+
+  // Flow completion time: from posting to the last byte at the receiver.
+  clock::Nanos fct() const { return delivered_at - posted_at; }
+};
+
+// Receives flows as they progress. Called from inside the transport's event handling: keep it
+// short. Posting new flows from it is allowed (that is how dependent steps are released);
+// opening connections is not (open them before traffic starts).
+class FlowObserver {
+ public:
+  // The last byte reached the receiver (a receive in the step program completes here).
+  virtual void on_flow_delivered(const FlowRecord& record) = 0;
+  // The flow is done: acknowledged in full (a send completes here) or failed. The record is final.
+  virtual void on_flow_finished(const FlowRecord& record) = 0;
+  // Only with remote ports (Transport::add_remote_port): the next message of `connection`, whose
+  // requester another transport drives, reached this transport's responder at `now`, with
+  // `ecn_marks` CE-marked packets since the previous one. Whoever posted the messages matches
+  // the deliveries to them, in order.
+  virtual void on_delivered_for_remote_requester(uint32_t connection, clock::Nanos now,
+                                                 uint32_t ecn_marks) {
+    (void)connection;
+    (void)now;
+    (void)ecn_marks;
+  }
+
+ protected:
+  ~FlowObserver() = default;
+};
+
+}  // namespace etwire::transport

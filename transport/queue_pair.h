@@ -1,0 +1,88 @@
+// The two halves of a reliable connection. A connection from port A to port B is a requester QP
+// on A (it sends the data, paces it, retransmits it, and runs the DCQCN reaction point) and a
+// responder QP on B (it accepts the data in order, acknowledges it, and is the notification point
+// that turns CE marks into CNPs). Their QP numbers are their indexes in the transport's tables.
+#pragma once
+
+#include <cstdint>
+
+#include "clock/line_rate.h"
+#include "clock/time.h"
+#include "transport/dcqcn_reaction_point.h"
+#include "transport/flow_pool.h"
+
+namespace etwire::transport {
+
+enum class SendState : uint8_t {
+  kIdle,     // nothing to send (or failed)
+  kReady,    // in its port's round-robin of QPs that may send now
+  kWaiting,  // paced: a wake-up event is scheduled for when it may send again
+};
+
+struct RequesterQp {
+  uint32_t port = 0;         // the transport port it sends from
+  uint32_t remote_port = 0;  // the transport port of its responder
+  uint32_t responder = 0;    // the responder's QP number
+  uint16_t udp_source_port = 0;
+
+  // PSNs as 64-bit counters (psn.h). Posted flows own consecutive ranges ending before
+  // next_post_psn; [acked_psn, next_psn) is in flight; below acked_psn is acknowledged; PSNs below
+  // highest_sent_psn that are sent again are retransmissions.
+  uint64_t next_post_psn = 0;
+  uint64_t acked_psn = 0;
+  uint64_t next_psn = 0;
+  uint64_t highest_sent_psn = 0;
+
+  // The QP's flows in posting order: the oldest not yet acknowledged, the newest, the one whose
+  // packet goes next, and the oldest not yet delivered to the responder.
+  uint32_t head = kNoFlow;
+  uint32_t tail = kNoFlow;
+  uint32_t cursor = kNoFlow;
+  uint32_t cursor_packet = 0;
+  uint32_t undelivered = kNoFlow;
+
+  // Retransmission timer: a deadline moved forward on every acknowledgement, and at most one
+  // event in the scheduler that re-arms itself if the deadline moved (no cancel needed).
+  clock::Nanos timeout_at = clock::kNever;
+  bool timer_event_pending = false;
+  uint32_t retries = 0;  // NAKs and timeouts since the last forward progress
+
+  clock::Nanos next_send_at = 0;  // the pacer lets the next packet start here
+  clock::LineRateTimer pacer;
+  // The last paced packet: its start and wire bytes, to re-time the gap after it when the rate
+  // rises while the QP waits.
+  clock::Nanos paced_start = 0;
+  uint32_t paced_bytes = 0;
+  DcqcnReactionPoint reaction_point;
+
+  SendState state = SendState::kIdle;
+  bool failed = false;
+  // Another transport sends for it (its port is remote here, or is a port of several queues whose
+  // other queue drives it): it gets no messages here, and its responder here reports deliveries
+  // through FlowObserver::on_delivered_for_remote_requester.
+  bool elsewhere = false;
+
+  bool has_packet_to_send() const { return !failed && next_psn < next_post_psn; }
+  bool has_unacknowledged() const { return acked_psn < highest_sent_psn; }
+};
+
+struct ResponderQp {
+  uint32_t port = 0;
+  uint32_t remote_port = 0;
+  uint32_t requester = 0;  // the requester's QP number (ACKs and CNPs go there)
+  uint16_t udp_source_port = 0;
+  uint64_t expected_psn = 0;
+  uint32_t message_sequence = 0;  // MSN: messages completed, carried in the AETH
+  // Go-back-N from the responder's side: one NAK per gap, and another only when the requester
+  // has visibly started over (an out-of-order PSN at or below the highest one seen since the
+  // NAK) and the gap is still there, i.e. the resend itself was lost. Without the second NAK a
+  // lost resend costs a full retransmission timeout.
+  bool nak_outstanding = false;
+  uint64_t highest_out_of_order_psn = 0;
+  clock::Nanos last_cnp_at = clock::kNever;
+  // With a remote requester, CE marks seen since the last delivered message (the flow records
+  // are kept by the requester's transport).
+  uint32_t ecn_marks_for_remote = 0;
+};
+
+}  // namespace etwire::transport

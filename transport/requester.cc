@@ -1,0 +1,188 @@
+// The requester half of a connection: cutting flows into packets, acknowledgements, go-back-N,
+// the retransmission timer, and the reaction to CNPs.
+#include <algorithm>
+
+#include "nic/frame_size.h"
+#include "transport/event_tag.h"
+#include "transport/psn.h"
+#include "transport/segmentation.h"
+#include "transport/transport.h"
+
+namespace etwire::transport {
+
+nic::Packet Transport::next_data_packet(uint32_t requester, clock::Nanos now) {
+  RequesterQp& qp = requesters_[requester];
+  const TransportPort& port = ports_[qp.port];
+  FlowSlot& flow = flows_[qp.cursor];
+  FlowRecord& record = flow.record;
+  const uint32_t index = qp.cursor_packet;
+  const uint64_t psn = qp.next_psn;
+
+  nic::Packet packet;
+  packet.src_port = qp.port;
+  packet.dst_port = qp.remote_port;
+  packet.udp_source_port = qp.udp_source_port;
+  packet.priority = port.qos.data.priority;
+  packet.dscp = port.qos.data.dscp;
+  packet.ecn = static_cast<uint8_t>(port.qos.data.ecn);
+  packet.opcode = opcode_for(config_.op, index, record.packets);
+  packet.dest_qpn = qp.responder;
+  packet.psn = wire_psn(psn);
+  packet.payload_bytes = payload_of(record.bytes, config_.pmtu, index, record.packets);
+  const bool last = index + 1 == record.packets;
+  if (wants_ack(psn, config_.ack_interval, last)) packet.bth_flags |= nic::bth_flag::kAckRequest;
+  if (index == 0) {
+    // RETH: where the data lands. The emulator's buffers are virtual; the flow id stands in for
+    // the address so a capture shows which flow a message belongs to.
+    packet.reth_virtual_address = record.flow_id;
+    packet.reth_length = static_cast<uint32_t>(std::min<uint64_t>(record.bytes, UINT32_MAX));
+  }
+  if (last) packet.immediate = static_cast<uint32_t>(record.flow_id);
+  packet.wire_bytes = nic::wire_bytes(packet, port.format);
+
+  if (record.first_byte_out == clock::kNever) record.first_byte_out = now;
+  TransportPortCounters& counters = ports_[qp.port].counters;
+  ++counters.data_packets;
+  counters.data_bytes += packet.wire_bytes;
+  if (psn < qp.highest_sent_psn) {
+    ++record.retransmitted_packets;
+    ++counters.retransmitted_packets;
+  }
+
+  qp.next_psn = psn + 1;
+  qp.highest_sent_psn = std::max(qp.highest_sent_psn, qp.next_psn);
+  if (last) {
+    qp.cursor = flow.next;
+    qp.cursor_packet = 0;
+  } else {
+    ++qp.cursor_packet;
+  }
+  qp.reaction_point.on_bytes_sent(packet.payload_bytes, now);
+  if (qp.timeout_at == clock::kNever) arm_retransmit_timer(requester, now);
+  return packet;
+}
+
+void Transport::arm_retransmit_timer(uint32_t requester, clock::Nanos now) {
+  RequesterQp& qp = requesters_[requester];
+  qp.timeout_at = now + static_cast<clock::Nanos>(config_.retransmit_timeout_ns);
+  if (qp.timer_event_pending) return;  // it will find the new deadline and re-arm itself
+  qp.timer_event_pending = true;
+  scheduler_.run_at(qp.timeout_at, this,
+                    event_tag::make(event_tag::Kind::kRetransmitTimer, requester));
+}
+
+void Transport::on_retransmit_timer(uint32_t requester, clock::Nanos now) {
+  RequesterQp& qp = requesters_[requester];
+  qp.timer_event_pending = false;
+  if (qp.failed || qp.timeout_at == clock::kNever) return;
+  if (now < qp.timeout_at) {
+    qp.timer_event_pending = true;
+    scheduler_.run_at(qp.timeout_at, this,
+                      event_tag::make(event_tag::Kind::kRetransmitTimer, requester));
+    return;
+  }
+  ++ports_[qp.port].counters.timeouts;
+  if (++qp.retries > config_.retry_count) {
+    fail_connection(requester, now);
+    return;
+  }
+  go_back_to(qp, qp.acked_psn);
+  arm_retransmit_timer(requester, now);
+  make_ready(requester, now);
+}
+
+void Transport::on_acknowledge(uint32_t requester, const nic::Packet& packet, clock::Nanos now) {
+  RequesterQp& qp = requesters_[requester];
+  TransportPortCounters& counters = ports_[qp.port].counters;
+  const uint64_t psn = widen_psn(packet.psn, qp.acked_psn);
+  if (packet.aeth_syndrome == nic::aeth::kNakSequenceError) {
+    ++counters.naks_received;
+    // Everything before the PSN the responder expects has arrived; resend from there.
+    if (psn > qp.acked_psn) acknowledge_through(qp, psn - 1, now);
+    if (psn < qp.acked_psn || psn > qp.highest_sent_psn) return;  // stale: already resolved
+    if (++qp.retries > config_.retry_count) {
+      fail_connection(requester, now);
+      return;
+    }
+    go_back_to(qp, psn);
+    arm_retransmit_timer(requester, now);
+    make_ready(requester, now);
+    return;
+  }
+  ++counters.acks_received;
+  // After a go-back, the responder may acknowledge packets the requester is about to resend:
+  // anything up to the highest PSN ever sent counts.
+  if (psn + 1 > qp.acked_psn && psn < qp.highest_sent_psn) acknowledge_through(qp, psn, now);
+}
+
+void Transport::acknowledge_through(RequesterQp& qp, uint64_t psn, clock::Nanos now) {
+  qp.acked_psn = psn + 1;
+  qp.retries = 0;  // forward progress
+  while (qp.head != kNoFlow) {
+    FlowSlot& flow = flows_[qp.head];
+    if (flow.first_psn + flow.record.packets > qp.acked_psn) break;
+    const uint32_t done = qp.head;
+    qp.head = flow.next;
+    if (qp.head == kNoFlow) qp.tail = kNoFlow;
+    finish_flow(done, FlowStatus::kCompleted, now);
+  }
+  // Acknowledged beyond the resend point of a go-back: skip what already arrived.
+  if (qp.next_psn < qp.acked_psn) go_back_to(qp, qp.acked_psn);
+  if (qp.has_unacknowledged()) {
+    qp.timeout_at = now + static_cast<clock::Nanos>(config_.retransmit_timeout_ns);
+  } else {
+    qp.timeout_at = clock::kNever;
+  }
+}
+
+void Transport::go_back_to(RequesterQp& qp, uint64_t psn) {
+  qp.next_psn = psn;
+  uint32_t slot = qp.head;
+  while (slot != kNoFlow && flows_[slot].first_psn + flows_[slot].record.packets <= psn) {
+    slot = flows_[slot].next;
+  }
+  qp.cursor = slot;
+  qp.cursor_packet = slot == kNoFlow ? 0 : static_cast<uint32_t>(psn - flows_[slot].first_psn);
+}
+
+void Transport::on_cnp(uint32_t requester, clock::Nanos now) {
+  RequesterQp& qp = requesters_[requester];
+  qp.reaction_point.on_cnp(now);
+  // The flow being sent when the notification arrives is the one that met the congestion.
+  const uint32_t flow = qp.cursor != kNoFlow ? qp.cursor : qp.tail;
+  if (flow != kNoFlow) ++flows_[flow].record.cnps;
+}
+
+void Transport::fail_connection(uint32_t requester, clock::Nanos now) {
+  RequesterQp& qp = requesters_[requester];
+  qp.failed = true;
+  qp.timeout_at = clock::kNever;
+  qp.cursor = kNoFlow;
+  qp.undelivered = kNoFlow;
+  FlowStatus status = FlowStatus::kRetryExceeded;
+  while (qp.head != kNoFlow) {
+    const uint32_t slot = qp.head;
+    qp.head = flows_[slot].next;
+    finish_flow(slot, status, now);
+    status = FlowStatus::kFlushed;
+  }
+  qp.tail = kNoFlow;
+}
+
+void Transport::finish_flow(uint32_t slot, FlowStatus status, clock::Nanos now) {
+  FlowRecord& held = flows_[slot].record;
+  held.status = status;
+  held.finished_at = now;
+  if (status == FlowStatus::kCompleted) {
+    ++totals_.flows_completed;
+  } else {
+    ++totals_.flows_failed;
+  }
+  // Free the slot before telling the observer, and give it a copy: the observer may post flows,
+  // which may reuse the slot or grow the pool.
+  const FlowRecord record = held;
+  flows_.release(slot);
+  observer_.on_flow_finished(record);
+}
+
+}  // namespace etwire::transport

@@ -1,0 +1,213 @@
+#include "transport/transport.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "transport/event_tag.h"
+#include "transport/segmentation.h"
+
+namespace etwire::transport {
+
+std::string_view flow_status_name(FlowStatus status) {
+  switch (status) {
+    case FlowStatus::kCompleted:
+      return "completed";
+    case FlowStatus::kRetryExceeded:
+      return "retry-exceeded";
+    case FlowStatus::kFlushed:
+      return "flushed";
+  }
+  return "unknown";
+}
+
+// Hands a port's arriving packets to the transport with the port's index.
+class Transport::PortReceiver final : public nic::PacketReceiver {
+ public:
+  PortReceiver(Transport& transport, uint32_t port) : transport_(transport), port_(port) {}
+  void receive(const nic::Packet& packet, clock::Nanos now) override {
+    transport_.receive(port_, packet, now);
+  }
+
+ private:
+  Transport& transport_;
+  uint32_t port_;
+};
+
+Transport::Transport(const config::TransportConfig& config, clock::Scheduler& scheduler,
+                     FlowObserver& observer)
+    : config_(config), scheduler_(scheduler), observer_(observer) {
+  if (config_.pmtu == 0) throw std::invalid_argument("transport: pmtu must be positive");
+}
+
+Transport::~Transport() {
+  for (TransportPort& port : ports_) {
+    if (port.nic != nullptr) port.nic->set_receiver(nullptr);
+  }
+}
+
+uint32_t Transport::add_port(nic::Port& port, const config::PortQos& qos,
+                             const nic::FrameFormat& format) {
+  const auto index = static_cast<uint32_t>(ports_.size());
+  TransportPort& added = ports_.emplace_back();
+  added.nic = &port;
+  added.qos = qos;
+  added.format = format;
+  added.speed_bps = port.speed_bps();
+  added.wire = clock::LineRateTimer(added.speed_bps);
+  receivers_.push_back(std::make_unique<PortReceiver>(*this, index));
+  port.set_receiver(receivers_.back().get());
+  return index;
+}
+
+uint32_t Transport::add_remote_port(const config::PortQos& qos, const nic::FrameFormat& format,
+                                    uint64_t speed_bps) {
+  const auto index = static_cast<uint32_t>(ports_.size());
+  TransportPort& added = ports_.emplace_back();
+  added.qos = qos;
+  added.format = format;
+  added.speed_bps = speed_bps;
+  added.wire = clock::LineRateTimer(speed_bps);
+  receivers_.push_back(nullptr);
+  return index;
+}
+
+ConnectionId Transport::connect(uint32_t src_port, uint32_t dst_port, uint16_t udp_source_port) {
+  if (src_port >= ports_.size() || dst_port >= ports_.size()) {
+    throw std::invalid_argument("transport: connect(" + std::to_string(src_port) + ", " +
+                                std::to_string(dst_port) + ") names a port that was not added (" +
+                                std::to_string(ports_.size()) + " ports)");
+  }
+  if (requesters_.size() >= nic::kPsnMask) {
+    throw std::length_error("transport: more QPs than 24-bit QP numbers can address");
+  }
+  const ConnectionId id{static_cast<uint32_t>(requesters_.size()),
+                        static_cast<uint32_t>(responders_.size())};
+  RequesterQp& requester = requesters_.emplace_back();
+  requester.port = src_port;
+  requester.remote_port = dst_port;
+  requester.responder = id.responder;
+  requester.udp_source_port = udp_source_port;
+  requester.elsewhere = ports_[src_port].nic == nullptr;
+  const uint64_t line_rate = ports_[src_port].speed_bps;
+  requester.pacer = clock::LineRateTimer(line_rate);
+  requester.reaction_point.reset(&config_.dcqcn, line_rate, scheduler_.now());
+
+  ResponderQp& responder = responders_.emplace_back();
+  responder.port = dst_port;
+  responder.remote_port = src_port;
+  responder.requester = id.requester;
+  responder.udp_source_port = udp_source_port;
+  return id;
+}
+
+uint64_t Transport::post(ConnectionId connection, uint64_t bytes, const FlowTags& tags) {
+  RequesterQp& qp = requesters_.at(connection.requester);
+  if (qp.elsewhere) {
+    throw std::logic_error("transport: post on connection " + std::to_string(connection.requester) +
+                           ", whose requester another transport drives");
+  }
+  const clock::Nanos now = scheduler_.now();
+  const uint32_t slot = flows_.acquire();
+  FlowSlot& flow = flows_[slot];
+  FlowRecord& record = flow.record;
+  record.flow_id = next_flow_id_++;
+  record.tags = tags;
+  record.src_port = qp.port;
+  record.dst_port = qp.remote_port;
+  record.qpn = connection.requester;
+  record.bytes = bytes;
+  record.posted_at = now;
+  record.packets = packets_for(bytes, config_.pmtu);
+  flow.first_psn = qp.next_post_psn;
+  ++totals_.flows_posted;
+
+  const uint64_t flow_id = record.flow_id;
+  if (qp.failed) {
+    // An RC QP in the error state completes new work requests at once, flushed.
+    finish_flow(slot, FlowStatus::kFlushed, now);
+    return flow_id;
+  }
+  qp.next_post_psn += record.packets;
+  if (qp.tail == kNoFlow) {
+    qp.head = slot;
+  } else {
+    flows_[qp.tail].next = slot;
+  }
+  qp.tail = slot;
+  if (qp.cursor == kNoFlow) {
+    qp.cursor = slot;
+    qp.cursor_packet = 0;
+  }
+  if (qp.undelivered == kNoFlow) qp.undelivered = slot;
+  make_ready(connection.requester, now);
+  return flow_id;
+}
+
+void Transport::on_event(uint64_t tag, clock::Nanos now) {
+  const uint32_t index = event_tag::index(tag);
+  switch (event_tag::kind(tag)) {
+    case event_tag::Kind::kPortKick: {
+      // The look scheduled for the earliest time is due since then (a superseded later one
+      // finds a different time pending, and is owed nothing).
+      clock::Nanos& pending = ports_[index].kick_pending_at;
+      const clock::Nanos due = pending <= now ? pending : now;
+      if (pending <= now) pending = clock::kNever;
+      kick(index, now, due);
+      break;
+    }
+    case event_tag::Kind::kPacerWake: {
+      RequesterQp& qp = requesters_[index];
+      if (qp.state != SendState::kWaiting) break;
+      qp.state = SendState::kIdle;
+      retime_pacer(qp, now);
+      // Woken late on the wall clock, the QP is owed its packet since its pacer let it go.
+      make_ready(index, now, std::min(now, qp.next_send_at));
+      break;
+    }
+    case event_tag::Kind::kRetransmitTimer:
+      on_retransmit_timer(index, now);
+      break;
+  }
+}
+
+void Transport::receive(uint32_t port, const nic::Packet& packet, clock::Nanos now) {
+  TransportPortCounters& counters = ports_[port].counters;
+  if (packet.kind == nic::PacketKind::kPfcPause) {
+    on_pause_frame(port, packet, now);
+    return;
+  }
+  if (packet.is_data()) {
+    if (packet.dest_qpn >= responders_.size() || responders_[packet.dest_qpn].port != port) {
+      ++counters.stale_packets;
+      return;
+    }
+    on_data(packet.dest_qpn, packet, now);
+    return;
+  }
+  if (packet.dest_qpn >= requesters_.size() || requesters_[packet.dest_qpn].port != port ||
+      requesters_[packet.dest_qpn].failed) {
+    ++counters.stale_packets;
+    return;
+  }
+  if (packet.opcode == nic::opcode::kCnp) {
+    ++counters.cnps_received;
+    on_cnp(packet.dest_qpn, now);
+  } else if (packet.opcode == nic::opcode::kAcknowledge) {
+    on_acknowledge(packet.dest_qpn, packet, now);
+  } else {
+    ++counters.stale_packets;
+  }
+}
+
+void Transport::paced_rates_bps(std::vector<double>& per_port) const {
+  per_port.assign(ports_.size(), 0.0);
+  for (const RequesterQp& qp : requesters_) {
+    if (qp.has_packet_to_send()) per_port[qp.port] += qp.reaction_point.current_rate_bps();
+  }
+  for (size_t p = 0; p < ports_.size(); ++p) {
+    per_port[p] = std::min(per_port[p], static_cast<double>(ports_[p].speed_bps));
+  }
+}
+
+}  // namespace etwire::transport

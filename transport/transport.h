@@ -1,0 +1,148 @@
+// The software RoCEv2 reliable-connected transport: queue pairs between ports, messages cut into
+// PMTU packets, in-order acceptance with coalesced ACKs, NAK and go-back-N, a retransmission
+// timer with a retry limit, ECN notification (CNPs) and the DCQCN reaction point, per-QP pacing
+// and per-port line-rate serialization. Written once against clock::Scheduler and nic::Port, it
+// runs unchanged on the virtual clock with the fabric twin and on the wall clock with packet
+// backends. Single-threaded: one Transport per worker, touching only its own ports.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "config/qos_config.h"
+#include "config/transport_config.h"
+#include "nic/frame_size.h"
+#include "nic/port.h"
+#include "clock/scheduler.h"
+#include "transport/flow_pool.h"
+#include "transport/flow_record.h"
+#include "transport/queue_pair.h"
+#include "transport/transport_port.h"
+
+namespace etwire::transport {
+
+struct ConnectionId {
+  uint32_t requester = 0;  // QP number on the sending port
+  uint32_t responder = 0;  // QP number on the receiving port
+};
+
+struct TransportTotals {
+  uint64_t flows_posted = 0;
+  uint64_t flows_completed = 0;
+  uint64_t flows_failed = 0;  // retry exceeded or flushed
+};
+
+class Transport final : public clock::EventHandler {
+ public:
+  // `config` and `observer` must outlive the transport.
+  Transport(const config::TransportConfig& config, clock::Scheduler& scheduler,
+            FlowObserver& observer);
+  ~Transport();
+  Transport(const Transport&) = delete;
+  Transport& operator=(const Transport&) = delete;
+
+  // Adds a port; packets to and from it are addressed by the returned index, which must equal
+  // the index the port's backend uses for it (Packet::src_port / dst_port).
+  uint32_t add_port(nic::Port& port, const config::PortQos& qos, const nic::FrameFormat& format);
+
+  // Adds a port that another Transport drives (a worker on another core): it only keeps port
+  // indexes and connection numbers the same in every worker's transport. Its QPs never send here;
+  // messages are posted to the transport that drives the sending port, and a responder here whose
+  // requester is remote reports each delivered message through
+  // FlowObserver::on_delivered_for_remote_requester instead of a flow record.
+  uint32_t add_remote_port(const config::PortQos& qos, const nic::FrameFormat& format,
+                           uint64_t speed_bps);
+
+  // Wall clock only. An event runs when the loop gets to it, a little after its time; counting
+  // each packet from that moment would lose the lateness for good and send below the rate. With
+  // a catch-up, a packet that was due earlier (its port's wire was free, or its QP's pacer let it
+  // go, at a time already past) counts as starting when it was due, up to `catch_up` before the
+  // moment it is handed to the NIC: a late loop sends what it owes in a burst of at most
+  // `catch_up` worth of bytes, and a longer stall is lost. Nothing is owed for time nothing was
+  // waiting: an idle port or QP starts afresh. 0, the default, is exact timing, right for the
+  // virtual clock, where events run on time.
+  void set_catch_up(uint32_t port, clock::Nanos catch_up) { ports_[port].catch_up = catch_up; }
+
+  // Opens a reliable connection from one port to another (the same port is allowed: traffic
+  // then leaves and re-enters through the fabric). `udp_source_port` is the ECMP entropy of
+  // every packet of the connection.
+  ConnectionId connect(uint32_t src_port, uint32_t dst_port, uint16_t udp_source_port);
+  // The connection's requester is driven by another transport although its port is local here:
+  // a port of several queues, one of whose other queues (on another core) sends for it. Its
+  // responder here then reports deliveries as for a remote port's requester, and posting to it
+  // here is an error.
+  void set_requester_elsewhere(ConnectionId connection) {
+    requesters_.at(connection.requester).elsewhere = true;
+  }
+
+  // Queues a message of `bytes` on the connection; returns its flow id. The message is sent
+  // after the ones posted before it on the same connection.
+  uint64_t post(ConnectionId connection, uint64_t bytes, const FlowTags& tags);
+
+  void on_event(uint64_t tag, clock::Nanos now) override;
+
+  size_t ports() const { return ports_.size(); }
+  const TransportPortCounters& port_counters(uint32_t port) const { return ports_[port].counters; }
+  const RequesterQp& requester(uint32_t qpn) const { return requesters_[qpn]; }
+  const TransportTotals& totals() const { return totals_; }
+  uint32_t flows_in_progress() const { return flows_.in_use(); }
+  // Per port, what its QPs that have data to send are allowed now: the sum of their DCQCN rates
+  // (as of each QP's last packet), at most the line rate. For telemetry: one pass over every QP.
+  void paced_rates_bps(std::vector<double>& per_port) const;
+  // Bytes of transport state per connection and per flow in progress, for the memory benchmark.
+  static constexpr size_t connection_state_bytes() {
+    return sizeof(RequesterQp) + sizeof(ResponderQp);
+  }
+  static constexpr size_t flow_state_bytes() { return sizeof(FlowSlot); }
+
+ private:
+  class PortReceiver;
+
+  // Port scheduling (transport_port.cc).
+  // `due`: since when what prompted the look has been owed (a scheduled kick's or a pacer's time;
+  // `now` when it was prompted by something that just happened). A packet sent counts as starting
+  // at max(due, now - catch_up), or when the wire frees if later: see set_catch_up.
+  void kick(uint32_t port, clock::Nanos now, clock::Nanos due);
+  void kick(uint32_t port, clock::Nanos now) { kick(port, now, now); }
+  void schedule_kick(uint32_t port, clock::Nanos when);
+  bool send_control(TransportPort& port, clock::Nanos now, clock::Nanos start);
+  bool send_data(uint32_t port_index, clock::Nanos now, clock::Nanos start);
+  void make_ready(uint32_t requester, clock::Nanos now, clock::Nanos due);
+  void make_ready(uint32_t requester, clock::Nanos now) { make_ready(requester, now, now); }
+  void retime_pacer(RequesterQp& qp, clock::Nanos now);
+  void receive(uint32_t port, const nic::Packet& packet, clock::Nanos now);
+  void on_pause_frame(uint32_t port, const nic::Packet& packet, clock::Nanos now);
+
+  // Requester (requester.cc).
+  nic::Packet next_data_packet(uint32_t requester, clock::Nanos now);
+  void on_acknowledge(uint32_t requester, const nic::Packet& packet, clock::Nanos now);
+  void acknowledge_through(RequesterQp& qp, uint64_t psn, clock::Nanos now);
+  void go_back_to(RequesterQp& qp, uint64_t psn);
+  void on_cnp(uint32_t requester, clock::Nanos now);
+  void on_retransmit_timer(uint32_t requester, clock::Nanos now);
+  void arm_retransmit_timer(uint32_t requester, clock::Nanos now);
+  void fail_connection(uint32_t requester, clock::Nanos now);
+  void finish_flow(uint32_t slot, FlowStatus status, clock::Nanos now);
+
+  // Responder (responder.cc).
+  void on_data(uint32_t responder, const nic::Packet& packet, clock::Nanos now);
+  void queue_acknowledge(ResponderQp& qp, uint8_t syndrome, uint64_t psn);
+  void queue_cnp(ResponderQp& qp, clock::Nanos now);
+  void deliver_flow(RequesterQp& requester, clock::Nanos now);
+  nic::Packet control_packet(const ResponderQp& qp, const config::TrafficClass& traffic_class,
+                             uint32_t dest_qpn) const;
+
+  const config::TransportConfig& config_;
+  clock::Scheduler& scheduler_;
+  FlowObserver& observer_;
+  std::vector<TransportPort> ports_;
+  std::vector<std::unique_ptr<PortReceiver>> receivers_;
+  std::vector<RequesterQp> requesters_;
+  std::vector<ResponderQp> responders_;
+  FlowPool flows_;
+  TransportTotals totals_;
+  uint64_t next_flow_id_ = 0;
+};
+
+}  // namespace etwire::transport

@@ -1,0 +1,55 @@
+// The transport's side of one port: the NIC's transmit scheduler. It serializes at line rate
+// (exactly, LineRateTimer), sends control packets (ACK, NAK, CNP) ahead of data by priority
+// class, round-robins the QPs whose pacers allow a packet now, and stops a class while the link
+// partner has it paused (PFC).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "config/qos_config.h"
+#include "common/ring_queue.h"
+#include "nic/frame_size.h"
+#include "nic/packet.h"
+#include "nic/port.h"
+#include "clock/line_rate.h"
+#include "clock/time.h"
+
+namespace etwire::transport {
+
+inline constexpr int kPriorities = 8;
+// Packets one look at a port may send when it is behind the wall clock (see Transport::kick).
+inline constexpr int kCatchUpBurst = 32;
+
+struct TransportPortCounters {
+  uint64_t data_packets = 0;  // including retransmissions
+  uint64_t data_bytes = 0;    // wire bytes
+  uint64_t retransmitted_packets = 0;
+  uint64_t acks_sent = 0;
+  uint64_t naks_sent = 0;
+  uint64_t cnps_sent = 0;
+  uint64_t acks_received = 0;
+  uint64_t naks_received = 0;
+  uint64_t cnps_received = 0;
+  uint64_t ecn_marked_received = 0;  // CE-marked data packets that arrived
+  uint64_t pauses_received = 0;      // PFC frames with a non-zero time
+  uint64_t resumes_received = 0;     // PFC frames with time 0
+  uint64_t timeouts = 0;
+  uint64_t stale_packets = 0;  // for a failed QP or an unknown QP number: dropped
+};
+
+struct TransportPort {
+  nic::Port* nic = nullptr;  // nullptr: a remote port (Transport::add_remote_port)
+  config::PortQos qos;
+  nic::FrameFormat format;
+  uint64_t speed_bps = 0;
+  clock::LineRateTimer wire;
+  RingQueue<uint32_t> ready;  // requester QPs that may send now, round-robin
+  std::array<RingQueue<nic::Packet>, kPriorities> control;  // ACK/NAK/CNP waiting, per class
+  std::array<clock::Nanos, kPriorities> paused_until{};     // PFC: the class may send from here on
+  clock::Nanos kick_pending_at = clock::kNever;             // earliest scheduled look at this port
+  clock::Nanos catch_up = 0;                                // see Transport::set_catch_up
+  TransportPortCounters counters;
+};
+
+}  // namespace etwire::transport
