@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "clock/virtual_clock.h"
 #include "config/fabric_config.h"
 #include "config/transport_config.h"
 #include "nic/loopback/fabric_twin.h"
-#include "clock/virtual_clock.h"
 #include "transport/transport.h"
 
 namespace {

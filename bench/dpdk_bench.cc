@@ -28,13 +28,13 @@
 #include <string>
 #include <vector>
 
+#include "clock/wall_clock.h"
 #include "config/port_config.h"
 #include "nic/dpdk/dpdk_port.h"
 #include "nic/dpdk/eal.h"
 #include "nic/dpdk/wire_directory.h"
-#include "nic/frame_size.h"
-#include "clock/wall_clock.h"
 #include "nic/frame/payload_pattern.h"
+#include "nic/frame_size.h"
 #include "transport/transport.h"
 
 namespace {

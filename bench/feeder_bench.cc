@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "trace/feeder/feeder.h"
-#include "trace/synth/synth.h"
 #include "trace/node_source.h"
+#include "trace/synth/synth.h"
 
 namespace {
 

@@ -16,13 +16,13 @@
 #include <string>
 #include <vector>
 
-#include "nic/frame_size.h"
-#include "nic/packet.h"
 #include "nic/frame/frame_reader.h"
 #include "nic/frame/frame_writer.h"
 #include "nic/frame/icrc.h"
 #include "nic/frame/middle_frame_template.h"
 #include "nic/frame/payload_pattern.h"
+#include "nic/frame_size.h"
+#include "nic/packet.h"
 
 namespace {
 

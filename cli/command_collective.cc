@@ -17,13 +17,13 @@
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
-#include "common/text_table.h"
-#include "common/units.h"
 #include "collectives/bandwidth.h"
 #include "collectives/generate.h"
 #include "collectives/hosts.h"
 #include "collectives/traffic_stats.h"
 #include "collectives/verify.h"
+#include "common/text_table.h"
+#include "common/units.h"
 
 namespace etwire::cli {
 

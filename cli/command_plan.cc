@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
 #include "control/load/config_loader.h"
 #include "control/plan/plan_report.h"
 #include "control/plan/traffic_plan.h"
-#include "cli/commands.h"
-#include "cli/exit_codes.h"
 
 namespace etwire::cli {
 

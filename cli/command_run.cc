@@ -16,15 +16,16 @@
 #include <thread>
 #include <vector>
 
-#include "control/load/config_loader.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "common/duration.h"
-#include "engine/config_digest.h"
-#include "outputs/console_report.h"
+#include "control/load/config_loader.h"
+#include "dataplane/backends.h"
 #include "dataplane/dpdk/dpdk_data_plane.h"
-#include "outputs/results_files.h"
+#include "engine/config_digest.h"
 #include "engine/run_engine.h"
+#include "outputs/console_report.h"
+#include "outputs/results_files.h"
 #include "outputs/telemetry/run_telemetry.h"
 #include "trace/trace_error.h"
 
@@ -77,7 +78,8 @@ bool write_results(const engine::RunResults& results, const std::filesystem::pat
                    bool collectives_csv) {
   try {
     outputs::write_summary_json(results, (out / "summary.json").string());
-    if (collectives_csv) outputs::write_collectives_csv(results, (out / "collectives.csv").string());
+    if (collectives_csv)
+      outputs::write_collectives_csv(results, (out / "collectives.csv").string());
     return true;
   } catch (const std::exception& e) {
     std::cerr << fmt::format("error: {}\n", e.what());
@@ -153,6 +155,10 @@ CommandAction add_run_command(CLI::App& app) {
       return kExitBadInput;
     }
     const config::RunConfig& config = loaded.config;
+    if (auto refusal = dataplane::unbuilt_backend(config)) {
+      std::cerr << fmt::format("error: {}\n", *refusal);
+      return kExitBadInput;
+    }
     engine::RunOptions options;
     options.stop = &stop_requested;
     options.watchdog_ns = watchdog_ns;

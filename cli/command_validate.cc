@@ -8,10 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "control/load/config_loader.h"
-#include "control/plan/config_summary.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "control/load/config_loader.h"
+#include "control/plan/config_summary.h"
+#include "dataplane/backends.h"
 
 namespace etwire::cli {
 
@@ -50,6 +51,12 @@ CommandAction add_validate_command(CLI::App& app) {
           "{}: invalid: {} error{}, {} warning{}\n", opts->config, loaded.diagnostics.error_count(),
           loaded.diagnostics.error_count() == 1 ? "" : "s", loaded.diagnostics.warning_count(),
           loaded.diagnostics.warning_count() == 1 ? "" : "s");
+      return kExitBadInput;
+    }
+    // What `run` refuses before the first packet, validate refuses too.
+    if (auto refusal = dataplane::unbuilt_backend(loaded.config)) {
+      std::cerr << fmt::format("error: {}\n{}: invalid: a port's backend is not built yet\n",
+                               *refusal, opts->config);
       return kExitBadInput;
     }
     std::cout << fmt::format("OK {}: {}\n", opts->config, control::summarize_config(loaded));

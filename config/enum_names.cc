@@ -15,9 +15,8 @@ constexpr NamedValue<EcnCodepoint> kEcnCodepoints[] = {
     {"non-ect", EcnCodepoint::kNotEct}};
 constexpr NamedValue<ReplayMode> kReplayModes[] = {{"full", ReplayMode::kFull},
                                                    {"comm-only", ReplayMode::kCommOnly}};
-constexpr NamedValue<SizeConvention> kCommSizes[] = {
-    {"input", SizeConvention::kInput},
-    {"output", SizeConvention::kOutput}};
+constexpr NamedValue<SizeConvention> kCommSizes[] = {{"input", SizeConvention::kInput},
+                                                     {"output", SizeConvention::kOutput}};
 constexpr NamedValue<Placement> kPlacements[] = {{"block", Placement::kBlock},
                                                  {"round-robin", Placement::kRoundRobin},
                                                  {"explicit", Placement::kExplicit}};

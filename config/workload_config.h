@@ -22,7 +22,7 @@ std::string_view replay_mode_name(ReplayMode mode);  // "full", "comm-only"
 // dependents run.
 struct NodeFilterConfig {
   std::vector<NodeType> node_types;  // empty = every type
-  uint64_t min_node_id = 0;                 // inclusive range of node ids kept
+  uint64_t min_node_id = 0;          // inclusive range of node ids kept
   uint64_t max_node_id = UINT64_MAX;
   std::vector<std::string> process_groups;  // pg_name values kept; "" = absent; empty = all
   bool keeps_everything() const;

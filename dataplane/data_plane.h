@@ -10,10 +10,10 @@
 #include <optional>
 #include <vector>
 
+#include "clock/scheduler.h"
 #include "config/addresses.h"
 #include "config/run_config.h"
 #include "dataplane/port_counters.h"
-#include "clock/scheduler.h"
 #include "transport/transport.h"
 
 namespace etwire::dataplane {

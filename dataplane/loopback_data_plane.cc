@@ -15,8 +15,7 @@ std::vector<nic::loopback::TwinPortSpec> twin_ports(const config::RunConfig& con
   for (const config::PortConfig& port : config.ports) {
     if (port.backend != config::Backend::kLoopback) {
       throw std::invalid_argument(fmt::format(
-          "{}: port \"{}\" ({}) uses the {} backend; `etwire run` drives loopback ports only so "
-          "far",
+          "{}: port \"{}\" ({}) uses the {} backend; a loopback run drives loopback ports only",
           config.source_file, port.name, port.key_path, config::backend_name(port.backend)));
     }
     specs.push_back({port.name, port.speed_bps});

@@ -5,11 +5,10 @@
 #include <memory>
 #include <vector>
 
+#include "clock/virtual_clock.h"
 #include "config/run_config.h"
 #include "dataplane/data_plane.h"
-#include "engine/run_results.h"
 #include "nic/loopback/fabric_twin.h"
-#include "clock/virtual_clock.h"
 #include "transport/transport.h"
 
 namespace etwire::dataplane {

@@ -18,7 +18,7 @@ struct PortCounters {
   uint64_t rx_bytes = 0;
   uint64_t tx_packets = 0;
   uint64_t rx_packets = 0;
-  uint64_t data_packets = 0;  // RoCE data packets sent, retransmissions included
+  uint64_t data_packets = 0;         // RoCE data packets sent, retransmissions included
   uint64_t ecn_marked_received = 0;  // CE-marked data packets that arrived at this port
   uint64_t cnps_sent = 0;
   uint64_t cnps_received = 0;
@@ -48,22 +48,23 @@ inline constexpr std::array<PortCounterField, 13> kPortCounterFields{{
     {"rx_packets", "etwire_port_receive_packets_total",
      "Frames the port received (data, control and PFC).", &PortCounters::rx_packets, ""},
     {"data_packets", "etwire_port_data_packets_total",
-     "RoCE data packets the port sent, retransmissions included.", &PortCounters::data_packets,
-     false},
+     "RoCE data packets the port sent, retransmissions included.", &PortCounters::data_packets, ""},
     {"ecn_marked_received", "etwire_port_ecn_marked_packets_total",
-     "CE-marked RoCE data packets the port received.", &PortCounters::ecn_marked_received, "ecn_marks"},
+     "CE-marked RoCE data packets the port received.", &PortCounters::ecn_marked_received,
+     "ecn_marks"},
     {"cnps_sent", "etwire_port_cnps_sent_total", "Congestion notification packets the port sent.",
      &PortCounters::cnps_sent, "cnps_sent"},
     {"cnps_received", "etwire_port_cnps_received_total",
-     "Congestion notification packets the port received.", &PortCounters::cnps_received, "cnps_recv"},
+     "Congestion notification packets the port received.", &PortCounters::cnps_received,
+     "cnps_recv"},
     {"pfc_pauses_sent", "etwire_port_pfc_pause_frames_sent_total",
      "PFC pause frames (non-zero time) the port sent.", &PortCounters::pfc_pauses_sent, "pfc_sent"},
     {"pfc_pauses_received", "etwire_port_pfc_pause_frames_received_total",
      "PFC pause frames (non-zero time) the port received.", &PortCounters::pfc_pauses_received,
-     true},
+     "pfc_recv"},
     {"drops", "etwire_port_drops_total",
-     "Packets to or from the port lost on the way (fabric buffers, link faults, device queues, "
-     "frames that never arrived).",
+     "Packets to or from the port lost on the way: fabric buffers, link faults, device queues, "
+     "frames that never arrived.",
      &PortCounters::drops, "drops"},
     {"retransmitted_packets", "etwire_port_retransmitted_packets_total",
      "RoCE data packets the port sent again.", &PortCounters::retransmitted_packets, "retransmits"},
@@ -71,8 +72,13 @@ inline constexpr std::array<PortCounterField, 13> kPortCounterFields{{
      &PortCounters::timeouts, "timeouts"},
 }};
 
+// A member without a row would be counted but never shown.
+static_assert(sizeof(PortCounters) == kPortCounterFields.size() * sizeof(uint64_t),
+              "every PortCounters member needs its row in kPortCounterFields");
+
 inline PortCounters& operator+=(PortCounters& total, const PortCounters& more) {
-  for (const PortCounterField& field : kPortCounterFields) total.*field.member += more.*field.member;
+  for (const PortCounterField& field : kPortCounterFields)
+    total.*field.member += more.*field.member;
   return total;
 }
 

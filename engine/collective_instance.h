@@ -6,12 +6,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "collectives/generate.h"
+#include "collectives/program.h"
 #include "engine/instance_key.h"
 #include "engine/member_execution.h"
 #include "engine/run_results.h"
 #include "trace/feeder/feeder.h"
-#include "collectives/generate.h"
-#include "collectives/program.h"
 
 namespace etwire::engine {
 

@@ -3,7 +3,7 @@
 // channel, receives completing once their data has arrived. It knows nothing of time or of the
 // network: it asks its MemberActions to move bytes and is told when they have moved.
 //
-// The rules are those of traffic/collectives/program.h, as the data executor proves them:
+// The rules are those of collectives/program.h, as the data executor proves them:
 //  - chunk k of an operation may start once chunk k of each of its dependencies has completed;
 //  - on a channel (peer, QP) sends are posted in program order (operations in order, each one's
 //    chunks ascending), and the k-th send a member posts to a peer on a QP is received by that

@@ -10,10 +10,10 @@
 #include <tuple>
 #include <vector>
 
+#include "clock/time.h"
 #include "engine/instance_key.h"
 #include "engine/run_results.h"
 #include "trace/feeder/feeder.h"
-#include "clock/time.h"
 
 namespace etwire::engine {
 

@@ -11,8 +11,8 @@
 
 #include "control/check/job_filter.h"
 #include "control/plan/traffic_plan.h"
-#include "engine/engine_event.h"
 #include "dataplane/loopback_data_plane.h"
+#include "engine/engine_event.h"
 #include "trace/comm_groups.h"
 
 namespace etwire::engine {
@@ -21,9 +21,9 @@ RunEngine::RunEngine(const control::LoadedConfig& loaded, RunOptions options)
     : loaded_(loaded),
       config_(loaded.config),
       options_(std::move(options)),
-      data_plane_(options_.data_plane
-                      ? options_.data_plane(loaded.config, flow_observer())
-                      : std::make_unique<dataplane::LoopbackDataPlane>(loaded.config, flow_observer())),
+      data_plane_(options_.data_plane ? options_.data_plane(loaded.config, flow_observer())
+                                      : std::make_unique<dataplane::LoopbackDataPlane>(
+                                            loaded.config, flow_observer())),
       clock_(data_plane_->scheduler()) {
   if (!loaded.ok() || !loaded.addresses) {
     throw std::invalid_argument(fmt::format(

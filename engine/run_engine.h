@@ -22,17 +22,17 @@
 #include <unordered_map>
 #include <vector>
 
+#include "clock/scheduler.h"
+#include "collectives/generate.h"
 #include "control/load/config_loader.h"
+#include "dataplane/data_plane.h"
 #include "engine/collective_instance.h"
 #include "engine/flow_sink.h"
-#include "dataplane/data_plane.h"
 #include "engine/rank_runtime.h"
 #include "engine/run_results.h"
 #include "engine/telemetry/metric_labels.h"
 #include "engine/telemetry/record_ring.h"
 #include "trace/trace_set.h"
-#include "clock/scheduler.h"
-#include "collectives/generate.h"
 #include "transport/transport.h"
 
 namespace etwire::engine {

@@ -238,7 +238,6 @@ transport::ConnectionId RunEngine::connection(uint32_t job, int32_t src, int32_t
   if (it != connections_.end()) return it->second;
   const control::AddressPlan& addresses = *loaded_.addresses;
   const control::JobPlacement& placement = *jobs_[job].placement;
-  const uint32_t qpn = addresses.qpn(job, src, dst, qp);
   const auto end = [&](int32_t rank, int32_t peer) {
     const control::RankEndpoint& endpoint = addresses.endpoint(job, rank);
     return dataplane::WireEndpoint{static_cast<uint32_t>(placement.port(rank)), endpoint.mac,
@@ -246,8 +245,8 @@ transport::ConnectionId RunEngine::connection(uint32_t job, int32_t src, int32_t
                                    addresses.qpn(job, rank, peer, qp)};
   };
   const dataplane::WireEndpoint requester = end(src, dst);
-  const transport::ConnectionId id = data_plane_->connect(
-      {requester, end(dst, src), addresses.udp_source_port(requester.qpn)});
+  const transport::ConnectionId id =
+      data_plane_->connect({requester, end(dst, src), addresses.udp_source_port(requester.qpn)});
   connections_.emplace(key, id);
   return id;
 }

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "control/check/trace_facts.h"
 #include "common/units.h"
+#include "control/check/trace_facts.h"
 #include "engine/fct_percentiles.h"
 #include "engine/run_engine.h"
 

@@ -85,8 +85,12 @@ void RunEngine::publish_snapshot(bool finished) {
   }
   data_plane_->paced_rates_bps(paced_rates_);
   for (size_t p = 0; p < data_plane_->ports(); ++p) {
-    ring->push(telemetry::Record::of(telemetry::PortSample{
-        static_cast<uint32_t>(p), data_plane_->port_record(p), paced_rates_[p] / 8}));
+    const PortRecord port = data_plane_->port_record(p);
+    telemetry::PortSample sample{static_cast<uint32_t>(p), {}, paced_rates_[p] / 8};
+    for (size_t c = 0; c < sample.counters.size(); ++c) {
+      sample.counters[c] = port.*dataplane::kPortCounterFields[c].member;
+    }
+    ring->push(telemetry::Record::of(sample));
   }
   ring->push(telemetry::Record::of(telemetry::RunSample{
       finished ? run_state(results_.status) : telemetry::RunState::kRunning, clock_.now()}));

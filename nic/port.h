@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "nic/packet.h"
 #include "clock/time.h"
+#include "nic/packet.h"
 
 namespace etwire::nic {
 

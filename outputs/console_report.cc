@@ -5,13 +5,20 @@
 #include <map>
 #include <tuple>
 
+#include "collectives/bandwidth.h"
 #include "common/duration.h"
 #include "common/text_table.h"
 #include "common/units.h"
 #include "outputs/results_files.h"
-#include "collectives/bandwidth.h"
 
 namespace etwire::outputs {
+
+using engine::CollectiveRecord;
+using engine::FctPercentiles;
+using engine::IterationRecord;
+using engine::PortRecord;
+using engine::run_status_name;
+using engine::RunResults;
 
 namespace {
 

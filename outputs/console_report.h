@@ -11,6 +11,6 @@
 
 namespace etwire::outputs {
 
-std::string console_report(const RunResults& results);
+std::string console_report(const engine::RunResults& results);
 
 }  // namespace etwire::outputs

@@ -15,6 +15,16 @@
 
 namespace etwire::outputs {
 
+using engine::CollectiveRecord;
+using engine::FctPercentiles;
+using engine::IterationRecord;
+using engine::JobSummary;
+using engine::PortQueueRecord;
+using engine::PortRecord;
+using engine::RankIteration;
+using engine::run_status_name;
+using engine::RunResults;
+
 namespace {
 
 using Json = nlohmann::ordered_json;
@@ -138,7 +148,8 @@ Json port_json(const PortRecord& p) {
   Json j;
   j["name"] = p.name;
   j["speed_bps"] = p.speed_bps;
-  for (const auto& field : dataplane::kPortCounterFields) j[std::string(field.name)] = p.*field.member;
+  for (const auto& field : dataplane::kPortCounterFields)
+    j[std::string(field.name)] = p.*field.member;
   if (!p.queues.empty()) {
     Json queues = Json::array();
     for (const PortQueueRecord& q : p.queues) {
@@ -249,7 +260,7 @@ std::string collective_type_label(collectives::CollectiveKind kind) {
 
 std::string group_label(int64_t group) {
   if (group == -1) return "all";
-  if (group == kPointToPointGroup) return "p2p";
+  if (group == engine::kPointToPointGroup) return "p2p";
   return std::to_string(group);
 }
 
@@ -339,7 +350,7 @@ void FlowCsvWriter::close() {
 }
 
 void FlowCsvWriter::fail(std::string_view why) const {
-  engine::fail(path_, why);
+  outputs::fail(path_, why);
 }
 
 }  // namespace etwire::outputs

@@ -24,10 +24,10 @@ std::string collective_type_label(collectives::CollectiveKind kind);
 // comm-group id.
 std::string group_label(int64_t group);
 // The job's name from results.jobs, or its index when the job is not listed.
-std::string job_label(const RunResults& results, uint32_t job);
+std::string job_label(const engine::RunResults& results, uint32_t job);
 
-void write_summary_json(const RunResults& results, const std::string& path);
-void write_collectives_csv(const RunResults& results, const std::string& path);
+void write_summary_json(const engine::RunResults& results, const std::string& path);
+void write_collectives_csv(const engine::RunResults& results, const std::string& path);
 
 // flows.csv: the header, then one line per appended record. Lines collect in a buffer written out
 // about every MiB, so appending costs no system call and, once the buffer has its full size, no

@@ -10,8 +10,8 @@
 
 #include <cstdint>
 
-#include "config/dcqcn_config.h"
 #include "clock/time.h"
+#include "config/dcqcn_config.h"
 
 namespace etwire::transport {
 

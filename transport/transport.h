@@ -10,11 +10,11 @@
 #include <memory>
 #include <vector>
 
+#include "clock/scheduler.h"
 #include "config/qos_config.h"
 #include "config/transport_config.h"
 #include "nic/frame_size.h"
 #include "nic/port.h"
-#include "clock/scheduler.h"
 #include "transport/flow_pool.h"
 #include "transport/flow_record.h"
 #include "transport/queue_pair.h"

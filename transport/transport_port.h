@@ -7,13 +7,13 @@
 #include <array>
 #include <cstdint>
 
-#include "config/qos_config.h"
+#include "clock/line_rate.h"
+#include "clock/time.h"
 #include "common/ring_queue.h"
+#include "config/qos_config.h"
 #include "nic/frame_size.h"
 #include "nic/packet.h"
 #include "nic/port.h"
-#include "clock/line_rate.h"
-#include "clock/time.h"
 
 namespace etwire::transport {
 

@@ -6,10 +6,10 @@
 #include <map>
 #include <set>
 
+#include "common/rate.h"
 #include "control/check/backend_capabilities.h"
 #include "control/load/key_path.h"
 #include "control/load/nearest_name.h"
-#include "common/rate.h"
 
 namespace etwire::control {
 
@@ -192,14 +192,14 @@ class Checker {
       }
       error(Problem::kBackend, child_path(port.key_path, "speed"),
             fmt::format("backend {} cannot run {} at {}: expected {} ({})",
-                        config::backend_name(port.backend), name, format_rate(port.speed_bps), allowed,
-                        limits.why));
+                        config::backend_name(port.backend), name, format_rate(port.speed_bps),
+                        allowed, limits.why));
     }
     if (port.mtu < limits.min_mtu || port.mtu > limits.max_mtu) {
       error(Problem::kBackend, child_path(port.key_path, "mtu"),
             fmt::format("backend {} cannot use MTU {} on {}: expected {} to {} ({})",
-                        config::backend_name(port.backend), port.mtu, name, limits.min_mtu, limits.max_mtu,
-                        limits.why));
+                        config::backend_name(port.backend), port.mtu, name, limits.min_mtu,
+                        limits.max_mtu, limits.why));
     }
   }
 
@@ -276,7 +276,8 @@ class Checker {
     std::map<std::string, std::string> ipv4s;
     std::map<std::string, std::string> ipv6s;
     auto claim = [&](std::map<std::string, std::string>& seen, const std::string& address,
-                     const config::PortConfig& port, const char* key, const char* kind, bool derived) {
+                     const config::PortConfig& port, const char* key, const char* kind,
+                     bool derived) {
       auto [it, inserted] = seen.emplace(address, port.name);
       if (inserted) return;
       error(Problem::kDuplicate, derived ? port.key_path : child_path(port.key_path, key),
@@ -296,7 +297,8 @@ class Checker {
     const config::PortConfig* virtual_port = nullptr;
     const config::PortConfig* wall_port = nullptr;
     for (const auto& port : config_.ports) {
-      const config::PortConfig*& first = port.backend == config::Backend::kLoopback ? virtual_port : wall_port;
+      const config::PortConfig*& first =
+          port.backend == config::Backend::kLoopback ? virtual_port : wall_port;
       if (!first) first = &port;
     }
     if (virtual_port && wall_port) {
@@ -304,7 +306,8 @@ class Checker {
             fmt::format("port \"{}\" (backend {}) runs on the wall clock, but port \"{}\" is a "
                         "loopback port on the virtual clock: a run uses one clock, so loopback "
                         "ports cannot be mixed with dpdk or verbs ports",
-                        wall_port->name, config::backend_name(wall_port->backend), virtual_port->name));
+                        wall_port->name, config::backend_name(wall_port->backend),
+                        virtual_port->name));
     }
   }
 
@@ -317,8 +320,8 @@ class Checker {
             fmt::format("path MTU {} needs a port MTU of at least {} (payload + {} bytes of "
                         "headers), but port \"{}\" has MTU {}: the largest path MTU it carries "
                         "is {}",
-                        t.pmtu, t.pmtu + config::kRoceHeaderAllowance, config::kRoceHeaderAllowance, port.name,
-                        port.mtu, config::largest_path_mtu(port.mtu)));
+                        t.pmtu, t.pmtu + config::kRoceHeaderAllowance, config::kRoceHeaderAllowance,
+                        port.name, port.mtu, config::largest_path_mtu(port.mtu)));
       return;
     }
   }
@@ -362,9 +365,9 @@ class Checker {
   }
 
   void fabric(const SectionPresence& present) {
-    bool any_loopback =
-        std::any_of(config_.ports.begin(), config_.ports.end(),
-                    [](const config::PortConfig& p) { return p.backend == config::Backend::kLoopback; });
+    bool any_loopback = std::any_of(
+        config_.ports.begin(), config_.ports.end(),
+        [](const config::PortConfig& p) { return p.backend == config::Backend::kLoopback; });
     if (!any_loopback) {
       if (present.fabric) {
         warning(Problem::kBackend, "fabric",
@@ -377,7 +380,8 @@ class Checker {
     if (f.pfc.enabled) {
       std::set<uint8_t> lossless(f.pfc.priorities.begin(), f.pfc.priorities.end());
       for (const auto& port : config_.ports) {
-        if (port.backend != config::Backend::kLoopback || lossless.count(port.qos.data.priority) > 0) {
+        if (port.backend != config::Backend::kLoopback ||
+            lossless.count(port.qos.data.priority) > 0) {
           continue;
         }
         warning(Problem::kInconsistent, child_path(port.key_path, "qos.data.priority"),
@@ -388,9 +392,9 @@ class Checker {
       }
     }
     if (f.topology == config::Topology::kLeafSpine && f.leaf_spine.ports_per_leaf > 0) {
-      size_t loopback = static_cast<size_t>(
-          std::count_if(config_.ports.begin(), config_.ports.end(),
-                        [](const config::PortConfig& p) { return p.backend == config::Backend::kLoopback; }));
+      size_t loopback = static_cast<size_t>(std::count_if(
+          config_.ports.begin(), config_.ports.end(),
+          [](const config::PortConfig& p) { return p.backend == config::Backend::kLoopback; }));
       if (loopback <= f.leaf_spine.ports_per_leaf) {
         warning(Problem::kInconsistent, "fabric.leaf_spine.ports_per_leaf",
                 fmt::format("all {} loopback ports fit on one leaf ({} per leaf): no traffic "
@@ -409,8 +413,9 @@ class Checker {
   }
 
   void dpdk(const SectionPresence& present) {
-    bool any_dpdk = std::any_of(config_.ports.begin(), config_.ports.end(),
-                                [](const config::PortConfig& p) { return p.backend == config::Backend::kDpdk; });
+    bool any_dpdk = std::any_of(
+        config_.ports.begin(), config_.ports.end(),
+        [](const config::PortConfig& p) { return p.backend == config::Backend::kDpdk; });
     if (present.dpdk && !any_dpdk) {
       warning(Problem::kBackend, "dpdk", "ignored: no port uses backend dpdk");
     }
@@ -418,8 +423,9 @@ class Checker {
 
   void telemetry() {
     if (!config_.telemetry.record.pcap) return;
-    bool all_verbs = std::all_of(config_.ports.begin(), config_.ports.end(),
-                                 [](const config::PortConfig& p) { return p.backend == config::Backend::kVerbs; });
+    bool all_verbs = std::all_of(
+        config_.ports.begin(), config_.ports.end(),
+        [](const config::PortConfig& p) { return p.backend == config::Backend::kVerbs; });
     if (all_verbs && !config_.ports.empty()) {
       warning(Problem::kBackend, "telemetry.record.pcap",
               "verbs ports cannot capture their frames (the NIC builds them): no pcap is "
@@ -436,8 +442,8 @@ class Checker {
 
 }  // namespace
 
-void check_config(const config::RunConfig& config, const SectionPresence& present, const SourceMap& where,
-                  Diagnostics& out) {
+void check_config(const config::RunConfig& config, const SectionPresence& present,
+                  const SourceMap& where, Diagnostics& out) {
   Checker check(config, where, out);
   check.references();
   for (const auto& [port, name] : check.entries()) {

@@ -4,8 +4,8 @@
 // DCQCN rates against port speeds, and a run that would need two clocks. Internal to control/.
 #pragma once
 
-#include "control/load/diagnostic.h"
 #include "config/run_config.h"
+#include "control/load/diagnostic.h"
 #include "control/load/source_map.h"
 
 namespace etwire::control {
@@ -15,7 +15,7 @@ struct SectionPresence {
   bool dpdk = false;
 };
 
-void check_config(const config::RunConfig& config, const SectionPresence& present, const SourceMap& where,
-                  Diagnostics& out);
+void check_config(const config::RunConfig& config, const SectionPresence& present,
+                  const SourceMap& where, Diagnostics& out);
 
 }  // namespace etwire::control

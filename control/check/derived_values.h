@@ -3,8 +3,8 @@
 // in docs/configuration.md. Internal to control/.
 #pragma once
 
-#include "control/load/diagnostic.h"
 #include "config/run_config.h"
+#include "control/load/diagnostic.h"
 #include "control/load/source_map.h"
 
 namespace etwire::control {

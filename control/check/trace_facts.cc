@@ -66,7 +66,7 @@ void note_outsider(TraceFacts& facts, int32_t rank, int64_t group, const std::st
 
 std::string group_label(int64_t group_id) {
   return group_id == trace::kAllRanksGroup ? "the all-ranks group"
-                                    : fmt::format("process group {}", group_id);
+                                           : fmt::format("process group {}", group_id);
 }
 
 TraceFacts scan_trace_set(const trace::TraceSet& set, const feeder::NodeFilter& filter) {

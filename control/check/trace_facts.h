@@ -23,7 +23,7 @@ std::string group_label(int64_t group_id);
 struct CollectiveCall {
   trace::CollectiveType type = trace::CollectiveType::kAllReduce;
   int64_t group_id = trace::kAllRanksGroup;  // a comm-group file id, or trace::kAllRanksGroup
-  uint64_t bytes = 0;                 // comm_size as the trace states it (0 for a barrier)
+  uint64_t bytes = 0;                        // comm_size as the trace states it (0 for a barrier)
   auto operator<=>(const CollectiveCall&) const = default;
 };
 
@@ -66,7 +66,8 @@ struct OutsiderCall {
 struct TraceFacts {
   int32_t world_size = 0;
   std::vector<trace::RankFile> files;
-  // Groups used by kept nodes: group key (file id or trace::kAllRanksGroup) -> members in group order.
+  // Groups used by kept nodes: group key (file id or trace::kAllRanksGroup) -> members in group
+  // order.
   std::map<int64_t, std::vector<int32_t>> groups;
   std::vector<RankComm> ranks;  // by rank; kept nodes only
   std::vector<UndefinedGroup> undefined_groups;
@@ -75,7 +76,6 @@ struct TraceFacts {
   uint64_t nodes = 0;
   uint64_t comm_nodes_kept = 0;
 };
-
 
 // Reads every rank of `set`. Nodes the filter drops are skipped: they complete at once in a
 // replay, so neither their traffic nor their process group matters. Throws trace::TraceError

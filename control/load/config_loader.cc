@@ -9,8 +9,8 @@
 
 #include "control/check/config_checks.h"
 #include "control/check/derived_values.h"
-#include "control/load/document_context.h"
 #include "control/check/job_filter.h"
+#include "control/load/document_context.h"
 #include "control/load/key_path.h"
 #include "control/load/map_reader.h"
 #include "control/load/overrides.h"

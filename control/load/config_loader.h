@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "control/plan/addressing.h"
-#include "control/load/diagnostic.h"
-#include "control/plan/rank_mapping.h"
 #include "config/run_config.h"
-#include "control/load/source_map.h"
 #include "control/check/trace_facts.h"
+#include "control/load/diagnostic.h"
+#include "control/load/source_map.h"
+#include "control/plan/addressing.h"
+#include "control/plan/rank_mapping.h"
 
 namespace etwire::control {
 

@@ -1,7 +1,7 @@
 #include <fmt/format.h>
 
-#include "control/load/section_parsers.h"
 #include "collectives/collective_spec.h"
+#include "control/load/section_parsers.h"
 
 namespace etwire::control {
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <map>
 
-#include "control/load/section_parsers.h"
 #include "common/exact_bytes.h"
 #include "common/units.h"
+#include "control/load/section_parsers.h"
 
 namespace etwire::control {
 
@@ -85,7 +85,8 @@ void parse_leaf_spine(MapReader& section, config::LeafSpineConfig& out) {
   section.finish();
 }
 
-void parse_port_override(MapReader& section, const config::FabricConfig& fabric, config::FabricPortOverride& out) {
+void parse_port_override(MapReader& section, const config::FabricConfig& fabric,
+                         config::FabricPortOverride& out) {
   out.key_path = section.path();
   out.ecn = fabric.ecn;
   out.pfc = fabric.pfc;
@@ -102,8 +103,9 @@ void parse_port_override(MapReader& section, const config::FabricConfig& fabric,
   section.finish();
 }
 
-void check_against_buffer(DocumentContext& ctx, const SourceMap& where, const config::FabricConfig& fabric,
-                          const std::string& path, const config::EcnMarking& ecn, const config::PfcConfig& pfc) {
+void check_against_buffer(DocumentContext& ctx, const SourceMap& where,
+                          const config::FabricConfig& fabric, const std::string& path,
+                          const config::EcnMarking& ecn, const config::PfcConfig& pfc) {
   uint64_t buffer = fabric.buffer.size_bytes;
   if (ecn.enabled && ecn.kmax_bytes > buffer) {
     ctx.report(

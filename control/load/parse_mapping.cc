@@ -80,7 +80,8 @@ std::vector<std::string> job_names(const config::WorkloadConfig& workload) {
 
 }  // namespace
 
-void parse_mapping(MapReader& section, const config::WorkloadConfig& workload, config::MappingConfig& out) {
+void parse_mapping(MapReader& section, const config::WorkloadConfig& workload,
+                   config::MappingConfig& out) {
   DocumentContext& ctx = section.context();
   MapReader addressing = section.section("addressing");
   parse_addressing(addressing, out.addressing);

@@ -8,7 +8,8 @@ constexpr uint64_t kHour = 3'600'000'000'000ull;
 
 }  // namespace
 
-void parse_run_settings(MapReader& section, const std::string& default_name, config::RunSettings& out) {
+void parse_run_settings(MapReader& section, const std::string& default_name,
+                        config::RunSettings& out) {
   out.name = default_name;
   section.text("name", out.name);
   section.integer("seed", out.seed, 0, INT64_MAX);

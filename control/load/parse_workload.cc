@@ -4,6 +4,7 @@
 #include <map>
 
 #include "control/load/section_parsers.h"
+#include "trace/node.h"
 
 namespace etwire::control {
 
@@ -118,7 +119,8 @@ std::string resolve_config_path(DocumentContext& ctx, const std::string& key_pat
   return (std::filesystem::path(config_dir) / path).lexically_normal().string();
 }
 
-void parse_workload(MapReader& section, const std::string& config_dir, config::WorkloadConfig& out) {
+void parse_workload(MapReader& section, const std::string& config_dir,
+                    config::WorkloadConfig& out) {
   DocumentContext& ctx = section.context();
   WorkloadDefaults defaults;
   read_replay_settings(section, defaults);

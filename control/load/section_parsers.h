@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "control/load/map_reader.h"
 #include "config/run_config.h"
+#include "control/load/map_reader.h"
 
 namespace etwire::control {
 
@@ -17,13 +17,15 @@ namespace etwire::control {
 std::string resolve_config_path(DocumentContext& ctx, const std::string& key_path,
                                 const std::string& text, const std::string& config_dir);
 
-void parse_run_settings(MapReader& section, const std::string& default_name, config::RunSettings& out);
+void parse_run_settings(MapReader& section, const std::string& default_name,
+                        config::RunSettings& out);
 void parse_workload(MapReader& section, const std::string& config_dir, config::WorkloadConfig& out);
 // `ports` is the root's "ports" list.
 void parse_ports(MapReader& root, std::vector<config::PortConfig>& out);
 void parse_dpdk_eal(MapReader& section, config::DpdkEalConfig& out);
 // Needs the job names to default and check `job:` references.
-void parse_mapping(MapReader& section, const config::WorkloadConfig& workload, config::MappingConfig& out);
+void parse_mapping(MapReader& section, const config::WorkloadConfig& workload,
+                   config::MappingConfig& out);
 void parse_collectives(MapReader& section, config::CollectivesConfig& out);
 void parse_transport(MapReader& section, config::TransportConfig& out);
 void parse_fabric(MapReader& section, config::FabricConfig& out);

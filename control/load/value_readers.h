@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "config/addresses.h"
-#include "control/load/document_context.h"
 #include "config/enum_names.h"
+#include "control/load/document_context.h"
 #include "control/load/nearest_name.h"
 
 namespace etwire::control {

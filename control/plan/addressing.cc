@@ -35,8 +35,8 @@ std::string describe(const config::RunConfig& config, const Holder& holder) {
 // Finds addresses held twice. Keyed by the address text, so one checker serves all families.
 class AddressBook {
  public:
-  AddressBook(const config::RunConfig& config, const SourceMap& where, Diagnostics& out, const char* kind,
-              const char* key)
+  AddressBook(const config::RunConfig& config, const SourceMap& where, Diagnostics& out,
+              const char* kind, const char* key)
       : config_(config), where_(where), out_(out), kind_(kind), key_(key) {}
 
   void claim(const std::string& address, const Holder& holder) {
@@ -61,8 +61,9 @@ class AddressBook {
 
 }  // namespace
 
-AddressPlan assign_addresses(const config::RunConfig& config, const std::vector<JobPlacement>& placements,
-                             const SourceMap& where, Diagnostics& out) {
+AddressPlan assign_addresses(const config::RunConfig& config,
+                             const std::vector<JobPlacement>& placements, const SourceMap& where,
+                             Diagnostics& out) {
   const config::AddressingConfig& rules = config.mapping.addressing;
   AddressPlan plan;
   plan.qps_per_peer_ = config.collectives.qps_per_peer;

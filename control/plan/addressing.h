@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "config/addresses.h"
-#include "control/load/diagnostic.h"
-#include "control/plan/rank_mapping.h"
 #include "config/run_config.h"
+#include "control/load/diagnostic.h"
 #include "control/load/source_map.h"
+#include "control/plan/rank_mapping.h"
 
 namespace etwire::control {
 
@@ -76,7 +76,8 @@ class AddressPlan {
 // Assigns every rank of every placed job its addresses. `placements` is indexed like the
 // workload's jobs. Reports addresses used twice (a per-rank address landing on another port's
 // address), QP ranges that overlap (explicit qpn_base values), and QP numbers beyond 24 bits.
-AddressPlan assign_addresses(const config::RunConfig& config, const std::vector<JobPlacement>& placements,
-                             const SourceMap& where, Diagnostics& out);
+AddressPlan assign_addresses(const config::RunConfig& config,
+                             const std::vector<JobPlacement>& placements, const SourceMap& where,
+                             Diagnostics& out);
 
 }  // namespace etwire::control

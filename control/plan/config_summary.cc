@@ -56,10 +56,10 @@ std::string summarize_config(const LoadedConfig& loaded) {
   const config::RunConfig& config = loaded.config;
   bool twin = false;
   for (const auto& port : config.ports) twin = twin || port.backend == config::Backend::kLoopback;
-  std::string text =
-      fmt::format("{}, {}, PMTU {}{}, {}, DCQCN {}", describe_jobs(loaded), describe_ports(config),
-                  config.transport.pmtu, config.transport.pmtu_auto ? " (auto)" : "",
-                  config::rdma_op_name(config.transport.op), config.transport.dcqcn.enabled ? "on" : "off");
+  std::string text = fmt::format(
+      "{}, {}, PMTU {}{}, {}, DCQCN {}", describe_jobs(loaded), describe_ports(config),
+      config.transport.pmtu, config.transport.pmtu_auto ? " (auto)" : "",
+      config::rdma_op_name(config.transport.op), config.transport.dcqcn.enabled ? "on" : "off");
   if (twin) text += fmt::format(", {} twin", config::topology_name(config.fabric.topology));
   return text;
 }

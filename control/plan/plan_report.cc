@@ -67,8 +67,8 @@ std::string ports_table(const LoadedConfig& loaded, const TrafficPlan& plan) {
     const config::PortConfig& port = c.ports[p];
     const PortTrafficPlan& t = plan.ports[p];
     const PortQpnRange& qpns = loaded.addresses->port_qpns(p);
-    table.add_row({port.name, std::string(config::backend_name(port.backend)), format_rate(port.speed_bps),
-                   std::to_string(port.mtu), std::to_string(t.ranks),
+    table.add_row({port.name, std::string(config::backend_name(port.backend)),
+                   format_rate(port.speed_bps), std::to_string(port.mtu), std::to_string(t.ranks),
                    qpn_range(qpns.first, qpns.count), bytes_or_dash(t.bytes_sent),
                    bytes_or_dash(t.bytes_received),
                    t.line_time_ns == 0 ? "-" : format_duration_ns(t.line_time_ns)});

@@ -69,9 +69,9 @@ struct Placer {
 
 }  // namespace
 
-std::optional<JobPlacement> place_ranks(const config::RunConfig& config, const config::JobMapping& mapping,
-                                        int32_t world_size, const SourceMap& where,
-                                        Diagnostics& out) {
+std::optional<JobPlacement> place_ranks(const config::RunConfig& config,
+                                        const config::JobMapping& mapping, int32_t world_size,
+                                        const SourceMap& where, Diagnostics& out) {
   Placer placer{config, mapping, world_size, where, out};
   JobPlacement placement;
   placement.job = mapping.job;

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "control/load/diagnostic.h"
 #include "config/run_config.h"
+#include "control/load/diagnostic.h"
 #include "control/load/source_map.h"
 
 namespace etwire::control {
@@ -28,8 +28,8 @@ struct JobPlacement {
 // Places `world_size` ranks of `mapping`'s job. Problems (ports that do not exist, more ranks
 // than the placement holds, an explicit list of the wrong length) go to `out`, located through
 // `where`; nullopt when the job cannot be placed.
-std::optional<JobPlacement> place_ranks(const config::RunConfig& config, const config::JobMapping& mapping,
-                                        int32_t world_size, const SourceMap& where,
-                                        Diagnostics& out);
+std::optional<JobPlacement> place_ranks(const config::RunConfig& config,
+                                        const config::JobMapping& mapping, int32_t world_size,
+                                        const SourceMap& where, Diagnostics& out);
 
 }  // namespace etwire::control

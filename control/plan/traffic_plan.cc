@@ -223,7 +223,8 @@ TrafficPlan plan_traffic(const LoadedConfig& loaded, Diagnostics& out) {
     const config::PortConfig& settings = config.ports[p];
     uint64_t bytes = std::max(port.bytes_sent, port.bytes_received);
     uint64_t packets = ceil_div(bytes, config.transport.pmtu);
-    uint64_t wire_bits = (bytes + packets * nic::data_packet_overhead(nic::frame_format(config, settings))) * 8;
+    uint64_t wire_bits =
+        (bytes + packets * nic::data_packet_overhead(nic::frame_format(config, settings))) * 8;
     long double seconds = static_cast<long double>(wire_bits) / settings.speed_bps;
     port.line_time_ns = static_cast<uint64_t>(std::ceil(seconds * 1e9L));
     if (bytes > busiest) {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "control/load/config_loader.h"
 #include "collectives/collective_spec.h"
+#include "control/load/config_loader.h"
 
 namespace etwire::control {
 
@@ -43,7 +43,6 @@ struct TrafficPlan {
 // The generation choices every collective of job `job` shares (chunking, QPs per peer, byte
 // convention, hosts, barrier size); the caller adds the collective, its ranks, size and algorithm.
 collectives::CollectiveSpec base_collective_spec(const config::RunConfig& config, size_t job);
-
 
 // Needs a loaded config without errors, with traces read and addresses assigned. Problems the
 // generator finds (a collective it cannot build) are added to `out` as errors.

@@ -302,8 +302,7 @@ transport::ConnectionId DpdkDataPlane::connect(const WireConnection& connection)
         "crosses that cable only (hosts.ranks_per_host keeps traffic within a host off the ports)",
         config_.source_file, src.name, dst.name, src.name, src.dpdk.peer));
   }
-  if (src.dpdk.peer.empty() && config::is_ring_device(src.dpdk) &&
-      from.port != to.port) {
+  if (src.dpdk.peer.empty() && config::is_ring_device(src.dpdk) && from.port != to.port) {
     throw std::invalid_argument(fmt::format(
         "{}: ranks on port \"{}\" send to ranks on port \"{}\", but \"{}\" is a ring device "
         "looped to itself (no dpdk.peer)",
@@ -322,10 +321,9 @@ transport::ConnectionId DpdkDataPlane::connect(const WireConnection& connection)
   const auto src_queues = static_cast<uint32_t>(queue_workers_[from.port].size());
   const auto dst_queues = static_cast<uint32_t>(queue_workers_[to.port].size());
   const auto src_queue = static_cast<uint16_t>(next_queue_[from.port]++ % src_queues);
-  const auto dst_queue =
-      src_queues == dst_queues
-          ? src_queue
-          : static_cast<uint16_t>(next_responder_queue_[to.port]++ % dst_queues);
+  const auto dst_queue = src_queues == dst_queues
+                             ? src_queue
+                             : static_cast<uint16_t>(next_responder_queue_[to.port]++ % dst_queues);
   command.route.requester = {from.port, from.qpn, src_queue};
   command.route.responder = {to.port, to.qpn, dst_queue};
   command.route.forward = addresses(from, to, config_);

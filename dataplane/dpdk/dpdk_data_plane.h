@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "config/run_config.h"
+#include "clock/wall_clock.h"
 #include "common/ring_queue.h"
+#include "config/run_config.h"
 #include "dataplane/data_plane.h"
 #include "dataplane/dpdk/port_worker.h"
 #include "nic/dpdk/dpdk_port.h"
 #include "nic/dpdk/wire_directory.h"
-#include "clock/wall_clock.h"
 #include "nic/frame/payload_pattern.h"
 
 struct rte_ring;

@@ -7,8 +7,8 @@
 #include <array>
 #include <atomic>
 #include <bit>
-#include <type_traits>
 #include <cstdint>
+#include <type_traits>
 
 #include "dataplane/port_counters.h"
 

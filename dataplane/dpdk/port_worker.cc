@@ -177,8 +177,9 @@ void PortWorker::publish() {
     // lost inside the device.
     // (The device's own count once per device, with its first queue.)
     sample.counters.drops = nic.tx_dropped + nic.tx_unrouted + nic.rx_unknown_qp +
-                            nic.rx_handover_lost + errors.truncated + errors.bad_header + errors.bad_icrc + errors.unknown_opcode +
-                   (port.queue() == 0 ? port.device_drops() : 0);
+                            nic.rx_handover_lost + errors.truncated + errors.bad_header +
+                            errors.bad_icrc + errors.unknown_opcode +
+                            (port.queue() == 0 ? port.device_drops() : 0);
     sample.rx_handed_over = nic.rx_handed_over;
     sample.counters.timeouts = transport.timeouts;
     sample.paced_rate_bps = static_cast<uint64_t>(paced_rates_[p]);

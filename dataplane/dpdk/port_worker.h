@@ -21,13 +21,13 @@
 #include <string>
 #include <vector>
 
-#include "config/run_config.h"
+#include "clock/wall_clock.h"
 #include "common/ring_queue.h"
 #include "common/spsc_ring.h"
+#include "config/run_config.h"
 #include "dataplane/dpdk/port_sample.h"
 #include "nic/dpdk/dpdk_port.h"
 #include "nic/dpdk/wire_directory.h"
-#include "clock/wall_clock.h"
 #include "nic/frame/payload_pattern.h"
 #include "transport/transport.h"
 

@@ -5,6 +5,7 @@
 // counts; samples (a flow's FCT, a collective's CCT) travel one per record.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <type_traits>
 
@@ -57,10 +58,11 @@ struct JobProgress {
   uint64_t nodes_completed;       // over every rank and iteration so far
 };
 
-// A port's running totals (the run's PortRecord counters) and its paced rate now.
+// A port's running totals (the run's PortRecord counters, in dataplane::kPortCounterFields'
+// order) and its paced rate now.
 struct PortSample {
   uint32_t port;
-  dataplane::PortCounters counters;
+  std::array<uint64_t, dataplane::kPortCounterFields.size()> counters;
   double paced_rate_bytes_per_second;
 };
 

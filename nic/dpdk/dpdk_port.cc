@@ -13,9 +13,9 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "clock/line_rate.h"
 #include "nic/frame_size.h"
 #include "nic/pfc_frame.h"
-#include "clock/line_rate.h"
 
 namespace etwire::nic::dpdk {
 

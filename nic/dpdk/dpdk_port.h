@@ -18,12 +18,12 @@
 
 #include "nic/dpdk/pause_generator.h"
 #include "nic/dpdk/wire_directory.h"
-#include "nic/packet.h"
-#include "nic/port.h"
 #include "nic/frame/frame_reader.h"
 #include "nic/frame/frame_writer.h"
 #include "nic/frame/middle_frame_template.h"
 #include "nic/frame/payload_pattern.h"
+#include "nic/packet.h"
+#include "nic/port.h"
 
 struct rte_mbuf;
 struct rte_mempool;

@@ -16,9 +16,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "nic/packet.h"
 #include "nic/frame/payload_pattern.h"
 #include "nic/frame/wire_format.h"
+#include "nic/packet.h"
 
 namespace etwire::frame {
 

@@ -2,8 +2,8 @@
 
 #include <cstring>
 
-#include "nic/frame_size.h"
 #include "nic/frame/icrc.h"
+#include "nic/frame_size.h"
 
 namespace etwire::frame {
 

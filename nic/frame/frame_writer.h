@@ -20,10 +20,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "nic/packet.h"
 #include "nic/frame/icrc.h"
 #include "nic/frame/payload_pattern.h"
 #include "nic/frame/wire_format.h"
+#include "nic/packet.h"
 
 namespace etwire::frame {
 

@@ -13,11 +13,11 @@
 #include <cstdint>
 #include <cstring>
 
-#include "nic/packet.h"
 #include "nic/frame/frame_writer.h"
 #include "nic/frame/icrc.h"
 #include "nic/frame/payload_pattern.h"
 #include "nic/frame/wire_format.h"
+#include "nic/packet.h"
 
 namespace etwire::frame {
 

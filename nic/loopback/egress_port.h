@@ -8,10 +8,10 @@
 #include <bit>
 #include <cstdint>
 
+#include "clock/time.h"
 #include "common/ring_queue.h"
 #include "nic/loopback/queue_depth.h"
 #include "nic/loopback/switch_buffer.h"
-#include "clock/time.h"
 
 namespace etwire::nic::loopback {
 

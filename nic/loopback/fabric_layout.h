@@ -100,8 +100,7 @@ class FabricLayout {
   }
 
  private:
-  void build_single_switch(const config::FabricConfig& config,
-                           std::span<const TwinPortSpec> ports);
+  void build_single_switch(const config::FabricConfig& config, std::span<const TwinPortSpec> ports);
   void build_leaf_spine(const config::FabricConfig& config, std::span<const TwinPortSpec> ports);
   uint32_t add_switch(std::string name, SwitchRole role, uint32_t role_index, uint32_t ports,
                       uint32_t host_ports);

@@ -13,6 +13,7 @@
 #include <span>
 #include <vector>
 
+#include "clock/scheduler.h"
 #include "config/fabric_config.h"
 #include "nic/loopback/egress_port.h"
 #include "nic/loopback/fabric_layout.h"
@@ -24,7 +25,6 @@
 #include "nic/loopback/prng.h"
 #include "nic/loopback/red_marker.h"
 #include "nic/loopback/switch_buffer.h"
-#include "clock/scheduler.h"
 
 namespace etwire::nic::loopback {
 

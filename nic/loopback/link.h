@@ -8,10 +8,10 @@
 
 #include <cstdint>
 
-#include "common/ring_queue.h"
-#include "nic/loopback/prng.h"
 #include "clock/line_rate.h"
 #include "clock/time.h"
+#include "common/ring_queue.h"
+#include "nic/loopback/prng.h"
 
 namespace etwire::nic::loopback {
 

@@ -6,8 +6,8 @@
 #include <cctype>
 #include <sstream>
 
-#include "trace/node.h"
 #include "collectives/algorithm.h"
+#include "trace/node.h"
 
 namespace etwire::telemetry {
 
@@ -145,8 +145,8 @@ RunMetrics::RunMetrics(MetricLabels labels)
                        "at most the line rate.");
   std::vector<prometheus::Family<prometheus::Counter>*> counters;
   for (const dataplane::PortCounterField& field : dataplane::kPortCounterFields) {
-    counters.push_back(&family(BuildCounter(), registry, run, std::string(field.metric),
-                               std::string(field.help)));
+    counters.push_back(
+        &family(BuildCounter(), registry, run, std::string(field.metric), std::string(field.help)));
   }
   for (const PortLabel& port : labels_.ports) {
     const prometheus::Labels by_port{{"port", port.name}};
@@ -257,9 +257,8 @@ void RunMetrics::apply_job(const JobProgress& progress) {
 void RunMetrics::apply_port(const PortSample& sample) {
   if (sample.port >= ports_.size()) return;
   PortSeries& port = ports_[sample.port];
-  for (size_t c = 0; c < dataplane::kPortCounterFields.size(); ++c) {
-    const auto member = dataplane::kPortCounterFields[c].member;
-    add_growth(*port.counters[c], sample.counters.*member, port.last.counters.*member);
+  for (size_t c = 0; c < sample.counters.size(); ++c) {
+    add_growth(*port.counters[c], sample.counters[c], port.last.counters[c]);
   }
   port.paced_rate->Set(sample.paced_rate_bytes_per_second);
   port.last = sample;

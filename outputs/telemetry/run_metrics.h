@@ -60,7 +60,8 @@ class RunMetrics {
     JobProgress last{};
   };
   struct PortSeries {
-    std::array<prometheus::Counter*, dataplane::kPortCounterFields.size()> counters{};  // table order
+    std::array<prometheus::Counter*, dataplane::kPortCounterFields.size()>
+        counters{};  // table order
     prometheus::Gauge* paced_rate = nullptr;
     PortSample last{};
   };

@@ -10,9 +10,9 @@
 
 #include "config/telemetry_config.h"
 #include "engine/telemetry/metric_labels.h"
+#include "engine/telemetry/record_ring.h"
 #include "outputs/telemetry/metrics_server.h"
 #include "outputs/telemetry/record_aggregator.h"
-#include "engine/telemetry/record_ring.h"
 #include "outputs/telemetry/run_metrics.h"
 
 namespace etwire::telemetry {

@@ -491,6 +491,26 @@ TEST(RunCommand, AbsentDpdkHardwareStopsTheRunBeforeResults) {
   EXPECT_FALSE(fs::exists(out / "collectives.csv"));
 }
 
+// The verbs backend has no data plane yet: `run` refuses its ports before anything is set up or
+// written, and `validate` refuses them the same way.
+TEST(RunCommand, VerbsPortsAreRefusedAsNotBuiltYet) {
+  auto scratch = etwire::testing::make_scratch_dir("run-verbs");
+  const fs::path config = etwire::testing::source_dir() / "configs/verbs-lab.yaml";
+  const fs::path out = scratch / "results";
+  auto r = run_split(
+      concat("run ", quoted(config), " --out ", quoted(out), " --no-progress --no-metrics"),
+      scratch, "verbs");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_THAT(r.err, HasSubstr("port \"rail0\" (ports[0]) uses the verbs backend, which is not "
+                               "built yet"));
+  EXPECT_TRUE(empty_or_absent(out));
+
+  auto v = run_split(concat("validate ", quoted(config)), scratch, "verbs-validate");
+  EXPECT_EQ(v.code, 2) << v.out << v.err;
+  EXPECT_THAT(v.err, HasSubstr("uses the verbs backend, which is not built yet"));
+  EXPECT_EQ(v.out, "");
+}
+
 TEST(RunCommand, HelpNamesTheResultFiles) {
   auto r = etwire::testing::run_etwire("run --help");
   EXPECT_EQ(r.code, 0) << r.output;

@@ -11,11 +11,11 @@
 #include <tuple>
 #include <vector>
 
-#include "tests/collectives/per_chunk_reference.h"
-#include "tests/collectives/test_groups.h"
 #include "collectives/generate.h"
 #include "collectives/program_builder.h"
 #include "collectives/traffic_stats.h"
+#include "tests/collectives/per_chunk_reference.h"
+#include "tests/collectives/test_groups.h"
 
 namespace etwire::collectives {
 namespace {

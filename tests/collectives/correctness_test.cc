@@ -7,9 +7,9 @@
 
 #include <array>
 
-#include "tests/collectives/test_groups.h"
 #include "collectives/generate.h"
 #include "collectives/verify.h"
+#include "tests/collectives/test_groups.h"
 
 namespace etwire::collectives {
 namespace {

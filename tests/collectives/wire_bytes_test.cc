@@ -8,11 +8,11 @@
 #include <bit>
 #include <numeric>
 
-#include "tests/collectives/test_groups.h"
 #include "collectives/bandwidth.h"
 #include "collectives/generate.h"
 #include "collectives/hosts.h"
 #include "collectives/traffic_stats.h"
+#include "tests/collectives/test_groups.h"
 
 namespace etwire::collectives {
 namespace {

@@ -18,6 +18,8 @@
 #include "tests/testing/test_paths.h"
 
 namespace etwire::control {
+
+using namespace etwire::config;
 namespace {
 
 namespace fs = std::filesystem;

@@ -6,6 +6,8 @@
 #include "control/load/nearest_name.h"
 
 namespace etwire::control {
+
+using namespace etwire::config;
 namespace {
 
 TEST(KeyPath, ParsesKeysAndIndexes) {

@@ -9,6 +9,8 @@
 #include "tests/control/test_configs.h"
 
 namespace etwire::control {
+
+using namespace etwire::config;
 namespace {
 
 using ::testing::HasSubstr;
@@ -127,7 +129,7 @@ TEST(Defaults, EverySectionHasItsDocumentedDefault) {
   EXPECT_EQ(c.run.seed, 1u);
   EXPECT_EQ(c.workload.jobs[0].name, "job0");
   EXPECT_EQ(c.workload.jobs[0].mode, ReplayMode::kFull);
-  EXPECT_EQ(c.workload.comm_size, collectives::SizeConvention::kInput);
+  EXPECT_EQ(c.workload.comm_size, SizeConvention::kInput);
   EXPECT_EQ(c.ports[0].backend, Backend::kLoopback);
   EXPECT_EQ(c.ports[0].speed_bps, 100'000'000'000u);
   EXPECT_EQ(c.ports[0].mtu, 4200u);

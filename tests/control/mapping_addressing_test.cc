@@ -6,6 +6,8 @@
 #include "control/plan/rank_mapping.h"
 
 namespace etwire::control {
+
+using namespace etwire::config;
 namespace {
 
 using ::testing::HasSubstr;

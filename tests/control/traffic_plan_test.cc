@@ -7,6 +7,8 @@
 #include "tests/control/test_configs.h"
 
 namespace etwire::control {
+
+using namespace etwire::config;
 namespace {
 
 using ::testing::HasSubstr;

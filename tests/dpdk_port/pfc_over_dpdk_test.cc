@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "clock/wall_clock.h"
 #include "nic/dpdk/dpdk_port.h"
 #include "tests/dpdk_port/dpdk_test_support.h"
-#include "clock/wall_clock.h"
 #include "transport/transport.h"
 
 namespace etwire::nic::dpdk {

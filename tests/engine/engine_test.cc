@@ -11,8 +11,8 @@
 
 #include "control/load/config_loader.h"
 #include "engine/run_engine.h"
-#include "trace/synth/synth.h"
 #include "tests/testing/test_paths.h"
+#include "trace/synth/synth.h"
 
 namespace etwire::engine {
 namespace {

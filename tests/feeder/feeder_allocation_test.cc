@@ -11,8 +11,8 @@
 #include <random>
 #include <vector>
 
-#include "trace/feeder/feeder.h"
 #include "tests/feeder/vector_source.h"
+#include "trace/feeder/feeder.h"
 
 namespace {
 std::atomic<uint64_t> allocations{0};

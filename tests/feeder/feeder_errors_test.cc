@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "trace/feeder/feeder.h"
-#include "trace/trace_error.h"
 #include "tests/feeder/contains.h"
 #include "tests/feeder/drain.h"
 #include "tests/feeder/vector_source.h"
+#include "trace/feeder/feeder.h"
+#include "trace/trace_error.h"
 
 namespace etwire::feeder {
 namespace {

@@ -4,11 +4,11 @@
 
 #include <vector>
 
-#include "trace/feeder/feeder.h"
-#include "trace/feeder/node_filter.h"
 #include "tests/feeder/drain.h"
 #include "tests/feeder/small_stack.h"
 #include "tests/feeder/vector_source.h"
+#include "trace/feeder/feeder.h"
+#include "trace/feeder/node_filter.h"
 
 namespace etwire::feeder {
 namespace {

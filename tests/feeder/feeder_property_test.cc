@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "trace/feeder/feeder.h"
 #include "tests/feeder/random_trace.h"
 #include "tests/feeder/vector_source.h"
+#include "trace/feeder/feeder.h"
 
 namespace etwire::feeder {
 namespace {

@@ -5,9 +5,9 @@
 #include <memory>
 #include <optional>
 
-#include "trace/feeder/feeder.h"
 #include "tests/feeder/small_stack.h"
 #include "tests/feeder/vector_source.h"
+#include "trace/feeder/feeder.h"
 
 namespace etwire::feeder {
 namespace {

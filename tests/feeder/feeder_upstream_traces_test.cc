@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "tests/feeder/drain.h"
+#include "tests/testing/test_paths.h"
 #include "trace/feeder/feeder.h"
 #include "trace/node_source.h"
 #include "trace/trace_error.h"
-#include "tests/feeder/drain.h"
-#include "tests/testing/test_paths.h"
 
 namespace etwire::feeder {
 namespace {

@@ -6,11 +6,11 @@
 #include <random>
 #include <vector>
 
-#include "nic/pfc_frame.h"
-#include "tests/frame/frame_test_support.h"
 #include "nic/frame/frame_reader.h"
 #include "nic/frame/frame_writer.h"
 #include "nic/frame/icrc.h"
+#include "nic/pfc_frame.h"
+#include "tests/frame/frame_test_support.h"
 
 namespace etwire::frame {
 namespace {

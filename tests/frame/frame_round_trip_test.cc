@@ -3,11 +3,11 @@
 
 #include <vector>
 
+#include "nic/frame/frame_reader.h"
+#include "nic/frame/frame_writer.h"
 #include "nic/frame_size.h"
 #include "nic/pfc_frame.h"
 #include "tests/frame/frame_test_support.h"
-#include "nic/frame/frame_reader.h"
-#include "nic/frame/frame_writer.h"
 
 namespace etwire::frame {
 namespace {

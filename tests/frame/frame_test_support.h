@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "nic/frame/wire_format.h"
 #include "nic/frame_size.h"
 #include "nic/packet.h"
-#include "nic/frame/wire_format.h"
 
 namespace etwire::frame::testing {
 

@@ -6,10 +6,10 @@
 #include <random>
 #include <vector>
 
+#include "nic/frame/icrc.h"
 #include "nic/frame_size.h"
 #include "nic/pfc_frame.h"
 #include "tests/frame/frame_test_support.h"
-#include "nic/frame/icrc.h"
 
 namespace etwire::frame {
 namespace {

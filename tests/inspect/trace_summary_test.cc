@@ -5,9 +5,9 @@
 
 #include <filesystem>
 
+#include "tests/testing/test_paths.h"
 #include "trace/synth/synth.h"
 #include "trace/trace_error.h"
-#include "tests/testing/test_paths.h"
 
 namespace etwire::inspect {
 namespace {

@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <map>
 
-#include "trace/inspect/trace_summary.h"
-#include "trace/trace_error.h"
 #include "tests/inspect/minimal_decoder.h"
 #include "tests/testing/test_paths.h"
+#include "trace/inspect/trace_summary.h"
+#include "trace/trace_error.h"
 
 namespace etwire::inspect {
 namespace {

@@ -9,10 +9,10 @@
 #include <new>
 #include <vector>
 
-#include "nic/loopback/fabric_twin.h"
-#include "tests/loopback/nic_driver.h"
 #include "clock/line_rate.h"
 #include "clock/virtual_clock.h"
+#include "nic/loopback/fabric_twin.h"
+#include "tests/loopback/nic_driver.h"
 
 namespace {
 std::atomic<uint64_t> heap_allocations{0};

@@ -2,10 +2,10 @@
 // buffer shared by the switch's ports or split evenly between them.
 #include <gtest/gtest.h>
 
+#include "clock/virtual_clock.h"
 #include "nic/loopback/fabric_twin.h"
 #include "nic/pfc_frame.h"
 #include "tests/loopback/nic_driver.h"
-#include "clock/virtual_clock.h"
 
 namespace etwire::nic::loopback::testing {
 namespace {

@@ -2,9 +2,9 @@
 // random (fault drops, ECN marks in the RED ramp) and nothing else.
 #include <gtest/gtest.h>
 
+#include "clock/virtual_clock.h"
 #include "nic/loopback/fabric_twin.h"
 #include "tests/loopback/nic_driver.h"
-#include "clock/virtual_clock.h"
 
 namespace etwire::nic::loopback::testing {
 namespace {

@@ -4,10 +4,10 @@
 // 100 Gb/s sender into a 25 Gb/s receiver: packets arrive every 80 ns and leave every 320 ns.
 #include <gtest/gtest.h>
 
-#include "nic/loopback/fabric_twin.h"
-#include "tests/loopback/nic_driver.h"
 #include "clock/line_rate.h"
 #include "clock/virtual_clock.h"
+#include "nic/loopback/fabric_twin.h"
+#include "tests/loopback/nic_driver.h"
 
 namespace etwire::nic::loopback::testing {
 namespace {

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <set>
 
+#include "clock/virtual_clock.h"
 #include "nic/loopback/fabric_twin.h"
 #include "tests/loopback/nic_driver.h"
-#include "clock/virtual_clock.h"
 
 namespace etwire::nic::loopback::testing {
 namespace {

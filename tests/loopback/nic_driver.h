@@ -9,9 +9,9 @@
 #include <deque>
 #include <vector>
 
-#include "nic/loopback/fabric_twin.h"
 #include "clock/line_rate.h"
 #include "clock/scheduler.h"
+#include "nic/loopback/fabric_twin.h"
 
 namespace etwire::nic::loopback::testing {
 

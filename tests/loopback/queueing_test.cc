@@ -2,9 +2,9 @@
 // share one port and drains at exactly the egress rate, and the depth statistics telemetry reads.
 #include <gtest/gtest.h>
 
+#include "clock/virtual_clock.h"
 #include "nic/loopback/fabric_twin.h"
 #include "tests/loopback/nic_driver.h"
-#include "clock/virtual_clock.h"
 
 namespace etwire::nic::loopback::testing {
 namespace {

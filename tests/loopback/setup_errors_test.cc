@@ -4,9 +4,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "clock/virtual_clock.h"
 #include "nic/loopback/fabric_twin.h"
 #include "tests/loopback/nic_driver.h"
-#include "clock/virtual_clock.h"
 
 namespace etwire::nic::loopback::testing {
 namespace {

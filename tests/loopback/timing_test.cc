@@ -2,9 +2,9 @@
 // on the switch's egress link, propagation on both, and the switch's forwarding latency.
 #include <gtest/gtest.h>
 
+#include "clock/virtual_clock.h"
 #include "nic/loopback/fabric_twin.h"
 #include "tests/loopback/nic_driver.h"
-#include "clock/virtual_clock.h"
 
 namespace etwire::nic::loopback::testing {
 namespace {

@@ -13,15 +13,17 @@
 #include <string>
 #include <vector>
 
-#include "outputs/console_report.h"
 #include "engine/fct_percentiles.h"
-#include "outputs/results_files.h"
 #include "engine/run_results.h"
+#include "outputs/console_report.h"
+#include "outputs/results_files.h"
 #include "tests/testing/test_paths.h"
 #include "transport/flow_record_csv.h"
 
-namespace etwire::engine {
+namespace etwire::outputs {
 namespace {
+
+using namespace engine;
 
 using collectives::Algorithm;
 using trace::CollectiveType;
@@ -621,4 +623,4 @@ TEST(ConsoleReport, RunWithoutMeasuredInstances) {
 }
 
 }  // namespace
-}  // namespace etwire::engine
+}  // namespace etwire::outputs

@@ -9,9 +9,9 @@
 #include <set>
 
 #include "chakra_et.pb.h"
+#include "tests/testing/test_paths.h"
 #include "trace/feeder/feeder.h"
 #include "trace/node_source.h"
-#include "tests/testing/test_paths.h"
 
 namespace etwire::synth {
 namespace {

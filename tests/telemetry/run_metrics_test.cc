@@ -4,9 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include "trace/node.h"
-#include "tests/telemetry/exposition.h"
 #include "collectives/algorithm.h"
+#include "tests/telemetry/exposition.h"
+#include "trace/node.h"
 
 namespace etwire::telemetry {
 namespace {
@@ -28,11 +28,20 @@ MetricLabels two_jobs_two_ports() {
 constexpr uint8_t kAllReduce = static_cast<uint8_t>(trace::CollectiveType::kAllReduce);
 constexpr uint8_t kRing = static_cast<uint8_t>(collectives::Algorithm::kRing);
 
+// Where a counter sits in PortSample::counters: its row of the port counter table.
+size_t counter_index(std::string_view name) {
+  for (size_t c = 0; c < dataplane::kPortCounterFields.size(); ++c) {
+    if (dataplane::kPortCounterFields[c].name == name) return c;
+  }
+  ADD_FAILURE() << "no port counter " << name;
+  return 0;
+}
+
 PortSample port_totals(uint32_t port, uint64_t tx_bytes, uint64_t cnps_sent) {
   PortSample s{};
   s.port = port;
-  s.tx_bytes = tx_bytes;
-  s.cnps_sent = cnps_sent;
+  s.counters[counter_index("tx_bytes")] = tx_bytes;
+  s.counters[counter_index("cnps_sent")] = cnps_sent;
   s.paced_rate_bytes_per_second = 1e9;
   return s;
 }

@@ -2,10 +2,10 @@
 // that no upstream file shows, the well-known attribute policies, gzip and zero-length records.
 #include <gtest/gtest.h>
 
-#include "trace/node_semantics.h"
-#include "trace/node_source.h"
 #include "tests/testing/test_paths.h"
 #include "tests/trace/trace_test_support.h"
+#include "trace/node_semantics.h"
+#include "trace/node_source.h"
 
 namespace etwire::trace {
 namespace {

@@ -2,10 +2,10 @@
 // every file, and the quirks the format notes list, each on a file that shows it.
 #include <gtest/gtest.h>
 
-#include "trace/node_source.h"
-#include "trace/trace_error.h"
 #include "tests/testing/test_paths.h"
 #include "tests/trace/trace_test_support.h"
+#include "trace/node_source.h"
+#include "trace/trace_error.h"
 
 namespace etwire::trace {
 namespace {

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <limits>
 
-#include "trace/node_source.h"
 #include "tests/testing/test_paths.h"
 #include "tests/trace/trace_test_support.h"
+#include "trace/node_source.h"
 
 namespace etwire::trace {
 namespace {

@@ -2,11 +2,11 @@
 #include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
+#include "tests/testing/test_paths.h"
+#include "tests/trace/trace_test_support.h"
 #include "trace/byte_source.h"
 #include "trace/node_source.h"
 #include "trace/trace_error.h"
-#include "tests/testing/test_paths.h"
-#include "tests/trace/trace_test_support.h"
 
 namespace etwire::trace {
 namespace {

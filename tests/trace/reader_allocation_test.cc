@@ -1,10 +1,10 @@
 // The binary decode path must not touch the heap per node once its buffers have grown.
 #include <gtest/gtest.h>
 
-#include "trace/node_source.h"
 #include "tests/testing/test_paths.h"
 #include "tests/trace/allocation_counter.h"
 #include "tests/trace/trace_test_support.h"
+#include "trace/node_source.h"
 
 namespace etwire::trace {
 namespace {

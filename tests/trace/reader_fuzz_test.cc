@@ -7,10 +7,10 @@
 
 #include <random>
 
-#include "trace/node_source.h"
-#include "trace/trace_error.h"
 #include "tests/testing/test_paths.h"
 #include "tests/trace/trace_test_support.h"
+#include "trace/node_source.h"
+#include "trace/trace_error.h"
 
 namespace etwire::trace {
 namespace {

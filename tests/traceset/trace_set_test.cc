@@ -5,8 +5,8 @@
 
 #include <fstream>
 
-#include "trace/trace_error.h"
 #include "tests/testing/test_paths.h"
+#include "trace/trace_error.h"
 
 namespace etwire::trace {
 namespace {

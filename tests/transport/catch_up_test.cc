@@ -6,12 +6,12 @@
 
 #include <vector>
 
-#include "nic/frame_size.h"
-#include "nic/port.h"
-#include "tests/transport/recording_observer.h"
 #include "clock/event_queue.h"
 #include "clock/line_rate.h"
 #include "clock/scheduler.h"
+#include "nic/frame_size.h"
+#include "nic/port.h"
+#include "tests/transport/recording_observer.h"
 #include "transport/transport.h"
 
 namespace etwire::transport {

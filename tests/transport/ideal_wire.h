@@ -8,9 +8,9 @@
 #include <memory>
 #include <vector>
 
-#include "nic/port.h"
 #include "clock/line_rate.h"
 #include "clock/scheduler.h"
+#include "nic/port.h"
 
 namespace etwire::transport::testing {
 

@@ -5,10 +5,10 @@
 
 #include <stdexcept>
 
+#include "clock/virtual_clock.h"
 #include "nic/frame_size.h"
 #include "tests/transport/ideal_wire.h"
 #include "tests/transport/recording_observer.h"
-#include "clock/virtual_clock.h"
 #include "transport/transport.h"
 
 namespace etwire::transport {

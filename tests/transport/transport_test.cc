@@ -6,12 +6,12 @@
 
 #include "tests/transport/packet_sizes.h"
 
+#include "clock/line_rate.h"
+#include "clock/virtual_clock.h"
 #include "nic/frame_size.h"
 #include "nic/pfc_frame.h"
 #include "tests/transport/ideal_wire.h"
 #include "tests/transport/recording_observer.h"
-#include "clock/line_rate.h"
-#include "clock/virtual_clock.h"
 #include "transport/psn.h"
 
 namespace etwire::transport {

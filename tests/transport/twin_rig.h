@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "clock/virtual_clock.h"
 #include "config/fabric_config.h"
 #include "config/transport_config.h"
 #include "nic/loopback/fabric_twin.h"
 #include "tests/transport/recording_observer.h"
-#include "clock/virtual_clock.h"
 #include "transport/flow_record_csv.h"
 #include "transport/transport.h"
 

@@ -8,8 +8,8 @@
 #include <iostream>
 #include <string>
 
-#include "tests/transport/twin_rig.h"
 #include "clock/line_rate.h"
+#include "tests/transport/twin_rig.h"
 
 namespace etwire::transport {
 namespace {

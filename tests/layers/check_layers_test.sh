@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# scripts/check-layers.sh passes a tree whose code points down the layer order, and fails (naming
+# the file and line) an include or a link that points up, and a code folder that is not a layer.
+# The real tree must pass too.
+set -uo pipefail
+source_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+check="$source_dir/scripts/check-layers.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
+
+# A two-layer tree: low/ below high/, high including and linking low.
+make_tree() {
+  rm -rf "$work/tree" && mkdir -p "$work/tree/low" "$work/tree/high" "$work/tree/tests"
+  cd "$work/tree" || exit 1
+  printf 'add_subdirectory(low)\nadd_subdirectory(high)\nif(ETWIRE_BUILD_TESTS)\nendif()\n' \
+    >CMakeLists.txt
+  printf 'add_library(etwire_low STATIC a.cc)\n' >low/CMakeLists.txt
+  printf 'add_library(etwire_high STATIC b.cc)\ntarget_link_libraries(etwire_high PUBLIC etwire_low)\n' \
+    >high/CMakeLists.txt
+  printf '#pragma once\n' >low/a.h
+  printf '#include "low/a.h"\n' >low/a.cc
+  printf '#pragma once\n#include "low/a.h"\n' >high/b.h
+  printf '#include "high/b.h"\n' >high/b.cc
+  printf '#include "high/b.h"\n' >tests/t.cc  # tests sit above every layer
+}
+
+expect_pass() {
+  local what=$1 out
+  if ! out=$("$check" --root "$work/tree" 2>&1); then fail "$what: expected a pass, got: $out"; fi
+}
+
+expect_fail() {
+  local what=$1 wanted=$2 out
+  if out=$("$check" --root "$work/tree" 2>&1); then
+    fail "$what: expected a failure, got a pass: $out"
+  elif ! grep -qF -- "$wanted" <<<"$out"; then
+    fail "$what: the message does not say \"$wanted\": $out"
+  fi
+}
+
+make_tree
+expect_pass "downward include and link"
+
+make_tree
+printf '#pragma once\n\n#include "high/b.h"\n' >low/a.h
+expect_fail "upward include" 'low/a.h:3: includes high/ (layer high) from layer low'
+
+make_tree
+printf 'add_library(etwire_low STATIC a.cc)\ntarget_link_libraries(etwire_low PRIVATE etwire_high)\n' \
+  >low/CMakeLists.txt
+expect_fail "upward link" 'etwire_low (layer low) links etwire_high (layer high)'
+
+make_tree
+mkdir stray && printf 'int x;\n' >stray/x.cc
+expect_fail "a code folder that is not a layer" 'stray/: holds C++ code but is not a layer'
+
+if ! out=$("$check" --root "$source_dir" 2>&1); then fail "the source tree: $out"; fi
+
+if ((failures)); then
+  echo "$failures failed"
+  exit 1
+fi
+echo "check-layers: every case behaves"
