@@ -55,7 +55,12 @@ fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
 launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  # Paths relative to the checkout, and the build directory left out of debug builds' hashes, so
+  # a fresh clone of the same sources (as CI makes) reuses what another checkout compiled.
+  export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
+fi
 if [[ $mode == asan ]]; then
   cmake -S "$root" -B "$root/build/asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DETWIRE_SANITIZE=ON -DETWIRE_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
