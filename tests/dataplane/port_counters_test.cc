@@ -10,7 +10,8 @@ namespace {
 
 TEST(PortCounterTable, EachRowNamesItsOwnMember) {
   PortCounters counters;
-  for (size_t i = 0; i < kPortCounterFields.size(); ++i) counters.*kPortCounterFields[i].member = i + 1;
+  for (size_t i = 0; i < kPortCounterFields.size(); ++i)
+    counters.*kPortCounterFields[i].member = i + 1;
   std::set<uint64_t> seen;
   for (size_t i = 0; i < kPortCounterFields.size(); ++i) {
     EXPECT_EQ(counters.*kPortCounterFields[i].member, i + 1) << kPortCounterFields[i].name;
