@@ -31,7 +31,12 @@ struct FlowRecord {
   FlowTags tags;
   uint32_t src_port = 0;
   uint32_t dst_port = 0;
-  uint32_t qpn = 0;  // the requester QP's number
+  // QP numbers of the two ends. The transport fills in its own (the requester's and the
+  // responder's index); the run engine replaces them with the numbers frames carry on the wire
+  // (the address plan's) before a record leaves it, so flows.csv joins a capture: data frames
+  // carry dest_qpn, ACKs and CNPs carry qpn.
+  uint32_t qpn = 0;       // the requester (sending) QP
+  uint32_t dest_qpn = 0;  // the responder (receiving) QP
   uint64_t bytes = 0;
   clock::Nanos posted_at = 0;
   clock::Nanos first_byte_out = clock::kNever;  // first packet of the flow started on the wire

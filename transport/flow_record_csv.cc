@@ -21,7 +21,8 @@ void append_time(clock::Nanos time, std::string& out) {
 }  // namespace
 
 std::string_view flow_csv_header() {
-  return "flow_id,src_rank,dst_rank,collective,chunk,qp_index,user,src_port,dst_port,qpn,bytes,"
+  return "flow_id,src_rank,dst_rank,collective,chunk,qp_index,user,src_port,dst_port,qpn,dest_qpn,"
+         "bytes,"
          "posted_ns,first_byte_ns,delivered_ns,finished_ns,fct_ns,packets,retransmitted_packets,"
          "cnps,ecn_marks,status\n";
 }
@@ -41,6 +42,7 @@ void append_flow_csv(const FlowRecord& record, std::string& out) {
   field(record.src_port);
   field(record.dst_port);
   field(record.qpn);
+  field(record.dest_qpn);
   field(record.bytes);
   field(record.posted_at);
   append_time(record.first_byte_out, out);

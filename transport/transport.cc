@@ -116,6 +116,7 @@ uint64_t Transport::post(ConnectionId connection, uint64_t bytes, const FlowTags
   record.src_port = qp.port;
   record.dst_port = qp.remote_port;
   record.qpn = connection.requester;
+  record.dest_qpn = connection.responder;
   record.bytes = bytes;
   record.posted_at = now;
   record.packets = packets_for(bytes, config_.pmtu);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 
 #include "control/load/config_loader.h"
@@ -100,6 +101,35 @@ TEST(Engine, GoodputIsPayloadShareOfLineRate) {
   RunEngine engine(loaded);
   // Ethernet 14 + FCS 4 + preamble and gap 20 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 = 82 bytes.
   EXPECT_DOUBLE_EQ(engine.results().goodput_bytes_per_second, 4096.0 / (4096 + 82) * 100e9 / 8);
+}
+
+// Flow records leave the engine with the QP numbers frames carry (the address plan's), not the
+// data plane's own connection numbers, so flows.csv joins a capture.
+TEST(Engine, FlowRecordsCarryTheWireQpNumbers) {
+  struct Collect final : FlowSink {
+    std::vector<transport::FlowRecord> records;
+    void append(const transport::FlowRecord& record) override { records.push_back(record); }
+    void flush() override {}
+  } sink;
+  const fs::path dir = testing::make_scratch_dir("engine-wire-qpn");
+  const std::string trace = microbench(dir, trace::CollectiveType::kAllReduce, 1 << 20, 4);
+  auto loaded = load(config_text({{"j", trace, "", ""}}, 4), dir);
+  RunOptions options;
+  options.flows = &sink;
+  RunEngine engine(loaded, options);
+  ASSERT_EQ(engine.run().status, RunStatus::kCompleted);
+  ASSERT_FALSE(sink.records.empty());
+  const control::AddressPlan& plan = *loaded.addresses;
+  std::set<uint32_t> qpns;
+  for (const transport::FlowRecord& r : sink.records) {
+    const uint32_t qp = r.tags.qp_index;
+    EXPECT_EQ(r.qpn, plan.qpn(0, r.tags.src_rank, r.tags.dst_rank, qp)) << r.flow_id;
+    EXPECT_EQ(r.dest_qpn, plan.qpn(0, r.tags.dst_rank, r.tags.src_rank, qp)) << r.flow_id;
+    qpns.insert(r.qpn);
+  }
+  // A ring all-reduce over 4 ranks: each rank sends to its successor on its own QP.
+  EXPECT_EQ(qpns.size(), 4u);
+  EXPECT_GE(*qpns.begin(), 256u);  // mapping.addressing.qpn_base
 }
 
 TEST(Engine, IterationsAndWarmupAreCountedAndSeparated) {
