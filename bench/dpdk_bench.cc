@@ -92,7 +92,7 @@ double etwire_mpps(uint32_t pmtu, double seconds, uint32_t& frame_bytes) {
   packet.dscp = 26;
   packet.ecn = nic::ecn::kEct0;
   packet.udp_source_port = 49152;
-  packet.dest_qpn = 0;
+  packet.dest_qpn = one_route().responder.qpn;
   packet.wire_bytes = nic::wire_bytes(packet, {});
   frame_bytes = nic::frame_bytes(packet, {}) - nic::kFcsBytes;
   const auto start = std::chrono::steady_clock::now();
@@ -189,9 +189,11 @@ Pacing pacing(uint64_t speed_bps, uint32_t pmtu, uint16_t tx_descriptors) {
   std::vector<clock::Nanos> times(1 << 22, 0);
   size_t recorded = 0;
   clock.restart();
-  const transport::ConnectionId id = transport.connect(0, 0, 49152);
+  // The requester half only: the frames go to a sink, nothing answers.
+  const nic::dpdk::WireRoute route = one_route();
+  transport.open_requester(0, route.requester.qpn, 0, route.responder.qpn, 49152);
   // Enough bytes for well over a second at the highest rate tried.
-  for (int i = 0; i < 64; ++i) transport.post(id, 1ull << 30, {});
+  for (int i = 0; i < 64; ++i) transport.post(route.requester.qpn, 1ull << 30, {});
   const clock::Nanos end = clock::kNanosPerSecond;
   uint64_t frames_before = 0;
   uint64_t bytes_at_end = 0;

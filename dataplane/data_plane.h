@@ -62,9 +62,10 @@ class DataPlane {
   // Events run so far (the results' `events`).
   virtual uint64_t events_run() const = 0;
 
-  // Opens a reliable connection (transport::Transport::connect) and returns its id. Throws
-  // std::invalid_argument when the two ports cannot reach each other (back-to-back ports reach
-  // only their peer).
+  // Opens a reliable connection: the transport that drives each end's port opens that half, with
+  // the end's QP number. Returns the two QP numbers. Throws std::invalid_argument when the two
+  // ports cannot reach each other (back-to-back ports reach only their peer) or a QP number is
+  // taken.
   virtual transport::ConnectionId connect(const WireConnection& connection) = 0;
   // Queues a message on a connection (transport::Transport::post).
   virtual void post(transport::ConnectionId connection, uint64_t bytes,

@@ -38,6 +38,17 @@ LoopbackDataPlane::LoopbackDataPlane(const config::RunConfig& config,
   }
 }
 
+transport::ConnectionId LoopbackDataPlane::connect(const WireConnection& connection) {
+  const WireEndpoint& requester = connection.requester;
+  const WireEndpoint& responder = connection.responder;
+  // The transport drives every port, so a port's index there is its index in the run.
+  transport_->open_responder(responder.port, responder.qpn, requester.port, requester.qpn,
+                             connection.udp_source_port);
+  transport_->open_requester(requester.port, requester.qpn, responder.port, responder.qpn,
+                             connection.udp_source_port);
+  return {requester.qpn, responder.qpn};
+}
+
 PortRecord LoopbackDataPlane::port_record(size_t port) const {
   const auto& nic = twin_->host_counters(port);
   const auto& facing = twin_->switch_port_counters(twin_->layout().host_switch_port(port));

@@ -25,11 +25,9 @@ class LoopbackDataPlane final : public DataPlane {
   clock::Nanos next_event_time() const override { return clock_.next_event_time(); }
   void poll() override { clock_.poll(); }
   uint64_t events_run() const override { return clock_.events_run(); }
-  // Every port reaches every other through the twin; frames carry no addresses here.
-  transport::ConnectionId connect(const WireConnection& connection) override {
-    return transport_->connect(connection.requester.port, connection.responder.port,
-                               connection.udp_source_port);
-  }
+  // Every port reaches every other through the twin. Packets carry the endpoints' QP numbers, as
+  // frames would; the twin needs no addresses.
+  transport::ConnectionId connect(const WireConnection& connection) override;
   void post(transport::ConnectionId connection, uint64_t bytes,
             const transport::FlowTags& tags) override {
     transport_->post(connection, bytes, tags);

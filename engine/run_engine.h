@@ -197,9 +197,6 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
       generators_;
   // Connections by (job, src rank, dst rank, QP id), opened on first use.
   std::map<std::tuple<uint32_t, int32_t, int32_t, uint16_t>, transport::ConnectionId> connections_;
-  // By the data plane's requester number: the two ends' QP numbers on the wire, which flow
-  // records carry once they leave the engine.
-  std::vector<std::pair<uint32_t, uint32_t>> wire_qpns_;
 
   std::vector<FlowEvent> flow_events_;
   size_t flow_events_head_ = 0;

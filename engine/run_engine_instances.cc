@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 
 #include "control/check/trace_facts.h"
 #include "engine/engine_event.h"
@@ -250,8 +249,6 @@ transport::ConnectionId RunEngine::connection(uint32_t job, int32_t src, int32_t
   const transport::ConnectionId id =
       data_plane_->connect({requester, responder, addresses.udp_source_port(requester.qpn)});
   connections_.emplace(key, id);
-  if (id.requester >= wire_qpns_.size()) wire_qpns_.resize(id.requester + 1);
-  wire_qpns_[id.requester] = {requester.qpn, responder.qpn};
   return id;
 }
 
@@ -272,10 +269,8 @@ void RunEngine::on_flow_delivered(const transport::FlowRecord& record) {
                     record.tags.qp_index, user_op(record.tags.user), user_index(record.tags.user)});
 }
 
-void RunEngine::on_flow_finished(const transport::FlowRecord& finished) {
+void RunEngine::on_flow_finished(const transport::FlowRecord& record) {
   last_progress_ = clock_.now();
-  transport::FlowRecord record = finished;
-  std::tie(record.qpn, record.dest_qpn) = wire_qpns_.at(finished.qpn);
   if (options_.flows) options_.flows->append(record);
   ++results_.flows;
   auto it = instance_by_id_.find(record.tags.collective);

@@ -29,12 +29,11 @@ struct FlowTags {
 struct FlowRecord {
   uint64_t flow_id = 0;  // in posting order, from 0, unique within a Transport
   FlowTags tags;
-  uint32_t src_port = 0;
+  uint32_t src_port = 0;  // as packets name the ports
   uint32_t dst_port = 0;
-  // QP numbers of the two ends. The transport fills in its own (the requester's and the
-  // responder's index); the run engine replaces them with the numbers frames carry on the wire
-  // (the address plan's) before a record leaves it, so flows.csv joins a capture: data frames
-  // carry dest_qpn, ACKs and CNPs carry qpn.
+  // QP numbers of the two halves, as packets address them: on a run's data planes, the address
+  // plan's numbers that frames carry, so flows.csv joins a capture (data frames carry dest_qpn,
+  // ACKs and CNPs carry qpn).
   uint32_t qpn = 0;       // the requester (sending) QP
   uint32_t dest_qpn = 0;  // the responder (receiving) QP
   uint64_t bytes = 0;
@@ -61,13 +60,14 @@ class FlowObserver {
   virtual void on_flow_delivered(const FlowRecord& record) = 0;
   // The flow is done: acknowledged in full (a send completes here) or failed. The record is final.
   virtual void on_flow_finished(const FlowRecord& record) = 0;
-  // Only with remote ports (Transport::add_remote_port): the next message of `connection`, whose
-  // requester another transport drives, reached this transport's responder at `now`, with
-  // `ecn_marks` CE-marked packets since the previous one. Whoever posted the messages matches
-  // the deliveries to them, in order.
-  virtual void on_delivered_for_remote_requester(uint32_t connection, clock::Nanos now,
-                                                 uint32_t ecn_marks) {
-    (void)connection;
+  // The next message from the requester with QP number `requester_qpn`, which this transport
+  // does not hold (another worker, process or host drives it), reached its responder here at
+  // `now`, with `ecn_marks` CE-marked packets since the previous one. The flow records are the
+  // requester's transport's: whoever posted the messages matches the deliveries to them, in
+  // order. Only a transport holding one half of a connection calls it.
+  virtual void on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now,
+                                         uint32_t ecn_marks) {
+    (void)requester_qpn;
     (void)now;
     (void)ecn_marks;
   }

@@ -1,7 +1,9 @@
 // The two halves of a reliable connection. A connection from port A to port B is a requester QP
 // on A (it sends the data, paces it, retransmits it, and runs the DCQCN reaction point) and a
 // responder QP on B (it accepts the data in order, acknowledges it, and is the notification point
-// that turns CE marks into CNPs). Their QP numbers are their indexes in the transport's tables.
+// that turns CE marks into CNPs). Each half has a QP number, which packets address it by (the
+// number frames carry on a wire); a transport holds only the halves whose port it drives, and
+// knows the other half only by its port and QP number.
 #pragma once
 
 #include <cstdint>
@@ -20,9 +22,10 @@ enum class SendState : uint8_t {
 };
 
 struct RequesterQp {
-  uint32_t port = 0;         // the transport port it sends from
-  uint32_t remote_port = 0;  // the transport port of its responder
-  uint32_t responder = 0;    // the responder's QP number
+  uint32_t port = 0;         // the transport port it sends from (index in the transport)
+  uint32_t remote_port = 0;  // the port of its responder, as packets name it
+  uint32_t qpn = 0;          // its own QP number
+  uint32_t remote_qpn = 0;   // the responder's QP number: data packets go there
   uint16_t udp_source_port = 0;
 
   // PSNs as 64-bit counters (psn.h). Posted flows own consecutive ranges ending before
@@ -57,19 +60,21 @@ struct RequesterQp {
 
   SendState state = SendState::kIdle;
   bool failed = false;
-  // Another transport sends for it (its port is remote here, or is a port of several queues whose
-  // other queue drives it): it gets no messages here, and its responder here reports deliveries
-  // through FlowObserver::on_delivered_for_remote_requester.
-  bool elsewhere = false;
 
   bool has_packet_to_send() const { return !failed && next_psn < next_post_psn; }
   bool has_unacknowledged() const { return acked_psn < highest_sent_psn; }
 };
 
+inline constexpr uint32_t kNoQp = ~0u;
+
 struct ResponderQp {
-  uint32_t port = 0;
-  uint32_t remote_port = 0;
-  uint32_t requester = 0;  // the requester's QP number (ACKs and CNPs go there)
+  uint32_t port = 0;         // index in the transport
+  uint32_t remote_port = 0;  // the requester's port, as packets name it
+  uint32_t qpn = 0;          // its own QP number
+  uint32_t remote_qpn = 0;   // the requester's QP number: ACKs and CNPs go there
+  // The requester when this transport holds it too (both ports are its own), else kNoQp: the
+  // requester's flow records then take each delivery directly.
+  uint32_t local_requester = kNoQp;
   uint16_t udp_source_port = 0;
   uint64_t expected_psn = 0;
   uint32_t message_sequence = 0;  // MSN: messages completed, carried in the AETH
@@ -80,8 +85,8 @@ struct ResponderQp {
   bool nak_outstanding = false;
   uint64_t highest_out_of_order_psn = 0;
   clock::Nanos last_cnp_at = clock::kNever;
-  // With a remote requester, CE marks seen since the last delivered message (the flow records
-  // are kept by the requester's transport).
+  // Without a local requester, CE marks seen since the last delivered message (the flow records
+  // are kept by the requester's transport, which learns of them with the delivery).
   uint32_t ecn_marks_for_remote = 0;
 };
 

@@ -19,14 +19,14 @@ nic::Packet Transport::next_data_packet(uint32_t requester, clock::Nanos now) {
   const uint64_t psn = qp.next_psn;
 
   nic::Packet packet;
-  packet.src_port = qp.port;
+  packet.src_port = port.id;
   packet.dst_port = qp.remote_port;
   packet.udp_source_port = qp.udp_source_port;
   packet.priority = port.qos.data.priority;
   packet.dscp = port.qos.data.dscp;
   packet.ecn = static_cast<uint8_t>(port.qos.data.ecn);
   packet.opcode = opcode_for(config_.op, index, record.packets);
-  packet.dest_qpn = qp.responder;
+  packet.dest_qpn = qp.remote_qpn;
   packet.psn = wire_psn(psn);
   packet.payload_bytes = payload_of(record.bytes, config_.pmtu, index, record.packets);
   const bool last = index + 1 == record.packets;

@@ -29,15 +29,17 @@ bool ends_message(uint8_t op) {
 
 void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Nanos now) {
   ResponderQp& qp = responders_[responder];
-  RequesterQp& requester = requesters_[qp.requester];
+  RequesterQp* requester = qp.local_requester == kNoQp ? nullptr : &requesters_[qp.local_requester];
   TransportPortCounters& counters = ports_[qp.port].counters;
-  const bool remote_requester = requester.elsewhere;
 
   // Notification point: every CE-marked arrival counts, in order or not; CNPs are paced per QP.
   if (packet.ecn == nic::ecn::kCe) {
     ++counters.ecn_marked_received;
-    if (remote_requester) ++qp.ecn_marks_for_remote;
-    if (requester.undelivered != kNoFlow) ++flows_[requester.undelivered].record.ecn_marks;
+    if (requester == nullptr) {
+      ++qp.ecn_marks_for_remote;
+    } else if (requester->undelivered != kNoFlow) {
+      ++flows_[requester->undelivered].record.ecn_marks;
+    }
     if (config_.dcqcn.enabled) queue_cnp(qp, now);
   }
 
@@ -48,11 +50,11 @@ void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Na
     qp.nak_outstanding = false;
     if (ends_message(packet.opcode)) {
       ++qp.message_sequence;
-      if (remote_requester) {
-        observer_.on_delivered_for_remote_requester(qp.requester, now, qp.ecn_marks_for_remote);
+      if (requester == nullptr) {
+        observer_.on_delivered_to_responder(qp.remote_qpn, now, qp.ecn_marks_for_remote);
         qp.ecn_marks_for_remote = 0;
-      } else if (!requester.failed) {
-        deliver_flow(requester, now);
+      } else if (!requester->failed) {
+        deliver_flow(*requester, now);
       }
     }
     if (ack_requested) queue_acknowledge(qp, nic::aeth::kAck, psn);
@@ -83,22 +85,21 @@ void Transport::deliver_flow(RequesterQp& requester, clock::Nanos now) {
 }
 
 nic::Packet Transport::control_packet(const ResponderQp& qp,
-                                      const config::TrafficClass& traffic_class,
-                                      uint32_t dest_qpn) const {
+                                      const config::TrafficClass& traffic_class) const {
   nic::Packet packet;
-  packet.src_port = qp.port;
+  packet.src_port = ports_[qp.port].id;
   packet.dst_port = qp.remote_port;
   packet.udp_source_port = qp.udp_source_port;
   packet.priority = traffic_class.priority;
   packet.dscp = traffic_class.dscp;
   packet.ecn = static_cast<uint8_t>(traffic_class.ecn);
-  packet.dest_qpn = dest_qpn;
+  packet.dest_qpn = qp.remote_qpn;
   return packet;
 }
 
 void Transport::queue_acknowledge(ResponderQp& qp, uint8_t syndrome, uint64_t psn) {
   TransportPort& port = ports_[qp.port];
-  nic::Packet packet = control_packet(qp, port.qos.ack, qp.requester);
+  nic::Packet packet = control_packet(qp, port.qos.ack);
   packet.opcode = nic::opcode::kAcknowledge;
   packet.psn = wire_psn(psn);
   packet.aeth_syndrome = syndrome;
@@ -120,7 +121,7 @@ void Transport::queue_cnp(ResponderQp& qp, clock::Nanos now) {
   }
   qp.last_cnp_at = now;
   TransportPort& port = ports_[qp.port];
-  nic::Packet packet = control_packet(qp, port.qos.cnp, qp.requester);
+  nic::Packet packet = control_packet(qp, port.qos.cnp);
   packet.opcode = nic::opcode::kCnp;
   packet.bth_flags = nic::bth_flag::kBecn;
   packet.wire_bytes = nic::wire_bytes(packet, port.format);

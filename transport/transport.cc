@@ -48,9 +48,15 @@ Transport::~Transport() {
 
 uint32_t Transport::add_port(nic::Port& port, const config::PortQos& qos,
                              const nic::FrameFormat& format) {
+  return add_port(port, qos, format, static_cast<uint32_t>(ports_.size()));
+}
+
+uint32_t Transport::add_port(nic::Port& port, const config::PortQos& qos,
+                             const nic::FrameFormat& format, uint32_t id) {
   const auto index = static_cast<uint32_t>(ports_.size());
   TransportPort& added = ports_.emplace_back();
   added.nic = &port;
+  added.id = id;
   added.qos = qos;
   added.format = format;
   added.speed_bps = port.speed_bps();
@@ -60,16 +66,65 @@ uint32_t Transport::add_port(nic::Port& port, const config::PortQos& qos,
   return index;
 }
 
-uint32_t Transport::add_remote_port(const config::PortQos& qos, const nic::FrameFormat& format,
-                                    uint64_t speed_bps) {
-  const auto index = static_cast<uint32_t>(ports_.size());
-  TransportPort& added = ports_.emplace_back();
-  added.qos = qos;
-  added.format = format;
-  added.speed_bps = speed_bps;
-  added.wire = clock::LineRateTimer(speed_bps);
-  receivers_.push_back(nullptr);
-  return index;
+uint32_t Transport::claim_qpn(std::vector<uint32_t>& by_qpn, uint32_t qpn, const char* role) {
+  if (qpn > nic::kPsnMask) {
+    throw std::invalid_argument("transport: QP number " + std::to_string(qpn) +
+                                " does not fit in 24 bits");
+  }
+  if (qpn >= by_qpn.size()) by_qpn.resize(qpn + 1, kNoQp);
+  if (by_qpn[qpn] != kNoQp) {
+    throw std::invalid_argument("transport: QP number " + std::to_string(qpn) + " is already a " +
+                                role + " here");
+  }
+  return qpn;
+}
+
+void Transport::open_requester(uint32_t port, uint32_t qpn, uint32_t remote_port,
+                               uint32_t remote_qpn, uint16_t udp_source_port) {
+  if (port >= ports_.size()) {
+    throw std::invalid_argument("transport: a requester on port " + std::to_string(port) +
+                                ", which was not added (" + std::to_string(ports_.size()) +
+                                " ports)");
+  }
+  claim_qpn(requester_by_qpn_, qpn, "requester");
+  const auto slot = static_cast<uint32_t>(requesters_.size());
+  requester_by_qpn_[qpn] = slot;
+  RequesterQp& requester = requesters_.emplace_back();
+  requester.port = port;
+  requester.remote_port = remote_port;
+  requester.qpn = qpn;
+  requester.remote_qpn = remote_qpn;
+  requester.udp_source_port = udp_source_port;
+  const uint64_t line_rate = ports_[port].speed_bps;
+  requester.pacer = clock::LineRateTimer(line_rate);
+  requester.reaction_point.reset(&config_.dcqcn, line_rate, scheduler_.now());
+  // Its responder may be here already.
+  if (remote_qpn < responder_by_qpn_.size() && responder_by_qpn_[remote_qpn] != kNoQp) {
+    ResponderQp& responder = responders_[responder_by_qpn_[remote_qpn]];
+    if (responder.remote_qpn == qpn) responder.local_requester = slot;
+  }
+}
+
+void Transport::open_responder(uint32_t port, uint32_t qpn, uint32_t remote_port,
+                               uint32_t remote_qpn, uint16_t udp_source_port) {
+  if (port >= ports_.size()) {
+    throw std::invalid_argument("transport: a responder on port " + std::to_string(port) +
+                                ", which was not added (" + std::to_string(ports_.size()) +
+                                " ports)");
+  }
+  claim_qpn(responder_by_qpn_, qpn, "responder");
+  responder_by_qpn_[qpn] = static_cast<uint32_t>(responders_.size());
+  ResponderQp& responder = responders_.emplace_back();
+  responder.port = port;
+  responder.remote_port = remote_port;
+  responder.qpn = qpn;
+  responder.remote_qpn = remote_qpn;
+  responder.udp_source_port = udp_source_port;
+  // Its requester may be here already.
+  if (remote_qpn < requester_by_qpn_.size() && requester_by_qpn_[remote_qpn] != kNoQp &&
+      requesters_[requester_by_qpn_[remote_qpn]].remote_qpn == qpn) {
+    responder.local_requester = requester_by_qpn_[remote_qpn];
+  }
 }
 
 ConnectionId Transport::connect(uint32_t src_port, uint32_t dst_port, uint16_t udp_source_port) {
@@ -78,45 +133,33 @@ ConnectionId Transport::connect(uint32_t src_port, uint32_t dst_port, uint16_t u
                                 std::to_string(dst_port) + ") names a port that was not added (" +
                                 std::to_string(ports_.size()) + " ports)");
   }
-  if (requesters_.size() >= nic::kPsnMask) {
+  const auto qpn =
+      static_cast<uint32_t>(std::max(requester_by_qpn_.size(), responder_by_qpn_.size()));
+  if (qpn > nic::kPsnMask) {
     throw std::length_error("transport: more QPs than 24-bit QP numbers can address");
   }
-  const ConnectionId id{static_cast<uint32_t>(requesters_.size()),
-                        static_cast<uint32_t>(responders_.size())};
-  RequesterQp& requester = requesters_.emplace_back();
-  requester.port = src_port;
-  requester.remote_port = dst_port;
-  requester.responder = id.responder;
-  requester.udp_source_port = udp_source_port;
-  requester.elsewhere = ports_[src_port].nic == nullptr;
-  const uint64_t line_rate = ports_[src_port].speed_bps;
-  requester.pacer = clock::LineRateTimer(line_rate);
-  requester.reaction_point.reset(&config_.dcqcn, line_rate, scheduler_.now());
-
-  ResponderQp& responder = responders_.emplace_back();
-  responder.port = dst_port;
-  responder.remote_port = src_port;
-  responder.requester = id.requester;
-  responder.udp_source_port = udp_source_port;
-  return id;
+  open_responder(dst_port, qpn, ports_[src_port].id, qpn, udp_source_port);
+  open_requester(src_port, qpn, ports_[dst_port].id, qpn, udp_source_port);
+  return {qpn, qpn};
 }
 
-uint64_t Transport::post(ConnectionId connection, uint64_t bytes, const FlowTags& tags) {
-  RequesterQp& qp = requesters_.at(connection.requester);
-  if (qp.elsewhere) {
-    throw std::logic_error("transport: post on connection " + std::to_string(connection.requester) +
-                           ", whose requester another transport drives");
+uint64_t Transport::post(uint32_t requester_qpn, uint64_t bytes, const FlowTags& tags) {
+  if (requester_qpn >= requester_by_qpn_.size() || requester_by_qpn_[requester_qpn] == kNoQp) {
+    throw std::invalid_argument("transport: post on requester QP " + std::to_string(requester_qpn) +
+                                ", which is not open here");
   }
+  const uint32_t requester = requester_by_qpn_[requester_qpn];
+  RequesterQp& qp = requesters_[requester];
   const clock::Nanos now = scheduler_.now();
   const uint32_t slot = flows_.acquire();
   FlowSlot& flow = flows_[slot];
   FlowRecord& record = flow.record;
   record.flow_id = next_flow_id_++;
   record.tags = tags;
-  record.src_port = qp.port;
+  record.src_port = ports_[qp.port].id;
   record.dst_port = qp.remote_port;
-  record.qpn = connection.requester;
-  record.dest_qpn = connection.responder;
+  record.qpn = qp.qpn;
+  record.dest_qpn = qp.remote_qpn;
   record.bytes = bytes;
   record.posted_at = now;
   record.packets = packets_for(bytes, config_.pmtu);
@@ -141,7 +184,7 @@ uint64_t Transport::post(ConnectionId connection, uint64_t bytes, const FlowTags
     qp.cursor_packet = 0;
   }
   if (qp.undelivered == kNoFlow) qp.undelivered = slot;
-  make_ready(connection.requester, now);
+  make_ready(requester, now);
   return flow_id;
 }
 
@@ -179,23 +222,26 @@ void Transport::receive(uint32_t port, const nic::Packet& packet, clock::Nanos n
     return;
   }
   if (packet.is_data()) {
-    if (packet.dest_qpn >= responders_.size() || responders_[packet.dest_qpn].port != port) {
+    const uint32_t responder =
+        packet.dest_qpn < responder_by_qpn_.size() ? responder_by_qpn_[packet.dest_qpn] : kNoQp;
+    if (responder == kNoQp || responders_[responder].port != port) {
       ++counters.stale_packets;
       return;
     }
-    on_data(packet.dest_qpn, packet, now);
+    on_data(responder, packet, now);
     return;
   }
-  if (packet.dest_qpn >= requesters_.size() || requesters_[packet.dest_qpn].port != port ||
-      requesters_[packet.dest_qpn].failed) {
+  const uint32_t requester =
+      packet.dest_qpn < requester_by_qpn_.size() ? requester_by_qpn_[packet.dest_qpn] : kNoQp;
+  if (requester == kNoQp || requesters_[requester].port != port || requesters_[requester].failed) {
     ++counters.stale_packets;
     return;
   }
   if (packet.opcode == nic::opcode::kCnp) {
     ++counters.cnps_received;
-    on_cnp(packet.dest_qpn, now);
+    on_cnp(requester, now);
   } else if (packet.opcode == nic::opcode::kAcknowledge) {
-    on_acknowledge(packet.dest_qpn, packet, now);
+    on_acknowledge(requester, packet, now);
   } else {
     ++counters.stale_packets;
   }

@@ -4,6 +4,12 @@
 // and per-port line-rate serialization. Written once against clock::Scheduler and nic::Port, it
 // runs unchanged on the virtual clock with the fabric twin and on the wall clock with packet
 // backends. Single-threaded: one Transport per worker, touching only its own ports.
+//
+// A transport opens only the local half of a connection: the requester on the port that sends,
+// the responder on the port that receives. Each half has a QP number, and packets address the
+// other half by its port and QP number, as frames do on a wire; whatever joins the two halves
+// (the fabric twin, a DPDK device, another worker, another host) is outside the transport. When
+// both halves are in one transport, a delivery updates the requester's flow record directly.
 #pragma once
 
 #include <cstdint>
@@ -23,8 +29,8 @@
 namespace etwire::transport {
 
 struct ConnectionId {
-  uint32_t requester = 0;  // QP number on the sending port
-  uint32_t responder = 0;  // QP number on the receiving port
+  uint32_t requester = 0;  // QP number of the requester (sending) half
+  uint32_t responder = 0;  // QP number of the responder (receiving) half
 };
 
 struct TransportTotals {
@@ -42,17 +48,12 @@ class Transport final : public clock::EventHandler {
   Transport(const Transport&) = delete;
   Transport& operator=(const Transport&) = delete;
 
-  // Adds a port; packets to and from it are addressed by the returned index, which must equal
-  // the index the port's backend uses for it (Packet::src_port / dst_port).
+  // Adds a port and returns its index in this transport (for port_counters, set_catch_up and
+  // the open_* calls). `id` is how packets name it (Packet::src_port / dst_port), the index its
+  // backend uses for it; by default, the index here.
   uint32_t add_port(nic::Port& port, const config::PortQos& qos, const nic::FrameFormat& format);
-
-  // Adds a port that another Transport drives (a worker on another core): it only keeps port
-  // indexes and connection numbers the same in every worker's transport. Its QPs never send here;
-  // messages are posted to the transport that drives the sending port, and a responder here whose
-  // requester is remote reports each delivered message through
-  // FlowObserver::on_delivered_for_remote_requester instead of a flow record.
-  uint32_t add_remote_port(const config::PortQos& qos, const nic::FrameFormat& format,
-                           uint64_t speed_bps);
+  uint32_t add_port(nic::Port& port, const config::PortQos& qos, const nic::FrameFormat& format,
+                    uint32_t id);
 
   // Wall clock only. An event runs when the loop gets to it, a little after its time; counting
   // each packet from that moment would lose the lateness for good and send below the rate. With
@@ -64,31 +65,43 @@ class Transport final : public clock::EventHandler {
   // virtual clock, where events run on time.
   void set_catch_up(uint32_t port, clock::Nanos catch_up) { ports_[port].catch_up = catch_up; }
 
-  // Opens a reliable connection from one port to another (the same port is allowed: traffic
-  // then leaves and re-enters through the fabric). `udp_source_port` is the ECMP entropy of
-  // every packet of the connection.
-  ConnectionId connect(uint32_t src_port, uint32_t dst_port, uint16_t udp_source_port);
-  // The connection's requester is driven by another transport although its port is local here:
-  // a port of several queues, one of whose other queues (on another core) sends for it. Its
-  // responder here then reports deliveries as for a remote port's requester, and posting to it
-  // here is an error.
-  void set_requester_elsewhere(ConnectionId connection) {
-    requesters_.at(connection.requester).elsewhere = true;
-  }
+  // The half of a connection on local port `port` (an index here): the requester that sends to
+  // the responder `remote_qpn` on port `remote_port` (as packets name it), or the responder that
+  // receives from the requester `remote_qpn` there. `qpn` is the half's own QP number, below
+  // 2^24 and not used twice in the same role; `udp_source_port` is the connection's ECMP entropy.
+  // Throws std::invalid_argument for a port that was not added or a QP number out of range or
+  // taken.
+  void open_requester(uint32_t port, uint32_t qpn, uint32_t remote_port, uint32_t remote_qpn,
+                      uint16_t udp_source_port);
+  void open_responder(uint32_t port, uint32_t qpn, uint32_t remote_port, uint32_t remote_qpn,
+                      uint16_t udp_source_port);
 
-  // Queues a message of `bytes` on the connection; returns its flow id. The message is sent
-  // after the ones posted before it on the same connection.
-  uint64_t post(ConnectionId connection, uint64_t bytes, const FlowTags& tags);
+  // Opens both halves of a connection between two ports of this transport (the same port is
+  // allowed: traffic then leaves and re-enters through the fabric), numbering both halves with
+  // the next free number (0, 1, ...). For a transport that drives every port and has no QP
+  // numbers of its own to keep.
+  ConnectionId connect(uint32_t src_port, uint32_t dst_port, uint16_t udp_source_port);
+
+  // Queues a message of `bytes` on the requester with QP number `requester_qpn` (opened here);
+  // returns its flow id. The message is sent after the ones posted before it on the same QP.
+  uint64_t post(uint32_t requester_qpn, uint64_t bytes, const FlowTags& tags);
+  uint64_t post(ConnectionId connection, uint64_t bytes, const FlowTags& tags) {
+    return post(connection.requester, bytes, tags);
+  }
 
   void on_event(uint64_t tag, clock::Nanos now) override;
 
   size_t ports() const { return ports_.size(); }
   const TransportPortCounters& port_counters(uint32_t port) const { return ports_[port].counters; }
-  const RequesterQp& requester(uint32_t qpn) const { return requesters_[qpn]; }
+  // The requester with QP number `qpn`, opened here.
+  const RequesterQp& requester(uint32_t qpn) const {
+    return requesters_[requester_by_qpn_.at(qpn)];
+  }
   const TransportTotals& totals() const { return totals_; }
   uint32_t flows_in_progress() const { return flows_.in_use(); }
-  // Per port, what its QPs that have data to send are allowed now: the sum of their DCQCN rates
-  // (as of each QP's last packet), at most the line rate. For telemetry: one pass over every QP.
+  // Per port of this transport, what its QPs that have data to send are allowed now: the sum of
+  // their DCQCN rates (as of each QP's last packet), at most the line rate. For telemetry: one
+  // pass over every QP.
   void paced_rates_bps(std::vector<double>& per_port) const;
   // Bytes of transport state per connection and per flow in progress, for the memory benchmark.
   static constexpr size_t connection_state_bytes() {
@@ -130,16 +143,21 @@ class Transport final : public clock::EventHandler {
   void queue_acknowledge(ResponderQp& qp, uint8_t syndrome, uint64_t psn);
   void queue_cnp(ResponderQp& qp, clock::Nanos now);
   void deliver_flow(RequesterQp& requester, clock::Nanos now);
-  nic::Packet control_packet(const ResponderQp& qp, const config::TrafficClass& traffic_class,
-                             uint32_t dest_qpn) const;
+  nic::Packet control_packet(const ResponderQp& qp,
+                             const config::TrafficClass& traffic_class) const;
+  // The slot of QP number `qpn` in `by_qpn`, claimed for a new half; throws if taken.
+  uint32_t claim_qpn(std::vector<uint32_t>& by_qpn, uint32_t qpn, const char* role);
 
   const config::TransportConfig& config_;
   clock::Scheduler& scheduler_;
   FlowObserver& observer_;
   std::vector<TransportPort> ports_;
   std::vector<std::unique_ptr<PortReceiver>> receivers_;
+  // Halves by slot (events and the ready lists name slots), and slots by QP number.
   std::vector<RequesterQp> requesters_;
   std::vector<ResponderQp> responders_;
+  std::vector<uint32_t> requester_by_qpn_;
+  std::vector<uint32_t> responder_by_qpn_;
   FlowPool flows_;
   TransportTotals totals_;
   uint64_t next_flow_id_ = 0;

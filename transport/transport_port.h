@@ -39,7 +39,8 @@ struct TransportPortCounters {
 };
 
 struct TransportPort {
-  nic::Port* nic = nullptr;  // nullptr: a remote port (Transport::add_remote_port)
+  nic::Port* nic = nullptr;
+  uint32_t id = 0;  // how packets name the port (Packet::src_port / dst_port)
   config::PortQos qos;
   nic::FrameFormat format;
   uint64_t speed_bps = 0;

@@ -312,8 +312,6 @@ transport::ConnectionId DpdkDataPlane::connect(const WireConnection& connection)
   WorkerCommand command;
   command.kind = WorkerCommand::Kind::kConnect;
   command.connection = id;
-  command.src_port = from.port;
-  command.dst_port = to.port;
   command.udp_source_port = connection.udp_source_port;
   // A port's connections take its queues in turn, and so do the responder ends on a port. Between
   // ports of as many queues, both ends take the same queue number: a ring cable (one ring per
@@ -333,12 +331,16 @@ transport::ConnectionId DpdkDataPlane::connect(const WireConnection& connection)
   Connection& opened = connections_.emplace_back();
   opened.src_port = from.port;
   opened.dst_port = to.port;
+  opened.requester_qpn = from.qpn;
+  opened.responder_qpn = to.qpn;
+  if (from.qpn >= connection_of_requester_.size()) connection_of_requester_.resize(from.qpn + 1);
+  connection_of_requester_[from.qpn] = id;
   opened.src_worker = queue_workers_[from.port][src_queue];
   opened.split = opened.src_worker != queue_workers_[to.port][dst_queue];
   // Every worker opens every connection, so that the numbers agree everywhere.
   for (size_t w = 0; w < workers_.size(); ++w) send(w, command);
   wait_until_open(id);
-  return {id, id};
+  return {from.qpn, to.qpn};
 }
 
 void DpdkDataPlane::wait_until_open(uint32_t id) {
@@ -367,7 +369,7 @@ void DpdkDataPlane::wait_until_open(uint32_t id) {
 
 void DpdkDataPlane::post(transport::ConnectionId connection, uint64_t bytes,
                          const transport::FlowTags& tags) {
-  Connection& target = connections_.at(connection.requester);
+  Connection& target = by_requester(connection.requester);
   PostedFlow flow;
   flow.flow_id = next_flow_id_++;
   flow.posted_at = clock_.now();
@@ -377,7 +379,7 @@ void DpdkDataPlane::post(transport::ConnectionId connection, uint64_t bytes,
   ++flows_posted_;
   WorkerCommand command;
   command.kind = WorkerCommand::Kind::kPost;
-  command.connection = connection.requester;
+  command.requester_qpn = connection.requester;
   command.bytes = bytes;
   command.tags = tags;
   send(target.src_worker, command);
@@ -386,14 +388,14 @@ void DpdkDataPlane::post(transport::ConnectionId connection, uint64_t bytes,
 void DpdkDataPlane::handle(const WorkerReport& report) {
   switch (report.kind) {
     case WorkerReport::Kind::kRemoteDelivery:
-      delivered(connections_[report.connection], report.connection, report.at, report.ecn_marks);
+      delivered(by_requester(report.requester_qpn), report.at, report.ecn_marks);
       break;
     case WorkerReport::Kind::kDelivered:
-      delivered(connections_[report.record.qpn], report.record.qpn, report.record.delivered_at,
+      delivered(by_requester(report.record.qpn), report.record.delivered_at,
                 report.record.ecn_marks);
       break;
     case WorkerReport::Kind::kFinished: {
-      Connection& connection = connections_[report.record.qpn];
+      Connection& connection = by_requester(report.record.qpn);
       const uint64_t index = connection.finishes++ - connection.released;
       PostedFlow& flow = connection.flows[index];
       flow.finished = true;
@@ -404,8 +406,7 @@ void DpdkDataPlane::handle(const WorkerReport& report) {
   }
 }
 
-void DpdkDataPlane::delivered(Connection& connection, uint32_t id, clock::Nanos at,
-                              uint32_t ecn_marks) {
+void DpdkDataPlane::delivered(Connection& connection, clock::Nanos at, uint32_t ecn_marks) {
   const uint64_t delivery = connection.deliveries++;
   // A message already reported as failed may still arrive (its acknowledgements were lost).
   if (delivery < connection.released) return;
@@ -418,7 +419,8 @@ void DpdkDataPlane::delivered(Connection& connection, uint32_t id, clock::Nanos 
   record.tags = flow.tags;
   record.src_port = connection.src_port;
   record.dst_port = connection.dst_port;
-  record.qpn = id;
+  record.qpn = connection.requester_qpn;
+  record.dest_qpn = connection.responder_qpn;
   record.bytes = flow.bytes;
   record.posted_at = flow.posted_at;
   record.delivered_at = at;

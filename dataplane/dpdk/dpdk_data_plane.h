@@ -76,6 +76,8 @@ class DpdkDataPlane final : public DataPlane {
   struct Connection {
     uint32_t src_port = 0;
     uint32_t dst_port = 0;
+    uint32_t requester_qpn = 0;
+    uint32_t responder_qpn = 0;
     uint32_t src_worker = 0;      // drives the requester: messages are posted there
     bool split = false;           // the two ends are on different workers
     RingQueue<PostedFlow> flows;  // posted, not yet reported finished; oldest first
@@ -93,7 +95,9 @@ class DpdkDataPlane final : public DataPlane {
   void send_waiting(size_t worker);
   void wait_until_open(uint32_t connection);
   void handle(const WorkerReport& report);
-  void delivered(Connection& connection, uint32_t id, clock::Nanos at, uint32_t ecn_marks);
+  // The connection whose requester has QP number `qpn`.
+  Connection& by_requester(uint32_t qpn) { return connections_[connection_of_requester_[qpn]]; }
+  void delivered(Connection& connection, clock::Nanos at, uint32_t ecn_marks);
   void release(Connection& connection);
 
   const config::RunConfig& config_;
@@ -120,6 +124,7 @@ class DpdkDataPlane final : public DataPlane {
   std::vector<RingQueue<WorkerCommand>> unsent_;  // by worker: commands its ring had no room for
   // A deque: the observer may open connections while a reference to one is held.
   std::deque<Connection> connections_;
+  std::vector<uint32_t> connection_of_requester_;  // by requester QP number
   uint64_t next_flow_id_ = 0;
   uint64_t flows_posted_ = 0;
   uint64_t flows_finished_ = 0;

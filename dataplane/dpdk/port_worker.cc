@@ -37,16 +37,15 @@ PortWorker::PortWorker(const config::RunConfig& config, const frame::PayloadPatt
     ports_.push_back(std::make_unique<nic::dpdk::DpdkPort>(setup, payload, directory_));
   }
   published_ = std::make_unique<PublishedPortSample[]>(ports_.size());
+  // The transport holds this worker's ports only, in the order of ports_, named by their index
+  // in the run.
   transport_ = std::make_unique<transport::Transport>(config.transport, clock_, *this);
-  for (size_t p = 0; p < config.ports.size(); ++p) {
-    const config::PortConfig& port = config.ports[p];
-    const nic::FrameFormat format = nic::frame_format(config, port);
-    if (local_of_[p] == kNotLocal) {
-      transport_->add_remote_port(port.qos, format, port.speed_bps);
-      continue;
-    }
-    nic::dpdk::DpdkPort& driven = *ports_[local_of_[p]];
-    transport_->set_catch_up(transport_->add_port(driven, port.qos, format), driven.catch_up());
+  for (size_t i = 0; i < setups.size(); ++i) {
+    const config::PortConfig& port = config.ports[setups[i].index];
+    nic::dpdk::DpdkPort& driven = *ports_[i];
+    transport_->set_catch_up(
+        transport_->add_port(driven, port.qos, nic::frame_format(config, port), setups[i].index),
+        driven.catch_up());
   }
 }
 
@@ -133,23 +132,25 @@ void PortWorker::take_handed_over(clock::Nanos now) {
 
 void PortWorker::execute(const WorkerCommand& command) {
   if (command.kind == WorkerCommand::Kind::kConnect) {
-    directory_.add(command.connection, command.route);
-    const transport::ConnectionId id =
-        transport_->connect(command.src_port, command.dst_port, command.udp_source_port);
-    if (id.requester != command.connection) {
-      throw std::logic_error(
-          fmt::format("connection {} opened as {} on a worker", command.connection, id.requester));
+    // Every worker learns every route (a frame for a connection may arrive on any queue of a
+    // port), and opens the halves it drives: the requester on its queue of the sending port, the
+    // responder on its queue of the receiving port.
+    const nic::dpdk::WireRoute& route = command.route;
+    directory_.add(command.connection, route);
+    const uint32_t sender = local_of_[route.requester.port];
+    if (sender != kNotLocal && ports_[sender]->queue() == route.requester.queue) {
+      transport_->open_requester(sender, route.requester.qpn, route.responder.port,
+                                 route.responder.qpn, command.udp_source_port);
     }
-    // On a port of several queues, the requester belongs to the worker of its queue; another
-    // worker that drives a different queue of the same port only answers it.
-    const uint32_t local = local_of_[command.src_port];
-    if (local != kNotLocal && ports_[local]->queue() != command.route.requester.queue) {
-      transport_->set_requester_elsewhere(id);
+    const uint32_t receiver = local_of_[route.responder.port];
+    if (receiver != kNotLocal && ports_[receiver]->queue() == route.responder.queue) {
+      transport_->open_responder(receiver, route.responder.qpn, route.requester.port,
+                                 route.requester.qpn, command.udp_source_port);
     }
-    connections_open_.store(id.requester + 1, std::memory_order_release);
+    connections_open_.store(command.connection + 1, std::memory_order_release);
     return;
   }
-  transport_->post({command.connection, command.connection}, command.bytes, command.tags);
+  transport_->post(command.requester_qpn, command.bytes, command.tags);
 }
 
 void PortWorker::publish() {
@@ -159,8 +160,7 @@ void PortWorker::publish() {
     const nic::dpdk::DpdkPort& port = *ports_[local_of_[p]];
     const nic::dpdk::DpdkPortCounters& nic = port.counters();
     const frame::FrameErrorCounters& errors = port.frame_errors();
-    const transport::TransportPortCounters& transport =
-        transport_->port_counters(static_cast<uint32_t>(p));
+    const transport::TransportPortCounters& transport = transport_->port_counters(local_of_[p]);
     PortSample sample;
     sample.counters.tx_bytes = nic.tx_bytes;
     sample.counters.rx_bytes = nic.rx_bytes;
@@ -182,7 +182,7 @@ void PortWorker::publish() {
                             (port.queue() == 0 ? port.device_drops() : 0);
     sample.rx_handed_over = nic.rx_handed_over;
     sample.counters.timeouts = transport.timeouts;
-    sample.paced_rate_bps = static_cast<uint64_t>(paced_rates_[p]);
+    sample.paced_rate_bps = static_cast<uint64_t>(paced_rates_[local_of_[p]]);
     published_[local_of_[p]].publish(sample);
   }
 }
@@ -206,11 +206,11 @@ void PortWorker::on_flow_finished(const transport::FlowRecord& record) {
   report(finished);
 }
 
-void PortWorker::on_delivered_for_remote_requester(uint32_t connection, clock::Nanos now,
-                                                   uint32_t ecn_marks) {
+void PortWorker::on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now,
+                                           uint32_t ecn_marks) {
   WorkerReport delivered;
   delivered.kind = WorkerReport::Kind::kRemoteDelivery;
-  delivered.connection = connection;
+  delivered.requester_qpn = requester_qpn;
   delivered.at = now;
   delivered.ecn_marks = ecn_marks;
   report(delivered);

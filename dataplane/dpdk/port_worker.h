@@ -5,10 +5,10 @@
 //
 // The worker shares nothing mutable with other cores but three single-producer single-consumer
 // rings: connections and messages in from the main lcore (where the engine runs), flow events
-// out to it, and a published copy of its ports' counters. Every worker's transport knows every
-// port, those of other workers as remote ports, and opens every connection in the same order,
-// so connection numbers are the same everywhere; a message is posted only to the worker that
-// drives its sending port.
+// out to it, and a published copy of its ports' counters. Its transport holds only the worker's
+// ports and opens only the halves of connections they drive (the requester where the sending
+// port's queue is here, the responder where the receiving port's is), numbered by the address
+// plan's QP numbers; a message is posted only to the worker that drives its requester.
 //
 // The ports without an lcore form the main lcore's worker, which the main loop runs a step at a
 // time between the engine's events (run_once); the same rings connect it, so both kinds behave
@@ -36,13 +36,12 @@ namespace etwire::dataplane {
 struct WorkerCommand {
   enum class Kind : uint8_t { kConnect, kPost };
   Kind kind = Kind::kPost;
+  // kConnect: the connection (numbered 0, 1, ... by the main lcore) and where its frames go.
   uint32_t connection = 0;
-  // kConnect: the connection and where its frames go.
-  uint32_t src_port = 0;
-  uint32_t dst_port = 0;
   uint16_t udp_source_port = 0;
   nic::dpdk::WireRoute route;
-  // kPost: the message.
+  // kPost: the message and the QP number of the requester it goes on.
+  uint32_t requester_qpn = 0;
   uint64_t bytes = 0;
   transport::FlowTags tags;
 };
@@ -51,8 +50,9 @@ struct WorkerReport {
   enum class Kind : uint8_t { kDelivered, kFinished, kRemoteDelivery };
   Kind kind = Kind::kFinished;
   transport::FlowRecord record;  // kDelivered, kFinished
-  // kRemoteDelivery: the next message of `connection` arrived at `at` with `ecn_marks` CE marks.
-  uint32_t connection = 0;
+  // kRemoteDelivery: the next message from the requester `requester_qpn`, which another worker
+  // drives, arrived at `at` with `ecn_marks` CE marks.
+  uint32_t requester_qpn = 0;
   clock::Nanos at = 0;
   uint32_t ecn_marks = 0;
 };
@@ -120,8 +120,8 @@ class PortWorker final : public transport::FlowObserver, public nic::dpdk::Queue
 
   void on_flow_delivered(const transport::FlowRecord& record) override;
   void on_flow_finished(const transport::FlowRecord& record) override;
-  void on_delivered_for_remote_requester(uint32_t connection, clock::Nanos now,
-                                         uint32_t ecn_marks) override;
+  void on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now,
+                                 uint32_t ecn_marks) override;
 
   const config::RunConfig& config_;
   std::optional<unsigned> lcore_;

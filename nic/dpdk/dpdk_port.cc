@@ -289,15 +289,10 @@ void DpdkPort::stop() {
     m->data_off = static_cast<uint16_t>(kPayloadOffset - middle->header_bytes());
     length = middle->write(packet, payload);
   } else {
-    // Frames carry the address plan's QP number, not the transport's connection index. (The
-    // template path has it built in and needs no copy: a copy right after the transport wrote
-    // the packet field by field stalls on store forwarding.)
-    Packet wire = packet;
-    wire.dest_qpn = route.responder.qpn;
     const uint32_t header =
-        frame::FrameWriter::header_bytes(wire, setup_.ip_version, setup_.vlan != 0);
+        frame::FrameWriter::header_bytes(packet, setup_.ip_version, setup_.vlan != 0);
     m->data_off = static_cast<uint16_t>(kPayloadOffset - header);
-    length = writer_.write_around_payload(wire, route.forward, rte_pktmbuf_mtod(m, uint8_t*));
+    length = writer_.write_around_payload(packet, route.forward, rte_pktmbuf_mtod(m, uint8_t*));
   }
   const uint32_t padded = (packet.payload_bytes + 3) & ~3u;
   if (padded < setup_.pmtu) dirty_at = padded + 1;
@@ -311,18 +306,20 @@ void DpdkPort::transmit(const Packet& packet, clock::Nanos) {
     queue_pause(packet);
     return;
   }
-  const WireRoute* route = directory_.route(packet.dest_qpn);
+  // The packet carries the QP number frames carry: the responder's for data, the requester's for
+  // ACK, NAK and CNP. Its connection gives the addresses.
+  const uint32_t connection = packet.is_data() ? directory_.by_responder_qpn(packet.dest_qpn)
+                                               : directory_.by_requester_qpn(packet.dest_qpn);
+  const WireRoute* route = directory_.route(connection);
   if (route == nullptr) {
     ++counters_.tx_unrouted;
     return;
   }
   rte_mbuf* frame = nullptr;
   if (packet.is_data()) {
-    frame = data_frame(packet, *route, packet.dest_qpn);
+    frame = data_frame(packet, *route, connection);
   } else {
-    Packet wire = packet;
-    wire.dest_qpn = route->requester.qpn;
-    frame = other_frame(wire, route->backward);
+    frame = other_frame(packet, route->backward);
   }
   if (frame == nullptr) {
     ++counters_.tx_dropped;
@@ -343,9 +340,7 @@ frame::MiddleFrameTemplate* DpdkPort::remake_middle_template(const Packet& packe
   }
   frame::MiddleFrameTemplate& middle = middle_templates_[connection];
   if (!middle.fits(packet)) {
-    Packet prototype = packet;
-    prototype.dest_qpn = route.responder.qpn;
-    middle.build(writer_, psn_shift_, prototype, route.forward, template_scratch_.data());
+    middle.build(writer_, psn_shift_, packet, route.forward, template_scratch_.data());
     if (!middle.fits(packet)) return nullptr;
   }
   return &middle;
@@ -479,7 +474,6 @@ void DpdkPort::deliver(rte_mbuf* m, clock::Nanos now) {
     ++counters_.rx_unknown_qp;
     return;
   }
-  packet.dest_qpn = connection;
   packet.src_port = packet.is_data() ? route->requester.port : route->responder.port;
   packet.dst_port = setup_.index;
   const uint16_t owner = packet.is_data() ? route->responder.queue : route->requester.queue;

@@ -1,7 +1,7 @@
-// Translates between the transport's QP indexes and what frames carry. The transport numbers
-// its connections 0, 1, ... (a connection's requester and responder share the index); frames
-// carry the ranks' MAC and IP addresses and the QP numbers of the address plan. Filled when a
-// connection opens (not per packet); read per packet with one indexed load each way.
+// Where each connection's frames go. Packets carry the QP numbers of the address plan, as frames
+// do; frames also carry the ranks' MAC and IP addresses, which the directory holds per
+// connection (numbered 0, 1, ... as the data plane opens them), found by either half's QP number.
+// Filled when a connection opens (not per packet); read per packet with two indexed loads.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,7 @@
 namespace etwire::nic::dpdk {
 
 struct WireEnd {
-  uint32_t port = 0;   // transport port index
+  uint32_t port = 0;   // the port's index in the run
   uint32_t qpn = 0;    // QP number on the wire
   uint16_t queue = 0;  // the port's queue pair (and so the worker) that drives this end
 };

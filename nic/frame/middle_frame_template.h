@@ -60,8 +60,7 @@ class MiddleFrameTemplate {
 
   // Built, and for a packet whose every header field but the PSN and the ACK-request bit is the
   // prototype's. The destination QP number is not compared: a template belongs to one
-  // connection, and writes the prototype's (callers whose packets carry another number for the
-  // connection, as the DPDK port's carry the transport's index, build it with the wire's).
+  // connection, and writes the prototype's.
   bool fits(const nic::Packet& packet) const {
     const nic::Packet& p = prototype_;
     return built_ && packet.opcode == p.opcode && packet.payload_bytes == p.payload_bytes &&

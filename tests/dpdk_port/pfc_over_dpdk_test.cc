@@ -97,8 +97,11 @@ class BackToBack {
     nic::FrameFormat format;
     transport_->add_port(*a_, config::PortQos{}, format);
     transport_->add_port(*b_, config::PortQos{}, format);
-    connection_ = transport_->connect(0, 1, 49152);
-    directory_.add(connection_.requester, testing::route_between({0, 0x100}, {1, 0x200}));
+    // Both halves in the one transport, numbered as the frames carry them.
+    transport_->open_responder(1, 0x200, 0, 0x100, 49152);
+    transport_->open_requester(0, 0x100, 1, 0x200, 49152);
+    connection_ = {0x100, 0x200};
+    directory_.add(0, testing::route_between({0, 0x100}, {1, 0x200}));
   }
 
   DpdkPort& a() { return *a_; }

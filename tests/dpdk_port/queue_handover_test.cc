@@ -92,7 +92,7 @@ class QueueHandoverTest : public ::testing::Test {
     Packet packet;
     packet.opcode = opcode::kWriteOnly;
     packet.payload_bytes = 64;
-    packet.dest_qpn = connection;
+    packet.dest_qpn = 0x200 + connection;  // the responder's QP number, as frames carry it
     packet.udp_source_port = 49152;
     sender_->transmit(packet, 0);
     sender_->poll(0);
@@ -151,7 +151,7 @@ TEST_F(QueueHandoverTest, AFrameForTheOtherQueueIsHandedOverResolved) {
   ASSERT_EQ(handovers_[1].handed.size(), 1u);
   const auto& [to, packet] = handovers_[1].handed[0];
   EXPECT_EQ(to, 0);
-  EXPECT_EQ(packet.dest_qpn, 0u);  // the connection, as the transport numbers it
+  EXPECT_EQ(packet.dest_qpn, 0x200u);  // the responder's QP number, as the frame carried it
   EXPECT_EQ(packet.dst_port, 0u);
   EXPECT_EQ(packet.src_port, 1u);
   EXPECT_EQ(packet.opcode, opcode::kWriteOnly);
@@ -161,13 +161,13 @@ TEST_F(QueueHandoverTest, AFrameForTheOtherQueueIsHandedOverResolved) {
   // The driving queue takes it as if it had arrived there.
   queue(0).receive_handed_over(packet, 5);
   ASSERT_EQ(arrivals_[0].packets.size(), 1u);
-  EXPECT_EQ(arrivals_[0].packets[0].dest_qpn, 0u);
+  EXPECT_EQ(arrivals_[0].packets[0].dest_qpn, 0x200u);
 }
 
 TEST_F(QueueHandoverTest, AFrameForItsOwnQueueIsDelivered) {
   send_data(1);
   ASSERT_EQ(arrivals_[1].packets.size(), 1u);
-  EXPECT_EQ(arrivals_[1].packets[0].dest_qpn, 1u);
+  EXPECT_EQ(arrivals_[1].packets[0].dest_qpn, 0x201u);
   EXPECT_TRUE(handovers_[1].handed.empty());
   EXPECT_EQ(queue(1).counters().rx_handed_over, 0u);
 }

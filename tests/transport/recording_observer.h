@@ -10,12 +10,12 @@ namespace etwire::transport::testing {
 struct RecordingObserver final : FlowObserver {
   void on_flow_delivered(const FlowRecord& record) override { delivered.push_back(record); }
   void on_flow_finished(const FlowRecord& record) override { finished.push_back(record); }
-  void on_delivered_for_remote_requester(uint32_t connection, clock::Nanos now,
-                                         uint32_t ecn_marks) override {
-    remote_deliveries.push_back({connection, now, ecn_marks});
+  void on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now,
+                                 uint32_t ecn_marks) override {
+    remote_deliveries.push_back({requester_qpn, now, ecn_marks});
   }
   struct RemoteDelivery {
-    uint32_t connection;
+    uint32_t requester_qpn;
     clock::Nanos at;
     uint32_t ecn_marks;
   };
