@@ -26,33 +26,58 @@ std::vector<nic::loopback::TwinPortSpec> twin_ports(const config::RunConfig& con
 }  // namespace
 
 LoopbackDataPlane::LoopbackDataPlane(const config::RunConfig& config,
-                                     transport::FlowObserver& observer)
-    : specs_(twin_ports(config)) {
+                                     transport::FlowObserver& observer, uint32_t workers)
+    : specs_(twin_ports(config)), join_(observer) {
+  if (workers == 0) throw std::invalid_argument("loopback data plane: no workers");
   twin_ =
       std::make_unique<nic::loopback::FabricTwin>(config.fabric, specs_, clock_, config.run.seed);
-  transport_ = std::make_unique<transport::Transport>(config.transport, clock_, observer);
+  for (uint32_t w = 0; w < workers; ++w) {
+    workers_.push_back(std::make_unique<transport::Transport>(config.transport, clock_, join_));
+  }
   for (size_t p = 0; p < specs_.size(); ++p) {
     const config::PortConfig& port = config.ports[p];
-    const nic::FrameFormat format = nic::frame_format(config, port);
-    transport_->add_port(twin_->port(p), port.qos, format);
+    worker_of(static_cast<uint32_t>(p))
+        .add_port(twin_->port(p), port.qos, nic::frame_format(config, port),
+                  static_cast<uint32_t>(p));
   }
 }
 
 transport::ConnectionId LoopbackDataPlane::connect(const WireConnection& connection) {
   const WireEndpoint& requester = connection.requester;
   const WireEndpoint& responder = connection.responder;
-  // The transport drives every port, so a port's index there is its index in the run.
-  transport_->open_responder(responder.port, responder.qpn, requester.port, requester.qpn,
-                             connection.udp_source_port);
-  transport_->open_requester(requester.port, requester.qpn, responder.port, responder.qpn,
-                             connection.udp_source_port);
+  join_.add_connection(requester.port, requester.qpn, responder.port, responder.qpn);
+  worker_of(responder.port)
+      .open_responder(local_index(responder.port), responder.qpn, requester.port, requester.qpn,
+                      connection.udp_source_port);
+  worker_of(requester.port)
+      .open_requester(local_index(requester.port), requester.qpn, responder.port, responder.qpn,
+                      connection.udp_source_port);
+  if (requester.qpn >= port_of_requester_.size()) port_of_requester_.resize(requester.qpn + 1);
+  port_of_requester_[requester.qpn] = requester.port;
   return {requester.qpn, responder.qpn};
+}
+
+void LoopbackDataPlane::post(transport::ConnectionId connection, uint64_t bytes,
+                             const transport::FlowTags& tags) {
+  join_.posted(connection.requester, bytes, tags, clock_.now());
+  worker_of(port_of_requester_[connection.requester]).post(connection.requester, bytes, tags);
+}
+
+void LoopbackDataPlane::paced_rates_bps(std::vector<double>& per_port) {
+  per_port.assign(specs_.size(), 0.0);
+  for (size_t w = 0; w < workers_.size(); ++w) {
+    workers_[w]->paced_rates_bps(worker_rates_);
+    for (size_t local = 0; local < worker_rates_.size(); ++local) {
+      per_port[local * workers_.size() + w] = worker_rates_[local];
+    }
+  }
 }
 
 PortRecord LoopbackDataPlane::port_record(size_t port) const {
   const auto& nic = twin_->host_counters(port);
   const auto& facing = twin_->switch_port_counters(twin_->layout().host_switch_port(port));
-  const auto& transport = transport_->port_counters(static_cast<uint32_t>(port));
+  const auto p = static_cast<uint32_t>(port);
+  const auto& transport = worker_of(p).port_counters(local_index(p));
   PortRecord record;
   record.name = specs_[port].name;
   record.speed_bps = specs_[port].speed_bps;

@@ -1,5 +1,10 @@
 // The data plane a run uses when its ports are loopback ports: a virtual clock, the fabric twin
-// those ports are cabled to, and the transport on top, built from the run configuration.
+// those ports are cabled to, and workers on top, built from the run configuration. A worker is a
+// transport over its share of the ports; by default one worker drives every port. With several,
+// the ports are dealt to them in turn and every worker runs on the one virtual clock, so a run is
+// as deterministic as with one: connections between two workers' ports then have their halves on
+// different transports, joined by the twin (packets) and the flow join (records), exactly as
+// between cores or hosts.
 #pragma once
 
 #include <memory>
@@ -8,6 +13,7 @@
 #include "clock/virtual_clock.h"
 #include "config/run_config.h"
 #include "dataplane/data_plane.h"
+#include "dataplane/flow_join.h"
 #include "nic/loopback/fabric_twin.h"
 #include "transport/transport.h"
 
@@ -15,9 +21,11 @@ namespace etwire::dataplane {
 
 class LoopbackDataPlane final : public DataPlane {
  public:
-  // Throws std::invalid_argument when a port is not a loopback port or the fabric cannot be
-  // modelled (the twin's message). `config` and `observer` must outlive the data plane.
-  LoopbackDataPlane(const config::RunConfig& config, transport::FlowObserver& observer);
+  // Throws std::invalid_argument when a port is not a loopback port, the fabric cannot be
+  // modelled (the twin's message) or `workers` is 0. `config` and `observer` must outlive the
+  // data plane.
+  LoopbackDataPlane(const config::RunConfig& config, transport::FlowObserver& observer,
+                    uint32_t workers = 1);
 
   clock::Scheduler& scheduler() override { return clock_; }
   size_t ports() const override { return specs_.size(); }
@@ -25,30 +33,36 @@ class LoopbackDataPlane final : public DataPlane {
   clock::Nanos next_event_time() const override { return clock_.next_event_time(); }
   void poll() override { clock_.poll(); }
   uint64_t events_run() const override { return clock_.events_run(); }
-  // Every port reaches every other through the twin. Packets carry the endpoints' QP numbers, as
-  // frames would; the twin needs no addresses.
+  // The worker of each end's port opens that half, with the end's QP number. Every port reaches
+  // every other through the twin, which needs no addresses.
   transport::ConnectionId connect(const WireConnection& connection) override;
   void post(transport::ConnectionId connection, uint64_t bytes,
-            const transport::FlowTags& tags) override {
-    transport_->post(connection, bytes, tags);
-  }
-  uint32_t flows_in_progress() const override { return transport_->flows_in_progress(); }
-  void paced_rates_bps(std::vector<double>& per_port) override {
-    transport_->paced_rates_bps(per_port);
-  }
+            const transport::FlowTags& tags) override;
+  uint32_t flows_in_progress() const override { return static_cast<uint32_t>(join_.in_progress()); }
+  void paced_rates_bps(std::vector<double>& per_port) override;
   // Counters of port `port` so far: its NIC side in the twin, the switch port facing it, and the
   // transport.
   PortRecord port_record(size_t port) const override;
 
-  clock::VirtualClock& clock() { return clock_; }
-  nic::loopback::FabricTwin& twin() { return *twin_; }
-  transport::Transport& transport() { return *transport_; }
+  size_t workers() const { return workers_.size(); }
 
  private:
+  transport::Transport& worker_of(uint32_t port) { return *workers_[port % workers_.size()]; }
+  const transport::Transport& worker_of(uint32_t port) const {
+    return *workers_[port % workers_.size()];
+  }
+  // The port's index in its worker's transport: ports are dealt to workers in turn.
+  uint32_t local_index(uint32_t port) const {
+    return static_cast<uint32_t>(port / workers_.size());
+  }
+
   std::vector<nic::loopback::TwinPortSpec> specs_;
   clock::VirtualClock clock_;
   std::unique_ptr<nic::loopback::FabricTwin> twin_;
-  std::unique_ptr<transport::Transport> transport_;
+  FlowJoin join_;
+  std::vector<std::unique_ptr<transport::Transport>> workers_;
+  std::vector<uint32_t> port_of_requester_;  // by requester QP number: where it was opened
+  std::vector<double> worker_rates_;
 };
 
 }  // namespace etwire::dataplane

@@ -65,7 +65,7 @@ std::vector<std::string> eal_arguments(const config::RunConfig& config) {
 
 DpdkDataPlane::DpdkDataPlane(const config::RunConfig& config, transport::FlowObserver& observer)
     : config_(config),
-      observer_(observer),
+      join_(observer),
       payload_(config.transport.pmtu, config.transport.pmtu),
       queue_workers_(config.ports.size()),
       next_queue_(config.ports.size(), 0),
@@ -308,7 +308,7 @@ transport::ConnectionId DpdkDataPlane::connect(const WireConnection& connection)
         "looped to itself (no dpdk.peer)",
         config_.source_file, src.name, dst.name, src.name));
   }
-  const auto id = static_cast<uint32_t>(connections_.size());
+  const uint32_t id = connections_;
   WorkerCommand command;
   command.kind = WorkerCommand::Kind::kConnect;
   command.connection = id;
@@ -328,16 +328,11 @@ transport::ConnectionId DpdkDataPlane::connect(const WireConnection& connection)
   command.route.backward = addresses(to, from, config_);
   // Refused here (a QP number twice, or beyond 24 bits) before any worker sees it.
   directory_.add(id, command.route);
-  Connection& opened = connections_.emplace_back();
-  opened.src_port = from.port;
-  opened.dst_port = to.port;
-  opened.requester_qpn = from.qpn;
-  opened.responder_qpn = to.qpn;
-  if (from.qpn >= connection_of_requester_.size()) connection_of_requester_.resize(from.qpn + 1);
-  connection_of_requester_[from.qpn] = id;
-  opened.src_worker = queue_workers_[from.port][src_queue];
-  opened.split = opened.src_worker != queue_workers_[to.port][dst_queue];
-  // Every worker opens every connection, so that the numbers agree everywhere.
+  join_.add_connection(from.port, from.qpn, to.port, to.qpn);
+  ++connections_;
+  if (from.qpn >= worker_of_requester_.size()) worker_of_requester_.resize(from.qpn + 1);
+  worker_of_requester_[from.qpn] = queue_workers_[from.port][src_queue];
+  // Every worker learns every route; each opens the halves it drives.
   for (size_t w = 0; w < workers_.size(); ++w) send(w, command);
   wait_until_open(id);
   return {from.qpn, to.qpn};
@@ -369,85 +364,26 @@ void DpdkDataPlane::wait_until_open(uint32_t id) {
 
 void DpdkDataPlane::post(transport::ConnectionId connection, uint64_t bytes,
                          const transport::FlowTags& tags) {
-  Connection& target = by_requester(connection.requester);
-  PostedFlow flow;
-  flow.flow_id = next_flow_id_++;
-  flow.posted_at = clock_.now();
-  flow.bytes = bytes;
-  flow.tags = tags;
-  target.flows.push_back(flow);
-  ++flows_posted_;
+  join_.posted(connection.requester, bytes, tags, clock_.now());
   WorkerCommand command;
   command.kind = WorkerCommand::Kind::kPost;
   command.requester_qpn = connection.requester;
   command.bytes = bytes;
   command.tags = tags;
-  send(target.src_worker, command);
+  send(worker_of_requester_[connection.requester], command);
 }
 
 void DpdkDataPlane::handle(const WorkerReport& report) {
   switch (report.kind) {
     case WorkerReport::Kind::kRemoteDelivery:
-      delivered(by_requester(report.requester_qpn), report.at, report.ecn_marks);
+      join_.delivered(report.requester_qpn, report.at, report.ecn_marks);
       break;
     case WorkerReport::Kind::kDelivered:
-      delivered(by_requester(report.record.qpn), report.record.delivered_at,
-                report.record.ecn_marks);
+      join_.on_flow_delivered(report.record);
       break;
-    case WorkerReport::Kind::kFinished: {
-      Connection& connection = by_requester(report.record.qpn);
-      const uint64_t index = connection.finishes++ - connection.released;
-      PostedFlow& flow = connection.flows[index];
-      flow.finished = true;
-      flow.record = report.record;
-      release(connection);
+    case WorkerReport::Kind::kFinished:
+      join_.finished(report.record);
       break;
-    }
-  }
-}
-
-void DpdkDataPlane::delivered(Connection& connection, clock::Nanos at, uint32_t ecn_marks) {
-  const uint64_t delivery = connection.deliveries++;
-  // A message already reported as failed may still arrive (its acknowledgements were lost).
-  if (delivery < connection.released) return;
-  PostedFlow& flow = connection.flows[delivery - connection.released];
-  flow.delivered = true;
-  flow.delivered_at = at;
-  flow.ecn_marks = ecn_marks;
-  transport::FlowRecord record;
-  record.flow_id = flow.flow_id;
-  record.tags = flow.tags;
-  record.src_port = connection.src_port;
-  record.dst_port = connection.dst_port;
-  record.qpn = connection.requester_qpn;
-  record.dest_qpn = connection.responder_qpn;
-  record.bytes = flow.bytes;
-  record.posted_at = flow.posted_at;
-  record.delivered_at = at;
-  record.ecn_marks = ecn_marks;
-  observer_.on_flow_delivered(record);
-  release(connection);
-}
-
-void DpdkDataPlane::release(Connection& connection) {
-  // In posting order: a finished message waits for its delivery (reported by the receiving
-  // port's worker) unless it failed, and the ones after it wait for it.
-  while (!connection.flows.empty()) {
-    PostedFlow& flow = connection.flows.front();
-    if (!flow.finished) break;
-    const bool completed = flow.record.status == transport::FlowStatus::kCompleted;
-    if (completed && !flow.delivered) break;
-    transport::FlowRecord record = flow.record;
-    record.flow_id = flow.flow_id;
-    record.posted_at = flow.posted_at;
-    if (flow.delivered) {
-      record.delivered_at = flow.delivered_at;
-      record.ecn_marks = flow.ecn_marks;
-    }
-    connection.flows.pop_front();
-    ++connection.released;
-    ++flows_finished_;
-    observer_.on_flow_finished(record);
   }
 }
 

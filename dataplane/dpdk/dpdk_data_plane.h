@@ -5,7 +5,6 @@
 // workers, and flow events come back, through lock-free rings.
 #pragma once
 
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +14,7 @@
 #include "config/run_config.h"
 #include "dataplane/data_plane.h"
 #include "dataplane/dpdk/port_worker.h"
+#include "dataplane/flow_join.h"
 #include "nic/dpdk/dpdk_port.h"
 #include "nic/dpdk/wire_directory.h"
 #include "nic/frame/payload_pattern.h"
@@ -49,9 +49,7 @@ class DpdkDataPlane final : public DataPlane {
   transport::ConnectionId connect(const WireConnection& connection) override;
   void post(transport::ConnectionId connection, uint64_t bytes,
             const transport::FlowTags& tags) override;
-  uint32_t flows_in_progress() const override {
-    return static_cast<uint32_t>(flows_posted_ - flows_finished_);
-  }
+  uint32_t flows_in_progress() const override { return static_cast<uint32_t>(join_.in_progress()); }
   PortRecord port_record(size_t port) const override;
   void paced_rates_bps(std::vector<double>& per_port) override;
 
@@ -59,33 +57,6 @@ class DpdkDataPlane final : public DataPlane {
   size_t workers() const { return workers_.size(); }
 
  private:
-  // A message as the main lcore follows it: the worker of the sending port finishes it, and
-  // when the receiving port is another worker's, that worker reports its delivery separately;
-  // the two are joined here, in each connection's order.
-  struct PostedFlow {
-    uint64_t flow_id = 0;
-    clock::Nanos posted_at = 0;
-    uint64_t bytes = 0;
-    transport::FlowTags tags;
-    bool delivered = false;
-    clock::Nanos delivered_at = clock::kNever;
-    uint32_t ecn_marks = 0;
-    bool finished = false;  // the sender's worker reported it; `record` holds its report
-    transport::FlowRecord record;
-  };
-  struct Connection {
-    uint32_t src_port = 0;
-    uint32_t dst_port = 0;
-    uint32_t requester_qpn = 0;
-    uint32_t responder_qpn = 0;
-    uint32_t src_worker = 0;      // drives the requester: messages are posted there
-    bool split = false;           // the two ends are on different workers
-    RingQueue<PostedFlow> flows;  // posted, not yet reported finished; oldest first
-    uint64_t released = 0;        // flows reported finished (popped from `flows`)
-    uint64_t deliveries = 0;      // deliveries reported so far
-    uint64_t finishes = 0;        // finish reports so far
-  };
-
   nic::dpdk::DpdkPortSetup port_setup(size_t port, uint16_t queue, uint16_t device,
                                       uint32_t instance, rte_ring* rx_ring) const;
   // Rings between every two workers, for ports of several queues (see HandoverRing).
@@ -95,13 +66,10 @@ class DpdkDataPlane final : public DataPlane {
   void send_waiting(size_t worker);
   void wait_until_open(uint32_t connection);
   void handle(const WorkerReport& report);
-  // The connection whose requester has QP number `qpn`.
-  Connection& by_requester(uint32_t qpn) { return connections_[connection_of_requester_[qpn]]; }
-  void delivered(Connection& connection, clock::Nanos at, uint32_t ecn_marks);
-  void release(Connection& connection);
 
   const config::RunConfig& config_;
-  transport::FlowObserver& observer_;
+  // The workers report each message's halves; the join makes them the engine's flow events.
+  FlowJoin join_;
   clock::WallClock clock_;
   frame::PayloadPattern payload_;
   nic::dpdk::WireDirectory directory_;  // checks every connection before the workers see it
@@ -122,12 +90,8 @@ class DpdkDataPlane final : public DataPlane {
   std::vector<std::unique_ptr<HandoverRing>> handover_rings_;
   PortWorker* main_worker_ = nullptr;
   std::vector<RingQueue<WorkerCommand>> unsent_;  // by worker: commands its ring had no room for
-  // A deque: the observer may open connections while a reference to one is held.
-  std::deque<Connection> connections_;
-  std::vector<uint32_t> connection_of_requester_;  // by requester QP number
-  uint64_t next_flow_id_ = 0;
-  uint64_t flows_posted_ = 0;
-  uint64_t flows_finished_ = 0;
+  uint32_t connections_ = 0;
+  std::vector<uint32_t> worker_of_requester_;  // by requester QP number: messages are posted there
   uint64_t events_ = 0;
   bool finished_ = false;
 };

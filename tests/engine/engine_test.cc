@@ -11,6 +11,7 @@
 #include <string>
 
 #include "control/load/config_loader.h"
+#include "dataplane/loopback_data_plane.h"
 #include "engine/run_engine.h"
 #include "tests/testing/test_paths.h"
 #include "trace/synth/synth.h"
@@ -199,6 +200,83 @@ TEST(Engine, SameSeedGivesTheSameRun) {
   ASSERT_EQ(a.collectives.size(), b.collectives.size());
   for (size_t i = 0; i < a.collectives.size(); ++i) {
     EXPECT_EQ(a.collectives[i].end, b.collectives[i].end);
+  }
+}
+
+// The loopback data plane with its ports dealt to 1, 2 or 4 workers (transports) on one virtual
+// clock: connections between two workers' ports have their halves on different transports,
+// joined by the twin and the flow join. The run is the same flow for flow, and the same again.
+struct FlowCollector final : FlowSink {
+  std::vector<transport::FlowRecord> records;
+  void append(const transport::FlowRecord& record) override { records.push_back(record); }
+  void flush() override {}
+};
+
+struct WorkerRun {
+  RunResults results;
+  std::vector<transport::FlowRecord> flows;
+};
+
+WorkerRun run_on_workers(const control::LoadedConfig& loaded, uint32_t workers) {
+  FlowCollector sink;
+  RunOptions options;
+  options.flows = &sink;
+  options.data_plane = [workers](const config::RunConfig& c, transport::FlowObserver& observer) {
+    return std::make_unique<dataplane::LoopbackDataPlane>(c, observer, workers);
+  };
+  RunEngine engine(loaded, options);
+  WorkerRun out{engine.run(), {}};
+  out.flows = std::move(sink.records);
+  std::sort(out.flows.begin(), out.flows.end(),
+            [](const auto& a, const auto& b) { return a.flow_id < b.flow_id; });
+  return out;
+}
+
+void expect_same_run(const WorkerRun& a, const WorkerRun& b, const std::string& what) {
+  EXPECT_EQ(a.results.end_time, b.results.end_time) << what;
+  EXPECT_EQ(a.results.events, b.results.events) << what;
+  ASSERT_EQ(a.flows.size(), b.flows.size()) << what;
+  for (size_t i = 0; i < a.flows.size(); ++i) {
+    const transport::FlowRecord& x = a.flows[i];
+    const transport::FlowRecord& y = b.flows[i];
+    ASSERT_EQ(x.flow_id, y.flow_id) << what;
+    EXPECT_EQ(x.bytes, y.bytes) << what << " flow " << x.flow_id;
+    EXPECT_EQ(x.qpn, y.qpn) << what << " flow " << x.flow_id;
+    EXPECT_EQ(x.src_port, y.src_port) << what << " flow " << x.flow_id;
+    EXPECT_EQ(x.dst_port, y.dst_port) << what << " flow " << x.flow_id;
+    EXPECT_EQ(x.posted_at, y.posted_at) << what << " flow " << x.flow_id;
+    EXPECT_EQ(x.delivered_at, y.delivered_at) << what << " flow " << x.flow_id;
+    EXPECT_EQ(x.finished_at, y.finished_at) << what << " flow " << x.flow_id;
+    EXPECT_EQ(x.ecn_marks, y.ecn_marks) << what << " flow " << x.flow_id;
+    EXPECT_EQ(x.retransmitted_packets, y.retransmitted_packets) << what << " flow " << x.flow_id;
+  }
+  ASSERT_EQ(a.results.ports.size(), b.results.ports.size());
+  for (size_t p = 0; p < a.results.ports.size(); ++p) {
+    for (const auto& field : dataplane::kPortCounterFields) {
+      EXPECT_EQ(a.results.ports[p].*field.member, b.results.ports[p].*field.member)
+          << what << " port " << p << " " << field.name;
+    }
+  }
+}
+
+TEST(Engine, OneTwoAndFourLoopbackWorkersRunTheSameFlows) {
+  const fs::path dir = testing::make_scratch_dir("engine-workers");
+  const std::string trace = microbench(dir, trace::CollectiveType::kAllToAll, 1 << 20, 8, 2);
+  auto loaded = load(config_text({{"j", trace, "", ""}}, 8), dir);
+  const WorkerRun one = run_on_workers(loaded, 1);
+  ASSERT_EQ(one.results.status, RunStatus::kCompleted) << one.results.diagnosis;
+  ASSERT_FALSE(one.flows.empty());
+  for (uint32_t workers : {2u, 4u}) {
+    const WorkerRun many = run_on_workers(loaded, workers);
+    ASSERT_EQ(many.results.status, RunStatus::kCompleted) << many.results.diagnosis;
+    // All-to-all: most flows cross from one worker's port to another's.
+    const auto crossing = std::count_if(many.flows.begin(), many.flows.end(), [&](const auto& f) {
+      return f.src_port % workers != f.dst_port % workers;
+    });
+    EXPECT_GT(crossing, 0) << workers << " workers";
+    expect_same_run(one, many, std::to_string(workers) + " workers");
+    expect_same_run(many, run_on_workers(loaded, workers),
+                    std::to_string(workers) + " workers, again");
   }
 }
 

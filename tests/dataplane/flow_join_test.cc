@@ -1,0 +1,141 @@
+#include "dataplane/flow_join.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <vector>
+
+namespace etwire::dataplane {
+namespace {
+
+struct Engine final : transport::FlowObserver {
+  void on_flow_delivered(const transport::FlowRecord& record) override {
+    delivered.push_back(record);
+  }
+  void on_flow_finished(const transport::FlowRecord& record) override {
+    finished.push_back(record);
+  }
+  std::vector<transport::FlowRecord> delivered;
+  std::vector<transport::FlowRecord> finished;
+};
+
+// What the requester's transport reports when it finishes a message: its own numbering and no
+// delivery time (the responder is elsewhere).
+transport::FlowRecord sender_record(uint32_t qpn, clock::Nanos finished_at,
+                                    transport::FlowStatus status = transport::FlowStatus::kCompleted) {
+  transport::FlowRecord record;
+  record.flow_id = 999;  // the transport's own number: the join's replaces it
+  record.qpn = qpn;
+  record.dest_qpn = qpn + 1;
+  record.src_port = 3;
+  record.dst_port = 5;
+  record.finished_at = finished_at;
+  record.packets = 2;
+  record.status = status;
+  return record;
+}
+
+TEST(FlowJoin, AFinishWaitsForItsDeliveryFromTheOtherSide) {
+  Engine engine;
+  FlowJoin join(engine);
+  join.add_connection(3, 0x100, 5, 0x101);
+  EXPECT_EQ(join.posted(0x100, 8192, {}, 10), 0u);
+  EXPECT_EQ(join.in_progress(), 1u);
+
+  // The sender's worker reports first (its report ring was drained first).
+  join.finished(sender_record(0x100, 500));
+  EXPECT_TRUE(engine.finished.empty());
+  join.delivered(0x100, 400, 2);
+  ASSERT_EQ(engine.delivered.size(), 1u);
+  ASSERT_EQ(engine.finished.size(), 1u);
+  const transport::FlowRecord& done = engine.finished[0];
+  EXPECT_EQ(done.flow_id, 0u);
+  EXPECT_EQ(done.posted_at, 10);
+  EXPECT_EQ(done.delivered_at, 400);
+  EXPECT_EQ(done.finished_at, 500);
+  EXPECT_EQ(done.ecn_marks, 2u);
+  EXPECT_EQ(done.packets, 2u);
+  EXPECT_EQ(engine.delivered[0].bytes, 8192u);
+  EXPECT_EQ(engine.delivered[0].dest_qpn, 0x101u);
+  EXPECT_EQ(join.in_progress(), 0u);
+}
+
+TEST(FlowJoin, FlowsOfAConnectionFinishInPostingOrder) {
+  Engine engine;
+  FlowJoin join(engine);
+  join.add_connection(0, 7, 1, 8);
+  join.posted(7, 100, {}, 0);
+  join.posted(7, 200, {}, 0);
+  join.delivered(7, 50, 0);
+  join.delivered(7, 60, 0);
+  join.finished(sender_record(7, 70));
+  join.finished(sender_record(7, 80));
+  ASSERT_EQ(engine.finished.size(), 2u);
+  EXPECT_EQ(engine.finished[0].flow_id, 0u);
+  EXPECT_EQ(engine.finished[0].delivered_at, 50);
+  EXPECT_EQ(engine.finished[1].flow_id, 1u);
+  EXPECT_EQ(engine.finished[1].delivered_at, 60);
+}
+
+TEST(FlowJoin, FlowIdsCountPostsAcrossConnections) {
+  Engine engine;
+  FlowJoin join(engine);
+  join.add_connection(0, 1, 1, 2);
+  join.add_connection(1, 3, 0, 4);
+  EXPECT_EQ(join.posted(1, 1, {}, 0), 0u);
+  EXPECT_EQ(join.posted(3, 1, {}, 0), 1u);
+  EXPECT_EQ(join.posted(1, 1, {}, 0), 2u);
+  join.delivered(3, 5, 0);
+  join.finished(sender_record(3, 6));
+  ASSERT_EQ(engine.finished.size(), 1u);
+  EXPECT_EQ(engine.finished[0].flow_id, 1u);
+}
+
+TEST(FlowJoin, AFailedFlowGoesWithoutItsDeliveryAndALateOneIsIgnored) {
+  Engine engine;
+  FlowJoin join(engine);
+  join.add_connection(0, 1, 1, 2);
+  join.posted(1, 100, {}, 0);
+  join.posted(1, 100, {}, 0);
+  join.finished(sender_record(1, 900, transport::FlowStatus::kRetryExceeded));
+  ASSERT_EQ(engine.finished.size(), 1u);
+  EXPECT_EQ(engine.finished[0].delivered_at, clock::kNever);
+  // Its data did arrive; only the acknowledgements were lost.
+  join.delivered(1, 950, 0);
+  EXPECT_TRUE(engine.delivered.empty());
+  // The next message's delivery is matched to it, not to the failed one.
+  join.delivered(1, 1000, 0);
+  join.finished(sender_record(1, 1100));
+  ASSERT_EQ(engine.finished.size(), 2u);
+  EXPECT_EQ(engine.finished[1].flow_id, 1u);
+  EXPECT_EQ(engine.finished[1].delivered_at, 1000);
+}
+
+TEST(FlowJoin, ABothHalvesReportIsTheSameDelivery) {
+  Engine engine;
+  FlowJoin join(engine);
+  join.add_connection(0, 1, 0, 2);
+  join.posted(1, 64, {}, 0);
+  transport::FlowRecord delivered = sender_record(1, clock::kNever);
+  delivered.delivered_at = 30;
+  delivered.ecn_marks = 1;
+  join.on_flow_delivered(delivered);
+  join.on_flow_finished(sender_record(1, 40));
+  ASSERT_EQ(engine.finished.size(), 1u);
+  EXPECT_EQ(engine.finished[0].delivered_at, 30);
+  EXPECT_EQ(engine.finished[0].ecn_marks, 1u);
+}
+
+TEST(FlowJoin, ReportsForUnknownQpsAndTakenNumbersAreErrors) {
+  Engine engine;
+  FlowJoin join(engine);
+  join.add_connection(0, 1, 1, 2);
+  EXPECT_THROW(join.add_connection(0, 1, 1, 3), std::invalid_argument);
+  EXPECT_THROW(join.posted(5, 1, {}, 0), std::logic_error);
+  EXPECT_THROW(join.delivered(5, 1, 0), std::logic_error);
+  EXPECT_FALSE(join.knows(5));
+  EXPECT_TRUE(join.knows(1));
+}
+
+}  // namespace
+}  // namespace etwire::dataplane
