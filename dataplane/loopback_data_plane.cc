@@ -87,6 +87,7 @@ PortRecord LoopbackDataPlane::port_record(size_t port) const {
   record.rx_packets = nic.rx_packets;
   record.data_packets = transport.data_packets;
   record.retransmitted_packets = transport.retransmitted_packets;
+  record.missing_packets = transport.missing_packets;
   record.ecn_marked_received = transport.ecn_marked_received;
   record.cnps_sent = transport.cnps_sent;
   record.cnps_received = transport.cnps_received;

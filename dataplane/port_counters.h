@@ -25,6 +25,9 @@ struct PortCounters {
   uint64_t pfc_pauses_sent = 0;
   uint64_t pfc_pauses_received = 0;
   uint64_t drops = 0;  // lost on the way to or from the port (see docs/architecture.md)
+  // Data packets the port's receiving QPs found missing from their sequence (PSN gaps): lost or
+  // overtaken on the way, including where no counter of ours sees it (a kernel, a cable, a DUT).
+  uint64_t missing_packets = 0;
   uint64_t retransmitted_packets = 0;
   uint64_t timeouts = 0;
 };
@@ -38,7 +41,7 @@ struct PortCounterField {
   std::string_view congestion_column;
 };
 
-inline constexpr std::array<PortCounterField, 13> kPortCounterFields{{
+inline constexpr std::array<PortCounterField, 14> kPortCounterFields{{
     {"tx_bytes", "etwire_port_transmit_bytes_total",
      "Wire bytes the port sent, preamble and gap included.", &PortCounters::tx_bytes, ""},
     {"rx_bytes", "etwire_port_receive_bytes_total",
@@ -66,6 +69,10 @@ inline constexpr std::array<PortCounterField, 13> kPortCounterFields{{
      "Packets to or from the port lost on the way: fabric buffers, link faults, device queues, "
      "frames that never arrived.",
      &PortCounters::drops, "drops"},
+    {"missing_packets", "etwire_port_missing_packets_total",
+     "RoCE data packets the port's receiving queue pairs found missing from their sequence: lost "
+     "or overtaken on the way, wherever that was.",
+     &PortCounters::missing_packets, "missing"},
     {"retransmitted_packets", "etwire_port_retransmitted_packets_total",
      "RoCE data packets the port sent again.", &PortCounters::retransmitted_packets, "retransmits"},
     {"timeouts", "etwire_port_timeouts_total", "Retransmission timeouts of the port's queue pairs.",

@@ -146,8 +146,8 @@ void append_congestion(const RunResults& results, std::string& out) {
   }
   if (table.rows() == 0) {
     out +=
-        "\nNo congestion signals: no ECN marks, CNPs, PFC pauses, drops, retransmissions or "
-        "timeouts on any port.\n";
+        "\nNo congestion signals: no ECN marks, CNPs, PFC pauses, drops, missing packets, "
+        "retransmissions or timeouts on any port.\n";
     return;
   }
   out += "\nCongestion signals, ports that saw any (ECN marks received; PFC pause frames)\n";

@@ -67,6 +67,7 @@ void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Na
     // packets of the same pass are dropped silently.
     const bool requester_started_over = psn <= qp.highest_out_of_order_psn;
     if (!qp.nak_outstanding || requester_started_over) {
+      counters.missing_packets += psn - qp.expected_psn;
       qp.nak_outstanding = true;
       queue_acknowledge(qp, nic::aeth::kNakSequenceError, qp.expected_psn);
     }

@@ -32,8 +32,11 @@ struct TransportPortCounters {
   uint64_t naks_received = 0;
   uint64_t cnps_received = 0;
   uint64_t ecn_marked_received = 0;  // CE-marked data packets that arrived
-  uint64_t pauses_received = 0;      // PFC frames with a non-zero time
-  uint64_t resumes_received = 0;     // PFC frames with time 0
+  // Data packets the port's responders found missing from their sequence, counted when the gap
+  // is seen: lost (or overtaken) on the way, wherever that was, device or wire or fabric.
+  uint64_t missing_packets = 0;
+  uint64_t pauses_received = 0;   // PFC frames with a non-zero time
+  uint64_t resumes_received = 0;  // PFC frames with time 0
   uint64_t timeouts = 0;
   uint64_t stale_packets = 0;  // for a failed QP or an unknown QP number: dropped
 };

@@ -168,6 +168,7 @@ void PortWorker::publish() {
     sample.counters.rx_packets = nic.rx_frames;
     sample.counters.data_packets = transport.data_packets;
     sample.counters.retransmitted_packets = transport.retransmitted_packets;
+    sample.counters.missing_packets = transport.missing_packets;
     sample.counters.ecn_marked_received = transport.ecn_marked_received;
     sample.counters.cnps_sent = transport.cnps_sent;
     sample.counters.cnps_received = transport.cnps_received;

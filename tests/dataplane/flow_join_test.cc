@@ -21,8 +21,9 @@ struct Engine final : transport::FlowObserver {
 
 // What the requester's transport reports when it finishes a message: its own numbering and no
 // delivery time (the responder is elsewhere).
-transport::FlowRecord sender_record(uint32_t qpn, clock::Nanos finished_at,
-                                    transport::FlowStatus status = transport::FlowStatus::kCompleted) {
+transport::FlowRecord sender_record(
+    uint32_t qpn, clock::Nanos finished_at,
+    transport::FlowStatus status = transport::FlowStatus::kCompleted) {
   transport::FlowRecord record;
   record.flow_id = 999;  // the transport's own number: the join's replaces it
   record.qpn = qpn;

@@ -356,7 +356,7 @@ TEST(SummaryJson, RoundTripsExactValues) {
 
   ASSERT_EQ(doc["ports"].size(), 2u);
   const auto& port = doc["ports"][1];
-  EXPECT_EQ(port.size(), 15u);  // every PortRecord field
+  EXPECT_EQ(port.size(), 16u);  // every PortRecord field
   EXPECT_EQ(port["name"], "p1");
   EXPECT_EQ(port["speed_bps"], 100'000'000'000);
   EXPECT_EQ(port["ecn_marked_received"], 5);
@@ -591,9 +591,10 @@ TEST(ConsoleReport, FctIterationsCongestionAndStatus) {
   EXPECT_EQ(row_starting(report, {"train", "2"}),
             (std::vector<std::string>{"train", "2", "0.800", "0.650"}));
   EXPECT_TRUE(row_starting(report, {"train", "0"}).empty());
-  // Only the port that saw congestion signals.
+  // Only the port that saw congestion signals: ecn_marks, cnps_sent, cnps_recv, pfc_sent,
+  // pfc_recv, drops, missing, retransmits, timeouts.
   EXPECT_EQ(row_starting(report, {"p1"}),
-            (std::vector<std::string>{"p1", "5", "4", "0", "0", "0", "2", "3", "1"}));
+            (std::vector<std::string>{"p1", "5", "4", "0", "0", "0", "2", "0", "3", "1"}));
   EXPECT_TRUE(row_starting(report, {"p0"}).empty());
   EXPECT_EQ(report.find("No congestion signals"), std::string::npos);
   EXPECT_EQ(lines_of(report).back(),

@@ -186,6 +186,9 @@ TEST(Transport, NakTriggersGoBackN) {
   EXPECT_EQ(rig.transport.port_counters(1).naks_sent, 1u);
   EXPECT_EQ(rig.transport.port_counters(0).naks_received, 1u);
   EXPECT_EQ(rig.transport.port_counters(0).timeouts, 0u);
+  // The receiver saw the one packet missing when PSN 6 came in its place.
+  EXPECT_EQ(rig.transport.port_counters(1).missing_packets, 1u);
+  EXPECT_EQ(rig.transport.port_counters(0).missing_packets, 0u);
   // Everything from PSN 5 up to what was sent when the NAK arrived went again.
   const auto data = rig.data_sent();
   uint32_t highest_before_nak = 0;
@@ -220,6 +223,35 @@ TEST(Transport, TailLossRecoversByTimeout) {
   EXPECT_EQ(record.retransmitted_packets, 4u);
   // Only PSN 3 asks for an ACK, so nothing moved the deadline the first packet armed at time 0.
   EXPECT_GE(record.delivered_at, 100'000);
+  // The last packet was lost: no later one showed the receiver a gap.
+  EXPECT_EQ(rig.transport.port_counters(1).missing_packets, 0u);
+}
+
+// Packets lost where no counter looks (a kernel, a cable) show at the receiver as the PSNs
+// missing when the next packet arrives; a lost resend shows again.
+TEST(Transport, TheReceiverCountsPacketsMissingFromItsSequence) {
+  config::TransportConfig config;
+  config.pmtu = 1024;
+  Rig rig(config);
+  int data = 0;
+  int resends = 0;
+  rig.wire.set_hook([&](nic::Packet& packet, Nanos) {
+    if (!packet.is_data()) return Verdict::kDeliver;
+    ++data;
+    // PSNs 10, 11 and 12 on the first pass, and the first resend of PSN 10.
+    const bool first_pass_gap = data >= 11 && data <= 13;
+    const bool first_resend = packet.psn == 10 && data > 13 && ++resends == 1;
+    return first_pass_gap || first_resend ? Verdict::kDrop : Verdict::kDeliver;
+  });
+  const auto connection = rig.transport.connect(0, 1, 1);
+  rig.transport.post(connection, 64 * 1024, {});
+  rig.run();
+  ASSERT_EQ(rig.observer.finished.size(), 1u);
+  EXPECT_EQ(rig.observer.finished[0].status, FlowStatus::kCompleted);
+  // Three on the first pass (seen when PSN 13 arrived); on the second, PSN 10's resend was lost
+  // and PSN 11 showed a gap of one.
+  EXPECT_EQ(rig.transport.port_counters(1).missing_packets, 4u);
+  EXPECT_EQ(rig.transport.port_counters(1).naks_sent, 2u);
 }
 
 TEST(Transport, RetryExhaustionFailsTheFlowLoudly) {
