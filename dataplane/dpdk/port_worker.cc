@@ -100,7 +100,7 @@ void PortWorker::run_once() {
   commands_.drain([this](const WorkerCommand& command) { execute(command); });
   events_.store(events_.load(std::memory_order_relaxed) + clock_.poll(), std::memory_order_relaxed);
   const clock::Nanos now = clock_.last_read();
-  for (auto& port : ports_) port->poll(now);
+  for (auto& port : ports_) port->poll(now, &clock_);
   if (!handover_from_.empty()) take_handed_over(now);
   while (!unsent_.empty() && reports_.try_push(unsent_.front())) unsent_.pop_front();
   if (++passes_ % kPassesPerPublish == 0) publish();
@@ -124,7 +124,13 @@ bool PortWorker::hand_over(uint16_t queue, const nic::Packet& packet) {
 
 void PortWorker::take_handed_over(clock::Nanos now) {
   for (HandoverRing* ring : handover_from_) {
+    bool stamped = false;
     ring->drain([&](const nic::Packet& packet) {
+      // Stamped when taken, as a burst is (DpdkPort::poll): the round's time may be behind.
+      if (!stamped) {
+        now = clock_.now();
+        stamped = true;
+      }
       ports_[local_of_[packet.dst_port]]->receive_handed_over(packet, now);
     });
   }

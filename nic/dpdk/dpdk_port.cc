@@ -414,9 +414,10 @@ void DpdkPort::flush() {
   pending_ -= sent;
 }
 
-uint32_t DpdkPort::poll(clock::Nanos now) {
+uint32_t DpdkPort::poll(clock::Nanos now, const clock::Scheduler* clock) {
   flush();
   const uint16_t n = rte_eth_rx_burst(setup_.device, setup_.queue, rx_.data(), setup_.burst);
+  if (n > 0 && clock != nullptr) now = clock->now();  // one reading per burst that brought any
   for (uint16_t i = 0; i < n; ++i) deliver(rx_[i], now);
   if (n > 0) rte_pktmbuf_free_bulk(rx_.data(), n);
   // A burst that came back short emptied the queue: no backlog to look at unless the partner

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "clock/scheduler.h"
 #include "nic/dpdk/pause_generator.h"
 #include "nic/dpdk/wire_directory.h"
 #include "nic/frame/frame_reader.h"
@@ -131,10 +132,13 @@ class DpdkPort final : public nic::Port {
   }
 
   // Hands queued frames to the device, then receives one burst and delivers its packets at
-  // `now`. With PFC generation, then looks at the receive backlog when the burst came back full
-  // or the partner is paused, and sends the pause or resume the backlog calls for. Returns the
-  // number of frames received.
-  uint32_t poll(clock::Nanos now);
+  // `now`, or, given `clock`, at its reading once a burst brought any: `now` is the loop round's
+  // time, which whatever ran since (events, another thread on a shared CPU) can leave behind the
+  // arrival, so that a delivery stamped on one core could read later than the acknowledgement of
+  // it stamped on another. With PFC generation, then looks at the receive backlog when the burst
+  // came back full or the partner is paused, and sends the pause or resume the backlog calls
+  // for. Returns the number of frames received.
+  uint32_t poll(clock::Nanos now, const clock::Scheduler* clock = nullptr);
   // Queues a PFC frame that pauses class `priority` of the link partner for `quanta` (0
   // resumes it). False when it could not be queued (no mbuf, or the device's queue stayed full).
   bool send_pause(uint8_t priority, uint16_t quanta);
