@@ -1,13 +1,10 @@
 #include "dataplane/dpdk/dpdk_data_plane.h"
 
 #include <fmt/format.h>
-#include <rte_errno.h>
-#include <rte_eth_ring.h>
-#include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_pause.h>
-#include <rte_ring.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -22,10 +19,6 @@ namespace {
 
 // Names of rings, devices and mempools are process-wide in DPDK: each data plane gets its own.
 std::atomic<uint32_t> instances{0};
-
-std::string device_name(const std::string& spec) {
-  return spec.substr(0, spec.find(','));
-}
 
 frame::FrameAddresses addresses(const WireEndpoint& from, const WireEndpoint& to,
                                 const config::RunConfig& config) {
@@ -79,67 +72,8 @@ DpdkDataPlane::DpdkDataPlane(const config::RunConfig& config, transport::FlowObs
   }
   nic::dpdk::start_eal(eal_arguments(config));
   const uint32_t instance = instances.fetch_add(1);
-  std::vector<uint16_t> devices(config.ports.size(), 0);
+  devices_ = std::make_unique<nic::dpdk::RunDevices>(config, instance);
   try {
-    // Back-to-back ring devices: each direction of a cable is one ring per queue, the sender's
-    // TX queue and the receiver's RX queue of the same number; a ring device without a peer
-    // sends to itself.
-    std::vector<std::vector<rte_ring*>> inbound(config.ports.size());
-    for (size_t p = 0; p < config.ports.size(); ++p) {
-      if (!config::is_ring_device(config.ports[p].dpdk)) continue;
-      for (uint16_t q = 0; q < config.ports[p].dpdk.queues; ++q) {
-        const std::string name = fmt::format("etw{}r{}q{}", instance, p, q);
-        rte_ring* ring = rte_ring_create(name.c_str(), 4096, static_cast<int>(rte_socket_id()),
-                                         RING_F_SP_ENQ | RING_F_SC_DEQ);
-        if (ring == nullptr) {
-          throw std::runtime_error(fmt::format("port \"{}\": cannot create ring {}: {}",
-                                               config.ports[p].name, name,
-                                               rte_strerror(rte_errno)));
-        }
-        rings_.push_back(ring);
-        inbound[p].push_back(ring);
-      }
-    }
-    for (size_t p = 0; p < config.ports.size(); ++p) {
-      const config::PortConfig& port = config.ports[p];
-      if (config::is_ring_device(port.dpdk)) {
-        // Validation has made sure a peer exists and names this port back.
-        const config::PortConfig* peer =
-            port.dpdk.peer.empty() ? &port : config.find_port(port.dpdk.peer);
-        // Validation has also made sure both ends have as many queues.
-        std::vector<rte_ring*>& rx = inbound[p];
-        std::vector<rte_ring*>& tx = inbound[static_cast<size_t>(peer - config.ports.data())];
-        const std::string name = fmt::format("etw{}_{}", instance, device_name(port.dpdk.vdev));
-        const int id =
-            rte_eth_from_rings(name.c_str(), rx.data(), static_cast<unsigned>(rx.size()), tx.data(),
-                               static_cast<unsigned>(tx.size()), rte_socket_id());
-        if (id < 0) {
-          throw std::runtime_error(fmt::format("port \"{}\": cannot make ring device {}: {}",
-                                               port.name, name, rte_strerror(rte_errno)));
-        }
-        devices[p] = static_cast<uint16_t>(id);
-        made_devices_.push_back(devices[p]);
-      } else if (port.dpdk.port_id) {
-        devices[p] = *port.dpdk.port_id;
-      } else {
-        const std::string name =
-            port.dpdk.vdev.empty() ? port.dpdk.pci : device_name(port.dpdk.vdev);
-        if (rte_eth_dev_get_port_by_name(name.c_str(), &devices[p]) != 0) {
-          throw std::runtime_error(
-              fmt::format("port \"{}\" ({}): DPDK has no device {} (is it in dpdk.eal_args, "
-                          "bound to a DPDK driver, or already used?)",
-                          port.name, port.key_path, name));
-        }
-      }
-    }
-    // A device of several queues is configured before its queues are set up (by the ports made
-    // below) and started after.
-    for (size_t p = 0; p < config.ports.size(); ++p) {
-      const config::PortConfig& port = config.ports[p];
-      if (port.dpdk.queues == 1) continue;
-      nic::dpdk::configure_device(devices[p], port.dpdk.queues, port.name);
-      multi_queue_devices_.push_back({devices[p], port.dpdk.queues, port.name});
-    }
     // Group the queues by lcore: the main lcore's group first, then by lcore number.
     std::map<std::optional<unsigned>, std::vector<nic::dpdk::DpdkPortSetup>> groups;
     for (size_t p = 0; p < config.ports.size(); ++p) {
@@ -162,8 +96,8 @@ DpdkDataPlane::DpdkDataPlane(const config::RunConfig& config, transport::FlowObs
                   ? ""
                   : ", or leave dpdk.lcore out to run the port on the main lcore"));
         }
-        groups[lcore].push_back(port_setup(p, queue, devices[p], instance,
-                                           inbound[p].empty() ? nullptr : inbound[p][queue]));
+        groups[lcore].push_back(
+            port_setup(p, queue, devices_->device(p), instance, devices_->rx_ring(p, queue)));
       }
     }
     for (const auto& [lcore, setups] : groups) {
@@ -176,14 +110,14 @@ DpdkDataPlane::DpdkDataPlane(const config::RunConfig& config, transport::FlowObs
       if (!lcore) main_worker_ = workers_.back().get();
     }
     unsent_.resize(workers_.size());
-    if (!multi_queue_devices_.empty()) connect_handover();
-    for (const MultiQueueDevice& device : multi_queue_devices_) {
-      nic::dpdk::start_device(device.device, device.port);
+    if (std::any_of(config.ports.begin(), config.ports.end(),
+                    [](const config::PortConfig& port) { return port.dpdk.queues > 1; })) {
+      connect_handover();
     }
+    devices_->start();
   } catch (...) {
+    // The ports go before the devices they were set up on.
     workers_.clear();
-    for (uint16_t id : made_devices_) rte_eth_dev_close(id);
-    for (rte_ring* ring : rings_) rte_ring_free(ring);
     throw;
   }
 }
@@ -242,12 +176,8 @@ void DpdkDataPlane::connect_handover() {
 DpdkDataPlane::~DpdkDataPlane() {
   finish();
   // Before the workers (and the pools their receive queues hold mbufs of) go.
-  for (const MultiQueueDevice& device : multi_queue_devices_) {
-    nic::dpdk::stop_device(device.device, device.queues);
-  }
+  devices_->stop();
   workers_.clear();
-  for (uint16_t id : made_devices_) rte_eth_dev_close(id);
-  for (rte_ring* ring : rings_) rte_ring_free(ring);
 }
 
 void DpdkDataPlane::start() {

@@ -16,6 +16,7 @@
 #include "dataplane/dpdk/port_worker.h"
 #include "dataplane/flow_join.h"
 #include "nic/dpdk/dpdk_port.h"
+#include "nic/dpdk/run_devices.h"
 #include "nic/dpdk/wire_directory.h"
 #include "nic/frame/payload_pattern.h"
 
@@ -73,19 +74,12 @@ class DpdkDataPlane final : public DataPlane {
   clock::WallClock clock_;
   frame::PayloadPattern payload_;
   nic::dpdk::WireDirectory directory_;  // checks every connection before the workers see it
-  std::vector<rte_ring*> rings_;        // of the net_ring devices made here
-  std::vector<uint16_t> made_devices_;
+  // Before the workers: their ports are set up on these devices, and go first.
+  std::unique_ptr<nic::dpdk::RunDevices> devices_;
   std::vector<std::unique_ptr<PortWorker>> workers_;
   std::vector<std::vector<uint32_t>> queue_workers_;  // [port][queue]: the worker driving it
   std::vector<uint32_t> next_queue_;            // by port: for its next connection's requester
   std::vector<uint32_t> next_responder_queue_;  // by port: for the next responder on it
-  // Devices of several queues: configured, started and stopped here rather than by their ports.
-  struct MultiQueueDevice {
-    uint16_t device = 0;
-    uint16_t queues = 0;
-    std::string port;  // for messages
-  };
-  std::vector<MultiQueueDevice> multi_queue_devices_;
   // [from * workers + to]: what a queue received for another worker's queue of the device.
   std::vector<std::unique_ptr<HandoverRing>> handover_rings_;
   PortWorker* main_worker_ = nullptr;
