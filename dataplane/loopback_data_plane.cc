@@ -32,13 +32,13 @@ LoopbackDataPlane::LoopbackDataPlane(const config::RunConfig& config,
   twin_ =
       std::make_unique<nic::loopback::FabricTwin>(config.fabric, specs_, clock_, config.run.seed);
   for (uint32_t w = 0; w < workers; ++w) {
-    workers_.push_back(std::make_unique<transport::Transport>(config.transport, clock_, join_));
+    workers_.push_back(std::make_unique<Worker>(config.transport, clock_, join_));
   }
   for (size_t p = 0; p < specs_.size(); ++p) {
     const config::PortConfig& port = config.ports[p];
-    worker_of(static_cast<uint32_t>(p))
-        .add_port(twin_->port(p), port.qos, nic::frame_format(config, port),
-                  static_cast<uint32_t>(p));
+    const auto run_port = static_cast<uint32_t>(p);
+    worker_of(run_port).add_port(twin_->port(p), run_port, 0, port.qos,
+                                 nic::frame_format(config, port));
   }
 }
 
@@ -46,12 +46,12 @@ transport::ConnectionId LoopbackDataPlane::connect(const WireConnection& connect
   const WireEndpoint& requester = connection.requester;
   const WireEndpoint& responder = connection.responder;
   join_.add_connection(requester.port, requester.qpn, responder.port, responder.qpn);
-  worker_of(responder.port)
-      .open_responder(local_index(responder.port), responder.qpn, requester.port, requester.qpn,
-                      connection.udp_source_port);
-  worker_of(requester.port)
-      .open_requester(local_index(requester.port), requester.qpn, responder.port, responder.qpn,
-                      connection.udp_source_port);
+  const HalfPlace sending{requester.port, 0, requester.qpn};
+  const HalfPlace receiving{responder.port, 0, responder.qpn};
+  worker_of(responder.port).open(sending, receiving, connection.udp_source_port);
+  if (&worker_of(requester.port) != &worker_of(responder.port)) {
+    worker_of(requester.port).open(sending, receiving, connection.udp_source_port);
+  }
   if (requester.qpn >= port_of_requester_.size()) port_of_requester_.resize(requester.qpn + 1);
   port_of_requester_[requester.qpn] = requester.port;
   return {requester.qpn, responder.qpn};
@@ -65,19 +65,14 @@ void LoopbackDataPlane::post(transport::ConnectionId connection, uint64_t bytes,
 
 void LoopbackDataPlane::paced_rates_bps(std::vector<double>& per_port) {
   per_port.assign(specs_.size(), 0.0);
-  for (size_t w = 0; w < workers_.size(); ++w) {
-    workers_[w]->paced_rates_bps(worker_rates_);
-    for (size_t local = 0; local < worker_rates_.size(); ++local) {
-      per_port[local * workers_.size() + w] = worker_rates_[local];
-    }
-  }
+  for (auto& worker : workers_) worker->add_paced_rates(per_port);
 }
 
 PortRecord LoopbackDataPlane::port_record(size_t port) const {
   const auto& nic = twin_->host_counters(port);
   const auto& facing = twin_->switch_port_counters(twin_->layout().host_switch_port(port));
   const auto p = static_cast<uint32_t>(port);
-  const auto& transport = worker_of(p).port_counters(local_index(p));
+  const auto& transport = worker_of(p).counters(p);
   PortRecord record;
   record.name = specs_[port].name;
   record.speed_bps = specs_[port].speed_bps;

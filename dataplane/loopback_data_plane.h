@@ -1,6 +1,7 @@
 // The data plane a run uses when its ports are loopback ports: a virtual clock, the fabric twin
-// those ports are cabled to, and workers on top, built from the run configuration. A worker is a
-// transport over its share of the ports; by default one worker drives every port. With several,
+// those ports are cabled to, and workers (worker.h) on top, built from the run configuration; the
+// twin's ports are what this backend hands them, and the twin needs no polling. By default one
+// worker drives every port. With several,
 // the ports are dealt to them in turn and every worker runs on the one virtual clock, so a run is
 // as deterministic as with one: connections between two workers' ports then have their halves on
 // different transports, joined by the twin (packets) and the flow join (records), exactly as
@@ -14,6 +15,7 @@
 #include "config/run_config.h"
 #include "dataplane/data_plane.h"
 #include "dataplane/flow_join.h"
+#include "dataplane/worker.h"
 #include "nic/loopback/fabric_twin.h"
 #include "transport/transport.h"
 
@@ -47,22 +49,16 @@ class LoopbackDataPlane final : public DataPlane {
   size_t workers() const { return workers_.size(); }
 
  private:
-  transport::Transport& worker_of(uint32_t port) { return *workers_[port % workers_.size()]; }
-  const transport::Transport& worker_of(uint32_t port) const {
-    return *workers_[port % workers_.size()];
-  }
-  // The port's index in its worker's transport: ports are dealt to workers in turn.
-  uint32_t local_index(uint32_t port) const {
-    return static_cast<uint32_t>(port / workers_.size());
-  }
+  // Ports are dealt to workers in turn.
+  Worker& worker_of(uint32_t port) { return *workers_[port % workers_.size()]; }
+  const Worker& worker_of(uint32_t port) const { return *workers_[port % workers_.size()]; }
 
   std::vector<nic::loopback::TwinPortSpec> specs_;
   clock::VirtualClock clock_;
   std::unique_ptr<nic::loopback::FabricTwin> twin_;
   FlowJoin join_;
-  std::vector<std::unique_ptr<transport::Transport>> workers_;
+  std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<uint32_t> port_of_requester_;  // by requester QP number: where it was opened
-  std::vector<double> worker_rates_;
 };
 
 }  // namespace etwire::dataplane

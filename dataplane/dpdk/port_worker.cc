@@ -37,21 +37,19 @@ PortWorker::PortWorker(const config::RunConfig& config, const frame::PayloadPatt
     ports_.push_back(std::make_unique<nic::dpdk::DpdkPort>(setup, payload, directory_));
   }
   published_ = std::make_unique<PublishedPortSample[]>(ports_.size());
-  // The transport holds this worker's ports only, in the order of ports_, named by their index
-  // in the run.
-  transport_ = std::make_unique<transport::Transport>(config.transport, clock_, *this);
+  // The worker's transport holds this lcore's ports (queues) only.
+  worker_ = std::make_unique<Worker>(config.transport, clock_, *this);
   for (size_t i = 0; i < setups.size(); ++i) {
     const config::PortConfig& port = config.ports[setups[i].index];
     nic::dpdk::DpdkPort& driven = *ports_[i];
-    transport_->set_catch_up(
-        transport_->add_port(driven, port.qos, nic::frame_format(config, port), setups[i].index),
-        driven.catch_up());
+    worker_->add_port(driven, setups[i].index, setups[i].queue, port.qos,
+                      nic::frame_format(config, port), driven.catch_up());
   }
 }
 
 PortWorker::~PortWorker() {
   stop();
-  transport_.reset();
+  worker_.reset();
   for (auto& port : ports_) port->stop();
 }
 
@@ -139,34 +137,27 @@ void PortWorker::take_handed_over(clock::Nanos now) {
 void PortWorker::execute(const WorkerCommand& command) {
   if (command.kind == WorkerCommand::Kind::kConnect) {
     // Every worker learns every route (a frame for a connection may arrive on any queue of a
-    // port), and opens the halves it drives: the requester on its queue of the sending port, the
-    // responder on its queue of the receiving port.
+    // port), and opens the halves it drives.
     const nic::dpdk::WireRoute& route = command.route;
     directory_.add(command.connection, route);
-    const uint32_t sender = local_of_[route.requester.port];
-    if (sender != kNotLocal && ports_[sender]->queue() == route.requester.queue) {
-      transport_->open_requester(sender, route.requester.qpn, route.responder.port,
-                                 route.responder.qpn, command.udp_source_port);
-    }
-    const uint32_t receiver = local_of_[route.responder.port];
-    if (receiver != kNotLocal && ports_[receiver]->queue() == route.responder.queue) {
-      transport_->open_responder(receiver, route.responder.qpn, route.requester.port,
-                                 route.requester.qpn, command.udp_source_port);
-    }
+    worker_->open({route.requester.port, route.requester.queue, route.requester.qpn},
+                  {route.responder.port, route.responder.queue, route.responder.qpn},
+                  command.udp_source_port);
     connections_open_.store(command.connection + 1, std::memory_order_release);
     return;
   }
-  transport_->post(command.requester_qpn, command.bytes, command.tags);
+  worker_->post(command.requester_qpn, command.bytes, command.tags);
 }
 
 void PortWorker::publish() {
-  transport_->paced_rates_bps(paced_rates_);
+  paced_rates_.assign(config_.ports.size(), 0.0);
+  worker_->add_paced_rates(paced_rates_);
   for (size_t p = 0; p < config_.ports.size(); ++p) {
     if (local_of_[p] == kNotLocal) continue;
     const nic::dpdk::DpdkPort& port = *ports_[local_of_[p]];
     const nic::dpdk::DpdkPortCounters& nic = port.counters();
     const frame::FrameErrorCounters& errors = port.frame_errors();
-    const transport::TransportPortCounters& transport = transport_->port_counters(local_of_[p]);
+    const transport::TransportPortCounters& transport = worker_->counters(static_cast<uint32_t>(p));
     PortSample sample;
     sample.counters.tx_bytes = nic.tx_bytes;
     sample.counters.rx_bytes = nic.rx_bytes;
@@ -189,7 +180,7 @@ void PortWorker::publish() {
                             (port.queue() == 0 ? port.device_drops() : 0);
     sample.rx_handed_over = nic.rx_handed_over;
     sample.counters.timeouts = transport.timeouts;
-    sample.paced_rate_bps = static_cast<uint64_t>(paced_rates_[local_of_[p]]);
+    sample.paced_rate_bps = static_cast<uint64_t>(paced_rates_[p]);
     published_[local_of_[p]].publish(sample);
   }
 }

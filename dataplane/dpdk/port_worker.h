@@ -1,14 +1,14 @@
-// One core's share of a DPDK run: the ports configured on that lcore, a transport over them on
-// the core's own wall clock (sharing the main lcore's time), and a run-to-completion loop that
-// runs the transport's due events (pacing), hands frames to the devices in bursts and polls them
-// for arrivals, which feed the transport.
+// One core's share of a DPDK run: the ports configured on that lcore, a Worker (worker.h) over
+// them on the core's own wall clock (sharing the main lcore's time), and a run-to-completion loop
+// that runs the transport's due events (pacing), hands frames to the devices in bursts and polls
+// them for arrivals, which feed the transport. What is DPDK's own here is the devices, the
+// lcore, and the rings between cores.
 //
 // The worker shares nothing mutable with other cores but three single-producer single-consumer
 // rings: connections and messages in from the main lcore (where the engine runs), flow events
-// out to it, and a published copy of its ports' counters. Its transport holds only the worker's
-// ports and opens only the halves of connections they drive (the requester where the sending
-// port's queue is here, the responder where the receiving port's is), numbered by the address
-// plan's QP numbers; a message is posted only to the worker that drives its requester.
+// out to it, and a published copy of its ports' counters. Its worker opens only the halves of
+// connections its queues drive, numbered by the address plan's QP numbers; a message is posted
+// only to the worker that drives its requester.
 //
 // The ports without an lcore form the main lcore's worker, which the main loop runs a step at a
 // time between the engine's events (run_once); the same rings connect it, so both kinds behave
@@ -26,6 +26,7 @@
 #include "common/spsc_ring.h"
 #include "config/run_config.h"
 #include "dataplane/dpdk/port_sample.h"
+#include "dataplane/worker.h"
 #include "nic/dpdk/dpdk_port.h"
 #include "nic/dpdk/wire_directory.h"
 #include "nic/frame/payload_pattern.h"
@@ -129,7 +130,7 @@ class PortWorker final : public transport::FlowObserver, public nic::dpdk::Queue
   nic::dpdk::WireDirectory directory_;
   std::vector<std::unique_ptr<nic::dpdk::DpdkPort>> ports_;
   std::vector<uint32_t> local_of_;  // run-wide port index -> index in ports_, or kNotLocal
-  std::unique_ptr<transport::Transport> transport_;
+  std::unique_ptr<Worker> worker_;
   const std::vector<std::vector<uint32_t>>* queue_workers_ = nullptr;
   std::vector<HandoverRing*> handover_to_;    // by worker
   std::vector<HandoverRing*> handover_from_;  // the non-null ones
