@@ -66,7 +66,13 @@ uint32_t Transport::add_port(nic::Port& port, const config::PortQos& qos,
   return index;
 }
 
-uint32_t Transport::claim_qpn(std::vector<uint32_t>& by_qpn, uint32_t qpn, const char* role) {
+void Transport::claim_qpn(uint32_t port, std::vector<uint32_t>& by_qpn, uint32_t qpn,
+                          const char* role) {
+  if (port >= ports_.size()) {
+    throw std::invalid_argument("transport: a " + std::string(role) + " on port " +
+                                std::to_string(port) + ", which was not added (" +
+                                std::to_string(ports_.size()) + " ports)");
+  }
   if (qpn > nic::kPsnMask) {
     throw std::invalid_argument("transport: QP number " + std::to_string(qpn) +
                                 " does not fit in 24 bits");
@@ -76,17 +82,11 @@ uint32_t Transport::claim_qpn(std::vector<uint32_t>& by_qpn, uint32_t qpn, const
     throw std::invalid_argument("transport: QP number " + std::to_string(qpn) + " is already a " +
                                 role + " here");
   }
-  return qpn;
 }
 
 void Transport::open_requester(uint32_t port, uint32_t qpn, uint32_t remote_port,
                                uint32_t remote_qpn, uint16_t udp_source_port) {
-  if (port >= ports_.size()) {
-    throw std::invalid_argument("transport: a requester on port " + std::to_string(port) +
-                                ", which was not added (" + std::to_string(ports_.size()) +
-                                " ports)");
-  }
-  claim_qpn(requester_by_qpn_, qpn, "requester");
+  claim_qpn(port, requester_by_qpn_, qpn, "requester");
   const auto slot = static_cast<uint32_t>(requesters_.size());
   requester_by_qpn_[qpn] = slot;
   RequesterQp& requester = requesters_.emplace_back();
@@ -107,12 +107,7 @@ void Transport::open_requester(uint32_t port, uint32_t qpn, uint32_t remote_port
 
 void Transport::open_responder(uint32_t port, uint32_t qpn, uint32_t remote_port,
                                uint32_t remote_qpn, uint16_t udp_source_port) {
-  if (port >= ports_.size()) {
-    throw std::invalid_argument("transport: a responder on port " + std::to_string(port) +
-                                ", which was not added (" + std::to_string(ports_.size()) +
-                                " ports)");
-  }
-  claim_qpn(responder_by_qpn_, qpn, "responder");
+  claim_qpn(port, responder_by_qpn_, qpn, "responder");
   responder_by_qpn_[qpn] = static_cast<uint32_t>(responders_.size());
   ResponderQp& responder = responders_.emplace_back();
   responder.port = port;

@@ -145,8 +145,9 @@ class Transport final : public clock::EventHandler {
   void deliver_flow(RequesterQp& requester, clock::Nanos now);
   nic::Packet control_packet(const ResponderQp& qp,
                              const config::TrafficClass& traffic_class) const;
-  // The slot of QP number `qpn` in `by_qpn`, claimed for a new half; throws if taken.
-  uint32_t claim_qpn(std::vector<uint32_t>& by_qpn, uint32_t qpn, const char* role);
+  // Checks that a new half on local port `port` may take QP number `qpn` in `by_qpn` (the port
+  // was added, the number fits and is free in that role); throws std::invalid_argument if not.
+  void claim_qpn(uint32_t port, std::vector<uint32_t>& by_qpn, uint32_t qpn, const char* role);
 
   const config::TransportConfig& config_;
   clock::Scheduler& scheduler_;
