@@ -49,8 +49,8 @@ struct Options {
   uint16_t tx_descriptors = 0;  // 0: what a run gives a port of that speed
 };
 
-nic::dpdk::WireRoute one_route() {
-  nic::dpdk::WireRoute route;
+nic::WireRoute one_route() {
+  nic::WireRoute route;
   route.requester = {0, 256};
   route.responder = {0, 257};
   route.forward.src_mac = {0x02, 0, 0, 0, 0, 1};
@@ -190,7 +190,7 @@ Pacing pacing(uint64_t speed_bps, uint32_t pmtu, uint16_t tx_descriptors) {
   size_t recorded = 0;
   clock.restart();
   // The requester half only: the frames go to a sink, nothing answers.
-  const nic::dpdk::WireRoute route = one_route();
+  const nic::WireRoute route = one_route();
   transport.open_requester(0, route.requester.qpn, 0, route.responder.qpn, 49152);
   // Enough bytes for well over a second at the highest rate tried.
   for (int i = 0; i < 64; ++i) transport.post(route.requester.qpn, 1ull << 30, {});

@@ -8,22 +8,9 @@
 #include <limits>
 #include <vector>
 
-#include "nic/frame/wire_format.h"
+#include "nic/wire_route.h"
 
 namespace etwire::nic::dpdk {
-
-struct WireEnd {
-  uint32_t port = 0;   // the port's index in the run
-  uint32_t qpn = 0;    // QP number on the wire
-  uint16_t queue = 0;  // the port's queue pair (and so the worker) that drives this end
-};
-
-struct WireRoute {
-  WireEnd requester;
-  WireEnd responder;
-  frame::FrameAddresses forward;   // requester to responder: data
-  frame::FrameAddresses backward;  // responder to requester: ACK, NAK, CNP
-};
 
 class WireDirectory {
  public:
