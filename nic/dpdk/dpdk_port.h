@@ -45,7 +45,7 @@ struct DpdkPfcSetup {
 struct DpdkPortSetup {
   std::string name;     // the configuration's port name, for messages
   uint16_t device = 0;  // DPDK port id
-  uint32_t index = 0;   // the transport's index of this port
+  uint32_t index = 0;   // the port's index in the run (Packet::src_port / dst_port)
   // The queue pair this object drives, of `queues` on the device. With one, the port configures,
   // starts and stops the device itself; with several, the caller configures the device
   // (configure_device) before making one DpdkPort per queue, and starts and stops it
