@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   remember(add_plan_command(app));
   remember(add_collective_command(app));
   remember(add_run_command(app));
+  remember(add_devices_command(app));
 
   try {
     app.parse(argc, argv);

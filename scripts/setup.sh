@@ -32,6 +32,8 @@ packages=(
   # The DPDK backend; its tests decode frames with tshark and check ICRCs with scapy, and make
   # a veth pair in a network namespace.
   dpdk dpdk-dev libdpdk-dev libpcap-dev tshark python3-scapy iproute2
+  # RDMA NICs through libibverbs (rdma-core).
+  libibverbs-dev
 )
 
 missing=()

@@ -28,8 +28,22 @@ std::string slurp(const fs::path& path) {
 TEST(Cli, HelpListsSubcommands) {
   auto r = etwire("--help");
   EXPECT_EQ(r.code, 0);
-  for (const char* cmd : {"inspect", "feed", "synth"}) EXPECT_THAT(r.output, HasSubstr(cmd));
+  for (const char* cmd : {"inspect", "feed", "synth", "devices"}) {
+    EXPECT_THAT(r.output, HasSubstr(cmd));
+  }
   EXPECT_EQ(etwire("synth microbench --help").code, 0);
+}
+
+// Without an RDMA device (this machine's kernel has no RDMA support) `devices` says so and exits
+// 2; with one it lists its ports.
+TEST(Cli, DevicesListsRdmaPortsOrSaysThereAreNone) {
+  auto r = etwire("devices");
+  if (r.code == 0) {
+    EXPECT_THAT(r.output, HasSubstr(" port 1: "));
+  } else {
+    EXPECT_EQ(r.code, 2) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("error: no RDMA device: "));
+  }
 }
 
 TEST(Cli, UnknownOptionsAndMissingArgumentsExitTwo) {
