@@ -62,9 +62,9 @@ void FlowJoin::delivered(uint32_t requester_qpn, clock::Nanos at, uint32_t ecn_m
   record.posted_at = flow.posted_at;
   record.delivered_at = at;
   record.ecn_marks = ecn_marks;
+  // The engine may post or open connections from here; the deque keeps `connection` in place.
   observer_.on_flow_delivered(record);
-  // The engine may have posted or opened connections: look the connection up again.
-  release(connection_of(requester_qpn));
+  release(connection);
 }
 
 void FlowJoin::finished(const transport::FlowRecord& record) {

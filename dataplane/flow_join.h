@@ -36,6 +36,10 @@ class FlowJoin final : public transport::FlowObserver {
     return requester_qpn < connection_of_requester_.size() &&
            connection_of_requester_[requester_qpn] != kNone;
   }
+  // The port the connection of requester `requester_qpn` sends from (it must be known).
+  uint32_t sending_port(uint32_t requester_qpn) const {
+    return connections_[connection_of_requester_[requester_qpn]].src_port;
+  }
 
   // A message posted at `now` on the connection of requester `requester_qpn`; returns its flow
   // id, counted from 0 across the run.

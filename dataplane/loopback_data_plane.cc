@@ -52,15 +52,13 @@ transport::ConnectionId LoopbackDataPlane::connect(const WireConnection& connect
   if (&worker_of(requester.port) != &worker_of(responder.port)) {
     worker_of(requester.port).open(sending, receiving, connection.udp_source_port);
   }
-  if (requester.qpn >= port_of_requester_.size()) port_of_requester_.resize(requester.qpn + 1);
-  port_of_requester_[requester.qpn] = requester.port;
   return {requester.qpn, responder.qpn};
 }
 
 void LoopbackDataPlane::post(transport::ConnectionId connection, uint64_t bytes,
                              const transport::FlowTags& tags) {
   join_.posted(connection.requester, bytes, tags, clock_.now());
-  worker_of(port_of_requester_[connection.requester]).post(connection.requester, bytes, tags);
+  worker_of(join_.sending_port(connection.requester)).post(connection.requester, bytes, tags);
 }
 
 void LoopbackDataPlane::paced_rates_bps(std::vector<double>& per_port) {

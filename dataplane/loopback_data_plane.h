@@ -58,7 +58,6 @@ class LoopbackDataPlane final : public DataPlane {
   std::unique_ptr<nic::loopback::FabricTwin> twin_;
   FlowJoin join_;
   std::vector<std::unique_ptr<Worker>> workers_;
-  std::vector<uint32_t> port_of_requester_;  // by requester QP number: where it was opened
 };
 
 }  // namespace etwire::dataplane

@@ -67,7 +67,6 @@ class PortWorker final : public PollHook, public nic::dpdk::QueueHandover {
   void check() const;
 
   const std::optional<unsigned>& lcore() const { return lcore_; }
-  bool drives(uint32_t port) const { return local_of_[port] != kNotLocal; }
   // The latest published counters of a port this worker drives (any thread).
   PortSample sample(uint32_t port) const { return loop_.sample(port); }
   uint64_t events_run() const { return loop_.events_run(); }
