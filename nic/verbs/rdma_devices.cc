@@ -9,48 +9,11 @@
 #include <cstring>
 #include <memory>
 
+#include "nic/verbs/verbs_api.h"
+
 namespace etwire::nic::verbs {
 
 namespace {
-
-std::string port_state_name(ibv_port_state state) {
-  switch (state) {
-    case IBV_PORT_DOWN:
-      return "down";
-    case IBV_PORT_INIT:
-      return "init";
-    case IBV_PORT_ARMED:
-      return "armed";
-    case IBV_PORT_ACTIVE:
-      return "active";
-    case IBV_PORT_ACTIVE_DEFER:
-      return "active-defer";
-    default:
-      return "no-state";
-  }
-}
-
-std::string link_layer_name(uint8_t link_layer) {
-  switch (link_layer) {
-    case IBV_LINK_LAYER_ETHERNET:
-      return "Ethernet";
-    case IBV_LINK_LAYER_INFINIBAND:
-      return "InfiniBand";
-    default:
-      return "unspecified";
-  }
-}
-
-std::string gid_type_name(uint32_t type) {
-  switch (type) {
-    case IBV_GID_TYPE_ROCE_V2:
-      return "RoCE v2";
-    case IBV_GID_TYPE_ROCE_V1:
-      return "RoCE v1";
-    default:
-      return "IB";
-  }
-}
 
 struct DeviceListDeleter {
   void operator()(ibv_device** list) const { ibv_free_device_list(list); }
