@@ -2,6 +2,7 @@
 // carried, when it moved, and what happened to it on the way.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -13,8 +14,20 @@ enum class FlowStatus : uint8_t {
   kCompleted,      // every byte acknowledged
   kRetryExceeded,  // the QP gave up on it after retry_count retransmissions
   kFlushed,        // queued behind a flow that failed: the QP was in error (RC semantics)
+  // The other errors an RDMA NIC reports in a work completion (the verbs backend); each puts
+  // the QP in error, as kRetryExceeded does.
+  kRnrRetryExceeded,      // the receiver had no receive posted, rnr_retry times
+  kRemoteAccessError,     // the receiver refused the rkey, address or access
+  kRemoteInvalidRequest,  // the receiver found the request invalid (a SEND too long)
+  kRemoteOperationError,  // the receiver could not complete the operation
+  kLocalLengthError,      // the message exceeds what the QP or the receive buffer takes
+  kLocalProtectionError,  // the local buffer is not registered for this use
+  kLocalQpOperationError,
+  kDeviceError,  // any other completion error: the device's status is in the run's summary
 };
-std::string_view flow_status_name(FlowStatus status);  // "completed", "retry-exceeded", "flushed"
+inline constexpr size_t kFlowStatusCount = 11;
+// "completed", "retry-exceeded", "flushed", "rnr-retry-exceeded", "remote-access-error", ...
+std::string_view flow_status_name(FlowStatus status);
 
 // Identifiers the poster attaches to a flow; the transport carries them into the record.
 struct FlowTags {

@@ -17,6 +17,22 @@ std::string_view flow_status_name(FlowStatus status) {
       return "retry-exceeded";
     case FlowStatus::kFlushed:
       return "flushed";
+    case FlowStatus::kRnrRetryExceeded:
+      return "rnr-retry-exceeded";
+    case FlowStatus::kRemoteAccessError:
+      return "remote-access-error";
+    case FlowStatus::kRemoteInvalidRequest:
+      return "remote-invalid-request";
+    case FlowStatus::kRemoteOperationError:
+      return "remote-operation-error";
+    case FlowStatus::kLocalLengthError:
+      return "local-length-error";
+    case FlowStatus::kLocalProtectionError:
+      return "local-protection-error";
+    case FlowStatus::kLocalQpOperationError:
+      return "local-qp-operation-error";
+    case FlowStatus::kDeviceError:
+      return "device-error";
   }
   return "unknown";
 }
@@ -103,6 +119,13 @@ void Transport::open_requester(uint32_t port, uint32_t qpn, uint32_t remote_port
     ResponderQp& responder = responders_[responder_by_qpn_[remote_qpn]];
     if (responder.remote_qpn == qpn) responder.local_requester = slot;
   }
+}
+
+void Transport::set_rate_limit(uint32_t requester_qpn, uint64_t rate_bps) {
+  RequesterQp& requester = requesters_[requester_by_qpn_.at(requester_qpn)];
+  const uint64_t rate = std::min(rate_bps, ports_[requester.port].speed_bps);
+  requester.pacer = clock::LineRateTimer(rate);
+  requester.reaction_point.reset(&config_.dcqcn, rate, scheduler_.now());
 }
 
 void Transport::open_responder(uint32_t port, uint32_t qpn, uint32_t remote_port,

@@ -76,6 +76,11 @@ class Transport final : public clock::EventHandler {
   void open_responder(uint32_t port, uint32_t qpn, uint32_t remote_port, uint32_t remote_qpn,
                       uint16_t udp_source_port);
 
+  // Caps the requester `requester_qpn` (opened here, with nothing sent yet) at `rate_bps`, as an
+  // RNIC's per-QP rate limiter does: its pacer and DCQCN's ceiling become the lower of that and
+  // the port's line rate.
+  void set_rate_limit(uint32_t requester_qpn, uint64_t rate_bps);
+
   // Opens both halves of a connection between two ports of this transport (the same port is
   // allowed: traffic then leaves and re-enters through the fabric), numbering both halves with
   // the next free number (0, 1, ...). For a transport that drives every port and has no QP
