@@ -26,6 +26,10 @@ constexpr NamedValue<RdmaOp> kRdmaOps[] = {{"write", RdmaOp::kWrite},
                                            {"write-with-imm", RdmaOp::kWriteWithImmediate},
                                            {"send", RdmaOp::kSend},
                                            {"write-with-immediate", RdmaOp::kWriteWithImmediate}};
+constexpr NamedValue<RnicKind> kRnicKinds[] = {{"hardware", RnicKind::kHardware},
+                                               {"software", RnicKind::kSoftware}};
+constexpr NamedValue<VerbsDcqcn> kVerbsDcqcn[] = {{"check", VerbsDcqcn::kCheck},
+                                                  {"apply", VerbsDcqcn::kApply}};
 constexpr NamedValue<Topology> kTopologies[] = {{"single-switch", Topology::kSingleSwitch},
                                                 {"leaf-spine", Topology::kLeafSpine}};
 constexpr NamedValue<BufferMode> kBufferModes[] = {{"shared", BufferMode::kShared},
@@ -57,6 +61,12 @@ NameTable<AddressSharing> address_sharing_names() {
 }
 NameTable<RdmaOp> rdma_op_names() {
   return kRdmaOps;
+}
+NameTable<RnicKind> rnic_kind_names() {
+  return kRnicKinds;
+}
+NameTable<VerbsDcqcn> verbs_dcqcn_names() {
+  return kVerbsDcqcn;
 }
 NameTable<Topology> topology_names() {
   return kTopologies;
@@ -97,6 +107,12 @@ std::string_view address_sharing_name(AddressSharing sharing) {
 }
 std::string_view rdma_op_name(RdmaOp op) {
   return name_of(rdma_op_names(), op);
+}
+std::string_view rnic_kind_name(RnicKind kind) {
+  return name_of(rnic_kind_names(), kind);
+}
+std::string_view verbs_dcqcn_name(VerbsDcqcn mode) {
+  return name_of(verbs_dcqcn_names(), mode);
 }
 std::string_view topology_name(Topology topology) {
   return name_of(topology_names(), topology);

@@ -13,6 +13,7 @@
 #include "config/port_config.h"
 #include "config/qos_config.h"
 #include "config/transport_config.h"
+#include "config/verbs_config.h"
 #include "config/workload_config.h"
 
 namespace etwire::config {
@@ -33,6 +34,8 @@ NameTable<SizeConvention> comm_size_names();
 NameTable<Placement> placement_names();
 NameTable<AddressSharing> address_sharing_names();
 NameTable<RdmaOp> rdma_op_names();
+NameTable<RnicKind> rnic_kind_names();
+NameTable<VerbsDcqcn> verbs_dcqcn_names();
 NameTable<Topology> topology_names();
 NameTable<BufferMode> buffer_mode_names();
 NameTable<EcnMarkPoint> ecn_mark_point_names();

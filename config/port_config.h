@@ -65,11 +65,24 @@ inline bool is_ring_device(const DpdkPortSettings& dpdk) {
   return dpdk.vdev.starts_with("net_ring");
 }
 
+// What etwire does with a verbs port's DCQCN settings (transport.dcqcn) on the device.
+enum class VerbsDcqcn : uint8_t {
+  kCheck,  // read the device's settings back and say where they differ from the config
+  kApply,  // write the config's settings to the device (mlx5 sysfs; needs root), then check
+};
+std::string_view verbs_dcqcn_name(VerbsDcqcn mode);  // "check", "apply"
+
 struct VerbsPortSettings {
-  std::string device;                 // "mlx5_0"; required for a verbs port
-  uint8_t port = 1;                   // the device's port number (1-based, as in ibv_devinfo)
-  std::optional<uint32_t> gid_index;  // required: picks RoCE v2 and the IP family on the device
-  bool present = false;               // the port entry has a verbs: section
+  std::string device;  // "mlx5_0"; required for a verbs port
+  uint8_t port = 1;    // the device's port number (1-based, as in ibv_devinfo)
+  // The GID table entry the port's queue pairs use. nullopt: the RoCE v2 entry whose address is
+  // the port's configured IP (ipv4, or ipv6 with transport.ip_version 6).
+  std::optional<uint32_t> gid_index;
+  // Per-QP transmit rate: the device's per-QP limiter where it has one, else etwire paces the
+  // posting of work requests. nullopt: no limit (the NIC's line rate and its DCQCN).
+  std::optional<uint64_t> rate_limit_bps;
+  VerbsDcqcn dcqcn = VerbsDcqcn::kCheck;
+  bool present = false;  // the port entry has a verbs: section
 };
 
 struct PortConfig {

@@ -16,6 +16,11 @@ const JobConfig* RunConfig::find_job(std::string_view name) const {
   return nullptr;
 }
 
+bool on_fabric_twin(const RunConfig& config, const PortConfig& port) {
+  return port.backend == Backend::kLoopback ||
+         (port.backend == Backend::kVerbs && config.verbs.rnic == RnicKind::kSoftware);
+}
+
 uint32_t largest_path_mtu(uint32_t port_mtu) {
   uint32_t best = 0;
   for (uint32_t mtu : kRocePathMtus) {

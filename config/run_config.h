@@ -13,6 +13,7 @@
 #include "config/run_settings.h"
 #include "config/telemetry_config.h"
 #include "config/transport_config.h"
+#include "config/verbs_config.h"
 #include "config/workload_config.h"
 
 namespace etwire::config {
@@ -23,6 +24,7 @@ struct RunConfig {
   WorkloadConfig workload;
   std::vector<PortConfig> ports;  // `count` entries expanded, in file order
   DpdkEalConfig dpdk;
+  VerbsConfig verbs;
   MappingConfig mapping;
   CollectivesConfig collectives;
   TransportConfig transport;
@@ -32,5 +34,9 @@ struct RunConfig {
   const PortConfig* find_port(std::string_view name) const;
   const JobConfig* find_job(std::string_view name) const;
 };
+
+// Whether a port is cabled into the fabric twin: a loopback port, or a verbs port of the
+// software RNIC.
+bool on_fabric_twin(const RunConfig& config, const PortConfig& port);
 
 }  // namespace etwire::config

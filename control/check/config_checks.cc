@@ -87,12 +87,12 @@ class Checker {
                           "lists it)",
                           name));
       }
-      if (!port.verbs.gid_index) {
-        error(Problem::kBackend, port.verbs.present ? child_path(at, "verbs") : at,
-              fmt::format("{}: backend verbs needs verbs.gid_index: it selects RoCE v2 and the "
-                          "address family on the device (show_gids lists them), and a wrong "
-                          "guess silently sends RoCE v1 or the wrong address",
-                          name));
+      if (port.verbs.rate_limit_bps && *port.verbs.rate_limit_bps > port.speed_bps) {
+        warning(Problem::kInconsistent, child_path(at, "verbs.rate_limit"),
+                fmt::format("{}: the per-QP rate limit {} is above the port's speed {}: it "
+                            "never binds",
+                            name, format_rate(*port.verbs.rate_limit_bps),
+                            format_rate(port.speed_bps)));
       }
     } else if (port.verbs.present) {
       warning(Problem::kBackend, child_path(at, "verbs"),
@@ -293,21 +293,19 @@ class Checker {
     }
   }
 
-  void clocks() {
-    const config::PortConfig* virtual_port = nullptr;
-    const config::PortConfig* wall_port = nullptr;
+  // A run drives one kind of port: the data plane is the backend's (and the clock with it).
+  void one_backend() {
+    if (config_.ports.empty()) return;
+    const config::PortConfig& first = config_.ports.front();
     for (const auto& port : config_.ports) {
-      const config::PortConfig*& first =
-          port.backend == config::Backend::kLoopback ? virtual_port : wall_port;
-      if (!first) first = &port;
-    }
-    if (virtual_port && wall_port) {
-      error(Problem::kBackend, child_path(wall_port->key_path, "backend"),
-            fmt::format("port \"{}\" (backend {}) runs on the wall clock, but port \"{}\" is a "
-                        "loopback port on the virtual clock: a run uses one clock, so loopback "
-                        "ports cannot be mixed with dpdk or verbs ports",
-                        wall_port->name, config::backend_name(wall_port->backend),
-                        virtual_port->name));
+      if (port.backend == first.backend) continue;
+      error(Problem::kBackend, child_path(port.key_path, "backend"),
+            fmt::format("port \"{}\" uses backend {}, but port \"{}\" uses backend {}: a run "
+                        "drives one backend, on one clock (loopback ports on the virtual clock, "
+                        "dpdk and verbs ports each with their own devices on the wall clock)",
+                        port.name, config::backend_name(port.backend), first.name,
+                        config::backend_name(first.backend)));
+      return;
     }
   }
 
@@ -365,14 +363,15 @@ class Checker {
   }
 
   void fabric(const SectionPresence& present) {
-    bool any_loopback = std::any_of(
-        config_.ports.begin(), config_.ports.end(),
-        [](const config::PortConfig& p) { return p.backend == config::Backend::kLoopback; });
+    bool any_loopback =
+        std::any_of(config_.ports.begin(), config_.ports.end(),
+                    [this](const config::PortConfig& p) { return on_fabric_twin(config_, p); });
     if (!any_loopback) {
       if (present.fabric) {
         warning(Problem::kBackend, "fabric",
-                "ignored: the fabric twin serves loopback ports, and this run has none (dpdk "
-                "and verbs ports are cabled to the real device under test)");
+                "ignored: the fabric twin serves loopback ports and the software RNIC, and this "
+                "run has neither (dpdk and verbs ports are cabled to the real device under "
+                "test)");
       }
       return;
     }
@@ -380,8 +379,7 @@ class Checker {
     if (f.pfc.enabled) {
       std::set<uint8_t> lossless(f.pfc.priorities.begin(), f.pfc.priorities.end());
       for (const auto& port : config_.ports) {
-        if (port.backend != config::Backend::kLoopback ||
-            lossless.count(port.qos.data.priority) > 0) {
+        if (!on_fabric_twin(config_, port) || lossless.count(port.qos.data.priority) > 0) {
           continue;
         }
         warning(Problem::kInconsistent, child_path(port.key_path, "qos.data.priority"),
@@ -394,7 +392,7 @@ class Checker {
     if (f.topology == config::Topology::kLeafSpine && f.leaf_spine.ports_per_leaf > 0) {
       size_t loopback = static_cast<size_t>(std::count_if(
           config_.ports.begin(), config_.ports.end(),
-          [](const config::PortConfig& p) { return p.backend == config::Backend::kLoopback; }));
+          [this](const config::PortConfig& p) { return on_fabric_twin(config_, p); }));
       if (loopback <= f.leaf_spine.ports_per_leaf) {
         warning(Problem::kInconsistent, "fabric.leaf_spine.ports_per_leaf",
                 fmt::format("all {} loopback ports fit on one leaf ({} per leaf): no traffic "
@@ -404,7 +402,7 @@ class Checker {
     }
     for (const auto& item : f.port_overrides) {
       const config::PortConfig* port = config_.find_port(item.port);
-      if (port && port->backend != config::Backend::kLoopback) {
+      if (port && !on_fabric_twin(config_, *port)) {
         warning(Problem::kBackend, child_path(item.key_path, "port"),
                 fmt::format("ignored: port \"{}\" uses backend {}, not the fabric twin", item.port,
                             config::backend_name(port->backend)));
@@ -418,6 +416,12 @@ class Checker {
         [](const config::PortConfig& p) { return p.backend == config::Backend::kDpdk; });
     if (present.dpdk && !any_dpdk) {
       warning(Problem::kBackend, "dpdk", "ignored: no port uses backend dpdk");
+    }
+    bool any_verbs = std::any_of(
+        config_.ports.begin(), config_.ports.end(),
+        [](const config::PortConfig& p) { return p.backend == config::Backend::kVerbs; });
+    if (config_.verbs.present && !any_verbs) {
+      warning(Problem::kBackend, "verbs", "ignored: no port uses backend verbs");
     }
   }
 
@@ -454,7 +458,7 @@ void check_config(const config::RunConfig& config, const SectionPresence& presen
   check.devices();
   check.peers();
   check.addresses();
-  check.clocks();
+  check.one_backend();
   check.path_mtu();
   check.ip_family();
   check.dcqcn();

@@ -53,6 +53,8 @@ SectionPresence read_sections(const YAML::Node& root, const std::string& default
   present.dpdk = top.has("dpdk");
   MapReader dpdk = top.section("dpdk");
   parse_dpdk_eal(dpdk, config.dpdk);
+  MapReader verbs = top.section("verbs");
+  parse_verbs(verbs, config.verbs);
   MapReader mapping = top.section("mapping");
   parse_mapping(mapping, config.workload, config.mapping);
   MapReader collectives = top.section("collectives");

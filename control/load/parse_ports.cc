@@ -12,6 +12,7 @@ constexpr int64_t kMaxPortsPerEntry = 4096;
 constexpr int64_t kMaxDpdkQueues = 16;
 constexpr uint64_t kMinPortSpeed = 1'000'000;             // 1 Mb/s
 constexpr uint64_t kMaxPortSpeed = 3'200'000'000'000ull;  // 3.2 Tb/s
+constexpr uint64_t kMinQpRateLimit = 1'000'000;           // 1 Mb/s, as for a port
 constexpr int64_t kMinPortMtu = 576;   // the smallest IPv4 MTU every host must accept
 constexpr int64_t kMaxPortMtu = 9216;  // the largest jumbo MTU common switches take
 constexpr int64_t kMaxQpn = (1 << 24) - 1;
@@ -79,6 +80,9 @@ void parse_verbs_port(MapReader& section, config::VerbsPortSettings& out) {
   section.integer("port", out.port, 1, 255);
   uint32_t gid = 0;
   if (section.integer("gid_index", gid, 0, 255)) out.gid_index = gid;
+  uint64_t rate = 0;
+  if (section.rate("rate_limit", rate, kMinQpRateLimit, kMaxPortSpeed)) out.rate_limit_bps = rate;
+  section.choice("dcqcn", out.dcqcn, config::verbs_dcqcn_names());
   section.finish();
 }
 
@@ -185,6 +189,17 @@ void parse_dpdk_eal(MapReader& section, config::DpdkEalConfig& out) {
   section.integer("mbufs", out.mbufs, 1023, 1 << 24);
   section.integer("mbuf_cache", out.mbuf_cache, 0, 512);
   section.integer("burst", out.burst, 1, 512);
+  section.finish();
+}
+
+void parse_verbs(MapReader& section, config::VerbsConfig& out) {
+  out.present = section.node().IsMap();
+  section.choice("rnic", out.rnic, config::rnic_kind_names());
+  // Up to 2 GiB, the largest message an RC work request can carry.
+  section.bytes("max_message", out.max_message, 256, uint64_t{1} << 31);
+  section.integer("queue_depth", out.queue_depth, 1, 32768);
+  section.integer("start_psn", out.start_psn, 0, (1 << 24) - 1);
+  section.integer("rnr_retry", out.rnr_retry, 0, 7);
   section.finish();
 }
 

@@ -22,9 +22,8 @@ testing::CommandResult etwire_stdout(const std::string& args) {
 }
 
 TEST(ValidateCommand, ShippedConfigsPass) {
-  // verbs-lab.yaml is refused until the verbs backend is built (RunCommand tests it).
-  for (const char* name :
-       {"loopback-demo.yaml", "twin-congestion.yaml", "dpdk-lab.yaml", "dpdk-ring.yaml"}) {
+  for (const char* name : {"loopback-demo.yaml", "twin-congestion.yaml", "dpdk-lab.yaml",
+                           "dpdk-ring.yaml", "verbs-lab.yaml", "verbs-software.yaml"}) {
     auto r = etwire(std::string("validate configs/") + name);
     EXPECT_EQ(r.code, 0) << r.output;
     EXPECT_THAT(r.output, HasSubstr(std::string("OK configs/") + name + ": "));

@@ -271,8 +271,9 @@ fabric:
   topology: single-switch
 )");
   EXPECT_TRUE(loaded.ok()) << errors_of(loaded);
-  EXPECT_THAT(errors_of(loaded), HasSubstr("inline.yaml:10:3: warning: fabric: ignored: the "
-                                           "fabric twin serves loopback ports"));
+  EXPECT_THAT(errors_of(loaded),
+              HasSubstr("inline.yaml:10:3: warning: fabric: ignored: the "
+                        "fabric twin serves loopback ports and the software RNIC"));
 }
 
 TEST(Loading, WithoutTracesPlacesOnlyJobsThatStateTheirSize) {
