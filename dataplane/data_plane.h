@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "clock/scheduler.h"
@@ -78,6 +79,11 @@ class DataPlane {
 
   // Per port: the sum of the DCQCN rates of its QPs with data to send, at most its line rate.
   virtual void paced_rates_bps(std::vector<double>& per_port) = 0;
+
+  // What the operator should know of the data plane's setup and devices (the GID an RNIC port
+  // uses, how a rate limit is held, DCQCN settings, device errors), one sentence each; the run's
+  // summary carries them.
+  virtual std::vector<std::string> notes() const { return {}; }
 };
 
 // Builds the data plane a configuration asks for; `observer` gets the transport's flow events.

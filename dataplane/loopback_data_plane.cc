@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "dataplane/twin_port_counters.h"
 #include "nic/port_frame_format.h"
 
 namespace etwire::dataplane {
@@ -67,29 +68,11 @@ void LoopbackDataPlane::paced_rates_bps(std::vector<double>& per_port) {
 }
 
 PortRecord LoopbackDataPlane::port_record(size_t port) const {
-  const auto& nic = twin_->host_counters(port);
-  const auto& facing = twin_->switch_port_counters(twin_->layout().host_switch_port(port));
   const auto p = static_cast<uint32_t>(port);
-  const auto& transport = worker_of(p).counters(p);
   PortRecord record;
+  static_cast<PortCounters&>(record) = twin_port_counters(*twin_, port, worker_of(p).counters(p));
   record.name = specs_[port].name;
   record.speed_bps = specs_[port].speed_bps;
-  record.tx_bytes = nic.tx_bytes;
-  record.rx_bytes = nic.rx_bytes;
-  record.tx_packets = nic.tx_packets;
-  record.rx_packets = nic.rx_packets;
-  record.data_packets = transport.data_packets;
-  record.retransmitted_packets = transport.retransmitted_packets;
-  record.missing_packets = transport.missing_packets;
-  record.ecn_marked_received = transport.ecn_marked_received;
-  record.cnps_sent = transport.cnps_sent;
-  record.cnps_received = transport.cnps_received;
-  record.pfc_pauses_sent = nic.pfc_pauses_sent;
-  record.pfc_pauses_received = nic.pfc_pauses_received;
-  // Packets lost on the host's cable (either end) and in the queue of the switch port that
-  // delivers to it.
-  record.drops = nic.drops() + facing.drops();
-  record.timeouts = transport.timeouts;
   return record;
 }
 

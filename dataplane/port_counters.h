@@ -102,11 +102,25 @@ struct PortQueueRecord {
   uint64_t handed_over = 0;
 };
 
+// The bit of kPortCounterFields[index] in PortRecord::absent.
+constexpr uint32_t port_counter_bit(size_t index) {
+  return uint32_t{1} << index;
+}
+static_assert(kPortCounterFields.size() <= 32, "PortRecord::absent has a bit per counter");
+
 // A port's counters over the whole run, with its name and speed.
 struct PortRecord : PortCounters {
   std::string name;
   uint64_t speed_bps = 0;
   std::vector<PortQueueRecord> queues;  // a DPDK port of several queues: each one's share
+  // Counters the port's device does not count (port_counter_bit of each): an RNIC exposes only
+  // some. They are shown as absent, never as zero; their members hold 0.
+  uint32_t absent = 0;
+  bool counted(size_t field) const { return (absent & port_counter_bit(field)) == 0; }
+  // A verbs port with a per-QP rate limit: the limit, and what held QPs to it: "rnic" (the
+  // device's limiter, ibv_modify_qp_rate_limit) or "posting" (etwire paced its work requests).
+  uint64_t rate_limit_bps = 0;
+  std::string rate_limited_by;
 };
 
 }  // namespace etwire::dataplane

@@ -1,0 +1,38 @@
+// A port's counters when it is cabled into the fabric twin: its NIC side there, the switch port
+// facing it, and the transport that drives it. The loopback data plane and the software RNIC
+// report their ports this way.
+#pragma once
+
+#include <cstddef>
+
+#include "dataplane/port_counters.h"
+#include "nic/loopback/fabric_twin.h"
+#include "transport/transport_port.h"
+
+namespace etwire::dataplane {
+
+inline PortCounters twin_port_counters(const nic::loopback::FabricTwin& twin, size_t port,
+                                       const transport::TransportPortCounters& transport) {
+  const auto& nic = twin.host_counters(port);
+  const auto& facing = twin.switch_port_counters(twin.layout().host_switch_port(port));
+  PortCounters counters;
+  counters.tx_bytes = nic.tx_bytes;
+  counters.rx_bytes = nic.rx_bytes;
+  counters.tx_packets = nic.tx_packets;
+  counters.rx_packets = nic.rx_packets;
+  counters.data_packets = transport.data_packets;
+  counters.retransmitted_packets = transport.retransmitted_packets;
+  counters.missing_packets = transport.missing_packets;
+  counters.ecn_marked_received = transport.ecn_marked_received;
+  counters.cnps_sent = transport.cnps_sent;
+  counters.cnps_received = transport.cnps_received;
+  counters.pfc_pauses_sent = nic.pfc_pauses_sent;
+  counters.pfc_pauses_received = nic.pfc_pauses_received;
+  // Packets lost on the host's cable (either end) and in the queue of the switch port that
+  // delivers to it.
+  counters.drops = nic.drops() + facing.drops();
+  counters.timeouts = transport.timeouts;
+  return counters;
+}
+
+}  // namespace etwire::dataplane

@@ -1,0 +1,108 @@
+// A software RNIC behind the verbs seam (nic/verbs/verbs_api.h), for machines without an RDMA
+// device: CI, laptops, and checking a lab configuration before the lab. It serves the same calls
+// a real RNIC does and behaves like one where the backend could tell the difference:
+//   - queue pairs follow the RC state machine (RESET -> INIT -> RTR -> RTS, any -> ERR/RESET)
+//     with the attributes each transition requires, and fail a wrong transition with EINVAL;
+//   - posting a send in a state before RTS, or a receive in RESET, fails with EINVAL; beyond the
+//     queue's depth, with ENOMEM; in ERR, work requests complete at once, flushed;
+//   - completion queues hold as many entries as they were created with; one more overruns the
+//     queue: polling it fails from then on and its queue pairs move to ERR;
+//   - work completions carry the statuses a device gives: IBV_WC_RETRY_EXC_ERR when the fabric
+//     loses a packet retry_count times, IBV_WC_REM_ACCESS_ERR for a bad rkey or range,
+//     IBV_WC_RNR_RETRY_EXC_ERR when no receive waits (with rnr_retry below 7),
+//     IBV_WC_WR_FLUSH_ERR for what was queued behind an error.
+// The bytes move for real, from the sender's registered buffer into the receiver's, and they are
+// timed by etwire's own RoCEv2 transport (pacing, ACKs, go-back-N, DCQCN) over the fabric twin
+// on a virtual clock: a run on the software RNIC is paced, congested and deterministic.
+//
+// Each port named by a verbs port of the configuration is one twin port with its own transport,
+// so each device port holds only its halves of a connection, as a real RNIC does. Its GID table
+// is what mlx5 shows for a netdev with one IPv4 (and maybe one IPv6) address: 0/1 the link-local
+// address as RoCE v1/v2, 2/3 the IPv4 address, 4/5 the IPv6 address.
+//
+// Where it is simpler than a device: the transport's PMTU, retransmission timeout and retry count
+// are the run's transport section for every QP (the backend sets the QPs from the same values);
+// one QP number space spans all devices; RDMA READ and atomics are not served (EINVAL).
+#pragma once
+
+#include <infiniband/verbs.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "clock/virtual_clock.h"
+#include "config/run_config.h"
+#include "nic/loopback/fabric_twin.h"
+#include "nic/verbs/verbs_api.h"
+
+namespace etwire::dataplane {
+
+struct SoftwareRnicOptions {
+  // Whether the devices have per-QP rate limiters (ibv_modify_qp_rate_limit); without, the call
+  // fails with EOPNOTSUPP, as on a device without packet pacing.
+  bool rate_limiter = true;
+  uint32_t max_qp_wr = 32768;     // the largest queue a QP may ask for
+  uint32_t max_sge = 16;          // scatter/gather entries per work request
+  int max_cqe = 4 * 1024 * 1024;  // the largest completion queue
+};
+
+class SoftwareRnic final : public nic::verbs::VerbsProvider {
+ public:
+  // Builds the devices of the configuration's verbs ports and the fabric twin they are cabled
+  // into. Throws std::invalid_argument when the twin cannot model the fabric.
+  explicit SoftwareRnic(const config::RunConfig& config, SoftwareRnicOptions options = {});
+  ~SoftwareRnic() override;
+  SoftwareRnic(const SoftwareRnic&) = delete;
+  SoftwareRnic& operator=(const SoftwareRnic&) = delete;
+
+  // Throws nic::verbs::VerbsError (ENODEV) for a name no verbs port uses. The device must not
+  // outlive the RNIC.
+  std::unique_ptr<nic::verbs::VerbsDevice> open(const std::string& name) override;
+
+  // The clock everything on the RNIC happens on; whoever drives the RNIC runs it.
+  clock::VirtualClock& clock() { return clock_; }
+  nic::loopback::FabricTwin& twin() { return *twin_; }
+
+  // For tests and what-if runs: what query_port reports for run port `port`.
+  void set_port_state(size_t port, ibv_port_state state);
+  void set_active_mtu(size_t port, ibv_mtu mtu);
+
+  // Internals, declared here so the .cc's classes can name them.
+  struct Port;
+  struct Region;
+  struct Queue;
+  class Device;
+  class Cq;
+  class Qp;
+  class PortObserver;
+
+ private:
+  friend class Device;
+  friend class Cq;
+  friend class Qp;
+  friend class PortObserver;
+
+  // A message of requester `requester_qpn` reached its responder (deliveries come in posting
+  // order), or its transport finished it.
+  void delivered(uint32_t requester_qpn);
+  void finished(uint32_t requester_qpn, uint8_t status);
+  Queue* queue(uint32_t qpn);
+  // The run port whose GID table holds `gid`, or -1.
+  int port_of_gid(const ibv_gid& gid) const;
+  const Region* region(uint32_t key) const;
+
+  const config::RunConfig& config_;
+  SoftwareRnicOptions options_;
+  clock::VirtualClock clock_;
+  std::unique_ptr<nic::loopback::FabricTwin> twin_;
+  std::vector<std::unique_ptr<Port>> ports_;                       // by run port
+  std::unordered_map<uint32_t, std::unique_ptr<Region>> regions_;  // by key (lkey = rkey)
+  std::unordered_map<uint32_t, std::unique_ptr<Queue>> queues_;    // by QP number
+  uint32_t next_qpn_ = 0x100;
+  uint32_t next_key_ = 0x1000;
+};
+
+}  // namespace etwire::dataplane

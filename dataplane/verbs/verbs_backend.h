@@ -1,0 +1,18 @@
+// The verbs data plane a configuration asks for: on the machine's RDMA devices through
+// libibverbs (verbs.rnic: hardware), or on the software RNIC over the fabric twin
+// (verbs.rnic: software).
+#pragma once
+
+#include <memory>
+
+#include "config/run_config.h"
+#include "dataplane/data_plane.h"
+
+namespace etwire::dataplane {
+
+// Throws as VerbsDataPlane's constructor does; nic::verbs::NoRdmaDevice when the machine has no
+// RDMA device at all.
+std::unique_ptr<DataPlane> make_verbs_data_plane(const config::RunConfig& config,
+                                                 transport::FlowObserver& observer);
+
+}  // namespace etwire::dataplane
