@@ -17,13 +17,13 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/data_plane_choice.h"
 #include "cli/exit_codes.h"
 #include "common/duration.h"
 #include "control/load/config_loader.h"
-#include "dataplane/backends.h"
-#include "dataplane/dpdk/dpdk_data_plane.h"
 #include "engine/config_digest.h"
 #include "engine/run_engine.h"
+#include "nic/verbs/rdma_devices.h"
 #include "outputs/console_report.h"
 #include "outputs/results_files.h"
 #include "outputs/telemetry/run_telemetry.h"
@@ -155,27 +155,22 @@ CommandAction add_run_command(CLI::App& app) {
       return kExitBadInput;
     }
     const config::RunConfig& config = loaded.config;
-    if (auto refusal = dataplane::unbuilt_backend(config)) {
-      std::cerr << fmt::format("error: {}\n", *refusal);
-      return kExitBadInput;
-    }
     engine::RunOptions options;
     options.stop = &stop_requested;
     options.watchdog_ns = watchdog_ns;
     options.time_scale = opts->time_scale;
     options.config_digest = engine::config_digest(opts->config, opts->overrides);
     if (!opts->no_progress && isatty(STDERR_FILENO)) options.progress = print_progress;
-    // Validation has made sure a run's ports share one clock: DPDK ports are all or none.
-    if (!config.ports.empty() && config.ports.front().backend == config::Backend::kDpdk) {
-      options.data_plane = [](const config::RunConfig& c, transport::FlowObserver& observer) {
-        return std::make_unique<dataplane::DpdkDataPlane>(c, observer);
-      };
-    }
+    options.data_plane = data_plane_factory(config);
 
     std::unique_ptr<engine::RunEngine> engine;
     try {
       engine = std::make_unique<engine::RunEngine>(loaded, options);
     } catch (const std::invalid_argument& e) {
+      std::cerr << fmt::format("error: {}\n", e.what());
+      return kExitBadInput;
+    } catch (const nic::verbs::NoRdmaDevice& e) {
+      // Verbs ports on a machine without any RDMA device: nothing to run them on.
       std::cerr << fmt::format("error: {}\n", e.what());
       return kExitBadInput;
     } catch (const std::runtime_error& e) {

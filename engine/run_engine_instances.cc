@@ -276,6 +276,7 @@ void RunEngine::on_flow_finished(const transport::FlowRecord& record) {
   auto it = instance_by_id_.find(record.tags.collective);
   const bool failed = record.status != transport::FlowStatus::kCompleted;
   if (failed) ++results_.failed_flows;
+  ++results_.flows_by_status[static_cast<size_t>(record.status)];
   if (it != instance_by_id_.end()) {
     CollectiveRecord& owner = it->second->record();
     if (failed) ++owner.failed_flows;

@@ -133,6 +133,7 @@ void RunEngine::finalize() {
   data_plane_->finish();
   results_.end_time = clock_.now();
   results_.events = data_plane_->events_run();
+  results_.notes = data_plane_->notes();
   results_.ports.clear();
   for (size_t p = 0; p < data_plane_->ports(); ++p) {
     results_.ports.push_back(data_plane_->port_record(p));

@@ -42,7 +42,7 @@ telemetry::MetricLabels RunEngine::metric_labels() const {
   }
   for (size_t p = 0; p < data_plane_->ports(); ++p) {
     PortRecord port = data_plane_->port_record(p);
-    labels.ports.push_back({std::move(port.name), port.speed_bps});
+    labels.ports.push_back({std::move(port.name), port.speed_bps, port.absent});
   }
   return labels;
 }

@@ -14,6 +14,7 @@
 #include "clock/time.h"
 #include "collectives/algorithm.h"
 #include "dataplane/port_counters.h"
+#include "transport/flow_record.h"
 
 namespace etwire::engine {
 
@@ -132,6 +133,11 @@ struct RunResults {
   std::vector<FctPercentiles> fct;  // one per collective kind that moved flows
   uint64_t flows = 0;
   uint64_t failed_flows = 0;
+  // Flows by how they ended (transport::FlowStatus): which errors the failed ones met.
+  std::array<uint64_t, transport::kFlowStatusCount> flows_by_status{};
+  // What the data plane reported of its setup and its devices: the GID each RNIC port uses, how
+  // rate limits are held, DCQCN settings read back or applied, device errors.
+  std::vector<std::string> notes;
 };
 
 }  // namespace etwire::engine

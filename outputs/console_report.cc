@@ -124,8 +124,9 @@ void append_iterations(const RunResults& results, std::string& out) {
 }
 
 bool saw_congestion(const PortRecord& p) {
-  for (const auto& field : dataplane::kPortCounterFields) {
-    if (!field.congestion_column.empty() && p.*field.member != 0) return true;
+  for (size_t f = 0; f < dataplane::kPortCounterFields.size(); ++f) {
+    const auto& field = dataplane::kPortCounterFields[f];
+    if (!field.congestion_column.empty() && p.counted(f) && p.*field.member != 0) return true;
   }
   return false;
 }
@@ -139,8 +140,11 @@ void append_congestion(const RunResults& results, std::string& out) {
   for (const PortRecord& p : results.ports) {
     if (!saw_congestion(p)) continue;
     std::vector<std::string> row{p.name};
-    for (const auto& field : dataplane::kPortCounterFields) {
-      if (!field.congestion_column.empty()) row.push_back(std::to_string(p.*field.member));
+    for (size_t f = 0; f < dataplane::kPortCounterFields.size(); ++f) {
+      const auto& field = dataplane::kPortCounterFields[f];
+      if (field.congestion_column.empty()) continue;
+      // "-": the port's device does not count it.
+      row.push_back(p.counted(f) ? std::to_string(p.*field.member) : "-");
     }
     table.add_row(row);
   }
@@ -155,11 +159,20 @@ void append_congestion(const RunResults& results, std::string& out) {
 }
 
 void append_status(const RunResults& results, std::string& out) {
-  out += fmt::format("\nStatus {}: {} time {}, wall {:.2f} s, {} events, {} flows, {} failed\n",
+  std::string failures;
+  for (size_t s = 1; s < results.flows_by_status.size(); ++s) {
+    if (results.flows_by_status[s] == 0) continue;
+    failures += fmt::format("{}{} {}", failures.empty() ? " (" : ", ",
+                            transport::flow_status_name(static_cast<transport::FlowStatus>(s)),
+                            results.flows_by_status[s]);
+  }
+  if (!failures.empty()) failures += ")";
+  out += fmt::format("\nStatus {}: {} time {}, wall {:.2f} s, {} events, {} flows, {} failed{}\n",
                      run_status_name(results.status), results.wall_clock ? "run" : "virtual",
                      duration_text(results.end_time), results.wall_seconds,
                      format_si(static_cast<double>(results.events)), results.flows,
-                     results.failed_flows);
+                     results.failed_flows, failures);
+  for (const std::string& note : results.notes) out += fmt::format("Note: {}\n", note);
   if (!results.diagnosis.empty()) {
     out += "Diagnosis:\n";
     out += results.diagnosis;

@@ -148,8 +148,19 @@ Json port_json(const PortRecord& p) {
   Json j;
   j["name"] = p.name;
   j["speed_bps"] = p.speed_bps;
-  for (const auto& field : dataplane::kPortCounterFields)
-    j[std::string(field.name)] = p.*field.member;
+  for (size_t f = 0; f < dataplane::kPortCounterFields.size(); ++f) {
+    const auto& field = dataplane::kPortCounterFields[f];
+    // A counter the device does not count is null, not 0.
+    if (p.counted(f)) {
+      j[std::string(field.name)] = p.*field.member;
+    } else {
+      j[std::string(field.name)] = nullptr;
+    }
+  }
+  if (p.rate_limit_bps != 0) {
+    j["rate_limit_bps"] = p.rate_limit_bps;
+    j["rate_limited_by"] = p.rate_limited_by;
+  }
   if (!p.queues.empty()) {
     Json queues = Json::array();
     for (const PortQueueRecord& q : p.queues) {
@@ -224,6 +235,15 @@ Json summary_json(const RunResults& results) {
 
   doc["flows"] = results.flows;
   doc["failed_flows"] = results.failed_flows;
+  // How the failed flows failed: {"retry-exceeded": 3, "flushed": 12}; empty when none did.
+  Json failed_by_status = Json::object();
+  for (size_t s = 1; s < results.flows_by_status.size(); ++s) {
+    if (results.flows_by_status[s] == 0) continue;
+    failed_by_status[std::string(transport::flow_status_name(
+        static_cast<transport::FlowStatus>(s)))] = results.flows_by_status[s];
+  }
+  doc["failed_by_status"] = std::move(failed_by_status);
+  doc["notes"] = results.notes;
   return doc;
 }
 

@@ -18,6 +18,7 @@ struct JobLabel {
 struct PortLabel {
   std::string name;
   uint64_t speed_bps = 0;
+  uint32_t absent = 0;  // counters the port's device does not count (PortRecord::absent)
 };
 
 struct MetricLabels {

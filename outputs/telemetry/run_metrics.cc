@@ -153,7 +153,12 @@ RunMetrics::RunMetrics(MetricLabels labels)
     speed.Add(by_port).Set(static_cast<double>(port.speed_bps) / 8);
     PortSeries series;
     series.paced_rate = &paced.Add(by_port);
-    for (size_t c = 0; c < counters.size(); ++c) series.counters[c] = &counters[c]->Add(by_port);
+    // A counter the port's device does not count has no series: absent, not 0.
+    for (size_t c = 0; c < counters.size(); ++c) {
+      series.counters[c] = (port.absent & dataplane::port_counter_bit(c)) != 0
+                               ? nullptr
+                               : &counters[c]->Add(by_port);
+    }
     ports_.push_back(series);
   }
   collectives_.resize(labels_.jobs.size() * kKindCount * collectives::kAlgorithmCount);
@@ -258,7 +263,9 @@ void RunMetrics::apply_port(const PortSample& sample) {
   if (sample.port >= ports_.size()) return;
   PortSeries& port = ports_[sample.port];
   for (size_t c = 0; c < sample.counters.size(); ++c) {
-    add_growth(*port.counters[c], sample.counters[c], port.last.counters[c]);
+    if (port.counters[c] != nullptr) {
+      add_growth(*port.counters[c], sample.counters[c], port.last.counters[c]);
+    }
   }
   port.paced_rate->Set(sample.paced_rate_bytes_per_second);
   port.last = sample;

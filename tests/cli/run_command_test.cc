@@ -491,9 +491,10 @@ TEST(RunCommand, AbsentDpdkHardwareStopsTheRunBeforeResults) {
   EXPECT_FALSE(fs::exists(out / "collectives.csv"));
 }
 
-// The verbs backend has no data plane yet: `run` refuses its ports before anything is set up or
-// written, and `validate` refuses them the same way.
-TEST(RunCommand, VerbsPortsAreRefusedAsNotBuiltYet) {
+// A lab's verbs configuration on a machine without RDMA devices: `run` stops with libibverbs'
+// reason before anything is written (exit 2), and so does `validate --devices`; plain `validate`
+// checks the settings only and passes.
+TEST(RunCommand, VerbsRunWithoutRdmaDevicesSaysSo) {
   auto scratch = etwire::testing::make_scratch_dir("run-verbs");
   const fs::path config = etwire::testing::source_dir() / "configs/verbs-lab.yaml";
   const fs::path out = scratch / "results";
@@ -501,14 +502,36 @@ TEST(RunCommand, VerbsPortsAreRefusedAsNotBuiltYet) {
       concat("run ", quoted(config), " --out ", quoted(out), " --no-progress --no-metrics"),
       scratch, "verbs");
   EXPECT_EQ(r.code, 2) << r.out << r.err;
-  EXPECT_THAT(r.err, HasSubstr("port \"rail0\" (ports[0]) uses the verbs backend, which is not "
-                               "built yet"));
+  EXPECT_THAT(r.err, HasSubstr("error: no RDMA device"));
   EXPECT_TRUE(empty_or_absent(out));
 
-  auto v = run_split(concat("validate ", quoted(config)), scratch, "verbs-validate");
+  auto v = run_split(concat("validate --devices ", quoted(config)), scratch, "verbs-validate");
   EXPECT_EQ(v.code, 2) << v.out << v.err;
-  EXPECT_THAT(v.err, HasSubstr("uses the verbs backend, which is not built yet"));
-  EXPECT_EQ(v.out, "");
+  EXPECT_THAT(v.err, HasSubstr("error: no RDMA device"));
+  EXPECT_THAT(v.err, HasSubstr("the devices failed the checks `run` makes"));
+
+  auto plain = run_split(concat("validate ", quoted(config)), scratch, "verbs-settings");
+  EXPECT_EQ(plain.code, 0) << plain.out << plain.err;
+}
+
+// The same lab configuration on the software RNIC runs end to end: the GID index the lab names
+// (3, RoCE v2 IPv4) is the one the software RNIC's table has there too.
+TEST(RunCommand, VerbsLabConfigRunsOnTheSoftwareRnic) {
+  auto scratch = etwire::testing::make_scratch_dir("run-verbs-software");
+  const fs::path config = etwire::testing::source_dir() / "configs/verbs-lab.yaml";
+  const fs::path out = scratch / "results";
+  auto r = run_split(concat("run ", quoted(config), " --out ", quoted(out),
+                            " --no-progress --no-metrics --set verbs.rnic=software"),
+                     scratch, "verbs-software");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Status completed"));
+  EXPECT_THAT(r.out, HasSubstr("Note: rail3: mlx5_3 port 1, GID 3: 172.16.0.4 (ipv4)"));
+  const auto summary = read_summary(out);
+  EXPECT_EQ(summary["failed_flows"], 0);
+  EXPECT_GT(summary["flows"].get<uint64_t>(), 0u);
+  ASSERT_EQ(summary["ports"].size(), 8u);
+  EXPECT_GT(summary["ports"][0]["tx_bytes"].get<uint64_t>(), 0u);
+  EXPECT_EQ(summary["notes"].size(), 8u);
 }
 
 TEST(RunCommand, HelpNamesTheResultFiles) {
