@@ -96,9 +96,10 @@ void speed_codes(uint64_t speed_bps, uint8_t& speed, uint8_t& width) {
     uint8_t code;
     uint64_t lanes;
   };
-  static constexpr Width kWidths[] = {{1, 1}, {16, 2}, {2, 4}, {4, 8}, {8, 12}};
-  for (const Lane& lane : kLanes) {
-    for (const Width& w : kWidths) {
+  static constexpr Width kWidths[] = {{2, 4}, {4, 8}, {16, 2}, {1, 1}, {8, 12}};
+  // Four lanes first, as a QSFP port has them.
+  for (const Width& w : kWidths) {
+    for (const Lane& lane : kLanes) {
       if (lane.bps * w.lanes != speed_bps) continue;
       speed = lane.code;
       width = w.code;
@@ -431,6 +432,12 @@ void SoftwareRnic::set_port_state(size_t port, ibv_port_state state) {
 
 void SoftwareRnic::set_active_mtu(size_t port, ibv_mtu mtu) {
   ports_.at(port)->active_mtu = mtu;
+}
+
+void SoftwareRnic::revoke_remote_write(const std::string& device) {
+  for (auto& [key, region] : regions_) {
+    if (region->device == device) region->access &= ~IBV_ACCESS_REMOTE_WRITE;
+  }
 }
 
 SoftwareRnic::Queue* SoftwareRnic::queue(uint32_t qpn) {

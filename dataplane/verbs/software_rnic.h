@@ -69,6 +69,9 @@ class SoftwareRnic final : public nic::verbs::VerbsProvider {
   // For tests and what-if runs: what query_port reports for run port `port`.
   void set_port_state(size_t port, ibv_port_state state);
   void set_active_mtu(size_t port, ibv_mtu mtu);
+  // For tests: the device's memory regions lose remote write access, as if re-registered
+  // without it; writes into them fail with IBV_WC_REM_ACCESS_ERR from then on.
+  void revoke_remote_write(const std::string& device);
 
   // Internals, declared here so the .cc's classes can name them.
   struct Port;
@@ -101,7 +104,7 @@ class SoftwareRnic final : public nic::verbs::VerbsProvider {
   std::vector<std::unique_ptr<Port>> ports_;                       // by run port
   std::unordered_map<uint32_t, std::unique_ptr<Region>> regions_;  // by key (lkey = rkey)
   std::unordered_map<uint32_t, std::unique_ptr<Queue>> queues_;    // by QP number
-  uint32_t next_qpn_ = 0x100;
+  uint32_t next_qpn_ = 0x800;                                      // as devices do, not from 0
   uint32_t next_key_ = 0x1000;
 };
 
