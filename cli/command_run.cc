@@ -214,6 +214,11 @@ CommandAction add_run_command(CLI::App& app) {
         "running {}: {} job{}, {} ranks on {} ports; results in {}{}\n", config.run.name,
         config.workload.jobs.size(), config.workload.jobs.size() == 1 ? "" : "s",
         engine->results().world_size, config.ports.size(), out.string(), serving);
+    // Said before the first packet (a DCQCN setting that differs, a rate limit the RNIC refused),
+    // and again in the summary.
+    for (const std::string& note : engine->setup_notes()) {
+      std::cerr << fmt::format("note: {}\n", note);
+    }
     int trace_error = 0;
     try {
       engine->run();

@@ -85,6 +85,8 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   // The names behind the indexes in this run's telemetry records: run, jobs and ports.
   telemetry::MetricLabels metric_labels() const;
   const RunResults& results() const { return results_; }
+  // What the data plane found while setting up (DataPlane::notes), before the run starts.
+  std::vector<std::string> setup_notes() const { return data_plane_->notes(); }
 
  private:
   struct Job {

@@ -1,6 +1,10 @@
 #include "control/plan/plan_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <map>
+#include <vector>
 
 #include "common/duration.h"
 #include "common/rate.h"
@@ -105,7 +109,36 @@ nlohmann::ordered_json port_json(const LoadedConfig& loaded, const TrafficPlan& 
   j["bytes_sent"] = t.bytes_sent;
   j["bytes_received"] = t.bytes_received;
   j["line_time_ns"] = t.line_time_ns;
+  if (port.verbs.rate_limit_bps) j["rate_limit_bps"] = *port.verbs.rate_limit_bps;
   return j;
+}
+
+// How the verbs ports will run: which RNIC, how messages become work requests, and who holds each
+// per-QP rate limit (known only once the devices answer: the summary says which held).
+std::string verbs_lines(const config::RunConfig& c) {
+  if (c.ports.empty() || c.ports.front().backend != config::Backend::kVerbs) return "";
+  const config::VerbsConfig& v = c.verbs;
+  std::string text = fmt::format(
+      "Verbs: {}; messages posted as work requests of at most {}, {} outstanding per QP{}\n",
+      v.rnic == config::RnicKind::kSoftware ? "the software RNIC over the fabric twin"
+                                            : "the machine's RDMA devices (libibverbs)",
+      format_bytes(v.max_message), v.queue_depth,
+      c.transport.op == config::RdmaOp::kWrite ? "" : ", receives posted ahead");
+  // Ports of one limit on one line.
+  std::map<uint64_t, std::vector<std::string>> limited;
+  for (const config::PortConfig& port : c.ports) {
+    if (port.verbs.rate_limit_bps) limited[*port.verbs.rate_limit_bps].push_back(port.name);
+  }
+  for (const auto& [rate, names] : limited) {
+    const std::string which = names.size() <= 3 ? fmt::format("{}", fmt::join(names, ", "))
+                                                : fmt::format("{} .. {} ({} ports)", names.front(),
+                                                              names.back(), names.size());
+    text += fmt::format(
+        "Per-QP rate limit {} on {}: by the RNIC's per-QP limiter where the device has one, else "
+        "by paced posting of work requests (the run's summary says which held)\n",
+        format_rate(rate), which);
+  }
+  return text;
 }
 
 }  // namespace
@@ -120,6 +153,7 @@ std::string plan_to_text(const LoadedConfig& loaded, const TrafficPlan& plan) {
   text += ports_table(loaded, plan);
   text += "\n";
   text += busiest_line(loaded, plan);
+  text += verbs_lines(loaded.config);
   return text;
 }
 

@@ -159,8 +159,8 @@ std::unique_ptr<VerbsDevice> LibibverbsProvider::open(const std::string& name) {
     }
     return std::make_unique<LibibverbsDevice>(name, context, sysfs_root_);
   }
-  throw VerbsError(fmt::format("no RDMA device is named \"{}\"; this machine has {}", name, names),
-                   ENODEV);
+  throw NoRdmaDevice(
+      fmt::format("no RDMA device is named \"{}\"; this machine has {}", name, names));
 }
 
 }  // namespace etwire::nic::verbs

@@ -15,8 +15,8 @@ class LibibverbsProvider final : public VerbsProvider {
   // `sysfs_root` is where the devices' counters are ("/sys/class/infiniband").
   explicit LibibverbsProvider(std::string sysfs_root = "/sys/class/infiniband")
       : sysfs_root_(std::move(sysfs_root)) {}
-  // Throws NoRdmaDevice (rdma_devices.h) when libibverbs lists no device at all, VerbsError when
-  // none has this name (the names there are listed) or it cannot be opened.
+  // Throws NoRdmaDevice (rdma_devices.h) when libibverbs lists no device at all or none with this
+  // name (the names there are listed), VerbsError when it cannot be opened.
   std::unique_ptr<VerbsDevice> open(const std::string& name) override;
 
  private:

@@ -10,6 +10,7 @@ namespace etwire {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // From the source tree, so the shipped configs' relative trace paths resolve.
 testing::CommandResult etwire(const std::string& args) {
@@ -77,6 +78,22 @@ TEST(PlanCommand, TablesNameEveryRankAndPort) {
   EXPECT_THAT(r.output, HasSubstr("02:00:0a:00:07:01"));
   EXPECT_THAT(r.output, HasSubstr("Busiest port: host0: sends 7 MiB, receives 7 MiB per "
                                   "iteration"));
+}
+
+// A verbs plan says which RNIC serves the run and who will hold its per-QP rate limits.
+TEST(PlanCommand, VerbsPlansSayHowRateLimitsAreHeld) {
+  auto r = etwire("plan configs/verbs-lab.yaml --set ports[0].verbs.rate_limit=25Gbps");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("Verbs: the machine's RDMA devices (libibverbs); messages "
+                                  "posted as work requests of at most 1 MiB, 128 outstanding per "
+                                  "QP, receives posted ahead"));
+  EXPECT_THAT(r.output, HasSubstr("Per-QP rate limit 25 Gb/s on rail0 .. rail7 (8 ports): by the "
+                                  "RNIC's per-QP limiter where the device has one, else by paced "
+                                  "posting"));
+  auto soft = etwire("plan configs/verbs-software.yaml");
+  ASSERT_EQ(soft.code, 0) << soft.output;
+  EXPECT_THAT(soft.output, HasSubstr("Verbs: the software RNIC over the fabric twin"));
+  EXPECT_THAT(soft.output, Not(HasSubstr("rate limit")));
 }
 
 TEST(PlanCommand, JsonParses) {
