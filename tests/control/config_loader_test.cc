@@ -96,6 +96,32 @@ TEST(ShippedConfigs, LabConfigsCarryTheirBackendSettings) {
   EXPECT_EQ(verbs.config.mapping.jobs[0].hosts.ranks_per_host, 4u);
   EXPECT_EQ(verbs.config.mapping.jobs[0].hosts.bandwidth_bps, 3'600'000'000'000u);
   EXPECT_EQ(verbs.placements[0]->host(5), 1);
+  EXPECT_EQ(verbs.config.verbs.rnic, RnicKind::kHardware);  // the defaults
+  EXPECT_EQ(verbs.config.verbs.max_message, 1u << 20);
+  EXPECT_EQ(verbs.config.verbs.queue_depth, 128u);
+  EXPECT_FALSE(verbs.config.ports[0].verbs.rate_limit_bps);
+
+  auto soft = load_config_file(
+      shipped_config("verbs-software.yaml"),
+      {.overrides = {"verbs.max_message=64KiB", "verbs.start_psn=4660", "verbs.rnr_retry=3",
+                     "ports[0].verbs.dcqcn=apply", "ports[0].verbs.rate_limit=25Gbps"}});
+  ASSERT_TRUE(soft.ok()) << errors_of(soft);
+  EXPECT_EQ(soft.config.verbs.rnic, RnicKind::kSoftware);
+  EXPECT_EQ(soft.config.verbs.max_message, 64u << 10);
+  EXPECT_EQ(soft.config.verbs.start_psn, 4660u);
+  EXPECT_EQ(soft.config.verbs.rnr_retry, 3);
+  EXPECT_FALSE(soft.config.ports[3].verbs.gid_index);  // found by the port's address at run time
+  EXPECT_EQ(soft.config.ports[3].verbs.dcqcn, VerbsDcqcn::kApply);
+  EXPECT_EQ(soft.config.ports[7].verbs.rate_limit_bps, 25'000'000'000u);
+  EXPECT_TRUE(on_fabric_twin(soft.config, soft.config.ports[0]));
+  EXPECT_FALSE(on_fabric_twin(verbs.config, verbs.config.ports[0]));
+}
+
+TEST(ConfigLoader, AVerbsSectionWithoutVerbsPortsIsIgnoredWithAWarning) {
+  auto loaded = load_config_file(shipped_config("loopback-demo.yaml"),
+                                 {.overrides = {"verbs.rnic=software"}});
+  ASSERT_TRUE(loaded.ok()) << errors_of(loaded);
+  EXPECT_THAT(loaded.diagnostics.to_text(), HasSubstr("ignored: no port uses backend verbs"));
 }
 
 TEST(Defaults, DcqcnDefaultsAreNvidiasColumn) {

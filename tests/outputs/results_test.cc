@@ -394,6 +394,42 @@ TEST(SummaryJson, StuckRunCarriesDiagnosis) {
   EXPECT_EQ(doc["diagnosis"], "rank 3 waits for all_reduce #7 of group all");
 }
 
+// An RNIC port that does not count PFC pauses sent or retransmissions, a rate limit held by paced
+// posting, failures by status and the data plane's notes.
+RunResults rnic_results() {
+  RunResults r = sample_results();
+  PortRecord& port = r.ports[1];
+  for (size_t f = 0; f < dataplane::kPortCounterFields.size(); ++f) {
+    const std::string_view name = dataplane::kPortCounterFields[f].name;
+    if (name == "pfc_pauses_sent" || name == "retransmitted_packets") {
+      port.absent |= dataplane::port_counter_bit(f);
+      port.*dataplane::kPortCounterFields[f].member = 0;
+    }
+  }
+  port.rate_limit_bps = 25'000'000'000;
+  port.rate_limited_by = "posting";
+  r.flows_by_status[static_cast<size_t>(transport::FlowStatus::kRemoteAccessError)] = 1;
+  r.flows_by_status[static_cast<size_t>(transport::FlowStatus::kFlushed)] = 4;
+  r.failed_flows = 5;
+  r.notes = {"p1: mlx5_1 port 1, GID 3: 10.0.0.2 (ipv4)"};
+  return r;
+}
+
+TEST(SummaryJson, AbsentCountersAreNullAndFailuresAreByStatus) {
+  const auto path = testing::make_scratch_dir("summary-rnic") / "summary.json";
+  write_summary_json(rnic_results(), path.string());
+  const nlohmann::json doc = nlohmann::json::parse(read_file(path));
+  const nlohmann::json& port = doc["ports"][1];
+  EXPECT_TRUE(port["pfc_pauses_sent"].is_null());
+  EXPECT_TRUE(port["retransmitted_packets"].is_null());
+  EXPECT_EQ(port["timeouts"], 1);  // counted ones stay numbers
+  EXPECT_EQ(port["rate_limit_bps"], 25'000'000'000u);
+  EXPECT_EQ(port["rate_limited_by"], "posting");
+  EXPECT_FALSE(doc["ports"][0].contains("rate_limit_bps"));
+  EXPECT_EQ(doc["failed_by_status"], nlohmann::json({{"flushed", 4}, {"remote-access-error", 1}}));
+  EXPECT_EQ(doc["notes"], nlohmann::json({"p1: mlx5_1 port 1, GID 3: 10.0.0.2 (ipv4)"}));
+}
+
 TEST(SummaryJson, EmptyRunHasEmptyArrays) {
   const auto path = testing::make_scratch_dir("summary-empty") / "summary.json";
   write_summary_json(RunResults{}, path.string());
@@ -612,6 +648,17 @@ TEST(ConsoleReport, QuietRunSaysSoAndStuckRunShowsDiagnosis) {
   EXPECT_NE(report.find("Status stuck:"), std::string::npos);
   EXPECT_NE(report.find("Diagnosis:\nrank 3 waits for all_reduce #7 of group all\n"),
             std::string::npos);
+}
+
+TEST(ConsoleReport, AbsentCountersShowAsDashesAndFailuresByStatus) {
+  const std::string report = console_report(rnic_results());
+  // ecn_marks, cnps_sent, cnps_recv, pfc_sent, pfc_recv, drops, missing, retransmits, timeouts.
+  EXPECT_EQ(row_starting(report, {"p1"}),
+            (std::vector<std::string>{"p1", "5", "4", "0", "-", "0", "2", "0", "-", "1"}));
+  EXPECT_NE(report.find("80 flows, 5 failed (flushed 4, remote-access-error 1)\n"),
+            std::string::npos)
+      << report;
+  EXPECT_EQ(lines_of(report).back(), "Note: p1: mlx5_1 port 1, GID 3: 10.0.0.2 (ipv4)");
 }
 
 TEST(ConsoleReport, RunWithoutMeasuredInstances) {

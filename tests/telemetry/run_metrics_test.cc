@@ -161,6 +161,22 @@ TEST(RunMetrics, CountersFollowRunningTotals) {
   EXPECT_EQ(sample_value(s, "etwire_telemetry_records_dropped_total"), 5.0);
 }
 
+// A counter an RNIC does not expose has no series for that port; the other port keeps its own.
+TEST(RunMetrics, AbsentCountersHaveNoSeries) {
+  MetricLabels labels = two_jobs_two_ports();
+  labels.ports[1].absent = dataplane::port_counter_bit(counter_index("cnps_sent"));
+  RunMetrics metrics(labels);
+  metrics.apply(Record::of(port_totals(1, 1000, 0)));
+  const auto s = parse_exposition(metrics.text());
+  EXPECT_EQ(sample_value(s, "etwire_port_transmit_bytes_total", {{"port", "host1"}}), 1000.0);
+  EXPECT_EQ(sample_value(s, "etwire_port_cnps_sent_total", {{"port", "host0"}}), 0.0);
+  size_t host1_cnps = 0;
+  for (const auto& sample : samples_named(s, "etwire_port_cnps_sent_total")) {
+    host1_cnps += sample.labels.count("port") && sample.labels.at("port") == "host1" ? 1 : 0;
+  }
+  EXPECT_EQ(host1_cnps, 0u);
+}
+
 TEST(RunMetrics, RunStateIsOneHot) {
   RunMetrics metrics(two_jobs_two_ports());
   metrics.apply(Record::of(RunSample{RunState::kStuck, 42'000'000}));
