@@ -23,7 +23,6 @@
 #include "control/load/config_loader.h"
 #include "engine/config_digest.h"
 #include "engine/run_engine.h"
-#include "nic/verbs/rdma_devices.h"
 #include "outputs/console_report.h"
 #include "outputs/results_files.h"
 #include "outputs/telemetry/run_telemetry.h"
@@ -164,19 +163,10 @@ CommandAction add_run_command(CLI::App& app) {
     options.data_plane = data_plane_factory(config);
 
     std::unique_ptr<engine::RunEngine> engine;
-    try {
-      engine = std::make_unique<engine::RunEngine>(loaded, options);
-    } catch (const std::invalid_argument& e) {
-      std::cerr << fmt::format("error: {}\n", e.what());
-      return kExitBadInput;
-    } catch (const nic::verbs::NoRdmaDevice& e) {
-      // Verbs ports on a machine without any RDMA device: nothing to run them on.
-      std::cerr << fmt::format("error: {}\n", e.what());
-      return kExitBadInput;
-    } catch (const std::runtime_error& e) {
-      // A device that cannot be set up: the environment, not the configuration.
-      std::cerr << fmt::format("error: {}\n", e.what());
-      return kExitFailure;
+    if (const int code =
+            set_up([&] { engine = std::make_unique<engine::RunEngine>(loaded, options); });
+        code != kExitOk) {
+      return code;
     }
     // Telemetry when metrics are served or pushed. The endpoint binds before anything is written:
     // an address in use stops the run here.

@@ -15,7 +15,6 @@
 #include "cli/exit_codes.h"
 #include "control/load/config_loader.h"
 #include "control/plan/config_summary.h"
-#include "nic/verbs/rdma_devices.h"
 #include "transport/flow_record.h"
 
 namespace etwire::cli {
@@ -40,22 +39,12 @@ class NoFlows final : public transport::FlowObserver {
 // packet. The exit code `run` would give, with its message.
 int check_devices(const config::RunConfig& config) {
   NoFlows flows;
-  try {
+  return set_up([&] {
     const auto data_plane = data_plane_factory(config)(config, flows);
     for (const std::string& note : data_plane->notes()) std::cout << "  " << note << "\n";
     std::cout << fmt::format("devices: {} port{} set up and checked\n", data_plane->ports(),
                              data_plane->ports() == 1 ? "" : "s");
-    return kExitOk;
-  } catch (const std::invalid_argument& e) {
-    std::cerr << fmt::format("error: {}\n", e.what());
-    return kExitBadInput;
-  } catch (const nic::verbs::NoRdmaDevice& e) {
-    std::cerr << fmt::format("error: {}\n", e.what());
-    return kExitBadInput;
-  } catch (const std::runtime_error& e) {
-    std::cerr << fmt::format("error: {}\n", e.what());
-    return kExitFailure;
-  }
+  });
 }
 
 }  // namespace

@@ -1,8 +1,16 @@
 #include "cli/data_plane_choice.h"
 
+#include <fmt/format.h>
+
+#include <iostream>
+#include <stdexcept>
+
+#include "cli/exit_codes.h"
+
 #include "dataplane/dpdk/dpdk_data_plane.h"
 #include "dataplane/loopback_data_plane.h"
 #include "dataplane/verbs/verbs_backend.h"
+#include "nic/verbs/rdma_devices.h"
 
 namespace etwire::cli {
 
@@ -22,6 +30,24 @@ dataplane::DataPlaneFactory data_plane_factory(const config::RunConfig& config) 
   return [](const config::RunConfig& c, transport::FlowObserver& observer) {
     return std::make_unique<dataplane::LoopbackDataPlane>(c, observer);
   };
+}
+
+int set_up(const std::function<void()>& setup) {
+  try {
+    setup();
+    return kExitOk;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << fmt::format("error: {}\n", e.what());
+    return kExitBadInput;
+  } catch (const nic::verbs::NoRdmaDevice& e) {
+    // Verbs ports on a machine without such a device: nothing to run them on.
+    std::cerr << fmt::format("error: {}\n", e.what());
+    return kExitBadInput;
+  } catch (const std::runtime_error& e) {
+    // A device that cannot be set up: the environment, not the configuration.
+    std::cerr << fmt::format("error: {}\n", e.what());
+    return kExitFailure;
+  }
 }
 
 }  // namespace etwire::cli

@@ -1,6 +1,8 @@
 // Which data plane drives a run: the backend of its ports (validation makes sure they share one).
 #pragma once
 
+#include <functional>
+
 #include "config/run_config.h"
 #include "dataplane/data_plane.h"
 
@@ -9,5 +11,10 @@ namespace etwire::cli {
 // Builds the loopback, DPDK or verbs data plane; what it throws is each data plane's (a verbs
 // run on a machine without RDMA devices: nic::verbs::NoRdmaDevice).
 dataplane::DataPlaneFactory data_plane_factory(const config::RunConfig& config);
+
+// Runs `setup` (building a data plane, or what builds one) and reports what it throws as `run`
+// does: "error: ..." on stderr and the exit code, 2 for the configuration or a machine without
+// RDMA devices, 1 for a device that cannot be set up; kExitOk when nothing was thrown.
+int set_up(const std::function<void()>& setup);
 
 }  // namespace etwire::cli

@@ -229,6 +229,11 @@ VerbsDataPlane::VerbsDataPlane(const config::RunConfig& config, transport::FlowO
     if (wall_) check_dcqcn(port, *p);
     ports_.push_back(std::move(p));
   }
+  if (!wall_) {
+    notes_.push_back(
+        "the software RNIC runs DCQCN, pacing and retransmission in etwire's transport, with "
+        "transport.dcqcn as configured: verbs.dcqcn has no device settings to read back or apply");
+  }
   const uint64_t timeout = config.transport.retransmit_timeout_ns;
   const uint8_t exponent = timeout_exponent(timeout);
   const double exact = 4096.0 * std::pow(2.0, exponent);

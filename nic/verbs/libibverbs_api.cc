@@ -128,30 +128,18 @@ class LibibverbsDevice final : public VerbsDevice {
   std::map<uint8_t, std::unique_ptr<RnicCounterReader>> readers_;
 };
 
-struct DeviceListDeleter {
-  void operator()(ibv_device** list) const { ibv_free_device_list(list); }
-};
-
 }  // namespace
 
 std::unique_ptr<VerbsDevice> LibibverbsProvider::open(const std::string& name) {
-  int count = 0;
-  errno = 0;
-  std::unique_ptr<ibv_device*, DeviceListDeleter> list(ibv_get_device_list(&count));
-  if (!list) {
-    throw NoRdmaDevice(fmt::format("no RDMA device: libibverbs cannot list devices ({}){}",
-                                   std::strerror(errno),
-                                   errno == ENOSYS ? "; this kernel has no RDMA support" : ""));
-  }
-  if (count == 0) throw NoRdmaDevice("no RDMA device: libibverbs found none on this machine");
+  const DeviceList list;
   std::string names;
-  for (int d = 0; d < count; ++d) {
-    const std::string device = ibv_get_device_name(list.get()[d]);
+  for (int d = 0; d < list.size(); ++d) {
+    const std::string device = list.name(d);
     if (device != name) {
       names += (names.empty() ? "" : ", ") + device;
       continue;
     }
-    ibv_context* context = ibv_open_device(list.get()[d]);
+    ibv_context* context = ibv_open_device(list[d]);
     if (context == nullptr) {
       const int error = errno;
       throw VerbsError(fmt::format("{}: ibv_open_device failed: {}", name, error_text(error)),

@@ -15,9 +15,6 @@ namespace etwire::nic::verbs {
 
 namespace {
 
-struct DeviceListDeleter {
-  void operator()(ibv_device** list) const { ibv_free_device_list(list); }
-};
 struct ContextDeleter {
   void operator()(ibv_context* context) const { ibv_close_device(context); }
 };
@@ -50,21 +47,35 @@ RdmaPort query_port(ibv_context* context, const std::string& device, uint32_t nu
 
 }  // namespace
 
-std::vector<RdmaDevice> list_rdma_devices() {
-  int count = 0;
+DeviceList::DeviceList() {
   errno = 0;
-  std::unique_ptr<ibv_device*, DeviceListDeleter> list(ibv_get_device_list(&count));
-  if (!list) {
+  devices_ = ibv_get_device_list(&count_);
+  if (devices_ == nullptr) {
     throw NoRdmaDevice(fmt::format("no RDMA device: libibverbs cannot list devices ({}){}",
                                    std::strerror(errno),
                                    errno == ENOSYS ? "; this kernel has no RDMA support" : ""));
   }
-  if (count == 0) throw NoRdmaDevice("no RDMA device: libibverbs found none on this machine");
+  if (count_ == 0) {
+    ibv_free_device_list(devices_);
+    throw NoRdmaDevice("no RDMA device: libibverbs found none on this machine");
+  }
+}
+
+DeviceList::~DeviceList() {
+  ibv_free_device_list(devices_);
+}
+
+std::string DeviceList::name(int index) const {
+  return ibv_get_device_name(devices_[index]);
+}
+
+std::vector<RdmaDevice> list_rdma_devices() {
+  const DeviceList list;
   std::vector<RdmaDevice> devices;
-  for (int d = 0; d < count; ++d) {
+  for (int d = 0; d < list.size(); ++d) {
     RdmaDevice device;
-    device.name = ibv_get_device_name(list.get()[d]);
-    std::unique_ptr<ibv_context, ContextDeleter> context(ibv_open_device(list.get()[d]));
+    device.name = list.name(d);
+    std::unique_ptr<ibv_context, ContextDeleter> context(ibv_open_device(list[d]));
     if (!context) {
       throw std::runtime_error(
           fmt::format("{}: cannot open the device: {}", device.name, std::strerror(errno)));

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+struct ibv_device;  // libibverbs'
+
 namespace etwire::nic::verbs {
 
 struct GidEntry {
@@ -38,6 +40,23 @@ struct RdmaDevice {
 class NoRdmaDevice : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// The devices libibverbs lists, for as long as the object lives (ibv_get_device_list). Throws
+// NoRdmaDevice, with the library's reason, when it lists none.
+class DeviceList {
+ public:
+  DeviceList();
+  ~DeviceList();
+  DeviceList(const DeviceList&) = delete;
+  DeviceList& operator=(const DeviceList&) = delete;
+  int size() const { return count_; }
+  ibv_device* operator[](int index) const { return devices_[index]; }
+  std::string name(int index) const;
+
+ private:
+  ibv_device** devices_ = nullptr;
+  int count_ = 0;
 };
 
 // Every RDMA device, port and GID entry. Throws NoRdmaDevice when libibverbs reaches none (no
