@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -149,9 +150,12 @@ void append_congestion(const RunResults& results, std::string& out) {
     table.add_row(row);
   }
   if (table.rows() == 0) {
-    out +=
+    const bool partly = std::any_of(results.ports.begin(), results.ports.end(),
+                                    [](const PortRecord& p) { return p.absent != 0; });
+    out += fmt::format(
         "\nNo congestion signals: no ECN marks, CNPs, PFC pauses, drops, missing packets, "
-        "retransmissions or timeouts on any port.\n";
+        "retransmissions or timeouts on any port{}.\n",
+        partly ? " (of the counters the ports' devices keep)" : "");
     return;
   }
   out += "\nCongestion signals, ports that saw any (ECN marks received; PFC pause frames)\n";

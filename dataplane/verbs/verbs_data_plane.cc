@@ -13,6 +13,7 @@
 #include "common/rate.h"
 #include "nic/verbs/dcqcn_sysfs.h"
 #include "nic/verbs/port_selection.h"
+#include "nic/verbs/rdma_devices.h"
 
 namespace etwire::dataplane {
 
@@ -79,6 +80,14 @@ std::array<uint8_t, 16> address_gid(const config::PortConfig& port, uint8_t ip_v
 std::string address_text(const config::PortConfig& port, uint8_t ip_version) {
   if (ip_version == 6 && port.ipv6) return port.ipv6->to_string() + " (ipv6)";
   return port.ipv4.to_string() + " (ipv4)";
+}
+
+// The YAML key of a DcqcnConfig member: its name without the unit suffix.
+std::string dcqcn_key(std::string_view member) {
+  for (std::string_view unit : {"_ns", "_bps"}) {
+    if (member.ends_with(unit)) return std::string(member.substr(0, member.size() - unit.size()));
+  }
+  return std::string(member);
 }
 
 bool needs_receives(config::RdmaOp op) {
@@ -219,6 +228,15 @@ VerbsDataPlane::VerbsDataPlane(const config::RunConfig& config, transport::FlowO
           address_gid(port, config.transport.ip_version),
           address_text(port, config.transport.ip_version), config.transport.pmtu);
       p->gid = selected.gid;
+      const uint64_t reported =
+          nic::verbs::port_speed_bps(selected.attr.active_speed, selected.attr.active_width);
+      if (reported != 0 && reported != port.speed_bps) {
+        notes_.push_back(fmt::format(
+            "{}: {} port {} runs at {} but the configuration says {}: ideal % and line-rate "
+            "times use the configuration's speed",
+            port.name, port.verbs.device, p->number, format_rate(reported),
+            format_rate(port.speed_bps)));
+      }
     } catch (const nic::verbs::PortRefused& e) {
       throw std::runtime_error(
           fmt::format("port \"{}\" ({}): {}", port.name, port.key_path, e.what()));
@@ -282,7 +300,7 @@ void VerbsDataPlane::check_dcqcn(const config::PortConfig& port, const Port& p) 
     differences += fmt::format(
         "{}{} {} (transport.dcqcn.{} wants {})", differences.empty() ? "" : ", ", setting.file,
         setting.device_value ? std::to_string(*setting.device_value) : std::string("unreadable"),
-        setting.field, setting.wanted);
+        dcqcn_key(setting.field), setting.wanted);
   }
   notes_.push_back(differences.empty()
                        ? fmt::format("{}: DCQCN on {} ({}) matches transport.dcqcn", port.name,
@@ -368,8 +386,10 @@ transport::ConnectionId VerbsDataPlane::connect(const WireConnection& connection
     attr.ah_attr.grh.sgid_index = static_cast<uint8_t>(port.gid.gid_index);
     attr.ah_attr.grh.hop_limit = 64;
     attr.ah_attr.grh.traffic_class = static_cast<uint8_t>(settings.qos.data.dscp << kDscpShift);
-    // The device derives the UDP source port from the flow label: the plan's ECMP entropy.
-    attr.ah_attr.grh.flow_label = connection.udp_source_port;
+    // RoCE devices derive the UDP source port from the flow label, as 0xC000 | (low 14 bits ^
+    // the 6 above): a label of the port's low 14 bits gives the plan's port itself for the
+    // default pool (49152 .. 65535), and a port per connection for any other.
+    attr.ah_attr.grh.flow_label = connection.udp_source_port & 0x3FFFu;
     if (int e =
             qp.modify(attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
                                 IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <tuple>
 
@@ -278,6 +279,77 @@ TEST(VerbsDataPlane, CountersADeviceLacksAreAbsentNotZero) {
               std::string::npos)
         << e.what();
   }
+}
+
+// On an RNIC (the wall-clock path, here over a software RNIC's devices) the DCQCN settings of each
+// port's netdev are read back, and with verbs.dcqcn: apply written first; a port whose netdev has
+// none says so. The sysfs trees are fake ones in a scratch directory.
+TEST(VerbsDataPlane, DcqcnSettingsAreCheckedOrAppliedOnTheDevice) {
+  const fs::path root = testing::make_scratch_dir("verbs-dcqcn");
+  const RnicHostPaths paths{(root / "infiniband").string(), (root / "net").string()};
+  auto put = [](const fs::path& path, const std::string& text) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path) << text << "\n";
+  };
+  // d0 port 1's GID 3 is on eth0, which holds NVIDIA's defaults but for dce_tcp_g.
+  put(root / "infiniband/d0/ports/1/gid_attrs/ndevs/3", "eth0");
+  const fs::path ecn = root / "net/eth0/ecn";
+  const std::vector<std::pair<std::string, uint64_t>> defaults = {
+      {"roce_rp/dce_tcp_g", 1000},
+      {"roce_rp/dce_tcp_rtt", 1},
+      {"roce_rp/initial_alpha_value", 1023},
+      {"roce_rp/rate_reduce_monitor_period", 4},
+      {"roce_rp/rpg_gd", 11},
+      {"roce_rp/rpg_min_dec_fac", 50},
+      {"roce_rp/rpg_time_reset", 300},
+      {"roce_rp/rpg_byte_reset", 32767},
+      {"roce_rp/rpg_threshold", 1},
+      {"roce_rp/rpg_ai_rate", 5},
+      {"roce_rp/rpg_hai_rate", 50},
+      {"roce_rp/rpg_min_rate", 1},
+      {"roce_rp/rate_to_set_on_first_cnp", 0},
+      {"roce_rp/clamp_tgt_rate", 0},
+      {"roce_rp/clamp_tgt_rate_after_time_inc", 1},
+      {"roce_np/min_time_between_cnps", 4}};
+  for (const char* half : {"roce_rp", "roce_np"}) {
+    for (int prio = 0; prio < 8; ++prio) {
+      put(ecn / half / "enable" / std::to_string(prio), prio == 3 ? "1" : "0");
+    }
+  }
+  for (const auto& [file, value] : defaults) put(ecn / file, std::to_string(value));
+
+  struct NoFlows final : transport::FlowObserver {
+    void on_flow_delivered(const transport::FlowRecord&) override {}
+    void on_flow_finished(const transport::FlowRecord&) override {}
+  } observer;
+  const std::string trace =
+      (testing::source_dir() / "configs/traces/allreduce_8r/allreduce").string();
+  auto notes_of = [&](const control::LoadedConfig& loaded) {
+    VerbsDataPlane plane(loaded.config, observer, std::make_unique<SoftwareRnic>(loaded.config),
+                         nullptr, paths);
+    std::string all;
+    for (const std::string& note : plane.notes()) all += note + "\n";
+    return all;
+  };
+  const auto check = load(config_text(trace, true, ", dcqcn: check"));
+  std::string notes = notes_of(check);
+  EXPECT_NE(notes.find("p0: DCQCN on d0 (eth0) differs from transport.dcqcn: " +
+                       (ecn / "roce_rp/dce_tcp_g").string() +
+                       " 1000 (transport.dcqcn.alpha_gain wants 1019)\n"),
+            std::string::npos)
+      << notes;
+  EXPECT_NE(notes.find("p1: the DCQCN settings of d1 port 1 can be neither read nor applied"),
+            std::string::npos)
+      << notes;
+  const auto apply = load(config_text(trace, true, ", dcqcn: apply"));
+  notes = notes_of(apply);
+  EXPECT_NE(notes.find("p0: DCQCN on d0 (eth0) matches transport.dcqcn\n"), std::string::npos)
+      << notes;
+  std::ifstream written(ecn / "roce_rp/dce_tcp_g");
+  uint64_t value = 0;
+  written >> value;
+  EXPECT_EQ(value, 1019u);
+  fs::remove_all(root);
 }
 
 TEST(VerbsDataPlane, ALossyFabricFailsFlowsWithRetryExceeded) {
