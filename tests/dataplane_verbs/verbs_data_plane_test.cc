@@ -18,6 +18,7 @@
 #include "dataplane/verbs/verbs_backend.h"
 #include "engine/flow_sink.h"
 #include "engine/run_engine.h"
+#include "tests/testing/fake_mlx5_sysfs.h"
 #include "tests/testing/test_paths.h"
 #include "trace/synth/synth.h"
 
@@ -287,36 +288,11 @@ TEST(VerbsDataPlane, CountersADeviceLacksAreAbsentNotZero) {
 TEST(VerbsDataPlane, DcqcnSettingsAreCheckedOrAppliedOnTheDevice) {
   const fs::path root = testing::make_scratch_dir("verbs-dcqcn");
   const RnicHostPaths paths{(root / "infiniband").string(), (root / "net").string()};
-  auto put = [](const fs::path& path, const std::string& text) {
-    fs::create_directories(path.parent_path());
-    std::ofstream(path) << text << "\n";
-  };
   // d0 port 1's GID 3 is on eth0, which holds NVIDIA's defaults but for dce_tcp_g.
-  put(root / "infiniband/d0/ports/1/gid_attrs/ndevs/3", "eth0");
+  auto values = testing::nvidia_dcqcn_defaults();
+  values["roce_rp/dce_tcp_g"] = 1000;
+  testing::write_mlx5_ecn(root / "infiniband", root / "net", "d0", "eth0", 3, values);
   const fs::path ecn = root / "net/eth0/ecn";
-  const std::vector<std::pair<std::string, uint64_t>> defaults = {
-      {"roce_rp/dce_tcp_g", 1000},
-      {"roce_rp/dce_tcp_rtt", 1},
-      {"roce_rp/initial_alpha_value", 1023},
-      {"roce_rp/rate_reduce_monitor_period", 4},
-      {"roce_rp/rpg_gd", 11},
-      {"roce_rp/rpg_min_dec_fac", 50},
-      {"roce_rp/rpg_time_reset", 300},
-      {"roce_rp/rpg_byte_reset", 32767},
-      {"roce_rp/rpg_threshold", 1},
-      {"roce_rp/rpg_ai_rate", 5},
-      {"roce_rp/rpg_hai_rate", 50},
-      {"roce_rp/rpg_min_rate", 1},
-      {"roce_rp/rate_to_set_on_first_cnp", 0},
-      {"roce_rp/clamp_tgt_rate", 0},
-      {"roce_rp/clamp_tgt_rate_after_time_inc", 1},
-      {"roce_np/min_time_between_cnps", 4}};
-  for (const char* half : {"roce_rp", "roce_np"}) {
-    for (int prio = 0; prio < 8; ++prio) {
-      put(ecn / half / "enable" / std::to_string(prio), prio == 3 ? "1" : "0");
-    }
-  }
-  for (const auto& [file, value] : defaults) put(ecn / file, std::to_string(value));
 
   struct NoFlows final : transport::FlowObserver {
     void on_flow_delivered(const transport::FlowRecord&) override {}

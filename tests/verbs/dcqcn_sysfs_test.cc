@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "tests/testing/fake_mlx5_sysfs.h"
 #include "tests/testing/test_paths.h"
 
 namespace etwire::nic::verbs {
@@ -20,27 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-// NVIDIA's documented firmware defaults, file by file (relative to ecn/, priority 3).
-const std::map<std::string, uint64_t> kNvidiaDefaults{
-    {"roce_rp/dce_tcp_g", 1019},
-    {"roce_rp/dce_tcp_rtt", 1},
-    {"roce_rp/initial_alpha_value", 1023},
-    {"roce_rp/rate_reduce_monitor_period", 4},
-    {"roce_rp/rpg_gd", 11},
-    {"roce_rp/rpg_min_dec_fac", 50},
-    {"roce_rp/rpg_time_reset", 300},
-    {"roce_rp/rpg_byte_reset", 32767},
-    {"roce_rp/rpg_threshold", 1},
-    {"roce_rp/rpg_ai_rate", 5},
-    {"roce_rp/rpg_hai_rate", 50},
-    {"roce_rp/rpg_min_rate", 1},
-    {"roce_rp/rate_to_set_on_first_cnp", 0},
-    {"roce_rp/clamp_tgt_rate", 0},
-    {"roce_rp/clamp_tgt_rate_after_time_inc", 1},
-    {"roce_np/min_time_between_cnps", 4},
-    {"roce_rp/enable/3", 1},
-    {"roce_np/enable/3", 1},
-};
+const std::map<std::string, uint64_t>& kNvidiaDefaults = etwire::testing::nvidia_dcqcn_defaults();
 
 class DcqcnSysfsTest : public ::testing::Test {
  protected:
@@ -54,6 +35,7 @@ class DcqcnSysfsTest : public ::testing::Test {
     fs::remove_all(root_);
   }
 
+  // Exactly `text`: some tests write files without the newline sysfs adds.
   static void put(const fs::path& path, const std::string& text) {
     fs::create_directories(path.parent_path());
     std::ofstream(path) << text;
@@ -70,16 +52,7 @@ class DcqcnSysfsTest : public ::testing::Test {
   // mlx5_0 port 1, GID 3 on ens1f0, whose ecn files hold `values` (others at 0), plus the
   // device files etwire leaves alone.
   void make_mlx5(const std::map<std::string, uint64_t>& values) {
-    put(ib_ / "mlx5_0/ports/1/gid_attrs/ndevs/3", "ens1f0\n");
-    for (const char* half : {"roce_rp", "roce_np"}) {
-      for (int prio = 0; prio < 8; ++prio)
-        put(ecn() / half / "enable" / std::to_string(prio), "0\n");
-    }
-    for (const auto& [file, value] : kNvidiaDefaults) put(ecn() / file, "0\n");
-    for (const auto& [file, value] : values) put(ecn() / file, std::to_string(value) + "\n");
-    put(ecn() / "roce_rp/rpg_max_rate", "0\n");
-    put(ecn() / "roce_np/cnp_dscp", "48\n");
-    put(ecn() / "roce_np/cnp_802p_prio", "6\n");
+    etwire::testing::write_mlx5_ecn(ib_, net_, "mlx5_0", "ens1f0", 3, values);
   }
 
   DcqcnSysfs open(uint32_t gid = 3, uint8_t priority = 3) const {
