@@ -272,7 +272,7 @@ class SoftwareRnic::Qp final : public VerbsQp {
 
   // The work of a requester / responder, shared by the RNIC's report handlers.
   static void place_in_order(SoftwareRnic& rnic, Queue& q);
-  static void complete(SoftwareRnic& rnic, Queue& q);
+  static void complete(Queue& q);
   static void enter_error(Queue& q);
 
  private:
@@ -470,7 +470,7 @@ void SoftwareRnic::delivered(uint32_t requester_qpn) {
     if (!w.in_transport || w.sequence != sequence) continue;
     w.delivered = true;
     Qp::place_in_order(*this, *q);
-    Qp::complete(*this, *q);
+    Qp::complete(*q);
     return;
   }
   // Work flushed when the QP went to the error state: the transport still carried it.
@@ -485,7 +485,7 @@ void SoftwareRnic::finished(uint32_t requester_qpn, uint8_t status) {
     if (!w.in_transport || w.sequence != sequence) continue;
     w.finished = true;
     w.transport_status = static_cast<transport::FlowStatus>(status);
-    Qp::complete(*this, *q);
+    Qp::complete(*q);
     return;
   }
 }
@@ -674,7 +674,7 @@ int SoftwareRnic::Qp::post_send(ibv_send_wr* wr, ibv_send_wr** bad) {
       w.placed = true;
       w.finished = true;
       q.sends.push_back(w);
-      complete(rnic_, q);
+      complete(q);
       continue;
     }
     w.in_transport = true;
@@ -723,7 +723,7 @@ int SoftwareRnic::Qp::post_recv(ibv_recv_wr* wr, ibv_recv_wr** bad) {
     if (sender == nullptr || !sender->waiting_for_receive) continue;
     sender->waiting_for_receive = false;
     place_in_order(rnic_, *sender);
-    complete(rnic_, *sender);
+    complete(*sender);
   }
   return 0;
 }
@@ -832,8 +832,7 @@ void SoftwareRnic::Qp::place_in_order(SoftwareRnic& rnic, Queue& q) {
   }
 }
 
-void SoftwareRnic::Qp::complete(SoftwareRnic& rnic, Queue& q) {
-  (void)rnic;
+void SoftwareRnic::Qp::complete(Queue& q) {
   while (!q.sends.empty()) {
     SendWork& w = q.sends.front();
     if (!w.finished) return;

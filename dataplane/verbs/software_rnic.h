@@ -22,7 +22,9 @@
 //
 // Where it is simpler than a device: the transport's PMTU, retransmission timeout and retry count
 // are the run's transport section for every QP (the backend sets the QPs from the same values);
-// one QP number space spans all devices; RDMA READ and atomics are not served (EINVAL).
+// one QP number space spans all devices; RDMA READ and atomics are not served (EINVAL); after an
+// error the transport did not cause itself (a remote access error), the messages it already
+// carries still cross the twin, though their completions are flushed.
 #pragma once
 
 #include <infiniband/verbs.h>
