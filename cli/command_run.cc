@@ -18,6 +18,7 @@
 
 #include "cli/commands.h"
 #include "cli/data_plane_choice.h"
+#include "cli/emulator_processes.h"
 #include "cli/exit_codes.h"
 #include "common/duration.h"
 #include "control/load/config_loader.h"
@@ -146,11 +147,31 @@ CommandAction add_run_command(CLI::App& app) {
     control::LoadOptions load_options;
     load_options.overrides = opts->overrides;
     auto loaded = control::load_config_file(opts->config, load_options);
-    std::cerr << loaded.diagnostics.to_text();
+    const cluster::Session& session = cluster::Session::current();
+    // Under MPI every process loads the same files: process 0 speaks for all, unless this one
+    // failed where it did not.
+    if (session.rank() == 0 || !loaded.ok()) std::cerr << loaded.diagnostics.to_text();
+    ProcessSetup setup{opts->config, opts->overrides, &loaded, ""};
     if (!loaded.ok() || !loaded.addresses) {
-      std::cerr << fmt::format("{}: invalid: {} error{}; nothing was run\n", opts->config,
-                               loaded.diagnostics.error_count(),
-                               loaded.diagnostics.error_count() == 1 ? "" : "s");
+      const std::string invalid = fmt::format("{}: invalid: {} error{}; nothing was run",
+                                              opts->config, loaded.diagnostics.error_count(),
+                                              loaded.diagnostics.error_count() == 1 ? "" : "s");
+      std::cerr << invalid << "\n";
+      setup.loaded = nullptr;
+      setup.error = invalid;
+      join_emulator_processes(session, setup);
+      return kExitBadInput;
+    }
+    // Under an MPI launcher: the processes agree on what they loaded and measure their clocks.
+    if (const int code = join_emulator_processes(session, setup); code != kExitOk) return code;
+    if (session.size() > 1) {
+      if (session.rank() == 0) {
+        std::cerr << fmt::format(
+            "error: a run across {} emulator processes is not built yet: they agree on the "
+            "configuration and measure their clocks (`mpirun -np {} etwire validate` does that), "
+            "but the traffic of one run is not split between processes yet; nothing was run\n",
+            session.size(), session.size());
+      }
       return kExitBadInput;
     }
     const config::RunConfig& config = loaded.config;

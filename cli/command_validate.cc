@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/data_plane_choice.h"
+#include "cli/emulator_processes.h"
 #include "cli/exit_codes.h"
 #include "control/load/config_loader.h"
 #include "control/plan/config_summary.h"
@@ -72,21 +73,38 @@ CommandAction add_validate_command(CLI::App& app) {
     options.overrides = opts->overrides;
     options.read_traces = !opts->skip_traces;
     auto loaded = control::load_config_file(opts->config, options);
-    std::cerr << loaded.diagnostics.to_text();
+    const cluster::Session& session = cluster::Session::current();
+    // Under MPI every process checks the same files: process 0 speaks for all, unless this one
+    // failed where it did not.
+    const bool speaks = session.rank() == 0 || !loaded.ok();
+    if (speaks) std::cerr << loaded.diagnostics.to_text();
+    ProcessSetup setup{opts->config, opts->overrides, &loaded, ""};
     if (!loaded.ok()) {
-      std::cerr << fmt::format(
-          "{}: invalid: {} error{}, {} warning{}\n", opts->config, loaded.diagnostics.error_count(),
+      const std::string invalid = fmt::format(
+          "{}: invalid: {} error{}, {} warning{}", opts->config, loaded.diagnostics.error_count(),
           loaded.diagnostics.error_count() == 1 ? "" : "s", loaded.diagnostics.warning_count(),
           loaded.diagnostics.warning_count() == 1 ? "" : "s");
+      std::cerr << invalid << "\n";
+      setup.loaded = nullptr;
+      setup.error = invalid;
+      join_emulator_processes(session, setup);
       return kExitBadInput;
     }
+    // Under an MPI launcher: the processes agree on what they loaded and measure their clocks.
+    if (const int code = join_emulator_processes(session, setup); code != kExitOk) return code;
     if (opts->devices) {
       if (const int code = check_devices(loaded.config); code != kExitOk) {
         std::cerr << fmt::format("{}: the devices failed the checks `run` makes\n", opts->config);
         return code;
       }
     }
-    std::cout << fmt::format("OK {}: {}\n", opts->config, control::summarize_config(loaded));
+    if (speaks) {
+      std::cout << fmt::format("OK {}: {}{}\n", opts->config, control::summarize_config(loaded),
+                               session.mpi()
+                                   ? fmt::format(", checked by {} emulator process{}",
+                                                 session.size(), session.size() == 1 ? "" : "es")
+                                   : "");
+    }
     return kExitOk;
   };
 }

@@ -9,10 +9,14 @@
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cluster/session.h"
 #include "trace/trace_error.h"
 
 int main(int argc, char** argv) {
   using namespace etwire::cli;
+  // Under an MPI launcher this process is one of a run's emulator processes: MPI starts here,
+  // before any thread, and ends when main returns.
+  const auto session = etwire::cluster::Session::start(&argc, &argv);
   CLI::App app{
       "etwire: replays MLCommons Chakra execution traces as paced RoCEv2 traffic against a device "
       "under test, and records what the fabric did."};

@@ -99,6 +99,8 @@ struct PortConfig {
   uint32_t mtu = 4200;  // IP MTU of the link, as on a Linux netdev
   uint16_t vlan = 0;    // 802.1Q VLAN id; 0 = untagged
   PortQos qos;
+  // The emulator (emulators[].name) whose process drives this port; "" with no emulators section.
+  std::string emulator;
   // First QP number of the port's range; nullopt = right after the previous port's range.
   std::optional<uint32_t> qpn_base;
   DpdkPortSettings dpdk;

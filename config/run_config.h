@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/collectives_config.h"
+#include "config/emulator_config.h"
 #include "config/fabric_config.h"
 #include "config/mapping_config.h"
 #include "config/port_config.h"
@@ -22,7 +23,8 @@ struct RunConfig {
   std::string source_file;  // the YAML file as given
   RunSettings run;
   WorkloadConfig workload;
-  std::vector<PortConfig> ports;  // `count` entries expanded, in file order
+  std::vector<PortConfig> ports;          // `count` entries expanded, in file order
+  std::vector<EmulatorConfig> emulators;  // empty: one emulator, this process
   DpdkEalConfig dpdk;
   VerbsConfig verbs;
   MappingConfig mapping;

@@ -5,10 +5,13 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
 #include <string_view>
+
+#include "trace/trace_set.h"
 
 namespace etwire::engine {
 
@@ -25,20 +28,41 @@ uint64_t fnv1a(uint64_t hash, std::string_view bytes) {
   return hash;
 }
 
-}  // namespace
+std::string file_bytes(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("{}: cannot read: {}", file, std::strerror(errno)));
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
 
-std::string config_digest(const std::string& config_file,
-                          const std::vector<std::string>& overrides) {
-  std::ifstream in(config_file, std::ios::binary);
-  if (!in) {
-    throw std::runtime_error(fmt::format("{}: cannot read: {}", config_file, std::strerror(errno)));
-  }
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  uint64_t hash = fnv1a(kFnvOffset, text);
+uint64_t config_hash(const std::string& config_file, const std::vector<std::string>& overrides) {
+  uint64_t hash = fnv1a(kFnvOffset, file_bytes(config_file));
   // A separator no YAML file ends with keeps "a" + "--set b" apart from "a--set b".
   for (const std::string& override : overrides) {
     hash = fnv1a(hash, std::string_view("\0--set ", 7));
     hash = fnv1a(hash, override);
+  }
+  return hash;
+}
+
+}  // namespace
+
+std::string config_digest(const std::string& config_file,
+                          const std::vector<std::string>& overrides) {
+  return fmt::format("fnv1a64:{:016x}", config_hash(config_file, overrides));
+}
+
+std::string inputs_digest(const std::string& config_file, const std::vector<std::string>& overrides,
+                          const config::RunConfig& config) {
+  uint64_t hash = config_hash(config_file, overrides);
+  auto add_file = [&](const std::string& file) {
+    hash = fnv1a(hash, std::string_view("\0file ", 6));
+    hash = fnv1a(hash, std::filesystem::path(file).filename().string());
+    hash = fnv1a(hash, file_bytes(file));
+  };
+  for (const config::JobConfig& job : config.workload.jobs) {
+    const trace::TraceSet set = trace::TraceSet::discover(job.trace);
+    for (const trace::RankFile& rank : set.files()) add_file(rank.path);
+    if (!job.comm_groups.empty()) add_file(job.comm_groups);
   }
   return fmt::format("fnv1a64:{:016x}", hash);
 }

@@ -34,6 +34,8 @@ packages=(
   dpdk dpdk-dev libdpdk-dev libpcap-dev tshark python3-scapy iproute2
   # RDMA NICs through libibverbs (rdma-core).
   libibverbs-dev
+  # One run across several emulator processes, started by mpirun (Open MPI).
+  openmpi-bin libopenmpi-dev
 )
 
 missing=()

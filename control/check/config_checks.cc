@@ -1,6 +1,7 @@
 #include "control/check/config_checks.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -293,6 +294,66 @@ class Checker {
     }
   }
 
+  // With an emulators section every port names the one whose process drives it.
+  void port_emulator(const config::PortConfig& port, const std::string& name) {
+    const auto& emulators = config_.emulators;
+    const std::string at = child_path(port.key_path, "emulator");
+    const std::string& where = where_.contains(at) ? at : port.key_path;
+    if (port.emulator.empty()) {
+      if (!emulators.empty()) {
+        error(Problem::kMissing, where,
+              fmt::format("{}: names no emulator: with an emulators section every port says "
+                          "whose process drives it (emulator: NAME)",
+                          name));
+      }
+      return;
+    }
+    if (std::any_of(emulators.begin(), emulators.end(),
+                    [&](const auto& e) { return e.name == port.emulator; })) {
+      return;
+    }
+    std::vector<std::string> names;
+    for (const auto& e : emulators) names.push_back(e.name);
+    error(Problem::kBadReference, where,
+          emulators.empty()
+              ? fmt::format("{}: names emulator \"{}\", but there is no emulators section", name,
+                            port.emulator)
+              : fmt::format("{}: names emulator \"{}\", which is not one of {}", name,
+                            port.emulator, fmt::join(names, ", ")));
+  }
+
+  // The emulators' MPI ranks are 0 .. n-1, one each, and each drives a port.
+  void emulators() {
+    const auto& emulators = config_.emulators;
+    // The fabric twin lives in one process: its ports cannot be split between emulators.
+    if (emulators.size() > 1) {
+      for (const auto& port : config_.ports) {
+        if (!on_fabric_twin(config_, port)) continue;
+        error(Problem::kBackend, "emulators",
+              fmt::format("{} emulators, but port \"{}\" is cabled into the fabric twin, which "
+                          "lives in one process: a run across emulator processes needs dpdk or "
+                          "verbs ports cabled to a real device",
+                          emulators.size(), port.name));
+        break;
+      }
+    }
+    for (const auto& emulator : emulators) {
+      if (emulator.rank >= emulators.size()) {
+        error(Problem::kInconsistent, child_path(emulator.key_path, "rank"),
+              fmt::format("emulator \"{}\" has MPI rank {}, but {} emulator{} take ranks 0 .. {}",
+                          emulator.name, emulator.rank, emulators.size(),
+                          emulators.size() == 1 ? "" : "s", emulators.size() - 1));
+      }
+      const bool drives = std::any_of(config_.ports.begin(), config_.ports.end(),
+                                      [&](const auto& p) { return p.emulator == emulator.name; });
+      if (!drives) {
+        warning(Problem::kInconsistent, emulator.key_path,
+                fmt::format("emulator \"{}\" drives no port: its process would only wait",
+                            emulator.name));
+      }
+    }
+  }
+
   // A run drives one kind of port: the data plane is the backend's (and the clock with it).
   void one_backend() {
     if (config_.ports.empty()) return;
@@ -454,11 +515,13 @@ void check_config(const config::RunConfig& config, const SectionPresence& presen
     check.backend_settings(*port, name);
     check.dpdk_pfc(*port, name);
     check.backend_limits(*port, name);
+    check.port_emulator(*port, name);
   }
   check.devices();
   check.peers();
   check.addresses();
   check.one_backend();
+  check.emulators();
   check.path_mtu();
   check.ip_family();
   check.dcqcn();

@@ -50,6 +50,7 @@ SectionPresence read_sections(const YAML::Node& root, const std::string& default
     parse_workload(workload, config_dir, config.workload);
   }
   parse_ports(top, config.ports);
+  parse_emulators(top, config.emulators);
   present.dpdk = top.has("dpdk");
   MapReader dpdk = top.section("dpdk");
   parse_dpdk_eal(dpdk, config.dpdk);

@@ -16,6 +16,7 @@ constexpr uint64_t kMinQpRateLimit = 1'000'000;           // 1 Mb/s, as for a po
 constexpr int64_t kMinPortMtu = 576;   // the smallest IPv4 MTU every host must accept
 constexpr int64_t kMaxPortMtu = 9216;  // the largest jumbo MTU common switches take
 constexpr int64_t kMaxQpn = (1 << 24) - 1;
+constexpr int64_t kMaxEmulators = 4096;
 
 void parse_traffic_class(MapReader& section, config::TrafficClass& out) {
   section.integer("dscp", out.dscp, 0, 63);
@@ -127,6 +128,7 @@ void parse_port_entry(MapReader& section, std::vector<config::PortConfig>& out,
   section.integer("vlan", port.vlan, 0, 4094);
   uint32_t qpn_base = 0;
   if (section.integer("qpn_base", qpn_base, 2, kMaxQpn)) port.qpn_base = qpn_base;
+  section.text("emulator", port.emulator);
   MapReader qos = section.section("qos");
   parse_qos(qos, port.qos);
   MapReader dpdk = section.section("dpdk");
@@ -201,6 +203,39 @@ void parse_verbs(MapReader& section, config::VerbsConfig& out) {
   section.integer("start_psn", out.start_psn, 0, (1 << 24) - 1);
   section.integer("rnr_retry", out.rnr_retry, 0, 7);
   section.finish();
+}
+
+void parse_emulators(MapReader& root, std::vector<config::EmulatorConfig>& out) {
+  DocumentContext& ctx = root.context();
+  std::map<std::string, std::string> names;
+  std::map<uint32_t, std::string> ranks;
+  const auto entries = root.list("emulators");
+  for (size_t i = 0; i < entries.size(); ++i) {
+    MapReader section(ctx, entries[i].node, entries[i].path);
+    config::EmulatorConfig emulator;
+    emulator.key_path = entries[i].path;
+    emulator.rank = static_cast<uint32_t>(i);
+    section.require("name", "the emulator's name, which ports[].emulator uses");
+    section.text("name", emulator.name);
+    section.integer("rank", emulator.rank, 0, kMaxEmulators - 1);
+    section.text("host", emulator.host);
+    section.finish();
+    if (emulator.name.empty()) continue;
+    if (auto [it, fresh] = names.emplace(emulator.name, emulator.key_path); !fresh) {
+      ctx.error(
+          Problem::kDuplicate, section.get("name"), section.key_path("name"),
+          fmt::format("emulator name \"{}\" is already used by {}", emulator.name, it->second));
+      continue;
+    }
+    if (auto [it, fresh] = ranks.emplace(emulator.rank, emulator.name); !fresh) {
+      ctx.error(Problem::kDuplicate, entries[i].node, emulator.key_path,
+                fmt::format("emulator \"{}\" has MPI rank {}, which emulator \"{}\" has "
+                            "already: one process per emulator",
+                            emulator.name, emulator.rank, it->second));
+      continue;
+    }
+    out.push_back(std::move(emulator));
+  }
 }
 
 }  // namespace etwire::control

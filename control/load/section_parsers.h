@@ -23,6 +23,8 @@ void parse_workload(MapReader& section, const std::string& config_dir, config::W
 // `ports` is the root's "ports" list.
 void parse_ports(MapReader& root, std::vector<config::PortConfig>& out);
 void parse_dpdk_eal(MapReader& section, config::DpdkEalConfig& out);
+// `emulators` is the root's "emulators" list.
+void parse_emulators(MapReader& root, std::vector<config::EmulatorConfig>& out);
 void parse_verbs(MapReader& section, config::VerbsConfig& out);
 // Needs the job names to default and check `job:` references.
 void parse_mapping(MapReader& section, const config::WorkloadConfig& workload,

@@ -1,0 +1,108 @@
+#include "cli/emulator_processes.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "cli/exit_codes.h"
+#include "cluster/agreement.h"
+#include "common/duration.h"
+#include "engine/config_digest.h"
+
+namespace etwire::cli {
+
+namespace {
+
+// Round trips per process for its clock offset: the shortest of them bounds the error.
+constexpr int kClockRounds = 64;
+// Separates the fields of a process's report in the gathered strings (never in a path or digest).
+constexpr char kField = '\x1f';
+
+std::string encode(const cluster::ProcessReport& report) {
+  return fmt::format("{}{}{}{}{}", report.host, kField, report.digest, kField, report.error);
+}
+
+cluster::ProcessReport decode(const std::string& text) {
+  cluster::ProcessReport report;
+  const size_t a = text.find(kField);
+  const size_t b = text.find(kField, a + 1);
+  report.host = text.substr(0, a);
+  report.digest = text.substr(a + 1, b - a - 1);
+  report.error = text.substr(b + 1);
+  return report;
+}
+
+std::string signed_duration(int64_t ns) {
+  return fmt::format("{}{}", ns < 0 ? "-" : "+",
+                     format_duration_ns(static_cast<uint64_t>(ns < 0 ? -ns : ns)));
+}
+
+// The configuration's emulators are these processes: as many, each on the host it names.
+std::string placement_problem(const config::RunConfig& config,
+                              const std::vector<cluster::ProcessReport>& reports) {
+  const size_t emulators = std::max<size_t>(1, config.emulators.size());
+  if (emulators != reports.size()) {
+    return fmt::format(
+        "{} describes {} emulator process{}, but the launcher started {}: run mpirun -np {}",
+        config.source_file, emulators, emulators == 1 ? "" : "es", reports.size(), emulators);
+  }
+  for (const config::EmulatorConfig& emulator : config.emulators) {
+    const std::string& host = reports[emulator.rank].host;
+    if (!emulator.host.empty() && emulator.host != host) {
+      return fmt::format(
+          "emulator \"{}\" ({}) is to run on host {}, but its process (MPI rank {}) runs on {}: "
+          "list the hosts in the launcher's hostfile in the order of the emulators' ranks",
+          emulator.name, emulator.key_path, emulator.host, emulator.rank, host);
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+int join_emulator_processes(const cluster::Session& session, const ProcessSetup& setup) {
+  if (!session.mpi()) return kExitOk;
+  cluster::ProcessReport mine;
+  mine.host = session.host();
+  mine.error = setup.error;
+  if (setup.loaded != nullptr && mine.error.empty()) {
+    try {
+      mine.digest = engine::inputs_digest(setup.config_file, setup.overrides, setup.loaded->config);
+    } catch (const std::exception& e) {
+      mine.error = e.what();
+    }
+  }
+  std::vector<cluster::ProcessReport> reports;
+  for (const std::string& text : session.all_gather(encode(mine))) reports.push_back(decode(text));
+  std::string problem = cluster::disagreement(reports).value_or("");
+  if (problem.empty()) problem = placement_problem(setup.loaded->config, reports);
+  if (!problem.empty()) {
+    if (session.rank() == 0) std::cerr << fmt::format("error: {}\n", problem);
+    return kExitBadInput;
+  }
+  session.barrier();
+  const std::vector<cluster::ClockOffset> offsets = session.clock_offsets(kClockRounds);
+  if (session.rank() == 0) {
+    const auto& emulators = setup.loaded->config.emulators;
+    for (size_t p = 0; p < offsets.size(); ++p) {
+      std::string name = "emulator";
+      for (const auto& e : emulators) {
+        if (e.rank == p) name = fmt::format("emulator \"{}\"", e.name);
+      }
+      if (p == 0) {
+        std::cerr << fmt::format("{}: process 0 on host {}, the reference clock\n", name,
+                                 reports[p].host);
+        continue;
+      }
+      std::cerr << fmt::format(
+          "{}: process {} on host {}, clock offset to process 0 {} ± {} ({} round trips over "
+          "MPI, shortest {})\n",
+          name, p, reports[p].host, signed_duration(offsets[p].offset_ns),
+          format_duration_ns(static_cast<uint64_t>(offsets[p].error_ns)), offsets[p].samples,
+          format_duration_ns(static_cast<uint64_t>(offsets[p].round_trip_ns)));
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace etwire::cli

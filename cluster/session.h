@@ -1,0 +1,51 @@
+// This process's place among the emulator processes of one run. Under an MPI launcher (mpirun,
+// or any that sets the MPI environment) it is an MPI process of MPI_COMM_WORLD; otherwise a
+// session of one. Setup goes over MPI only (agreeing on what was loaded, a start barrier, clock
+// offsets); a run's traffic never waits on an MPI call.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cluster/clock_offset.h"
+
+namespace etwire::cluster {
+
+// Whether an MPI launcher started this process: its environment has Open MPI's, PMI's or PMIx's
+// rank variables.
+bool launched_by_mpi();
+
+class Session {
+ public:
+  // Starts MPI when launched_by_mpi(), else a session of one process. Once per process, before
+  // any other thread starts; MPI ends with the session. `current()` returns it from then on.
+  static std::unique_ptr<Session> start(int* argc, char*** argv);
+  // The session start() made; a session of one when there is none (tests, tools).
+  static const Session& current();
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  bool mpi() const { return mpi_; }
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  const std::string& host() const { return host_; }
+
+  // Every process's `mine`, in rank order; collective (every process must call it).
+  std::vector<std::string> all_gather(const std::string& mine) const;
+  void barrier() const;
+  // On process 0: every process's clock offset to process 0 (its own is zero), from `rounds`
+  // round trips each; elsewhere empty. Collective.
+  std::vector<ClockOffset> clock_offsets(int rounds) const;
+
+ private:
+  Session(bool mpi, int rank, int size, std::string host);
+
+  bool mpi_ = false;
+  int rank_ = 0;
+  int size_ = 1;
+  std::string host_;
+};
+
+}  // namespace etwire::cluster
