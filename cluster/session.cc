@@ -103,6 +103,32 @@ void Session::barrier() const {
   if (mpi_) check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
 }
 
+Session::Arrival::Arrival(bool mpi) : mpi_(mpi), passed_(!mpi) {
+  if (!mpi_) return;
+  auto* request = new MPI_Request;
+  check(MPI_Ibarrier(MPI_COMM_WORLD, request), "MPI_Ibarrier");
+  request_ = request;
+}
+
+bool Session::Arrival::passed() {
+  if (passed_) return true;
+  int done = 0;
+  check(MPI_Test(static_cast<MPI_Request*>(request_), &done, MPI_STATUS_IGNORE), "MPI_Test");
+  passed_ = done != 0;
+  return passed_;
+}
+
+Session::Arrival::~Arrival() {
+  auto* request = static_cast<MPI_Request*>(request_);
+  // A barrier left behind must still complete before MPI ends.
+  if (request != nullptr && !passed_) MPI_Wait(request, MPI_STATUS_IGNORE);
+  delete request;
+}
+
+std::unique_ptr<Session::Arrival> Session::arrive() const {
+  return std::unique_ptr<Arrival>(new Arrival(mpi_));
+}
+
 std::vector<ClockOffset> Session::clock_offsets(int rounds) const {
   if (!mpi_) return {ClockOffset{}};
   std::vector<ClockOffset> offsets;

@@ -35,6 +35,21 @@ class Session {
   // Every process's `mine`, in rank order; collective (every process must call it).
   std::vector<std::string> all_gather(const std::string& mine) const;
   void barrier() const;
+  // A barrier this process arrives at now and keeps working past (polling its ports, answering
+  // the others' traffic) until every process has arrived: passed() says when. Collective.
+  class Arrival {
+   public:
+    bool passed();
+    ~Arrival();
+
+   private:
+    friend class Session;
+    explicit Arrival(bool mpi);
+    bool mpi_ = false;
+    bool passed_ = false;
+    void* request_ = nullptr;  // an MPI_Request, kept out of this header
+  };
+  std::unique_ptr<Arrival> arrive() const;
   // On process 0: every process's clock offset to process 0 (its own is zero), from `rounds`
   // round trips each; elsewhere empty. Collective.
   std::vector<ClockOffset> clock_offsets(int rounds) const;

@@ -21,6 +21,14 @@ bool on_fabric_twin(const RunConfig& config, const PortConfig& port) {
          (port.backend == Backend::kVerbs && config.verbs.rnic == RnicKind::kSoftware);
 }
 
+bool drives_port(const RunConfig& config, const PortConfig& port, uint32_t emulator) {
+  if (config.emulators.empty()) return true;
+  for (const EmulatorConfig& e : config.emulators) {
+    if (e.name == port.emulator) return e.rank == emulator;
+  }
+  return false;
+}
+
 uint32_t largest_path_mtu(uint32_t port_mtu) {
   uint32_t best = 0;
   for (uint32_t mtu : kRocePathMtus) {

@@ -41,4 +41,8 @@ struct RunConfig {
 // software RNIC.
 bool on_fabric_twin(const RunConfig& config, const PortConfig& port);
 
+// Whether the emulator process of MPI rank `emulator` drives the port: always without an
+// emulators section; otherwise when the port's emulator has that rank.
+bool drives_port(const RunConfig& config, const PortConfig& port, uint32_t emulator);
+
 }  // namespace etwire::config

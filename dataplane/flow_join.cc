@@ -6,7 +6,7 @@
 namespace etwire::dataplane {
 
 void FlowJoin::add_connection(uint32_t src_port, uint32_t requester_qpn, uint32_t dst_port,
-                              uint32_t responder_qpn) {
+                              uint32_t responder_qpn, HalvesHere here) {
   if (knows(requester_qpn)) {
     throw std::invalid_argument("flow join: requester QP " + std::to_string(requester_qpn) +
                                 " has a connection already");
@@ -16,6 +16,7 @@ void FlowJoin::add_connection(uint32_t src_port, uint32_t requester_qpn, uint32_
   }
   connection_of_requester_[requester_qpn] = static_cast<uint32_t>(connections_.size());
   Connection& added = connections_.emplace_back();
+  added.here = here;
   added.src_port = src_port;
   added.dst_port = dst_port;
   added.requester_qpn = requester_qpn;
@@ -44,6 +45,12 @@ uint64_t FlowJoin::posted(uint32_t requester_qpn, uint64_t bytes, const transpor
 
 void FlowJoin::delivered(uint32_t requester_qpn, clock::Nanos at, uint32_t ecn_marks) {
   Connection& connection = connection_of(requester_qpn);
+  if (connection.here == HalvesHere::kResponder) {
+    // Posted in another process: whoever replays the receiving rank matches it to its receive.
+    ++connection.deliveries;
+    observer_.on_delivered_to_responder(requester_qpn, at, ecn_marks);
+    return;
+  }
   const uint64_t delivery = connection.deliveries++;
   // A message already reported as failed may still arrive (its acknowledgements were lost).
   if (delivery < connection.released) return;
@@ -83,7 +90,8 @@ void FlowJoin::release(Connection& connection) {
     PostedFlow& flow = connection.flows.front();
     if (!flow.finished) break;
     const bool completed = flow.record.status == transport::FlowStatus::kCompleted;
-    if (completed && !flow.delivered) break;
+    // The delivery of a message to another process is not seen here.
+    if (completed && !flow.delivered && connection.here != HalvesHere::kRequester) break;
     transport::FlowRecord record = flow.record;
     record.flow_id = flow.flow_id;
     record.posted_at = flow.posted_at;

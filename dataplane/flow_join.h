@@ -23,15 +23,23 @@
 
 namespace etwire::dataplane {
 
+// Which halves of a connection this process holds. A run split between emulator processes holds
+// one half of a connection between ports of two of them: the sender's process finishes a message
+// without seeing its delivery, and the receiver's sees deliveries of messages posted elsewhere.
+enum class HalvesHere : uint8_t { kBoth, kRequester, kResponder };
+
 class FlowJoin final : public transport::FlowObserver {
  public:
   // `observer` (the engine) must outlive the join.
   explicit FlowJoin(transport::FlowObserver& observer) : observer_(observer) {}
 
   // A connection, before any message is posted on it. Ports as packets name them; QP numbers
-  // of its two halves. Throws std::invalid_argument when the requester's number is taken.
+  // of its two halves. With only the requester here, a finished message goes to the engine at
+  // once (its delivery is seen elsewhere, delivered_at stays kNever); with only the responder,
+  // nothing is posted here and each delivery goes to the engine as on_delivered_to_responder.
+  // Throws std::invalid_argument when the requester's number is taken.
   void add_connection(uint32_t src_port, uint32_t requester_qpn, uint32_t dst_port,
-                      uint32_t responder_qpn);
+                      uint32_t responder_qpn, HalvesHere here = HalvesHere::kBoth);
   bool knows(uint32_t requester_qpn) const {
     return requester_qpn < connection_of_requester_.size() &&
            connection_of_requester_[requester_qpn] != kNone;
@@ -78,6 +86,7 @@ class FlowJoin final : public transport::FlowObserver {
     transport::FlowRecord record;
   };
   struct Connection {
+    HalvesHere here = HalvesHere::kBoth;
     uint32_t src_port = 0;
     uint32_t dst_port = 0;
     uint32_t requester_qpn = 0;

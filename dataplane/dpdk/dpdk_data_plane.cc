@@ -1,8 +1,10 @@
 #include "dataplane/dpdk/dpdk_data_plane.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <rte_lcore.h>
 #include <rte_pause.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -41,11 +43,20 @@ frame::FrameAddresses addresses(const WireEndpoint& from, const WireEndpoint& to
 
 }  // namespace
 
-std::vector<std::string> eal_arguments(const config::RunConfig& config) {
+std::vector<std::string> eal_arguments(const config::RunConfig& config, uint32_t emulator) {
   std::vector<std::string> args = {"--no-telemetry", "--log-level=warning"};
   args.insert(args.end(), config.dpdk.eal_args.begin(), config.dpdk.eal_args.end());
+  const bool own_files = std::any_of(
+      config.dpdk.eal_args.begin(), config.dpdk.eal_args.end(), [](const std::string& arg) {
+        return arg.starts_with("--file-prefix") || arg == "--in-memory";
+      });
+  if (config.emulators.size() > 1 && !own_files) {
+    args.push_back(fmt::format("--file-prefix=etwire-{}", getpid()));
+  }
   for (const config::PortConfig& port : config.ports) {
-    if (port.backend != config::Backend::kDpdk) continue;
+    if (port.backend != config::Backend::kDpdk || !config::drives_port(config, port, emulator)) {
+      continue;
+    }
     if (!port.dpdk.vdev.empty() && !config::is_ring_device(port.dpdk)) {
       args.push_back("--vdev=" + port.dpdk.vdev);
     } else if (!port.dpdk.pci.empty()) {
@@ -56,7 +67,8 @@ std::vector<std::string> eal_arguments(const config::RunConfig& config) {
   return args;
 }
 
-DpdkDataPlane::DpdkDataPlane(const config::RunConfig& config, transport::FlowObserver& observer)
+DpdkDataPlane::DpdkDataPlane(const config::RunConfig& config, transport::FlowObserver& observer,
+                             uint32_t emulator)
     : config_(config),
       join_(observer),
       payload_(config.transport.pmtu, config.transport.pmtu),
@@ -70,14 +82,18 @@ DpdkDataPlane::DpdkDataPlane(const config::RunConfig& config, transport::FlowObs
           config.source_file, port.name, port.key_path, config::backend_name(port.backend)));
     }
   }
-  nic::dpdk::start_eal(eal_arguments(config));
+  for (const config::PortConfig& port : config.ports) {
+    here_.push_back(config::drives_port(config, port, emulator));
+  }
+  nic::dpdk::start_eal(eal_arguments(config, emulator));
   const uint32_t instance = instances.fetch_add(1);
-  devices_ = std::make_unique<nic::dpdk::RunDevices>(config, instance);
+  devices_ = std::make_unique<nic::dpdk::RunDevices>(config, instance, emulator);
   try {
     // Group the queues by lcore: the main lcore's group first, then by lcore number.
     std::map<std::optional<unsigned>, std::vector<nic::dpdk::DpdkPortSetup>> groups;
     for (size_t p = 0; p < config.ports.size(); ++p) {
       const config::PortConfig& port = config.ports[p];
+      if (!here_[p]) continue;  // another emulator process drives it
       for (uint16_t queue = 0; queue < port.dpdk.queues; ++queue) {
         std::optional<unsigned> lcore;
         if (port.dpdk.queues > 1) {
@@ -181,6 +197,14 @@ DpdkDataPlane::~DpdkDataPlane() {
 }
 
 void DpdkDataPlane::start() {
+  // A device whose link is not up yet would drop the run's first frames.
+  const std::vector<std::string> down = devices_->wait_for_links(std::chrono::seconds(5));
+  if (!down.empty()) {
+    notes_.push_back(
+        fmt::format("the link of port{} {} was still down 5 s after setup; the run "
+                    "started anyway",
+                    down.size() == 1 ? "" : "s", fmt::join(down, ", ")));
+  }
   clock_.restart();
   for (auto& worker : workers_) worker->share_time_with(clock_);
   for (auto& worker : workers_) worker->launch();
@@ -245,9 +269,14 @@ transport::ConnectionId DpdkDataPlane::connect(const WireConnection& connection)
   command.udp_source_port = connection.udp_source_port;
   // A port's connections take its queues in turn, and so do the responder ends on a port. Between
   // ports of as many queues, both ends take the same queue number: a ring cable (one ring per
-  // queue) delivers a queue's frames to the same queue at the other end.
-  const auto src_queues = static_cast<uint32_t>(queue_workers_[from.port].size());
-  const auto dst_queues = static_cast<uint32_t>(queue_workers_[to.port].size());
+  // queue) delivers a queue's frames to the same queue at the other end. A port of another
+  // process counts as its configured queues.
+  const auto queues_of = [&](uint32_t port) {
+    return here_[port] ? static_cast<uint32_t>(queue_workers_[port].size())
+                       : uint32_t{config_.ports[port].dpdk.queues};
+  };
+  const uint32_t src_queues = queues_of(from.port);
+  const uint32_t dst_queues = queues_of(to.port);
   const auto src_queue = static_cast<uint16_t>(next_queue_[from.port]++ % src_queues);
   const auto dst_queue = src_queues == dst_queues
                              ? src_queue
@@ -258,10 +287,16 @@ transport::ConnectionId DpdkDataPlane::connect(const WireConnection& connection)
   command.route.backward = addresses(to, from, config_);
   // Refused here (a QP number twice, or beyond 24 bits) before any worker sees it.
   directory_.add(id, command.route);
-  join_.add_connection(from.port, from.qpn, to.port, to.qpn);
+  join_.add_connection(from.port, from.qpn, to.port, to.qpn,
+                       here_[from.port] && here_[to.port] ? HalvesHere::kBoth
+                       : here_[from.port]                 ? HalvesHere::kRequester
+                                                          : HalvesHere::kResponder);
   ++connections_;
-  if (from.qpn >= worker_of_requester_.size()) worker_of_requester_.resize(from.qpn + 1);
-  worker_of_requester_[from.qpn] = queue_workers_[from.port][src_queue];
+  if (here_[from.port]) {
+    if (from.qpn >= worker_of_requester_.size())
+      worker_of_requester_.resize(from.qpn + 1, kNoWorker);
+    worker_of_requester_[from.qpn] = queue_workers_[from.port][src_queue];
+  }
   // Every worker learns every route; each opens the halves it drives.
   for (size_t w = 0; w < workers_.size(); ++w) send(w, command);
   wait_until_open(id);
@@ -294,6 +329,12 @@ void DpdkDataPlane::wait_until_open(uint32_t id) {
 
 void DpdkDataPlane::post(transport::ConnectionId connection, uint64_t bytes,
                          const transport::FlowTags& tags) {
+  if (connection.requester >= worker_of_requester_.size() ||
+      worker_of_requester_[connection.requester] == kNoWorker) {
+    throw std::logic_error(
+        fmt::format("post on requester QP {}, whose port another emulator process drives",
+                    connection.requester));
+  }
   join_.posted(connection.requester, bytes, tags, clock_.now());
   WorkerCommand command;
   command.kind = WorkerCommand::Kind::kPost;
@@ -328,6 +369,14 @@ void DpdkDataPlane::paced_rates_bps(std::vector<double>& per_port) {
 }
 
 PortRecord DpdkDataPlane::port_record(size_t index) const {
+  if (!here_[index]) {
+    // Another emulator process drives it and counts for it.
+    PortRecord elsewhere;
+    elsewhere.name = config_.ports[index].name;
+    elsewhere.speed_bps = config_.ports[index].speed_bps;
+    elsewhere.absent = ~uint32_t{0};
+    return elsewhere;
+  }
   // Each queue's counters are read once: the port's figures are their sum, so the two agree
   // even while the workers run.
   const std::vector<uint32_t>& workers = queue_workers_[index];

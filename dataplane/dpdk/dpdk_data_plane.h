@@ -25,8 +25,11 @@ struct rte_ring;
 namespace etwire::dataplane {
 
 // The EAL arguments a configuration needs: defaults that keep DPDK quiet, `dpdk.eal_args`, and
-// a --vdev or -a for each port's device (net_ring devices excepted: etwire makes those itself).
-std::vector<std::string> eal_arguments(const config::RunConfig& config);
+// a --vdev or -a for each device of emulator process `emulator`'s ports (net_ring devices
+// excepted: etwire makes those itself). With several emulators, a --file-prefix of the process's
+// own unless `dpdk.eal_args` has one (or --in-memory), so that processes on one machine do not
+// share DPDK's runtime files.
+std::vector<std::string> eal_arguments(const config::RunConfig& config, uint32_t emulator = 0);
 
 class DpdkDataPlane final : public DataPlane {
  public:
@@ -35,8 +38,12 @@ class DpdkDataPlane final : public DataPlane {
   // worker of its lcore in `dpdk.lcores`, and spreads its connections over them. Throws
   // std::invalid_argument when a port is not a dpdk port, std::runtime_error when DPDK cannot set a
   // device up or a port names an lcore that is not an EAL worker lcore (the port and the reason in
-  // the message). `config` and `observer` must outlive the data plane.
-  DpdkDataPlane(const config::RunConfig& config, transport::FlowObserver& observer);
+  // the message). In a run split between emulator processes it sets up only the ports of
+  // emulator `emulator` (config::drives_port); a connection to a port of another process opens
+  // only its local half, and the wire joins the two. `config` and `observer` must outlive the
+  // data plane.
+  DpdkDataPlane(const config::RunConfig& config, transport::FlowObserver& observer,
+                uint32_t emulator = 0);
   ~DpdkDataPlane() override;
 
   clock::Scheduler& scheduler() override { return clock_; }
@@ -53,6 +60,7 @@ class DpdkDataPlane final : public DataPlane {
   uint32_t flows_in_progress() const override { return static_cast<uint32_t>(join_.in_progress()); }
   PortRecord port_record(size_t port) const override;
   void paced_rates_bps(std::vector<double>& per_port) override;
+  std::vector<std::string> notes() const override { return notes_; }
 
   // Workers: on the main lcore first if any port runs there.
   size_t workers() const { return workers_.size(); }
@@ -69,6 +77,7 @@ class DpdkDataPlane final : public DataPlane {
   void handle(const WorkerReport& report);
 
   const config::RunConfig& config_;
+  std::vector<bool> here_;  // by port: driven by this process
   // The workers report each message's halves; the join makes them the engine's flow events.
   FlowJoin join_;
   clock::WallClock clock_;
@@ -85,9 +94,11 @@ class DpdkDataPlane final : public DataPlane {
   PortWorker* main_worker_ = nullptr;
   std::vector<RingQueue<WorkerCommand>> unsent_;  // by worker: commands its ring had no room for
   uint32_t connections_ = 0;
+  static constexpr uint32_t kNoWorker = ~0u;
   std::vector<uint32_t> worker_of_requester_;  // by requester QP number: messages are posted there
   uint64_t events_ = 0;
   bool finished_ = false;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace etwire::dataplane

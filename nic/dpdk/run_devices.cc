@@ -7,6 +7,7 @@
 #include <rte_ring.h>
 
 #include <stdexcept>
+#include <thread>
 
 #include "nic/dpdk/dpdk_port.h"
 
@@ -20,14 +21,15 @@ std::string device_name(const std::string& spec) {
 
 }  // namespace
 
-RunDevices::RunDevices(const config::RunConfig& config, uint32_t instance)
-    : devices_(config.ports.size(), 0), inbound_(config.ports.size()) {
+RunDevices::RunDevices(const config::RunConfig& config, uint32_t instance, uint32_t emulator)
+    : devices_(config.ports.size(), 0), names_(config.ports.size()), inbound_(config.ports.size()) {
+  auto here = [&](size_t p) { return config::drives_port(config, config.ports[p], emulator); };
   try {
     // Back-to-back ring devices: each direction of a cable is one ring per queue, the sender's
     // TX queue and the receiver's RX queue of the same number; a ring device without a peer
     // sends to itself.
     for (size_t p = 0; p < config.ports.size(); ++p) {
-      if (!config::is_ring_device(config.ports[p].dpdk)) continue;
+      if (!here(p) || !config::is_ring_device(config.ports[p].dpdk)) continue;
       for (uint16_t q = 0; q < config.ports[p].dpdk.queues; ++q) {
         const std::string name = fmt::format("etw{}r{}q{}", instance, p, q);
         rte_ring* ring = rte_ring_create(name.c_str(), 4096, static_cast<int>(rte_socket_id()),
@@ -43,6 +45,8 @@ RunDevices::RunDevices(const config::RunConfig& config, uint32_t instance)
     }
     for (size_t p = 0; p < config.ports.size(); ++p) {
       const config::PortConfig& port = config.ports[p];
+      if (!here(p)) continue;
+      names_[p] = port.name;
       if (config::is_ring_device(port.dpdk)) {
         // Validation has made sure a peer exists and names this port back.
         const config::PortConfig* peer =
@@ -77,7 +81,7 @@ RunDevices::RunDevices(const config::RunConfig& config, uint32_t instance)
     // below) and started after.
     for (size_t p = 0; p < config.ports.size(); ++p) {
       const config::PortConfig& port = config.ports[p];
-      if (port.dpdk.queues == 1) continue;
+      if (!here(p) || port.dpdk.queues == 1) continue;
       configure_device(devices_[p], port.dpdk.queues, port.name);
       multi_queue_devices_.push_back({devices_[p], port.dpdk.queues, port.name});
     }
@@ -90,6 +94,24 @@ RunDevices::RunDevices(const config::RunConfig& config, uint32_t instance)
 RunDevices::~RunDevices() {
   stop();
   release();
+}
+
+std::vector<std::string> RunDevices::wait_for_links(std::chrono::milliseconds patience) const {
+  const auto give_up = std::chrono::steady_clock::now() + patience;
+  std::vector<std::string> down;
+  for (;;) {
+    down.clear();
+    for (size_t p = 0; p < devices_.size(); ++p) {
+      if (names_[p].empty()) continue;
+      rte_eth_link link{};
+      if (rte_eth_link_get_nowait(devices_[p], &link) == 0 && link.link_status == RTE_ETH_LINK_UP) {
+        continue;
+      }
+      down.push_back(names_[p]);
+    }
+    if (down.empty() || std::chrono::steady_clock::now() >= give_up) return down;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
 }
 
 void RunDevices::start() {

@@ -5,6 +5,7 @@
 // up (one DpdkPort per queue), started after, and stopped before the ports go.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,10 +19,11 @@ namespace etwire::nic::dpdk {
 class RunDevices {
  public:
   // Needs the EAL running (start_eal). `instance` keeps the names of rings and devices apart
-  // from another data plane's in the same process. Throws std::runtime_error naming the port
+  // from another data plane's in the same process. Only the ports of emulator process
+  // `emulator` get devices (config::drives_port). Throws std::runtime_error naming the port
   // when a ring or device cannot be made or DPDK has no device of that name; what was made by
   // then is released.
-  RunDevices(const config::RunConfig& config, uint32_t instance);
+  RunDevices(const config::RunConfig& config, uint32_t instance, uint32_t emulator = 0);
   // Stops the devices of several queues and closes what was made here.
   ~RunDevices();
   RunDevices(const RunDevices&) = delete;
@@ -38,6 +40,10 @@ class RunDevices {
   void start();
   // Stops them (before the ports and the pools their receive queues hold mbufs of go).
   void stop();
+  // Waits, up to `patience`, until every device of this process reports its link up: a device
+  // that connects to its peer after it starts (net_memif, a NIC negotiating) would drop the first
+  // frames otherwise. Returns the names of the ports whose links are still down.
+  std::vector<std::string> wait_for_links(std::chrono::milliseconds patience) const;
 
  private:
   struct MultiQueueDevice {
@@ -48,6 +54,7 @@ class RunDevices {
   void release();
 
   std::vector<uint16_t> devices_;                // by run port
+  std::vector<std::string> names_;               // by run port; "" for another process's
   std::vector<std::vector<rte_ring*>> inbound_;  // by run port, by queue: ring devices only
   std::vector<rte_ring*> rings_;                 // made here
   std::vector<uint16_t> made_devices_;           // made here

@@ -15,8 +15,18 @@ struct Engine final : transport::FlowObserver {
   void on_flow_finished(const transport::FlowRecord& record) override {
     finished.push_back(record);
   }
+  void on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now,
+                                 uint32_t ecn_marks) override {
+    remote.push_back({requester_qpn, now, ecn_marks});
+  }
   std::vector<transport::FlowRecord> delivered;
   std::vector<transport::FlowRecord> finished;
+  struct Remote {
+    uint32_t requester_qpn;
+    clock::Nanos at;
+    uint32_t ecn_marks;
+  };
+  std::vector<Remote> remote;
 };
 
 // What the requester's transport reports when it finishes a message: its own numbering and no
@@ -125,6 +135,33 @@ TEST(FlowJoin, ABothHalvesReportIsTheSameDelivery) {
   ASSERT_EQ(engine.finished.size(), 1u);
   EXPECT_EQ(engine.finished[0].delivered_at, 30);
   EXPECT_EQ(engine.finished[0].ecn_marks, 1u);
+}
+
+// A run split between processes: the sender's process finishes its messages without their
+// deliveries, and the receiver's passes deliveries on for messages posted elsewhere.
+TEST(FlowJoin, HalvesInOtherProcessesAreNotWaitedFor) {
+  Engine sender_side;
+  FlowJoin sender(sender_side);
+  sender.add_connection(3, 40, 5, 41, HalvesHere::kRequester);
+  sender.posted(40, 1000, {}, 10);
+  sender.posted(40, 2000, {}, 11);
+  sender.finished(sender_record(40, 50));
+  ASSERT_EQ(sender_side.finished.size(), 1u);
+  EXPECT_EQ(sender_side.finished[0].delivered_at, clock::kNever);
+  EXPECT_EQ(sender_side.finished[0].posted_at, 10);
+  EXPECT_EQ(sender.in_progress(), 1u);
+
+  Engine receiver_side;
+  FlowJoin receiver(receiver_side);
+  receiver.add_connection(3, 40, 5, 41, HalvesHere::kResponder);
+  receiver.delivered(40, 60, 2);
+  receiver.delivered(40, 70, 0);
+  ASSERT_EQ(receiver_side.remote.size(), 2u);
+  EXPECT_EQ(receiver_side.remote[1].requester_qpn, 40u);
+  EXPECT_EQ(receiver_side.remote[0].at, 60);
+  EXPECT_EQ(receiver_side.remote[0].ecn_marks, 2u);
+  EXPECT_TRUE(receiver_side.delivered.empty());
+  EXPECT_EQ(receiver.in_progress(), 0u);
 }
 
 TEST(FlowJoin, ReportsForUnknownQpsAndTakenNumbersAreErrors) {
