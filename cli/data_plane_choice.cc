@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "cli/exit_codes.h"
+#include "cluster/session.h"
 
 #include "dataplane/dpdk/dpdk_data_plane.h"
 #include "dataplane/loopback_data_plane.h"
@@ -18,10 +19,13 @@ dataplane::DataPlaneFactory data_plane_factory(const config::RunConfig& config) 
   const config::Backend backend =
       config.ports.empty() ? config::Backend::kLoopback : config.ports.front().backend;
   switch (backend) {
-    case config::Backend::kDpdk:
-      return [](const config::RunConfig& c, transport::FlowObserver& observer) {
-        return std::make_unique<dataplane::DpdkDataPlane>(c, observer);
+    case config::Backend::kDpdk: {
+      // Under MPI, this process's emulator's ports.
+      const auto emulator = static_cast<uint32_t>(cluster::Session::current().rank());
+      return [emulator](const config::RunConfig& c, transport::FlowObserver& observer) {
+        return std::make_unique<dataplane::DpdkDataPlane>(c, observer, emulator);
       };
+    }
     case config::Backend::kVerbs:
       return dataplane::make_verbs_data_plane;
     case config::Backend::kLoopback:

@@ -196,6 +196,13 @@ VerbsDataPlane::VerbsDataPlane(const config::RunConfig& config, transport::FlowO
   } else {
     clock_ = virtual_clock;
   }
+  if (config.emulators.size() > 1) {
+    throw std::invalid_argument(fmt::format(
+        "{}: verbs ports across {} emulator processes are not built yet (their QP numbers, GIDs "
+        "and rkeys would have to be exchanged before the queue pairs connect); run verbs ports "
+        "from one process",
+        config.source_file, config.emulators.size()));
+  }
   const uint64_t buffer_bytes = config.verbs.max_message;
   std::vector<std::string> device_names;
   for (const config::PortConfig& port : config.ports) {

@@ -110,6 +110,23 @@ TEST(EmulatorProcesses, TheEmulatorsMustBeTheseProcesses) {
                                   "lab-server-9, but its process (MPI rank 1) runs on"));
 }
 
+// Verbs ports cannot be split between processes yet: setting the devices up says so.
+TEST(EmulatorProcesses, VerbsPortsAcrossProcessesAreRefusedAsNotBuiltYet) {
+  const fs::path dir = testing::make_scratch_dir("mpi-verbs");
+  std::ofstream(dir / "verbs.yaml")
+      << "run: {name: v}\nworkload:\n  jobs:\n    - {name: ar, trace: "
+      << (testing::source_dir() / "configs/traces/allreduce_8r/allreduce").string()
+      << "}\nemulators: [{name: left}, {name: right}]\nports:\n"
+         "  - {name: a, count: 4, backend: verbs, verbs: {device: \"mlx5_{i}\"}, emulator: left, "
+         "ipv4: 10.0.0.1}\n"
+         "  - {name: b, count: 4, backend: verbs, verbs: {device: \"mlx5_1{i}\"}, emulator: "
+         "right, ipv4: 10.0.1.1}\n"
+         "mapping:\n  jobs: [{job: ar, ranks_per_port: 1}]\n";
+  const auto r = mpirun(dir, {"-np 2 " + etwire_in("validate --devices verbs.yaml")});
+  EXPECT_NE(r.code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("verbs ports across 2 emulator processes are not built yet"));
+}
+
 // Splitting one run's traffic between processes is not built yet: run refuses to start rather
 // than run each process's own copy; one process under mpirun runs as without it.
 TEST(EmulatorProcesses, RunAcrossProcessesIsRefusedAsNotBuiltYet) {
