@@ -147,23 +147,16 @@ CommandAction add_run_command(CLI::App& app) {
     control::LoadOptions load_options;
     load_options.overrides = opts->overrides;
     auto loaded = control::load_config_file(opts->config, load_options);
+    // Under an MPI launcher the processes also agree on what they loaded and measure their clocks.
     const cluster::Session& session = cluster::Session::current();
-    // Under MPI every process loads the same files: process 0 speaks for all, unless this one
-    // failed where it did not.
-    if (session.rank() == 0 || !loaded.ok()) std::cerr << loaded.diagnostics.to_text();
-    ProcessSetup setup{opts->config, opts->overrides, &loaded, ""};
-    if (!loaded.ok() || !loaded.addresses) {
-      const std::string invalid = fmt::format("{}: invalid: {} error{}; nothing was run",
-                                              opts->config, loaded.diagnostics.error_count(),
-                                              loaded.diagnostics.error_count() == 1 ? "" : "s");
-      std::cerr << invalid << "\n";
-      setup.loaded = nullptr;
-      setup.error = invalid;
-      join_emulator_processes(session, setup);
-      return kExitBadInput;
+    if (const int code = settle_loaded_config(
+            session, opts->config, opts->overrides, loaded, loaded.ok() && loaded.addresses,
+            fmt::format("{}: invalid: {} error{}; nothing was run", opts->config,
+                        loaded.diagnostics.error_count(),
+                        loaded.diagnostics.error_count() == 1 ? "" : "s"));
+        code != kExitOk) {
+      return code;
     }
-    // Under an MPI launcher: the processes agree on what they loaded and measure their clocks.
-    if (const int code = join_emulator_processes(session, setup); code != kExitOk) return code;
     if (session.size() > 1) {
       if (session.rank() == 0) {
         std::cerr << fmt::format(

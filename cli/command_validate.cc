@@ -73,32 +73,25 @@ CommandAction add_validate_command(CLI::App& app) {
     options.overrides = opts->overrides;
     options.read_traces = !opts->skip_traces;
     auto loaded = control::load_config_file(opts->config, options);
+    // Under an MPI launcher the processes also agree on what they loaded and measure their clocks.
     const cluster::Session& session = cluster::Session::current();
-    // Under MPI every process checks the same files: process 0 speaks for all, unless this one
-    // failed where it did not.
-    const bool speaks = session.rank() == 0 || !loaded.ok();
-    if (speaks) std::cerr << loaded.diagnostics.to_text();
-    ProcessSetup setup{opts->config, opts->overrides, &loaded, ""};
-    if (!loaded.ok()) {
-      const std::string invalid = fmt::format(
-          "{}: invalid: {} error{}, {} warning{}", opts->config, loaded.diagnostics.error_count(),
-          loaded.diagnostics.error_count() == 1 ? "" : "s", loaded.diagnostics.warning_count(),
-          loaded.diagnostics.warning_count() == 1 ? "" : "s");
-      std::cerr << invalid << "\n";
-      setup.loaded = nullptr;
-      setup.error = invalid;
-      join_emulator_processes(session, setup);
-      return kExitBadInput;
+    if (const int code =
+            settle_loaded_config(session, opts->config, opts->overrides, loaded, loaded.ok(),
+                                 fmt::format("{}: invalid: {} error{}, {} warning{}", opts->config,
+                                             loaded.diagnostics.error_count(),
+                                             loaded.diagnostics.error_count() == 1 ? "" : "s",
+                                             loaded.diagnostics.warning_count(),
+                                             loaded.diagnostics.warning_count() == 1 ? "" : "s"));
+        code != kExitOk) {
+      return code;
     }
-    // Under an MPI launcher: the processes agree on what they loaded and measure their clocks.
-    if (const int code = join_emulator_processes(session, setup); code != kExitOk) return code;
     if (opts->devices) {
       if (const int code = check_devices(loaded.config); code != kExitOk) {
         std::cerr << fmt::format("{}: the devices failed the checks `run` makes\n", opts->config);
         return code;
       }
     }
-    if (speaks) {
+    if (session.rank() == 0) {
       std::cout << fmt::format("OK {}: {}{}\n", opts->config, control::summarize_config(loaded),
                                session.mpi()
                                    ? fmt::format(", checked by {} emulator process{}",

@@ -105,4 +105,20 @@ int join_emulator_processes(const cluster::Session& session, const ProcessSetup&
   return kExitOk;
 }
 
+int settle_loaded_config(const cluster::Session& session, const std::string& config_file,
+                         const std::vector<std::string>& overrides,
+                         const control::LoadedConfig& loaded, bool usable,
+                         const std::string& invalid) {
+  if (session.rank() == 0 || !usable) std::cerr << loaded.diagnostics.to_text();
+  ProcessSetup setup{config_file, overrides, &loaded, ""};
+  if (!usable) {
+    std::cerr << invalid << "\n";
+    setup.loaded = nullptr;
+    setup.error = invalid;
+    join_emulator_processes(session, setup);
+    return kExitBadInput;
+  }
+  return join_emulator_processes(session, setup);
+}
+
 }  // namespace etwire::cli

@@ -25,4 +25,13 @@ struct ProcessSetup {
 // stops with; process 0 prints why (and, on success, each process's clock offset).
 int join_emulator_processes(const cluster::Session& session, const ProcessSetup& setup);
 
+// What `validate` and `run` do with a configuration they loaded: print its diagnostics (under MPI
+// only process 0, unless this process failed where the others may not have), and, when it is not
+// `usable`, print `invalid` and exit 2; under MPI every process then joins the others
+// (join_emulator_processes) either way. Returns kExitOk or the exit code.
+int settle_loaded_config(const cluster::Session& session, const std::string& config_file,
+                         const std::vector<std::string>& overrides,
+                         const control::LoadedConfig& loaded, bool usable,
+                         const std::string& invalid);
+
 }  // namespace etwire::cli
