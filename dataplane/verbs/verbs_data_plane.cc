@@ -392,7 +392,10 @@ transport::ConnectionId VerbsDataPlane::connect(const WireConnection& connection
     attr.ah_attr.grh.dgid = peer_port.gid.gid;
     attr.ah_attr.grh.sgid_index = static_cast<uint8_t>(port.gid.gid_index);
     attr.ah_attr.grh.hop_limit = 64;
-    attr.ah_attr.grh.traffic_class = static_cast<uint8_t>(settings.qos.data.dscp << kDscpShift);
+    // DSCP in the upper six bits, the configured ECN codepoint (ECT(0) by default) in the lower
+    // two, as perftest's --tclass takes them.
+    attr.ah_attr.grh.traffic_class = static_cast<uint8_t>(
+        settings.qos.data.dscp << kDscpShift | static_cast<uint8_t>(settings.qos.data.ecn));
     // RoCE devices derive the UDP source port from the flow label, as 0xC000 | (low 14 bits ^
     // the 6 above): a label of the port's low 14 bits gives the plan's port itself for the
     // default pool (49152 .. 65535), and a port per connection for any other.
