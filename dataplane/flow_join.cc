@@ -43,12 +43,13 @@ uint64_t FlowJoin::posted(uint32_t requester_qpn, uint64_t bytes, const transpor
   return flow.flow_id;
 }
 
-void FlowJoin::delivered(uint32_t requester_qpn, clock::Nanos at, uint32_t ecn_marks) {
+void FlowJoin::delivered(uint32_t requester_qpn, clock::Nanos at, uint32_t ecn_marks,
+                         uint32_t immediate) {
   Connection& connection = connection_of(requester_qpn);
   if (connection.here == HalvesHere::kResponder) {
     // Posted in another process: whoever replays the receiving rank matches it to its receive.
     ++connection.deliveries;
-    observer_.on_delivered_to_responder(requester_qpn, at, ecn_marks);
+    observer_.on_delivered_to_responder(requester_qpn, at, ecn_marks, immediate);
     return;
   }
   const uint64_t delivery = connection.deliveries++;

@@ -54,8 +54,10 @@ class FlowJoin final : public transport::FlowObserver {
   uint64_t posted(uint32_t requester_qpn, uint64_t bytes, const transport::FlowTags& tags,
                   clock::Nanos now);
   // The next message from requester `requester_qpn` reached its responder at `at`, with
-  // `ecn_marks` CE-marked packets.
-  void delivered(uint32_t requester_qpn, clock::Nanos at, uint32_t ecn_marks);
+  // `ecn_marks` CE-marked packets and its last packet's `immediate` (passed on for a message
+  // posted in another process).
+  void delivered(uint32_t requester_qpn, clock::Nanos at, uint32_t ecn_marks,
+                 uint32_t immediate = 0);
   // The requester's transport finished its next message; `record` is its sending-side record.
   void finished(const transport::FlowRecord& record);
 
@@ -67,9 +69,9 @@ class FlowJoin final : public transport::FlowObserver {
     delivered(record.qpn, record.delivered_at, record.ecn_marks);
   }
   void on_flow_finished(const transport::FlowRecord& record) override { finished(record); }
-  void on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now,
-                                 uint32_t ecn_marks) override {
-    delivered(requester_qpn, now, ecn_marks);
+  void on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now, uint32_t ecn_marks,
+                                 uint32_t immediate) override {
+    delivered(requester_qpn, now, ecn_marks, immediate);
   }
 
  private:

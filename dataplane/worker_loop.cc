@@ -114,12 +114,13 @@ void WorkerLoop::on_flow_finished(const transport::FlowRecord& record) {
 }
 
 void WorkerLoop::on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now,
-                                           uint32_t ecn_marks) {
+                                           uint32_t ecn_marks, uint32_t immediate) {
   WorkerReport delivered;
   delivered.kind = WorkerReport::Kind::kRemoteDelivery;
   delivered.requester_qpn = requester_qpn;
   delivered.at = now;
   delivered.ecn_marks = ecn_marks;
+  delivered.immediate = immediate;
   report(delivered);
 }
 

@@ -46,10 +46,11 @@ struct WorkerReport {
   Kind kind = Kind::kFinished;
   transport::FlowRecord record;  // kDelivered, kFinished
   // kRemoteDelivery: the next message from the requester `requester_qpn`, which another worker
-  // drives, arrived at `at` with `ecn_marks` CE marks.
+  // drives, arrived at `at` with `ecn_marks` CE marks and its last packet's `immediate`.
   uint32_t requester_qpn = 0;
   clock::Nanos at = 0;
   uint32_t ecn_marks = 0;
+  uint32_t immediate = 0;
 };
 
 // What a backend hands the loop besides its ports.
@@ -112,8 +113,8 @@ class WorkerLoop final : public transport::FlowObserver {
   void report(const WorkerReport& report);
   void on_flow_delivered(const transport::FlowRecord& record) override;
   void on_flow_finished(const transport::FlowRecord& record) override;
-  void on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now,
-                                 uint32_t ecn_marks) override;
+  void on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now, uint32_t ecn_marks,
+                                 uint32_t immediate) override;
 
   PollHook& hook_;
   clock::WallClock clock_;

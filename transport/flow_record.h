@@ -37,6 +37,10 @@ struct FlowTags {
   uint32_t chunk = 0;
   uint16_t qp_index = 0;  // which of the pair's QPs
   uint64_t user = 0;      // opaque to the transport (e.g. the step-program operation)
+  // Carried on the wire in the message's last packet, as its immediate (WRITE or SEND WITH
+  // IMMEDIATE): how a receiver in another process, which never sees these tags, tells which
+  // message arrived. 0: none (the immediate then carries the flow id, for captures).
+  uint32_t wire_tag = 0;
 };
 
 struct FlowRecord {
@@ -75,14 +79,16 @@ class FlowObserver {
   virtual void on_flow_finished(const FlowRecord& record) = 0;
   // The next message from the requester with QP number `requester_qpn`, which this transport
   // does not hold (another worker, process or host drives it), reached its responder here at
-  // `now`, with `ecn_marks` CE-marked packets since the previous one. The flow records are the
-  // requester's transport's: whoever posted the messages matches the deliveries to them, in
-  // order. Only a transport holding one half of a connection calls it.
+  // `now`, with `ecn_marks` CE-marked packets since the previous one, and `immediate`, its last
+  // packet's immediate (0 for an operation without one: FlowTags::wire_tag when the poster set
+  // one). The flow records are the requester's transport's: whoever posted the messages matches
+  // the deliveries to them, in order. Only a transport holding one half of a connection calls it.
   virtual void on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now,
-                                         uint32_t ecn_marks) {
+                                         uint32_t ecn_marks, uint32_t immediate) {
     (void)requester_qpn;
     (void)now;
     (void)ecn_marks;
+    (void)immediate;
   }
 
  protected:

@@ -37,7 +37,10 @@ nic::Packet Transport::next_data_packet(uint32_t requester, clock::Nanos now) {
     packet.reth_virtual_address = record.flow_id;
     packet.reth_length = static_cast<uint32_t>(std::min<uint64_t>(record.bytes, UINT32_MAX));
   }
-  if (last) packet.immediate = static_cast<uint32_t>(record.flow_id);
+  if (last) {
+    packet.immediate =
+        record.tags.wire_tag != 0 ? record.tags.wire_tag : static_cast<uint32_t>(record.flow_id);
+  }
   packet.wire_bytes = nic::wire_bytes(packet, port.format);
 
   if (record.first_byte_out == clock::kNever) record.first_byte_out = now;

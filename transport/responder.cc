@@ -1,5 +1,6 @@
 // The responder half of a connection: in-order acceptance, coalesced ACKs, NAK on a sequence
 // error, delivery of whole messages, and the ECN notification point.
+#include "nic/frame/wire_format.h"
 #include "nic/frame_size.h"
 #include "transport/psn.h"
 #include "transport/transport.h"
@@ -51,7 +52,9 @@ void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Na
     if (ends_message(packet.opcode)) {
       ++qp.message_sequence;
       if (requester == nullptr) {
-        observer_.on_delivered_to_responder(qp.remote_qpn, now, qp.ecn_marks_for_remote);
+        observer_.on_delivered_to_responder(
+            qp.remote_qpn, now, qp.ecn_marks_for_remote,
+            frame::has_immediate(packet.opcode) ? packet.immediate : 0);
         qp.ecn_marks_for_remote = 0;
       } else if (!requester->failed) {
         deliver_flow(*requester, now);

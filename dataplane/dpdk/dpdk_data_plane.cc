@@ -347,7 +347,7 @@ void DpdkDataPlane::post(transport::ConnectionId connection, uint64_t bytes,
 void DpdkDataPlane::handle(const WorkerReport& report) {
   switch (report.kind) {
     case WorkerReport::Kind::kRemoteDelivery:
-      join_.delivered(report.requester_qpn, report.at, report.ecn_marks);
+      join_.delivered(report.requester_qpn, report.at, report.ecn_marks, report.immediate);
       break;
     case WorkerReport::Kind::kDelivered:
       join_.on_flow_delivered(report.record);

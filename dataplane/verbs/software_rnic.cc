@@ -251,7 +251,8 @@ class SoftwareRnic::PortObserver final : public transport::FlowObserver {
   void on_flow_finished(const transport::FlowRecord& record) override {
     rnic_.finished(record.qpn, static_cast<uint8_t>(record.status));
   }
-  void on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos, uint32_t) override {
+  void on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos, uint32_t,
+                                 uint32_t) override {
     rnic_.delivered(requester_qpn);
   }
 

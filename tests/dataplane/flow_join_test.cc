@@ -15,9 +15,9 @@ struct Engine final : transport::FlowObserver {
   void on_flow_finished(const transport::FlowRecord& record) override {
     finished.push_back(record);
   }
-  void on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now,
-                                 uint32_t ecn_marks) override {
-    remote.push_back({requester_qpn, now, ecn_marks});
+  void on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now, uint32_t ecn_marks,
+                                 uint32_t immediate) override {
+    remote.push_back({requester_qpn, now, ecn_marks, immediate});
   }
   std::vector<transport::FlowRecord> delivered;
   std::vector<transport::FlowRecord> finished;
@@ -25,6 +25,7 @@ struct Engine final : transport::FlowObserver {
     uint32_t requester_qpn;
     clock::Nanos at;
     uint32_t ecn_marks;
+    uint32_t immediate;
   };
   std::vector<Remote> remote;
 };
@@ -154,12 +155,14 @@ TEST(FlowJoin, HalvesInOtherProcessesAreNotWaitedFor) {
   Engine receiver_side;
   FlowJoin receiver(receiver_side);
   receiver.add_connection(3, 40, 5, 41, HalvesHere::kResponder);
-  receiver.delivered(40, 60, 2);
-  receiver.delivered(40, 70, 0);
+  receiver.delivered(40, 60, 2, 0xabc);
+  receiver.delivered(40, 70, 0, 0xdef);
   ASSERT_EQ(receiver_side.remote.size(), 2u);
   EXPECT_EQ(receiver_side.remote[1].requester_qpn, 40u);
   EXPECT_EQ(receiver_side.remote[0].at, 60);
   EXPECT_EQ(receiver_side.remote[0].ecn_marks, 2u);
+  EXPECT_EQ(receiver_side.remote[0].immediate, 0xabcu);  // the message's tag, passed on
+  EXPECT_EQ(receiver_side.remote[1].immediate, 0xdefu);
   EXPECT_TRUE(receiver_side.delivered.empty());
   EXPECT_EQ(receiver.in_progress(), 0u);
 }

@@ -26,7 +26,11 @@ struct Tally final : transport::FlowObserver {
     if (record.status == transport::FlowStatus::kCompleted) ++completed;
     if (record.delivered_at == clock::kNever) ++without_delivery;
   }
-  void on_delivered_to_responder(uint32_t, clock::Nanos, uint32_t) override { ++remote; }
+  void on_delivered_to_responder(uint32_t, clock::Nanos, uint32_t, uint32_t immediate) override {
+    ++remote;
+    tags.push_back(immediate);
+  }
+  std::vector<uint32_t> tags;
   int delivered_here = 0;
   int finished = 0;
   int completed = 0;
@@ -87,7 +91,13 @@ transport: {{retransmit_timeout: 10ms, retry_count: 7}}
   // No message before both processes hold their halves.
   session.barrier();
   const auto mine = session.rank() == 0 ? forward : backward;
-  for (int m = 0; m < kMessages; ++m) plane.post(mine, 64 << 10, transport::FlowTags{});
+  // Each message carries its identity to the other process in its last packet's immediate.
+  const uint32_t tag_base = session.rank() == 0 ? 0x1000 : 0x2000;
+  for (int m = 0; m < kMessages; ++m) {
+    transport::FlowTags tags;
+    tags.wire_tag = tag_base + static_cast<uint32_t>(m);
+    plane.post(mine, 64 << 10, tags);
+  }
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while ((tally.finished < kMessages || tally.remote < kMessages) &&
          std::chrono::steady_clock::now() < give_up) {
@@ -103,6 +113,12 @@ transport: {{retransmit_timeout: 10ms, retry_count: 7}}
   EXPECT_EQ(tally.without_delivery, kMessages);
   EXPECT_EQ(tally.delivered_here, 0);
   EXPECT_EQ(tally.remote, kMessages);
+  // The other process's tags, in its posting order.
+  const uint32_t their_base = session.rank() == 0 ? 0x2000 : 0x1000;
+  ASSERT_EQ(tally.tags.size(), static_cast<size_t>(kMessages));
+  for (int m = 0; m < kMessages; ++m) {
+    EXPECT_EQ(tally.tags[static_cast<size_t>(m)], their_base + static_cast<uint32_t>(m)) << m;
+  }
   const PortRecord here = plane.port_record(static_cast<size_t>(session.rank()));
   EXPECT_EQ(here.absent, 0u);
   EXPECT_GE(here.tx_bytes, uint64_t{kMessages} * (64 << 10));

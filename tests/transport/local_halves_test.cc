@@ -77,6 +77,21 @@ TEST(LocalHalves, EachSideReportsItsHalfOfEveryMessage) {
   EXPECT_EQ(rig.sender.port_counters(0).stale_packets, 0u);
 }
 
+// A message's wire tag rides in its last packet's immediate to a receiver that holds only the
+// responder half: how a process that did not post it tells which message arrived.
+TEST(LocalHalves, TheReceiverLearnsEachMessagesWireTag) {
+  SplitRig rig;
+  FlowTags tagged;
+  tagged.wire_tag = 0xC0FFEE;
+  rig.sender.post(kRequesterQpn, 3 * 4096, tagged);
+  tagged.wire_tag = 7;
+  rig.sender.post(kRequesterQpn, 100, tagged);
+  rig.run();
+  ASSERT_EQ(rig.receiver_events.remote_deliveries.size(), 2u);
+  EXPECT_EQ(rig.receiver_events.remote_deliveries[0].immediate, 0xC0FFEEu);
+  EXPECT_EQ(rig.receiver_events.remote_deliveries[1].immediate, 7u);
+}
+
 TEST(LocalHalves, PostingOnAQpNotOpenHereIsRefused) {
   SplitRig rig;
   EXPECT_THROW(rig.receiver.post(kRequesterQpn, 4096, {}), std::invalid_argument);
