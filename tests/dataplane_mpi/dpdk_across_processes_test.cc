@@ -62,7 +62,7 @@ ports:
      dpdk: {{vdev: "net_memif1,role=server,id=0,socket={},rsize=11,bsize=8192", peer: a}}}}
 mapping:
   jobs: [{{job: j, ranks_per_port: 4}}]
-transport: {{retransmit_timeout: 10ms, retry_count: 7}}
+transport: {{retransmit_timeout: 100ms, retry_count: 7}}
 )",
       (testing::source_dir() / "configs/traces/allreduce_8r/allreduce").string(), socket, socket);
   const fs::path dir = testing::make_scratch_dir("memif-config");
