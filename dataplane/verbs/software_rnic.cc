@@ -130,6 +130,12 @@ bool carries_immediate(ibv_wr_opcode opcode) {
   return opcode == IBV_WR_RDMA_WRITE_WITH_IMM || opcode == IBV_WR_SEND_WITH_IMM;
 }
 
+// The retransmission timeout of an IB timeout exponent: 4.096 us x 2^n; 0 waits for ever, which
+// the transport's timer takes as a wait no run reaches.
+uint64_t retransmit_timeout_ns(uint8_t exponent) {
+  return exponent == 0 ? uint64_t{1} << 62 : uint64_t{4096} << exponent;
+}
+
 }  // namespace
 
 struct SoftwareRnic::Port {
@@ -141,6 +147,10 @@ struct SoftwareRnic::Port {
   ibv_mtu active_mtu = IBV_MTU_4096;
   std::vector<ibv_gid_entry> gids;
   std::unique_ptr<PortObserver> observer;
+  // The run's transport section, with the retry count and timeout of the port's QPs once the
+  // first of them is in RTS (the transport reads them when it retransmits, not before).
+  config::TransportConfig transport_config;
+  bool qp_timing_set = false;
   std::unique_ptr<transport::Transport> transport;  // drives this port only: its index there is 0
 };
 
@@ -213,7 +223,13 @@ struct SoftwareRnic::Queue {
 
 class SoftwareRnic::Cq final : public VerbsCq {
  public:
-  Cq(std::string device, int entries) : device_(std::move(device)), entries_(entries) {}
+  Cq(SoftwareRnic& rnic, std::string device, int entries)
+      : rnic_(rnic), id_(rnic.next_cq_id_++), device_(std::move(device)), entries_(entries) {
+    rnic_.cqs_[id_] = this;
+  }
+  ~Cq() override { rnic_.cqs_.erase(id_); }
+  Cq(const Cq&) = delete;
+  Cq& operator=(const Cq&) = delete;
   int poll(int entries, ibv_wc* wc) override {
     if (overrun_) return -1;
     int n = 0;
@@ -222,12 +238,15 @@ class SoftwareRnic::Cq final : public VerbsCq {
   }
   int capacity() const override { return entries_; }
   const std::string& device() const { return device_; }
+  uint64_t id() const { return id_; }
   bool overrun() const { return overrun_; }
-  // False when the queue is full: it is overrun from then on, and the entry is lost.
+  // False when the queue is full: it is overrun from then on, the entry is lost, and the RNIC
+  // puts the queue's QPs in error.
   bool push(const ibv_wc& wc) {
     if (overrun_) return false;
     if (queue_.size() >= static_cast<size_t>(entries_)) {
       overrun_ = true;
+      rnic_.overran(*this);
       return false;
     }
     queue_.push_back(wc);
@@ -235,6 +254,8 @@ class SoftwareRnic::Cq final : public VerbsCq {
   }
 
  private:
+  SoftwareRnic& rnic_;
+  uint64_t id_;
   std::string device_;
   int entries_;
   RingQueue<ibv_wc> queue_;
@@ -336,7 +357,7 @@ class SoftwareRnic::Device final : public VerbsDevice {
                                    entries, std::strerror(EINVAL), rnic_.options_.max_cqe),
                        EINVAL);
     }
-    return std::make_unique<Cq>(name_, entries);
+    return std::make_unique<Cq>(rnic_, name_, entries);
   }
   std::unique_ptr<VerbsQp> create_qp(VerbsCq& send_cq, VerbsCq& recv_cq,
                                      ibv_qp_cap& caps) override {
@@ -405,8 +426,9 @@ SoftwareRnic::SoftwareRnic(const config::RunConfig& config, SoftwareRnicOptions 
         nic::verbs::path_mtu_code(std::max(256u, config::largest_path_mtu(port.mtu)));
     soft->gids = gid_table(port, port.verbs.port);
     soft->observer = std::make_unique<PortObserver>(*this);
+    soft->transport_config = config.transport;
     soft->transport =
-        std::make_unique<transport::Transport>(config.transport, clock_, *soft->observer);
+        std::make_unique<transport::Transport>(soft->transport_config, clock_, *soft->observer);
     soft->transport->add_port(twin_->port(p), port.qos, nic::frame_format(config, port),
                               static_cast<uint32_t>(p));
     ports_.push_back(std::move(soft));
@@ -439,6 +461,23 @@ void SoftwareRnic::revoke_remote_write(const std::string& device) {
   for (auto& [key, region] : regions_) {
     if (region->device == device) region->access &= ~IBV_ACCESS_REMOTE_WRITE;
   }
+}
+
+void SoftwareRnic::overran(Cq& cq) {
+  clock_.run_at(clock_.now(), this, cq.id());
+}
+
+void SoftwareRnic::on_event(uint64_t cq_id, clock::Nanos) {
+  auto cq = cqs_.find(cq_id);
+  if (cq == cqs_.end()) return;  // destroyed since
+  // In QP number order, so flushes sharing another queue land the same way every run.
+  std::vector<uint32_t> on_cq;
+  for (const auto& [qpn, q] : queues_) {
+    const bool uses = q->send_cq == cq->second || q->recv_cq == cq->second;
+    if (uses && q->state != IBV_QPS_RESET && q->state != IBV_QPS_ERR) on_cq.push_back(qpn);
+  }
+  std::sort(on_cq.begin(), on_cq.end());
+  for (uint32_t qpn : on_cq) Qp::enter_error(*queues_.at(qpn));
 }
 
 SoftwareRnic::Queue* SoftwareRnic::queue(uint32_t qpn) {
@@ -548,7 +587,7 @@ int SoftwareRnic::Qp::apply_attributes(Queue& q, ibv_qp_state target, const ibv_
     if (found < 0) return EINVAL;
     q.port = found;
   }
-  const Port& port = *rnic_.ports_.at(static_cast<size_t>(q.port));
+  Port& port = *rnic_.ports_.at(static_cast<size_t>(q.port));
   int remote = q.remote_port;
   if (mask & IBV_QP_AV) {
     const ibv_ah_attr& ah = attr.ah_attr;
@@ -571,6 +610,20 @@ int SoftwareRnic::Qp::apply_attributes(Queue& q, ibv_qp_state target, const ibv_
   const uint32_t dest = (mask & IBV_QP_DEST_QPN) ? attr.dest_qp_num : q.dest_qpn;
   if ((q.responder_open || q.requester_open) && (dest != q.dest_qpn || remote != q.remote_port)) {
     return EINVAL;
+  }
+  // One transport times every QP of the port: the first QP in RTS sets its retry count and
+  // timeout, and a QP wanting others cannot be served as it asks.
+  const bool timing = (mask & IBV_QP_TIMEOUT) && (mask & IBV_QP_RETRY_CNT);
+  const uint64_t timeout_ns = timing ? retransmit_timeout_ns(attr.timeout) : 0;
+  if (timing && port.qp_timing_set &&
+      (port.transport_config.retry_count != attr.retry_cnt ||
+       port.transport_config.retransmit_timeout_ns != timeout_ns)) {
+    return EINVAL;
+  }
+  if (timing && !port.qp_timing_set) {
+    port.transport_config.retry_count = attr.retry_cnt;
+    port.transport_config.retransmit_timeout_ns = timeout_ns;
+    port.qp_timing_set = true;
   }
   if (mask & IBV_QP_ACCESS_FLAGS) q.access = static_cast<int>(attr.qp_access_flags);
   if (mask & IBV_QP_PATH_MTU) q.path_mtu = attr.path_mtu;

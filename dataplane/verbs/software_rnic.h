@@ -5,10 +5,16 @@
 //     with the attributes each transition requires, and fail a wrong transition with EINVAL;
 //   - posting a send in a state before RTS, or a receive in RESET, fails with EINVAL; beyond the
 //     queue's depth, with ENOMEM; in ERR, work requests complete at once, flushed;
+//   - queue pairs and completion queues are refused (EINVAL) beyond the device's limits
+//     (SoftwareRnicOptions: max_qp_wr, max_sge, max_cqe);
 //   - completion queues hold as many entries as they were created with; one more overruns the
-//     queue: polling it fails from then on and its queue pairs move to ERR;
+//     queue: polling it fails from then on, and, as a device does on IBV_EVENT_CQ_ERR, every
+//     queue pair sending or receiving through it moves to ERR, its outstanding work flushed
+//     (IBV_WC_WR_FLUSH_ERR) into whichever of its completion queues still has room;
+//   - the retry count and retransmission timeout are the QPs' own (retry_cnt and timeout, as
+//     4.096 us x 2^timeout, of the RTS transition);
 //   - work completions carry the statuses a device gives: IBV_WC_RETRY_EXC_ERR when the fabric
-//     loses a packet retry_count times, IBV_WC_REM_ACCESS_ERR for a bad rkey or range,
+//     loses a packet retry_cnt + 1 times, IBV_WC_REM_ACCESS_ERR for a bad rkey or range,
 //     IBV_WC_RNR_RETRY_EXC_ERR when no receive waits (with rnr_retry below 7),
 //     IBV_WC_WR_FLUSH_ERR for what was queued behind an error.
 // The bytes move for real, from the sender's registered buffer into the receiver's, and they are
@@ -20,11 +26,13 @@
 // is what mlx5 shows for a netdev with one IPv4 (and maybe one IPv6) address: 0/1 the link-local
 // address as RoCE v1/v2, 2/3 the IPv4 address, 4/5 the IPv6 address.
 //
-// Where it is simpler than a device: the transport's PMTU, retransmission timeout and retry count
-// are the run's transport section for every QP (the backend sets the QPs from the same values);
-// one QP number space spans all devices; RDMA READ and atomics are not served (EINVAL); after an
-// error the transport did not cause itself (a remote access error), the messages it already
-// carries still cross the twin, though their completions are flushed.
+// Where it is simpler than a device: the transport's PMTU is the run's transport section for
+// every QP; one transport per port times all its QPs, so the first QP moved to RTS on a port sets
+// the port's retry count and timeout, and a later QP there asking other values is refused with
+// EINVAL (the backend gives every QP the same); timeout 0 (a device's "wait for ever") is taken
+// as 2^62 ns; one QP number space spans all devices; RDMA READ and atomics are not served (EINVAL);
+// after an error the transport did not cause itself (a remote access error), the messages it
+// already carries still cross the twin, though their completions are flushed.
 #pragma once
 
 #include <infiniband/verbs.h>
@@ -51,7 +59,7 @@ struct SoftwareRnicOptions {
   int max_cqe = 4 * 1024 * 1024;  // the largest completion queue
 };
 
-class SoftwareRnic final : public nic::verbs::VerbsProvider {
+class SoftwareRnic final : public nic::verbs::VerbsProvider, private clock::EventHandler {
  public:
   // Builds the devices of the configuration's verbs ports and the fabric twin they are cabled
   // into. Throws std::invalid_argument when the twin cannot model the fabric.
@@ -90,6 +98,10 @@ class SoftwareRnic final : public nic::verbs::VerbsProvider {
   friend class Qp;
   friend class PortObserver;
 
+  // `cq` overran: its QPs move to ERR when the RNIC handles the event, at this same instant (the
+  // device's asynchronous IBV_EVENT_CQ_ERR), outside whatever completion was being written.
+  void overran(Cq& cq);
+  void on_event(uint64_t cq_id, clock::Nanos now) override;
   // A message of requester `requester_qpn` reached its responder (deliveries come in posting
   // order), or its transport finished it.
   void delivered(uint32_t requester_qpn);
@@ -106,7 +118,9 @@ class SoftwareRnic final : public nic::verbs::VerbsProvider {
   std::vector<std::unique_ptr<Port>> ports_;                       // by run port
   std::unordered_map<uint32_t, std::unique_ptr<Region>> regions_;  // by key (lkey = rkey)
   std::unordered_map<uint32_t, std::unique_ptr<Queue>> queues_;    // by QP number
-  uint32_t next_qpn_ = 0x800;                                      // as devices do, not from 0
+  std::unordered_map<uint64_t, Cq*> cqs_;                          // live ones, by id
+  uint64_t next_cq_id_ = 1;
+  uint32_t next_qpn_ = 0x800;  // as devices do, not from 0
   uint32_t next_key_ = 0x1000;
 };
 

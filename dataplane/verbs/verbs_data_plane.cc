@@ -101,7 +101,8 @@ struct VerbsDataPlane::Device {
   std::unique_ptr<VerbsCq> cq;  // the sends and receives of every QP on the device
   std::unique_ptr<uint8_t, decltype(&std::free)> buffer{nullptr, &std::free};
   nic::verbs::MemoryRegion region;
-  int cq_load = 0;  // completions the queue may still have to take: sends out, receives posted
+  int cq_load = 0;    // completions the queue may still have to take: sends out, receives posted
+  bool lost = false;  // its queue overran: no completion comes out of it again
   // By the device's QP number: connection index x 2, + 1 for a responder.
   std::unordered_map<uint32_t, uint32_t> qps;
 };
@@ -114,6 +115,11 @@ struct VerbsDataPlane::Port {
   uint32_t absent = 0;
   uint64_t rate_limit_bps = 0;
   std::string rate_limited_by;
+  // How its sending QPs came out under the limit, and the one note that says so.
+  bool held_by_rnic = false;
+  bool paced_by_posting = false;
+  int refusal = 0;  // the errno of the RNIC's refusal, for the note
+  size_t rate_note = 0;
 };
 
 namespace {
@@ -125,6 +131,7 @@ struct Message {
   uint32_t outstanding_wrs = 0;
   transport::FlowTags tags;
   clock::Nanos first_out = clock::kNever;
+  clock::Nanos sent_at = clock::kNever;  // its last work request completed
   transport::FlowStatus status = transport::FlowStatus::kCompleted;
 };
 
@@ -147,6 +154,10 @@ struct VerbsDataPlane::Connection {
   RingQueue<uint32_t> awaited_wrs;
   uint32_t received_wrs = 0;
   uint32_t receives_posted = 0;
+  // Messages seen delivered, and handed to the join: with receives, a message sent in full waits
+  // for its delivery, so that a responder lost before then can still fail it.
+  uint64_t deliveries = 0;
+  uint64_t settled = 0;
   // Paced posting, when the device has no per-QP limiter.
   uint64_t pace_bps = 0;
   clock::Nanos next_post = 0;
@@ -355,15 +366,27 @@ transport::ConnectionId VerbsDataPlane::connect(const WireConnection& connection
   receiving.max_send_wr = 1;
   receiving.max_recv_wr = receives ? verbs.queue_depth : 0;
   receiving.max_recv_sge = 1;
-  c->requester = src_device.device->create_qp(*src_device.cq, *src_device.cq, sending);
-  c->responder = dst_device.device->create_qp(*dst_device.cq, *dst_device.cq, receiving);
+  const std::string between = fmt::format("ports \"{}\" -> \"{}\"", config_.ports[from.port].name,
+                                          config_.ports[to.port].name);
+  // Connections open before the run's traffic: a device refusing one stops the run, in words
+  // that name the device, the port, the QP and the call.
+  auto create = [&](Device& device, const Port& port, ibv_qp_cap& caps, const char* role) {
+    try {
+      return device.device->create_qp(*device.cq, *device.cq, caps);
+    } catch (const nic::verbs::VerbsError& e) {
+      throw std::runtime_error(fmt::format("{} port {}: the {} QP of the connection of {}: {}",
+                                           device.device->name(), port.number, role, between,
+                                           e.what()));
+    }
+  };
+  c->requester = create(src_device, src, sending, "requester");
+  c->responder = create(dst_device, dst, receiving, "responder");
 
   auto fail = [&](VerbsQp& qp, const Port& port, const char* step, int error) {
-    return std::runtime_error(fmt::format(
-        "{} port {}: ibv_modify_qp of QP 0x{:x} to {} failed: {} (connection of ports \"{}\" -> "
-        "\"{}\")",
-        devices_[port.device]->device->name(), port.number, qp.qp_num(), step, std::strerror(error),
-        config_.ports[from.port].name, config_.ports[to.port].name));
+    return std::runtime_error(
+        fmt::format("{} port {}: ibv_modify_qp of QP 0x{:x} to {} failed: {} (connection of {})",
+                    devices_[port.device]->device->name(), port.number, qp.qp_num(), step,
+                    nic::verbs::errno_text(error), between));
   };
   auto to_init = [&](VerbsQp& qp, const Port& port) {
     ibv_qp_attr attr{};
@@ -431,10 +454,11 @@ transport::ConnectionId VerbsDataPlane::connect(const WireConnection& connection
 
   if (receives) {
     if (dst_device.cq_load + static_cast<int>(verbs.queue_depth) > dst_device.cq->capacity()) {
-      throw std::runtime_error(
-          fmt::format("{}: its completion queue ({} entries) cannot take the receives of one more "
-                      "connection; lower verbs.queue_depth ({})",
-                      dst_device.device->name(), dst_device.cq->capacity(), verbs.queue_depth));
+      throw std::runtime_error(fmt::format(
+          "{} port {}: its completion queue ({} entries) cannot take the receives of one more "
+          "connection ({}); lower verbs.queue_depth ({})",
+          dst_device.device->name(), dst.number, dst_device.cq->capacity(), between,
+          verbs.queue_depth));
     }
     for (uint32_t r = 0; r < verbs.queue_depth; ++r) {
       ibv_sge sge{dst_device.region.address, static_cast<uint32_t>(dst_device.region.length),
@@ -445,15 +469,18 @@ transport::ConnectionId VerbsDataPlane::connect(const WireConnection& connection
       wr.num_sge = 1;
       ibv_recv_wr* bad = nullptr;
       if (int e = c->responder->post_recv(&wr, &bad); e != 0) {
-        throw std::runtime_error(fmt::format("{}: ibv_post_recv on QP 0x{:x} failed: {}",
-                                             dst_device.device->name(), c->responder->qp_num(),
-                                             std::strerror(e)));
+        throw std::runtime_error(
+            fmt::format("{} port {}: ibv_post_recv on QP 0x{:x} failed: {} (connection of {})",
+                        dst_device.device->name(), dst.number, c->responder->qp_num(),
+                        nic::verbs::errno_text(e), between));
       }
       ++dst_device.cq_load;
       ++c->receives_posted;
     }
   }
   apply_rate_limit(*c, src);
+  // A device whose completion queue is gone takes no new work: what is posted here is flushed.
+  c->failed = src_device.lost || dst_device.lost;
   src_device.qps[c->requester->qp_num()] = c->index * 2;
   dst_device.qps[c->responder->qp_num()] = c->index * 2 + 1;
   numbers_->add(from.qpn, c->requester->qp_num(), c->responder->qp_num());
@@ -469,24 +496,46 @@ void VerbsDataPlane::apply_rate_limit(Connection& c, Port& port) {
   const uint64_t bps = *settings.verbs.rate_limit_bps;
   const int error = c.requester->set_rate_limit(static_cast<uint32_t>(bps / 1000));
   if (error != 0 && error != EOPNOTSUPP && error != EINVAL) {
-    throw std::runtime_error(fmt::format("{}: ibv_modify_qp_rate_limit on QP 0x{:x} failed: {}",
-                                         devices_[port.device]->device->name(),
-                                         c.requester->qp_num(), std::strerror(error)));
+    throw std::runtime_error(
+        fmt::format("{} port {}: ibv_modify_qp_rate_limit on QP 0x{:x} failed: {}",
+                    devices_[port.device]->device->name(), port.number, c.requester->qp_num(),
+                    nic::verbs::errno_text(error)));
   }
-  const char* by = error == 0 ? "rnic" : "posting";
-  if (error != 0) c.pace_bps = bps;
-  if (port.rate_limited_by == by) return;
-  // Said once per port, and again if its connections come out differently.
+  const bool by_rnic = error == 0;
+  if (!by_rnic) {
+    c.pace_bps = bps;
+    port.refusal = error;
+  }
+  bool& seen = by_rnic ? port.held_by_rnic : port.paced_by_posting;
+  if (seen) return;
+  seen = true;
   port.rate_limit_bps = bps;
-  port.rate_limited_by = port.rate_limited_by.empty() ? by : "rnic+posting";
-  notes_.push_back(
-      error == 0
-          ? fmt::format("{}: per-QP rate limit {} held by the RNIC (ibv_modify_qp_rate_limit)",
-                        settings.name, format_rate(bps))
-          : fmt::format("{}: the RNIC refused a per-QP rate limit ({}): etwire paces the posting "
-                        "of work requests to {} per QP instead (bursts of verbs.max_message at "
-                        "line rate)",
-                        settings.name, std::strerror(error), format_rate(bps)));
+  // One note per port, rewritten if its QPs come out both ways.
+  std::string note;
+  if (port.held_by_rnic && port.paced_by_posting) {
+    port.rate_limited_by = "rnic+posting";
+    note = fmt::format(
+        "{}: per-QP rate limit {} held by the RNIC on some of its QPs "
+        "(ibv_modify_qp_rate_limit); the RNIC refused it on others ({}), whose posting etwire "
+        "paces to {} per QP (bursts of verbs.max_message at line rate)",
+        settings.name, format_rate(bps), std::strerror(port.refusal), format_rate(bps));
+  } else if (by_rnic) {
+    port.rate_limited_by = "rnic";
+    note = fmt::format("{}: per-QP rate limit {} held by the RNIC (ibv_modify_qp_rate_limit)",
+                       settings.name, format_rate(bps));
+  } else {
+    port.rate_limited_by = "posting";
+    note = fmt::format(
+        "{}: the RNIC refused a per-QP rate limit ({}): etwire paces the posting of work requests "
+        "to {} per QP instead (bursts of verbs.max_message at line rate)",
+        settings.name, std::strerror(error), format_rate(bps));
+  }
+  if (port.rate_limited_by == "rnic+posting") {
+    notes_[port.rate_note] = std::move(note);
+  } else {
+    port.rate_note = notes_.size();
+    notes_.push_back(std::move(note));
+  }
 }
 
 void VerbsDataPlane::post(transport::ConnectionId connection, uint64_t bytes,
@@ -544,9 +593,15 @@ void VerbsDataPlane::post_work(Connection& c) {
     }
     ibv_send_wr* bad = nullptr;
     if (int e = c.requester->post_send(&wr, &bad); e != 0) {
-      throw std::runtime_error(fmt::format("{}: ibv_post_send on QP 0x{:x} failed: {}",
-                                           device.device->name(), c.requester->qp_num(),
-                                           std::strerror(e)));
+      if (quote_failure()) {
+        notes_.push_back(fmt::format(
+            "ports \"{}\" -> \"{}\", {} QP 0x{:x}: ibv_post_send failed: {}; the connection takes "
+            "no more work: the flow refused fails (device-error), those behind it are flushed",
+            config_.ports[c.src_port].name, config_.ports[c.dst_port].name, device.device->name(),
+            c.requester->qp_num(), nic::verbs::errno_text(e)));
+      }
+      fail_connection(c, c.posting, QpAfterFailure::kLeave);
+      return;
     }
     if (m.first_out == clock::kNever) m.first_out = now;
     m.unposted_bytes -= bytes;
@@ -582,12 +637,12 @@ void VerbsDataPlane::poll() {
 
 size_t VerbsDataPlane::poll_device(Device& device) {
   size_t total = 0;
+  if (device.lost) return total;
   for (;;) {
     const int n = device.cq->poll(kBurst, completions_.data());
     if (n < 0) {
-      throw std::runtime_error(fmt::format(
-          "{}: ibv_poll_cq failed: its completion queue ({} entries) is in error (overrun)",
-          device.device->name(), device.cq->capacity()));
+      on_cq_overrun(device);
+      return total;
     }
     for (int i = 0; i < n; ++i) {
       const ibv_wc& wc = completions_[static_cast<size_t>(i)];
@@ -606,7 +661,59 @@ size_t VerbsDataPlane::poll_device(Device& device) {
   }
 }
 
+void VerbsDataPlane::on_cq_overrun(Device& device) {
+  device.lost = true;
+  notes_.push_back(fmt::format(
+      "{}: ibv_poll_cq failed: its completion queue ({} entries) overran; as on "
+      "IBV_EVENT_CQ_ERR its queue pairs are in error: on each of their connections the first "
+      "flow whose completion it would have carried fails (device-error), those behind are "
+      "flushed",
+      device.device->name(), device.cq->capacity()));
+  for (size_t i = 0; i < connections_.size(); ++i) {
+    Connection& c = *connections_[i];
+    const bool requester_here = devices_[ports_[c.src_port]->device].get() == &device;
+    const bool responder_here = devices_[ports_[c.dst_port]->device].get() == &device;
+    if (responder_here) {
+      // No delivery is seen again: every message not yet released waits for one.
+      fail_connection(c, 0,
+                      requester_here ? QpAfterFailure::kWriteOff : QpAfterFailure::kMoveToError);
+    } else if (requester_here) {
+      // Messages sent in full before the overrun are done; their receiver sees them delivered.
+      size_t first = 0;
+      while (first < c.messages.size() && c.messages[first].sent_at != clock::kNever) ++first;
+      fail_connection(c, first, QpAfterFailure::kWriteOff);
+    }
+  }
+}
+
+bool VerbsDataPlane::quote_failure() {
+  return quoted_failures_++ < kQuotedFailures;
+}
+
+void VerbsDataPlane::fail_connection(Connection& c, size_t first_failed, QpAfterFailure qp) {
+  c.failed = true;
+  for (size_t i = first_failed; i < c.messages.size(); ++i) {
+    Message& m = c.messages[i];
+    if (m.status == transport::FlowStatus::kCompleted) {
+      m.status =
+          i == first_failed ? transport::FlowStatus::kDeviceError : transport::FlowStatus::kFlushed;
+    }
+  }
+  if (qp == QpAfterFailure::kWriteOff) {
+    // Nothing the requester had out will complete where this data plane can see it.
+    for (size_t i = 0; i < c.messages.size(); ++i) c.messages[i].outstanding_wrs = 0;
+    c.outstanding = 0;
+  } else if (qp == QpAfterFailure::kMoveToError) {
+    // As the device does after an error: what the requester has out comes back flushed.
+    ibv_qp_attr attr{};
+    attr.qp_state = IBV_QPS_ERR;
+    c.requester->modify(attr, IBV_QP_STATE);
+  }
+  settle(c);
+}
+
 void VerbsDataPlane::on_send_completion(Connection& c, const ibv_wc& wc) {
+  if (c.outstanding == 0) return;  // its work was written off when its queue was lost
   --c.outstanding;
   // Completions come in posting order: the oldest message with work out is this one's.
   size_t i = 0;
@@ -614,20 +721,21 @@ void VerbsDataPlane::on_send_completion(Connection& c, const ibv_wc& wc) {
   if (i == c.messages.size()) return;
   Message& m = c.messages[i];
   --m.outstanding_wrs;
+  if (m.outstanding_wrs == 0 && m.unposted_wrs == 0) m.sent_at = clock_->now();
   if (wc.status != IBV_WC_SUCCESS) {
     if (m.status == transport::FlowStatus::kCompleted) m.status = flow_status(wc.status);
-    if (!c.failed && wc.status != IBV_WC_WR_FLUSH_ERR) {
-      const size_t quoted = static_cast<size_t>(
-          std::count_if(notes_.begin(), notes_.end(), [](const std::string& note) {
-            return note.find("work completion") != std::string::npos;
-          }));
-      if (quoted < kQuotedFailures) {
-        notes_.push_back(fmt::format(
-            "ports \"{}\" -> \"{}\", QP 0x{:x}: work completion {} (vendor error 0x{:x}); the QP "
-            "is in error and what was queued behind is flushed",
-            config_.ports[c.src_port].name, config_.ports[c.dst_port].name, wc.qp_num,
-            nic::verbs::work_completion_status_name(wc.status), wc.vendor_err));
-      }
+    // The first error of a connection is quoted; a flush first means something else (the
+    // device, on a fatal or CQ error) moved the QP to ERR.
+    if (!c.failed && quote_failure()) {
+      notes_.push_back(fmt::format(
+          "ports \"{}\" -> \"{}\", {} QP 0x{:x}: work completion {} (vendor error 0x{:x}); {}",
+          config_.ports[c.src_port].name, config_.ports[c.dst_port].name,
+          devices_[ports_[c.src_port]->device]->device->name(), wc.qp_num,
+          nic::verbs::work_completion_status_name(wc.status), wc.vendor_err,
+          wc.status == IBV_WC_WR_FLUSH_ERR
+              ? "the QP was put in error with no failed work request before it, and everything "
+                "on it is flushed"
+              : "the QP is in error and what was queued behind is flushed"));
     }
     c.failed = true;
   }
@@ -661,16 +769,27 @@ void VerbsDataPlane::on_receive_completion(Connection& c, const ibv_wc& wc) {
     ++device.cq_load;
     ++c.receives_posted;
   }
-  if (delivered) join_.delivered(c.plan_requester, now, 0);
+  if (delivered) {
+    join_.delivered(c.plan_requester, now, 0);
+    ++c.deliveries;
+    settle(c);
+  }
 }
 
 void VerbsDataPlane::settle(Connection& c) {
   const clock::Nanos now = clock_->now();
+  const bool receives = needs_receives(config_.transport.op);
   while (!c.messages.empty()) {
     const Message& front = c.messages.front();
     const bool posted = front.unposted_wrs == 0;
     if (front.outstanding_wrs != 0 || (!posted && !c.failed)) return;
+    // Sent in full, not yet seen delivered: it waits for its receive completion.
+    if (receives && !c.failed && front.status == transport::FlowStatus::kCompleted &&
+        c.deliveries <= c.settled) {
+      return;
+    }
     const Message m = c.messages.pop_front();
+    ++c.settled;
     if (c.posting > 0) --c.posting;
     transport::FlowRecord record;
     record.tags = m.tags;
@@ -680,15 +799,17 @@ void VerbsDataPlane::settle(Connection& c) {
     record.dest_qpn = c.plan_responder;
     record.bytes = m.bytes;
     record.first_byte_out = m.first_out;
-    record.finished_at = now;
+    record.finished_at = m.sent_at != clock::kNever ? m.sent_at : now;
     record.packets = static_cast<uint32_t>(
         std::max<uint64_t>(1, (m.bytes + config_.transport.pmtu - 1) / config_.transport.pmtu));
     // Work never posted because the QP went into error is flushed, as the device would.
-    record.status = posted ? m.status : transport::FlowStatus::kFlushed;
+    record.status = m.status != transport::FlowStatus::kCompleted || posted
+                        ? m.status
+                        : transport::FlowStatus::kFlushed;
     // A WRITE tells the receiver nothing: its acknowledgement is the delivery.
-    if (record.status == transport::FlowStatus::kCompleted &&
-        config_.transport.op == config::RdmaOp::kWrite) {
-      join_.delivered(c.plan_requester, now, 0);
+    if (record.status == transport::FlowStatus::kCompleted && !receives) {
+      join_.delivered(c.plan_requester, record.finished_at, 0);
+      ++c.deliveries;
     }
     join_.finished(record);
   }

@@ -12,7 +12,9 @@
 // posted as work requests of at most verbs.max_message bytes (transport.op: WRITE, WRITE WITH
 // IMMEDIATE on the last, or SENDs); receives are posted ahead for WITH IMMEDIATE and SEND. A work
 // completion with an error fails its message with the status (flow record and summary) and, as on
-// the device, puts the QP in error: what follows on it is flushed.
+// the device, puts the QP in error: what follows on it is flushed. A device error during the run
+// (a refused post, a completion queue that overran) fails the flows of the connections it
+// touches the same way (device-error, then flushed) and says so in a note; the run goes on.
 //
 // One thread drives every device: the NIC does the per-packet work, and at 1 MiB per work
 // request a 400 Gb/s port needs fewer than 50,000 posts a second.
@@ -63,8 +65,9 @@ class VerbsDataPlane final : public DataPlane, private clock::EventHandler {
   void poll() override;
   void start() override;
   uint64_t events_run() const override { return events_; }
-  // Creates and connects the connection's two QPs. Throws std::runtime_error with the device's
-  // words when a QP cannot be created or moved to RTS.
+  // Creates and connects the connection's two QPs. Throws std::runtime_error naming the device,
+  // port, QP (once it has a number), connection and failed call, with the device's words, when a
+  // QP cannot be created or moved to RTS, or its receives or rate limit are refused.
   transport::ConnectionId connect(const WireConnection& connection) override;
   void post(transport::ConnectionId connection, uint64_t bytes,
             const transport::FlowTags& tags) override;
@@ -90,6 +93,20 @@ class VerbsDataPlane final : public DataPlane, private clock::EventHandler {
   size_t poll_device(Device& device);
   void on_send_completion(Connection& c, const ibv_wc& wc);
   void on_receive_completion(Connection& c, const ibv_wc& wc);
+  // The device's completion queue overran: every connection with a QP on it fails.
+  void on_cq_overrun(Device& device);
+  // What becomes of the requester QP's outstanding work when its connection fails.
+  enum class QpAfterFailure {
+    kLeave,        // it completes as the device says (a refused post leaves the QP as it was)
+    kMoveToError,  // the QP is moved to ERR, so that it comes back flushed
+    kWriteOff,     // its completion queue is gone: nothing will come back
+  };
+  // A device error on the connection (a refused post, a lost completion queue): it takes no more
+  // work; message `first_failed` (an index in its queue) fails as device-error and those behind
+  // it as flushed, unless a completion already failed them.
+  void fail_connection(Connection& c, size_t first_failed, QpAfterFailure qp);
+  // Whether one more failure may be quoted in the notes (the summary counts the rest).
+  bool quote_failure();
   void settle(Connection& c);
   void check_dcqcn(const config::PortConfig& port, const Port& p);
   void apply_rate_limit(Connection& c, Port& port);
@@ -110,6 +127,7 @@ class VerbsDataPlane final : public DataPlane, private clock::EventHandler {
   std::vector<uint32_t> connection_of_requester_;  // by the plan's requester QP number
   std::vector<ibv_wc> completions_;                // one poll's burst
   std::vector<std::string> notes_;
+  size_t quoted_failures_ = 0;
   uint64_t events_ = 0;
 };
 

@@ -1,5 +1,7 @@
 #include "nic/verbs/verbs_api.h"
 
+#include <cstring>
+
 namespace etwire::nic::verbs {
 
 const char* qp_state_name(ibv_qp_state state) {
@@ -129,6 +131,12 @@ const char* work_completion_status_name(ibv_wc_status status) {
       return "IBV_WC_TM_RNDV_INCOMPLETE";
   }
   return "IBV_WC_UNKNOWN";
+}
+
+std::string errno_text(int error) {
+  const char* name = strerrorname_np(error);
+  return std::string(name != nullptr ? name : "errno " + std::to_string(error)) + " (" +
+         std::strerror(error) + ")";
 }
 
 }  // namespace etwire::nic::verbs

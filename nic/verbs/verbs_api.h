@@ -105,5 +105,7 @@ const char* gid_type_name(uint32_t type);           // "IB", "RoCE v1", "RoCE v2
 ibv_mtu path_mtu_code(uint32_t bytes);
 // The enumerator's name, as in verbs.h: "IBV_WC_RETRY_EXC_ERR".
 const char* work_completion_status_name(ibv_wc_status status);
+// An errno as a verbs call returns it, name and words: "ENOMEM (Cannot allocate memory)".
+std::string errno_text(int error);
 
 }  // namespace etwire::nic::verbs

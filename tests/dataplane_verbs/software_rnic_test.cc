@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "control/load/config_loader.h"
@@ -90,24 +91,32 @@ int to_rtr(VerbsQp& qp, uint32_t dest_qpn, const ibv_gid& dgid, ibv_mtu mtu = IB
                              IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
 }
 
-int to_rts(VerbsQp& qp, uint8_t rnr_retry = 7) {
+int to_rts(VerbsQp& qp, uint8_t rnr_retry = 7, uint8_t retry_cnt = 7, uint8_t timeout = 14) {
   ibv_qp_attr attr{};
   attr.qp_state = IBV_QPS_RTS;
-  attr.timeout = 14;
-  attr.retry_cnt = 7;
+  attr.timeout = timeout;
+  attr.retry_cnt = retry_cnt;
   attr.rnr_retry = rnr_retry;
   attr.max_rd_atomic = 1;
   return qp.modify(attr, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
                              IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
-void connect(Side& a, Side& b, uint8_t rnr_retry = 7) {
+void connect(Side& a, Side& b, uint8_t rnr_retry = 7, uint8_t retry_cnt = 7, uint8_t timeout = 14) {
   ASSERT_EQ(to_init(*a.qp), 0);
   ASSERT_EQ(to_init(*b.qp), 0);
   ASSERT_EQ(to_rtr(*b.qp, a.qp->qp_num(), a.gid()), 0);
   ASSERT_EQ(to_rtr(*a.qp, b.qp->qp_num(), b.gid()), 0);
-  ASSERT_EQ(to_rts(*a.qp, rnr_retry), 0);
-  ASSERT_EQ(to_rts(*b.qp, rnr_retry), 0);
+  ASSERT_EQ(to_rts(*a.qp, rnr_retry, retry_cnt, timeout), 0);
+  ASSERT_EQ(to_rts(*b.qp, rnr_retry, retry_cnt, timeout), 0);
+}
+
+uint64_t counter(VerbsDevice& device, const std::string& name) {
+  for (const auto& [key, value] : device.read_counters(1)) {
+    if (key == name) return value;
+  }
+  ADD_FAILURE() << "no counter " << name;
+  return 0;
 }
 
 int post_write(Side& from, Side& to, uint32_t bytes, ibv_wr_opcode opcode = IBV_WR_RDMA_WRITE,
@@ -325,6 +334,39 @@ TEST(SoftwareRnic, WithoutAReceiveTheSenderRetriesThenGivesUpOrWaits) {
   EXPECT_EQ(drain(*b.cq).size(), 1u);
 }
 
+TEST(SoftwareRnic, QueuesBeyondTheDevicesLimitsAreRefused) {
+  auto loaded = two_ports();
+  SoftwareRnicOptions options;
+  options.max_qp_wr = 64;
+  options.max_cqe = 1024;
+  SoftwareRnic rnic(loaded.config, options);
+  auto device = rnic.open("dev_a");
+  auto error_of = [](const std::function<void()>& call) {
+    try {
+      call();
+    } catch (const nic::verbs::VerbsError& e) {
+      return e.error();
+    }
+    return 0;
+  };
+  EXPECT_EQ(error_of([&] { device->create_cq(1025); }), EINVAL);
+  EXPECT_EQ(error_of([&] { device->create_cq(0); }), EINVAL);
+  auto cq = device->create_cq(1024);
+  ibv_qp_cap caps{};
+  caps.max_send_wr = 65;
+  caps.max_send_sge = 1;
+  EXPECT_EQ(error_of([&] { device->create_qp(*cq, *cq, caps); }), EINVAL);
+  caps.max_send_wr = 64;
+  caps.max_recv_wr = 65;
+  EXPECT_EQ(error_of([&] { device->create_qp(*cq, *cq, caps); }), EINVAL);
+  caps.max_recv_wr = 64;
+  EXPECT_NE(device->create_qp(*cq, *cq, caps), nullptr);
+  // A completion queue of another device cannot serve this one's QPs.
+  auto other = rnic.open("dev_b");
+  auto other_cq = other->create_cq(16);
+  EXPECT_EQ(error_of([&] { device->create_qp(*other_cq, *other_cq, caps); }), EINVAL);
+}
+
 TEST(SoftwareRnic, OverrunningACompletionQueuePutsItInError) {
   auto loaded = two_ports();
   SoftwareRnic rnic(loaded.config);
@@ -338,19 +380,99 @@ TEST(SoftwareRnic, OverrunningACompletionQueuePutsItInError) {
   EXPECT_EQ(a.qp->state(), IBV_QPS_ERR);
 }
 
-TEST(SoftwareRnic, ALossyFabricEndsInRetryExceeded) {
-  auto loaded = two_ports("fabric: {drop_probability: 1}\ntransport: {retry_count: 2}\n");
+// As on IBV_EVENT_CQ_ERR: every QP sending or receiving through the overrun queue goes to ERR,
+// not only the one whose completion was lost; its work is flushed where a queue has room.
+TEST(SoftwareRnic, AnOverrunPutsEveryQpOfTheQueueInError) {
+  auto loaded = two_ports();
+  SoftwareRnic rnic(loaded.config);
+  Side a(rnic, "dev_a", 2);
+  Side b(rnic, "dev_b");
+  connect(a, b);
+  // A second connection whose QP on dev_a sends through a's small queue and receives through a
+  // roomy one of its own, with a receive posted there.
+  auto roomy = a.device->create_cq(16);
+  ibv_qp_cap caps{};
+  caps.max_send_wr = 4;
+  caps.max_recv_wr = 4;
+  caps.max_send_sge = 1;
+  caps.max_recv_sge = 1;
+  auto sharing = a.device->create_qp(*a.cq, *roomy, caps);
+  Side b2(rnic, "dev_b");
+  ASSERT_EQ(to_init(*sharing), 0);
+  ASSERT_EQ(to_init(*b2.qp), 0);
+  ASSERT_EQ(to_rtr(*b2.qp, sharing->qp_num(), a.gid()), 0);
+  ASSERT_EQ(to_rtr(*sharing, b2.qp->qp_num(), b2.gid()), 0);
+  ASSERT_EQ(to_rts(*sharing), 0);
+  ASSERT_EQ(to_rts(*b2.qp), 0);
+  ibv_sge sge{a.region.address, 64, a.region.lkey};
+  ibv_recv_wr receive{};
+  receive.wr_id = 77;
+  receive.sg_list = &sge;
+  receive.num_sge = 1;
+  ibv_recv_wr* bad = nullptr;
+  ASSERT_EQ(sharing->post_recv(&receive, &bad), 0);
+
+  for (uint64_t id = 1; id <= 3; ++id) ASSERT_EQ(post_write(a, b, 64, IBV_WR_RDMA_WRITE, id), 0);
+  run(rnic);
+  ibv_wc wc[4];
+  EXPECT_LT(a.cq->poll(4, wc), 0);
+  EXPECT_EQ(a.qp->state(), IBV_QPS_ERR);
+  EXPECT_EQ(sharing->state(), IBV_QPS_ERR);
+  const auto flushed = drain(*roomy);
+  ASSERT_EQ(flushed.size(), 1u);
+  EXPECT_EQ(flushed[0].wr_id, 77u);
+  EXPECT_EQ(flushed[0].status, IBV_WC_WR_FLUSH_ERR);
+  EXPECT_EQ(flushed[0].qp_num, sharing->qp_num());
+  // The peers on the other device are not on that queue.
+  EXPECT_EQ(b.qp->state(), IBV_QPS_RTS);
+  EXPECT_EQ(b2.qp->state(), IBV_QPS_RTS);
+}
+
+// The QP's retry_cnt and timeout decide, not the run's transport section (retry_count 7 by
+// default): with retry_cnt 2 the first packet is sent and resent twice, each time out after
+// 4.096 us x 2^8, and then the QP gives up.
+TEST(SoftwareRnic, ALossyFabricEndsInRetryExceededAfterTheQpsRetryCount) {
+  auto loaded = two_ports("fabric: {drop_probability: 1}\n");
+  ASSERT_EQ(loaded.config.transport.retry_count, 7u);
+  for (const uint8_t retry_cnt : {2, 5}) {
+    SoftwareRnic rnic(loaded.config);
+    Side a(rnic, "dev_a");
+    Side b(rnic, "dev_b");
+    connect(a, b, 7, retry_cnt, 8);
+    ASSERT_EQ(post_write(a, b, 5000, IBV_WR_RDMA_WRITE, 1), 0);
+    ASSERT_EQ(post_write(a, b, 5000, IBV_WR_RDMA_WRITE, 2), 0);
+    run(rnic);
+    const auto sent = drain(*a.cq);
+    ASSERT_EQ(sent.size(), 2u);
+    EXPECT_EQ(sent[0].status, IBV_WC_RETRY_EXC_ERR);
+    EXPECT_EQ(sent[1].status, IBV_WC_WR_FLUSH_ERR);
+    EXPECT_EQ(counter(*a.device, "timeouts"), retry_cnt + 1u);
+    const clock::Nanos timeout = 4096 << 8;
+    EXPECT_GE(rnic.clock().now(), (retry_cnt + 1) * timeout);
+    EXPECT_LT(rnic.clock().now(), (retry_cnt + 2) * timeout);
+  }
+}
+
+// One transport times every QP of a port: the first QP in RTS sets the port's retry count and
+// timeout, and one asking others there is refused rather than served with the wrong ones.
+TEST(SoftwareRnic, QpsOfAPortMustShareTheirRetryCountAndTimeout) {
+  auto loaded = two_ports();
   SoftwareRnic rnic(loaded.config);
   Side a(rnic, "dev_a");
   Side b(rnic, "dev_b");
-  connect(a, b);
-  ASSERT_EQ(post_write(a, b, 5000, IBV_WR_RDMA_WRITE, 1), 0);
-  ASSERT_EQ(post_write(a, b, 5000, IBV_WR_RDMA_WRITE, 2), 0);
-  run(rnic);
-  const auto sent = drain(*a.cq);
-  ASSERT_EQ(sent.size(), 2u);
-  EXPECT_EQ(sent[0].status, IBV_WC_RETRY_EXC_ERR);
-  EXPECT_EQ(sent[1].status, IBV_WC_WR_FLUSH_ERR);
+  connect(a, b, 7, 3, 10);
+  Side a2(rnic, "dev_a");
+  Side b2(rnic, "dev_b");
+  ASSERT_EQ(to_init(*a2.qp), 0);
+  ASSERT_EQ(to_rtr(*a2.qp, b2.qp->qp_num(), b2.gid()), 0);
+  EXPECT_EQ(to_rts(*a2.qp, 7, 4, 10), EINVAL);
+  EXPECT_EQ(to_rts(*a2.qp, 7, 3, 11), EINVAL);
+  EXPECT_EQ(a2.qp->state(), IBV_QPS_RTR);
+  EXPECT_EQ(to_rts(*a2.qp, 7, 3, 10), 0);
+  // dev_b's port took its values from b's QP, the same.
+  ASSERT_EQ(to_init(*b2.qp), 0);
+  ASSERT_EQ(to_rtr(*b2.qp, a2.qp->qp_num(), a2.gid()), 0);
+  EXPECT_EQ(to_rts(*b2.qp, 7, 3, 10), 0);
 }
 
 TEST(SoftwareRnic, ARateLimitSlowsTheQpOrIsRefusedWithoutALimiter) {
