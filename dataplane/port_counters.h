@@ -121,6 +121,8 @@ struct PortRecord : PortCounters {
   // device's limiter, ibv_modify_qp_rate_limit) or "posting" (etwire paced its work requests).
   uint64_t rate_limit_bps = 0;
   std::string rate_limited_by;
+  // The emulator host that drives the port, in a run across several; empty otherwise.
+  std::string host;
 };
 
 }  // namespace etwire::dataplane

@@ -5,10 +5,13 @@
 namespace etwire::engine {
 
 CollectiveInstance::CollectiveInstance(const InstanceKey& key, CollectiveRecord record,
-                                       const collectives::ProgramGenerator& generator)
-    : key_(key), record_(std::move(record)), generator_(generator) {
+                                       const collectives::ProgramGenerator& generator,
+                                       std::vector<uint8_t> here)
+    : key_(key), record_(std::move(record)), generator_(generator), here_(std::move(here)) {
   const auto& ranks = generator_.spec().ranks;
   members_.resize(ranks.size());
+  members_here_ = here_.empty() ? static_cast<uint32_t>(ranks.size())
+                                : static_cast<uint32_t>(std::count(here_.begin(), here_.end(), 1));
   position_by_rank_.reserve(ranks.size());
   for (uint32_t p = 0; p < ranks.size(); ++p) position_by_rank_.emplace_back(ranks[p], p);
   std::sort(position_by_rank_.begin(), position_by_rank_.end());
@@ -36,7 +39,7 @@ void CollectiveInstance::arrive(uint32_t position, uint32_t runtime, feeder::Iss
   if (key_.group == kPointToPointGroup) {
     // Sends are eager: the transfer starts when the SEND is issued, whenever the RECV comes.
     if (position == 0) record_.last_arrival = now;
-  } else if (arrived_ == members_.size()) {
+  } else if (arrived_ == members_here_) {
     record_.last_arrival = now;
   }
 }
@@ -46,8 +49,16 @@ bool CollectiveInstance::finish_member(uint32_t position, clock::Nanos now) {
   if (member.done || !member.arrived || !member.execution.done()) return false;
   member.done = true;
   ++done_;
-  if (done_ == members_.size()) record_.end = now;
+  if (done_ == members_here_) record_.end = now;
   return true;
+}
+
+uint32_t CollectiveInstance::next_remote_index(uint32_t sender, uint16_t qp) {
+  for (RemoteChannel& channel : remote_channels_) {
+    if (channel.sender == sender && channel.qp == qp) return channel.count++;
+  }
+  remote_channels_.push_back({sender, qp, 1});
+  return 0;
 }
 
 }  // namespace etwire::engine

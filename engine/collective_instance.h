@@ -15,8 +15,9 @@
 
 namespace etwire::engine {
 
-// Data that reached a member before it joined: possible for point-to-point only, whose sends are
-// eager (see RunEngine). Handed to the member's program when it joins.
+// Data that reached a member before it joined: possible for point-to-point, whose sends are
+// eager (see RunEngine), and from members replayed by another emulator process. Handed to the
+// member's program when it joins.
 struct EarlyData {
   uint32_t peer = 0;
   uint16_t qp = 0;
@@ -37,8 +38,11 @@ struct InstanceMember {
 class CollectiveInstance {
  public:
   // `generator` is shared by every instance of the same collective and must outlive this one.
+  // `here`: by position, whether this process replays the member (in a run split between
+  // emulator processes; empty: every member); the instance is complete when those are done.
   CollectiveInstance(const InstanceKey& key, CollectiveRecord record,
-                     const collectives::ProgramGenerator& generator);
+                     const collectives::ProgramGenerator& generator,
+                     std::vector<uint8_t> here = {});
 
   const InstanceKey& key() const { return key_; }
   CollectiveRecord& record() { return record_; }
@@ -53,7 +57,13 @@ class CollectiveInstance {
   const InstanceMember& member(uint32_t position) const { return members_[position]; }
   uint32_t arrived() const { return arrived_; }
   uint32_t done() const { return done_; }
-  bool complete() const { return done_ == members_.size(); }
+  bool complete() const { return done_ == members_here_; }
+  // Whether this process replays the member at `position`.
+  bool here(uint32_t position) const { return here_.empty() || here_[position] != 0; }
+  uint32_t members_here() const { return members_here_; }
+  // The place of the next message of a chunk operation's end from `sender` on `qp`, counted as
+  // they arrive from another emulator process (in posting order: one connection carries them).
+  uint32_t next_remote_index(uint32_t sender, uint16_t qp);
 
   // Records a member's arrival and builds its program; the caller then starts it.
   void arrive(uint32_t position, uint32_t runtime, feeder::IssuedNode node, clock::Nanos now);
@@ -66,6 +76,15 @@ class CollectiveInstance {
   const collectives::ProgramGenerator& generator_;
   std::vector<InstanceMember> members_;
   std::vector<std::pair<int32_t, uint32_t>> position_by_rank_;  // sorted by rank
+  std::vector<uint8_t> here_;
+  uint32_t members_here_ = 0;
+  // Messages counted by next_remote_index: (sender, QP, count).
+  struct RemoteChannel {
+    uint32_t sender = 0;
+    uint16_t qp = 0;
+    uint32_t count = 0;
+  };
+  std::vector<RemoteChannel> remote_channels_;
   uint32_t arrived_ = 0;
   uint32_t done_ = 0;
 };

@@ -30,6 +30,24 @@ RunEngine::RunEngine(const control::LoadedConfig& loaded, RunOptions options)
         "{}: the configuration has errors or unplaced jobs; run `etwire validate` on it",
         config_.source_file));
   }
+  if (options_.session != nullptr && options_.session->size() > 1) {
+    split_ = true;
+    emulator_ = static_cast<uint32_t>(options_.session->rank());
+    // A receiver in another process tells messages apart only by their immediates.
+    if (config_.transport.op != config::RdmaOp::kWriteWithImmediate) {
+      throw std::invalid_argument(fmt::format(
+          "{}: transport.op: a run split between emulator processes needs write-with-imm: a "
+          "receiver in another process tells which collective a message belongs to only by its "
+          "immediate",
+          config_.source_file));
+    }
+  }
+  if (split_ && data_plane_->virtual_time()) {
+    throw std::invalid_argument(fmt::format(
+        "{}: loopback ports cannot be split between emulator processes: the fabric twin's virtual "
+        "time is one process's; run the configuration without mpirun",
+        config_.source_file));
+  }
   const auto& workload = config_.workload.jobs;
   jobs_.reserve(workload.size());
   for (size_t j = 0; j < workload.size(); ++j) {
@@ -49,6 +67,12 @@ RunEngine::RunEngine(const control::LoadedConfig& loaded, RunOptions options)
     job.world_size = job.traces.world_size();
     for (int32_t rank = 0; rank < job.world_size; ++rank) {
       runtimes_.emplace_back(static_cast<uint32_t>(j), rank);
+      const bool here =
+          !split_ ||
+          config::drives_port(config_, config_.ports[job.placement->port(rank)], emulator_);
+      runtime_here_.push_back(here ? 1 : 0);
+      runtimes_here_ += here ? 1 : 0;
+      job.ranks_here += here ? 1 : 0;
     }
     results_.world_size += job.world_size;
     results_.jobs.push_back({job_config.name, job_config.trace, job.world_size,
@@ -76,6 +100,10 @@ RunEngine::RunEngine(const control::LoadedConfig& loaded, RunOptions options)
 
 RunEngine::~RunEngine() = default;
 
+bool RunEngine::rank_here(uint32_t job, int32_t rank) const {
+  return runtime_here_[jobs_[job].first_runtime + static_cast<uint32_t>(rank)] != 0;
+}
+
 const RunResults& RunEngine::run() {
   const auto wall_start = std::chrono::steady_clock::now();
   last_report_ = wall_start;
@@ -88,12 +116,22 @@ const RunResults& RunEngine::run() {
   const double time_scale =
       virtual_time ? options_.time_scale.value_or(config_.run.time_scale) : 0.0;
   data_plane_->start();
+  started_steady_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now().time_since_epoch())
+                           .count();
   publish_snapshot(false);
   try {
-    for (uint32_t r = 0; r < runtimes_.size(); ++r) start_iteration(r, 0);
+    // On the wall clock, a QP set up on a device takes time that belongs to no collective: every
+    // planned connection is opened before the first packet. Split between processes, the
+    // receiving halves must be open before the other processes send, hence the barrier.
+    if (!virtual_time || split_) open_planned_connections();
+    if (split_) options_.session->barrier();
+    for (uint32_t r = 0; r < runtimes_.size(); ++r) {
+      if (runtime_here_[r]) start_iteration(r, 0);
+    }
     settle();
     uint64_t polls = 0;
-    while (!stopped_ && runtimes_finished_ < runtimes_.size()) {
+    while (!stopped_ && runtimes_finished_ < runtimes_here_) {
       if (options_.stop && options_.stop->load(std::memory_order_relaxed)) {
         results_.status = RunStatus::kInterrupted;
         results_.diagnosis = diagnose_stall("interrupted");
@@ -117,6 +155,7 @@ const RunResults& RunEngine::run() {
       data_plane_->poll();
       if ((++polls & 0xFFF) == 0) every_so_often(std::chrono::steady_clock::now());
     }
+    if (split_) wait_for_other_processes();
   } catch (...) {
     results_.status = RunStatus::kFailed;
     results_.wall_seconds =
@@ -307,7 +346,7 @@ void RunEngine::finish_rank_iteration(uint32_t runtime) {
   record.ranks[static_cast<size_t>(rt.rank())] = done;
   record.start = std::min(record.start, done.start);
   record.end = std::max(record.end, done.end);
-  if (++job.ranks_finished_iteration[iteration] == static_cast<uint32_t>(job.world_size)) {
+  if (++job.ranks_finished_iteration[iteration] == static_cast<uint32_t>(job.ranks_here)) {
     ++job.iterations_completed;
     publish_iteration(record);
     results_.iterations.push_back(std::move(record));

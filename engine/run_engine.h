@@ -23,11 +23,13 @@
 #include <vector>
 
 #include "clock/scheduler.h"
+#include "cluster/session.h"
 #include "collectives/generate.h"
 #include "control/load/config_loader.h"
 #include "dataplane/data_plane.h"
 #include "engine/collective_instance.h"
 #include "engine/flow_sink.h"
+#include "engine/partial_results.h"
 #include "engine/rank_runtime.h"
 #include "engine/run_results.h"
 #include "engine/telemetry/metric_labels.h"
@@ -59,6 +61,10 @@ struct RunOptions {
   std::chrono::milliseconds telemetry_period{100};
   // Builds the data plane; empty: the loopback data plane (every port must be a loopback port).
   dataplane::DataPlaneFactory data_plane;
+  // The emulator processes of a run split between several (an emulators section, started by an
+  // MPI launcher): this process replays only the ranks mapped to its emulator's ports. nullptr or
+  // a session of one: every rank here.
+  const cluster::Session* session = nullptr;
 };
 
 // "ALL_REDUCE" and the other schema names in diagnoses; "SEND/RECV" for point-to-point.
@@ -87,6 +93,14 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   const RunResults& results() const { return results_; }
   // What the data plane found while setting up (DataPlane::notes), before the run starts.
   std::vector<std::string> setup_notes() const { return data_plane_->notes(); }
+  // Whether this process replays rank `rank` of job `job` (always, unless the run is split
+  // between emulator processes).
+  bool rank_here(uint32_t job, int32_t rank) const;
+  // When the run's time began (the data plane's start), on this process's steady clock.
+  int64_t started_steady_ns() const { return started_steady_ns_; }
+  // This process's part of a run split between emulator processes (after run()): its results,
+  // its FCT samples, the ranks and ports it has; the time shift is the caller's to set.
+  PartialResults partial_results() const;
 
  private:
   struct Job {
@@ -104,6 +118,7 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
     // Progress: iterations every rank finished, and nodes of the ranks' finished iterations.
     uint32_t iterations_completed = 0;
     uint64_t nodes_completed_before = 0;
+    int32_t ranks_here = 0;  // the ranks this process replays (all but in a split run)
   };
 
   // A queued notification from the transport, handled outside the transport's call stack.
@@ -115,6 +130,24 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
     uint16_t qp = 0;
     uint32_t op = 0;     // sender's chunk operation
     uint32_t index = 0;  // position on the channel
+    // A delivery of a message posted by another emulator process: its instance's wire hash (the
+    // instance is then found by it) and job; 0 otherwise.
+    uint32_t wire_hash = 0;
+    uint32_t job = 0;
+  };
+
+  // The sending end of a connection whose requester another emulator process drives.
+  struct RemoteSender {
+    uint32_t job = 0;
+    int32_t src = 0;
+    int32_t dst = 0;
+    uint16_t qp = 0;
+  };
+  // A delivery from another process for an instance none of this process's ranks joined yet.
+  struct UnjoinedDelivery {
+    int32_t src = 0;
+    int32_t dst = 0;
+    uint16_t qp = 0;
   };
 
   // A transfer between ranks of one host: over the local interconnect, not the fabric.
@@ -131,6 +164,8 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   transport::FlowObserver& flow_observer() { return *this; }
   void on_flow_delivered(const transport::FlowRecord& record) override;
   void on_flow_finished(const transport::FlowRecord& record) override;
+  void on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now, uint32_t ecn_marks,
+                                 uint32_t immediate) override;
   // clock::EventHandler
   void on_event(uint64_t tag, clock::Nanos now) override;
 
@@ -157,9 +192,23 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   // The `index`-th message from member `sender` on `qp` has reached member `position`.
   void deliver(CollectiveInstance& instance, uint32_t position, uint32_t sender, uint16_t qp,
                uint32_t index);
+  // The next chunk operation's end from rank `src` to rank `dst` on `qp`, posted by another
+  // emulator process, has reached `dst` here.
+  void deliver_remote(CollectiveInstance& instance, int32_t src, int32_t dst, uint16_t qp);
   void finish_local_transfer(uint32_t slot);
   transport::ConnectionId connection(uint32_t job, int32_t src, int32_t dst, uint16_t qp);
   void retire_finished_instances();
+  // Opens every connection the traffic plan says the run's traffic takes (those with an end here),
+  // before any traffic (run_engine_processes.cc).
+  void open_planned_connections();
+  // A delivery from another process (FlowEvent::wire_hash set).
+  void handle_remote_delivery(const FlowEvent& event);
+  // Registers a new instance's wire hash; false (the run stops) when another open instance of the
+  // job has the same hash.
+  bool register_wire_hash(CollectiveInstance& instance);
+  // After the last local rank finished: keeps answering the other processes' traffic until every
+  // process has finished.
+  void wait_for_other_processes();
 
   // The wall clock: waiting for it when the run replays at run.time_scale, and what is due every
   // so often (run_engine.cc).
@@ -187,6 +236,18 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   std::vector<Job> jobs_;
   std::vector<RankRuntime> runtimes_;
   uint32_t runtimes_finished_ = 0;
+  // A run split between emulator processes: this process's emulator (MPI rank), and by runtime
+  // whether it replays that rank here.
+  bool split_ = false;
+  uint32_t emulator_ = 0;
+  std::vector<uint8_t> runtime_here_;
+  uint32_t runtimes_here_ = 0;
+  std::unordered_map<uint32_t, RemoteSender> remote_senders_;  // by requester QP number
+  // Open instances by (job << 32 | wire hash), and deliveries for instances not joined yet.
+  std::unordered_map<uint64_t, CollectiveInstance*> instance_by_wire_hash_;
+  std::unordered_map<uint64_t, std::vector<UnjoinedDelivery>> unjoined_;
+  int64_t started_steady_ns_ = 0;
+  std::vector<uint32_t> collective_members_here_;  // parallel to results_.collectives
 
   std::map<InstanceKey, std::unique_ptr<CollectiveInstance>> instances_;
   std::unordered_map<uint64_t, CollectiveInstance*> instance_by_id_;

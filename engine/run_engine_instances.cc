@@ -8,6 +8,7 @@
 #include "control/check/trace_facts.h"
 #include "engine/engine_event.h"
 #include "engine/run_engine.h"
+#include "engine/wire_tag.h"
 
 namespace etwire::engine {
 
@@ -36,9 +37,11 @@ class RunEngine::MemberContext final : public MemberActions {
       : engine_(engine), instance_(instance), position_(position) {}
   // Collective members send once their peer is there (as NCCL's connections wait for the
   // receiver's buffer); point-to-point sends are eager: a SEND need not wait for its RECV, whose
-  // node may depend on the sender's own progress (MSCCL-style send/recv chains do).
+  // node may depend on the sender's own progress (MSCCL-style send/recv chains do). A peer in
+  // another emulator process is not seen arriving: sends to it are eager too.
   bool peer_ready(uint32_t peer) const override {
-    return instance_.key().group == kPointToPointGroup || instance_.member(peer).arrived;
+    return instance_.key().group == kPointToPointGroup || instance_.member(peer).arrived ||
+           !instance_.here(peer);
   }
   void send(const SendRequest& request) override { engine_.send(instance_, position_, request); }
 
@@ -132,9 +135,16 @@ void RunEngine::join(uint32_t runtime, feeder::IssuedNode issued, const Instance
     record.algbw_bytes = made->spec().layout.full_bytes();
     record.iteration = rt.iteration();
     record.warmup = rt.iteration() < job.config->warmup_iterations;
-    auto instance = std::make_unique<CollectiveInstance>(key, record, *made);
+    record.src = key.src;
+    record.dst = key.dst;
+    std::vector<uint8_t> here;
+    if (split_) {
+      for (int32_t member : made->spec().ranks) here.push_back(rank_here(rt.job(), member) ? 1 : 0);
+    }
+    auto instance = std::make_unique<CollectiveInstance>(key, record, *made, std::move(here));
     instance_by_id_.emplace(record.instance, instance.get());
     it = instances_.emplace(key, std::move(instance)).first;
+    if (split_ && !register_wire_hash(*it->second)) return;
   } else {
     // Every member must agree on what the n-th collective of the group is.
     const CollectiveRecord& first = it->second->record();
@@ -215,6 +225,9 @@ void RunEngine::send(CollectiveInstance& instance, uint32_t position, const Send
   const transport::ConnectionId connection_id =
       connection(instance.key().job, src, dst, request.qp);
   const uint64_t max_message = std::max<uint64_t>(config_.collectives.max_message_bytes, 1);
+  // A receiver in another process knows the message by its immediate.
+  const uint32_t wire_hash =
+      split_ && !instance.here(request.peer) ? instance_wire_hash(instance.key()) : 0;
   uint64_t remaining = request.bytes;
   do {
     const uint64_t piece = std::min(remaining, max_message);
@@ -226,6 +239,7 @@ void RunEngine::send(CollectiveInstance& instance, uint32_t position, const Send
     tags.chunk = request.chunk;
     tags.qp_index = request.qp;
     tags.user = pack_user(request.op, request.index, remaining == 0);
+    if (wire_hash != 0) tags.wire_tag = wire_tag(wire_hash, remaining == 0);
     ++record.flows;
     data_plane_->post(connection_id, piece, tags);
   } while (remaining > 0);
@@ -249,6 +263,7 @@ transport::ConnectionId RunEngine::connection(uint32_t job, int32_t src, int32_t
   const transport::ConnectionId id =
       data_plane_->connect({requester, responder, addresses.udp_source_port(requester.qpn)});
   connections_.emplace(key, id);
+  if (split_ && !rank_here(job, src)) remote_senders_[requester.qpn] = {job, src, dst, qp};
   return id;
 }
 
@@ -281,7 +296,8 @@ void RunEngine::on_flow_finished(const transport::FlowRecord& record) {
     CollectiveRecord& owner = it->second->record();
     if (failed) ++owner.failed_flows;
     if (!owner.warmup) publish_flow(owner, record);
-    if (!failed && !owner.warmup) {
+    // A message to another emulator process is delivered there: its FCT is not known here.
+    if (!failed && !owner.warmup && record.delivered_at != clock::kNever) {
       const size_t kind =
           owner.kind ? static_cast<size_t>(*owner.kind) : size_t{trace::kCollectiveTypeCount};
       fct_samples_[kind].push_back(record.fct());
@@ -313,6 +329,10 @@ void RunEngine::queue_flow_event(const FlowEvent& event) {
 }
 
 void RunEngine::handle(const FlowEvent& event) {
+  if (event.wire_hash != 0) {
+    if (!stopped_) handle_remote_delivery(event);
+    return;
+  }
   auto it = instance_by_id_.find(event.instance);
   if (it == instance_by_id_.end() || stopped_) return;
   CollectiveInstance& instance = *it->second;
@@ -364,8 +384,10 @@ void RunEngine::retire_finished_instances() {
     auto it = instance_by_id_.find(id);
     if (it == instance_by_id_.end()) continue;
     results_.collectives.push_back(it->second->record());
+    collective_members_here_.push_back(it->second->members_here());
     publish_collective(results_.collectives.back());
     const InstanceKey key = it->second->key();
+    if (split_) instance_by_wire_hash_.erase((uint64_t{key.job} << 32) | instance_wire_hash(key));
     instance_by_id_.erase(it);
     instances_.erase(key);
   }

@@ -49,6 +49,7 @@ std::string RunEngine::diagnose_stall(const std::string& why) const {
                   results_.wall_clock ? "run" : "virtual", clock_.now(), last_progress_);
   // One line per open instance: who is there, who is not, and what the missing ranks are doing.
   auto describe_rank = [&](uint32_t job, int32_t rank) -> std::string {
+    if (!rank_here(job, rank)) return "is replayed by another emulator process";
     const RankRuntime& rt = runtimes_[jobs_[job].first_runtime + static_cast<uint32_t>(rank)];
     if (rt.finished()) return "finished its trace";
     if (!rt.joined().empty()) {

@@ -42,7 +42,10 @@ struct CollectiveRecord {
   int64_t group = 0;      // group key; kPointToPointGroup for send/recv
   uint64_t sequence = 0;  // n-th collective of the group (p2p: n-th send of the pair and tag)
   uint32_t group_size = 0;
-  int32_t tag = 0;                 // p2p only
+  int32_t tag = 0;  // p2p only
+  // Point-to-point only: the sender and receiver ranks.
+  int32_t src = 0;
+  int32_t dst = 0;
   uint64_t trace_bytes = 0;        // comm_size as the trace states it
   uint64_t algbw_bytes = 0;        // the bytes algbw counts (nccl-tests convention)
   uint64_t wire_bytes = 0;         // payload bytes every member sent over the network, summed

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -45,6 +46,7 @@ struct PeerShare {
   uint32_t dst = 0;  // member position
   uint64_t bytes = 0;
   QpIds qps;
+  std::vector<uint16_t> qp_ids;  // the same ids, every one of them
 };
 
 // A generated program reduced to what the plan needs: by source position, its shares.
@@ -55,9 +57,10 @@ SharesBySource shares_of(const collectives::CollectiveProgram& program) {
   for (const auto& flow : collectives::flows(program)) {
     if (flow.src == flow.dst) continue;  // local copy
     auto& shares = by_source[flow.src];
-    if (shares.empty() || shares.back().dst != flow.dst) shares.push_back({flow.dst, 0, {}});
+    if (shares.empty() || shares.back().dst != flow.dst) shares.push_back({flow.dst, 0, {}, {}});
     shares.back().bytes += flow.bytes;  // flows are per (src, dst, qp), sorted
     shares.back().qps.add(flow.qp);
+    shares.back().qp_ids.push_back(flow.qp);
   }
   return by_source;
 }
@@ -92,6 +95,8 @@ class JobPlanner {
       }
       plan_.max_qps_per_peer = std::max(plan_.max_qps_per_peer, qps);
     }
+    auto& directed = plan_.connections[job_];
+    directed.assign(directed_.begin(), directed_.end());
   }
 
  private:
@@ -103,7 +108,7 @@ class JobPlanner {
     const SharesBySource* shares = program(call, members);
     if (!shares) return;
     for (const auto& share : (*shares)[position]) {
-      exchange(rank, members[share.dst], share.bytes * count, share.qps);
+      exchange(rank, members[share.dst], share.bytes * count, share.qps, share.qp_ids);
     }
   }
 
@@ -120,7 +125,7 @@ class JobPlanner {
     }
     if (!it->second) return;
     for (const auto& share : (*it->second)[0]) {
-      exchange(rank, transfer.peer, share.bytes * count, share.qps);
+      exchange(rank, transfer.peer, share.bytes * count, share.qps, share.qp_ids);
     }
   }
 
@@ -154,12 +159,14 @@ class JobPlanner {
     }
   }
 
-  void exchange(int32_t src, int32_t dst, uint64_t bytes, const QpIds& qps) {
+  void exchange(int32_t src, int32_t dst, uint64_t bytes, const QpIds& qps,
+                const std::vector<uint16_t>& qp_ids) {
     auto& sender = plan_.jobs[job_][static_cast<size_t>(src)];
     auto& receiver = plan_.jobs[job_][static_cast<size_t>(dst)];
     if (placement_.same_host(src, dst)) {
       sender.scale_up_bytes_sent += bytes;
     } else {
+      for (uint16_t qp : qp_ids) directed_.insert({src, dst, qp});
       sender.network_bytes_sent += bytes;
       receiver.network_bytes_received += bytes;
       plan_.ports[placement_.port(src)].bytes_sent += bytes;
@@ -183,6 +190,7 @@ class JobPlanner {
       programs_;
   std::map<uint64_t, std::optional<SharesBySource>> p2p_;
   std::unordered_map<uint64_t, QpIds> connections_;  // (lower rank << 32 | higher rank) -> ids
+  std::set<PlannedConnection> directed_;
 };
 
 uint64_t ceil_div(uint64_t a, uint64_t b) {
@@ -208,6 +216,7 @@ TrafficPlan plan_traffic(const LoadedConfig& loaded, Diagnostics& out) {
   const config::RunConfig& config = loaded.config;
   TrafficPlan plan;
   plan.jobs.resize(config.workload.jobs.size());
+  plan.connections.resize(config.workload.jobs.size());
   plan.ports.resize(config.ports.size());
   for (size_t j = 0; j < config.workload.jobs.size(); ++j) {
     if (j >= loaded.traces.size() || !loaded.traces[j] || j >= loaded.placements.size() ||

@@ -32,12 +32,24 @@ struct PortTrafficPlan {
   uint32_t ranks = 0;
 };
 
+// A direction of a connection that carries network traffic: rank `src` sends to rank `dst` (on
+// another host) on QP id `qp`.
+struct PlannedConnection {
+  int32_t src = 0;
+  int32_t dst = 0;
+  uint16_t qp = 0;
+  auto operator<=>(const PlannedConnection&) const = default;
+};
+
 struct TrafficPlan {
   std::vector<std::vector<RankTrafficPlan>> jobs;  // [job][rank], one iteration of the job
-  std::vector<PortTrafficPlan> ports;              // one iteration of every job
-  std::optional<size_t> busiest_port;              // most bytes in one direction; none if idle
-  uint64_t programs_generated = 0;                 // distinct collectives turned into programs
-  uint32_t max_qps_per_peer = 0;                   // most QPs any rank pair uses
+  // [job]: every direction of a connection that carries network traffic, sorted. A run split
+  // between emulator processes opens the receiving halves of these before any traffic.
+  std::vector<std::vector<PlannedConnection>> connections;
+  std::vector<PortTrafficPlan> ports;  // one iteration of every job
+  std::optional<size_t> busiest_port;  // most bytes in one direction; none if idle
+  uint64_t programs_generated = 0;     // distinct collectives turned into programs
+  uint32_t max_qps_per_peer = 0;       // most QPs any rank pair uses
 };
 
 // The generation choices every collective of job `job` shares (chunking, QPs per peer, byte

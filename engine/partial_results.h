@@ -1,0 +1,54 @@
+// The results of a run split across several emulator processes (MPI). Each process's engine
+// replays some of the trace ranks and drives some of the ports, so its RunResults is partial: the
+// collectives its ranks joined, its ranks' share of each iteration, its ports' counters. Each
+// process serializes its part; process 0 merges them into the RunResults one process would have
+// produced, and writes the result files from that.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "clock/time.h"
+#include "engine/run_results.h"
+
+namespace etwire::engine {
+
+// What one emulator process contributes to the results of a split run.
+struct PartialResults {
+  RunResults results;  // this process's results (its ranks' records, its ports' counters)
+  // FCT samples of measured flows by collective kind index (trace::kCollectiveTypeCount + 1
+  // entries; the last is point-to-point), as the engine keeps them. Percentiles do not merge, the
+  // samples do.
+  std::vector<std::vector<clock::Nanos>> fct_samples;
+  // Parallel to results.collectives: how many of each instance's members this process replayed.
+  // An instance is complete in the run when the processes' counts add up to its group size.
+  std::vector<uint32_t> members_here;
+  std::vector<std::vector<uint8_t>>
+      ranks_here;                   // per job, per rank: 1 when this process replays it
+  std::vector<uint8_t> ports_here;  // per port: 1 when this process drives it
+  // Added to each timestamp of this part to put it on process 0's time base.
+  clock::Nanos time_shift = 0;
+  std::string host;      // the host the process ran on
+  std::string emulator;  // its emulator name (may be empty)
+};
+
+// A length-prefixed little-endian binary encoding, led by a magic and a version.
+std::string serialize_partial(const PartialResults& part);
+// Throws std::runtime_error("partial results: ...") naming what is malformed (truncated, a count
+// larger than the bytes left, a value out of range). Allocates no more than the input can fill.
+PartialResults deserialize_partial(std::string_view bytes);
+
+// One RunResults as a single process would have produced it: times on process 0's time base,
+// instances kept only when every process that replays one of their members completed them, each
+// port's record from the process that drives it, FCT percentiles over every process's samples.
+// Throws std::invalid_argument when `parts` is empty.
+// `numbers`, when given, receives per part the merged number of each of its instances (by the
+// part's own instance number), for the flow records that name them.
+using InstanceNumbers = std::unordered_map<uint64_t, uint64_t>;
+RunResults merge_partials(std::vector<PartialResults> parts,
+                          std::vector<InstanceNumbers>* numbers = nullptr);
+
+}  // namespace etwire::engine
