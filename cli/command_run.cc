@@ -20,6 +20,7 @@
 #include "cli/data_plane_choice.h"
 #include "cli/emulator_processes.h"
 #include "cli/exit_codes.h"
+#include "cli/split_run_results.h"
 #include "common/duration.h"
 #include "control/load/config_loader.h"
 #include "engine/config_digest.h"
@@ -149,24 +150,19 @@ CommandAction add_run_command(CLI::App& app) {
     auto loaded = control::load_config_file(opts->config, load_options);
     // Under an MPI launcher the processes also agree on what they loaded and measure their clocks.
     const cluster::Session& session = cluster::Session::current();
+    std::vector<cluster::ClockOffset> offsets;
     if (const int code = settle_loaded_config(
             session, opts->config, opts->overrides, loaded, loaded.ok() && loaded.addresses,
             fmt::format("{}: invalid: {} error{}; nothing was run", opts->config,
                         loaded.diagnostics.error_count(),
-                        loaded.diagnostics.error_count() == 1 ? "" : "s"));
+                        loaded.diagnostics.error_count() == 1 ? "" : "s"),
+            &offsets);
         code != kExitOk) {
       return code;
     }
-    if (session.size() > 1) {
-      if (session.rank() == 0) {
-        std::cerr << fmt::format(
-            "error: a run across {} emulator processes is not built yet: they agree on the "
-            "configuration and measure their clocks (`mpirun -np {} etwire validate` does that), "
-            "but the traffic of one run is not split between processes yet; nothing was run\n",
-            session.size(), session.size());
-      }
-      return kExitBadInput;
-    }
+    // Split between emulator processes, process 0 writes the results of all.
+    const bool split = session.size() > 1;
+    const bool writes_results = session.rank() == 0;
     const config::RunConfig& config = loaded.config;
     engine::RunOptions options;
     options.stop = &stop_requested;
@@ -175,49 +171,70 @@ CommandAction add_run_command(CLI::App& app) {
     options.config_digest = engine::config_digest(opts->config, opts->overrides);
     if (!opts->no_progress && isatty(STDERR_FILENO)) options.progress = print_progress;
     options.data_plane = data_plane_factory(config);
+    options.session = &session;
 
     std::unique_ptr<engine::RunEngine> engine;
-    if (const int code =
-            set_up([&] { engine = std::make_unique<engine::RunEngine>(loaded, options); });
+    if (const int code = set_up_every_process(
+            session, config,
+            [&] { engine = std::make_unique<engine::RunEngine>(loaded, options); });
         code != kExitOk) {
       return code;
     }
     // Telemetry when metrics are served or pushed. The endpoint binds before anything is written:
     // an address in use stops the run here.
     std::optional<telemetry::RunTelemetry> telemetry;
-    const config::MetricsEndpoint& metrics = config.telemetry.metrics;
+    // Each emulator process serves its own metrics; processes sharing a host take the ports after
+    // the configured one, in MPI rank order.
+    config::MetricsEndpoint metrics = config.telemetry.metrics;
+    metrics.port = static_cast<uint16_t>(metrics.port + processes_before_on_host(session));
+    int ready = kExitOk;
     if (!opts->no_metrics && (metrics.enabled || !metrics.pushgateway.empty())) {
       try {
         telemetry.emplace(engine->metric_labels(), metrics);
+        engine->set_telemetry(&telemetry->ring());
       } catch (const telemetry::EndpointError& e) {
         std::cerr << fmt::format("error: {}\n", e.what());
-        return kExitBadInput;
+        ready = kExitBadInput;
       }
-      engine->set_telemetry(&telemetry->ring());
     }
     // Only a run that can start creates its results directory.
     const std::filesystem::path out =
         std::filesystem::path(opts->out.empty() ? config.telemetry.output_dir : opts->out);
     std::error_code error;
-    std::filesystem::create_directories(out, error);
+    if (writes_results && ready == kExitOk) std::filesystem::create_directories(out, error);
     if (error) {
       std::cerr << fmt::format("error: {}: cannot create the results directory: {}\n", out.string(),
                                error.message());
-      return kExitFailure;
+      ready = kExitFailure;
     }
+    // Split between processes, none starts unless all can.
+    if (const int code = agree_to_start(session, ready); code != kExitOk) return code;
 
     std::optional<outputs::FlowCsvWriter> flows;
-    if (config.telemetry.record.flows) flows.emplace((out / "flows.csv").string());
-    engine->set_flow_writer(flows ? &*flows : nullptr);
+    // Split between processes, each keeps its flow records for process 0, which also writes its
+    // own as they finish, and rewrites the file with everyone's at the end.
+    std::optional<FlowRecordBuffer> split_flows;
+    const std::string flows_path = (out / "flows.csv").string();
+    if (config.telemetry.record.flows) {
+      if (writes_results) flows.emplace(flows_path);
+      if (split) split_flows.emplace(flows ? &*flows : nullptr);
+      engine->set_flow_writer(split ? static_cast<engine::FlowSink*>(&*split_flows) : &*flows);
+    } else {
+      engine->set_flow_writer(nullptr);
+    }
 
     std::signal(SIGINT, request_stop);
     std::signal(SIGTERM, request_stop);
     std::string serving;
     if (telemetry && telemetry->server()) serving = "; metrics at " + telemetry->server()->url();
-    std::cerr << fmt::format(
-        "running {}: {} job{}, {} ranks on {} ports; results in {}{}\n", config.run.name,
-        config.workload.jobs.size(), config.workload.jobs.size() == 1 ? "" : "s",
-        engine->results().world_size, config.ports.size(), out.string(), serving);
+    if (writes_results) {
+      std::cerr << fmt::format(
+          "running {}: {} job{}, {} ranks on {} ports{}; results in {}{}\n", config.run.name,
+          config.workload.jobs.size(), config.workload.jobs.size() == 1 ? "" : "s",
+          engine->results().world_size, config.ports.size(),
+          split ? fmt::format(" across {} emulator processes", session.size()) : "", out.string(),
+          serving);
+    }
     // Said before the first packet (a DCQCN setting that differs, a rate limit the RNIC refused),
     // and again in the summary.
     for (const std::string& note : engine->setup_notes()) {
@@ -233,36 +250,69 @@ CommandAction add_run_command(CLI::App& app) {
       // Traffic the ports cannot carry (back-to-back cabling that does not join two ranks).
       std::cerr << fmt::format("\nerror: {}\n", e.what());
       trace_error = kExitBadInput;
+    } catch (const std::runtime_error& e) {
+      // A device that failed during the run: the results so far are final and still written.
+      std::cerr << fmt::format("\nerror: {}\n", e.what());
+      trace_error = kExitFailure;
     }
     if (options.progress) std::cerr << "\n";
-    const engine::RunResults& results = engine->results();
+    // Writes the result files and the report (process 0 of a split run); returns the exit code.
+    const auto report = [&](const engine::RunResults& results) -> int {
+      bool written = write_results(results, out, config.telemetry.record.collectives);
+      if (flows) {
+        try {
+          flows->close();
+        } catch (const std::exception& e) {
+          std::cerr << fmt::format("error: {}\n", e.what());
+          written = false;
+        }
+      }
+      if (!written) return kExitFailure;
+      std::cout << outputs::console_report(results) << std::flush;
+      if (telemetry) linger(*telemetry);
+      if (trace_error != 0) return trace_error;
+      if (results.status == engine::RunStatus::kStuck) {
+        std::string diagnosis = results.diagnosis;
+        if (!diagnosis.empty() && diagnosis.back() != '\n') diagnosis += '\n';
+        std::cerr << fmt::format("error: the run stopped before it could complete:\n{}", diagnosis);
+      }
+      return exit_code_for(results.status);
+    };
+    std::optional<SplitRunResults> gathered;
+    std::string gather_error;
+    if (split) {
+      try {
+        gathered = gather_split_results(session, *engine, offsets,
+                                        split_flows ? *split_flows : FlowRecordBuffer());
+        if (gathered && flows) {
+          flows->close();
+          flows.emplace(flows_path);
+          for (const transport::FlowRecord& record : gathered->flows) flows->append(record);
+        }
+      } catch (const std::exception& e) {
+        gather_error = e.what();
+      }
+    }
     if (telemetry) {
       telemetry->finish();
       if (std::string error = telemetry->push(); !error.empty()) {
         std::cerr << fmt::format("warning: {}; the results files have everything\n", error);
       }
     }
-    bool written = write_results(results, out, config.telemetry.record.collectives);
-    if (flows) {
-      try {
-        flows->close();
-      } catch (const std::exception& e) {
-        std::cerr << fmt::format("error: {}\n", e.what());
-        written = false;
-      }
+    int code = kExitOk;
+    if (!gather_error.empty()) {
+      std::cerr << fmt::format("error: {}\n", gather_error);
+      code = kExitFailure;
+    } else if (writes_results) {
+      code = report(gathered ? gathered->results : engine->results());
     }
-    if (!written) return kExitFailure;
-    std::cout << outputs::console_report(results) << std::flush;
-    if (telemetry) linger(*telemetry);
+    if (split) {
+      // Process 0 reports the run; every process ends with its exit code, as mpirun expects.
+      code = std::stoi(session.all_gather(std::to_string(code))[0]);
+    }
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
-    if (trace_error != 0) return trace_error;
-    if (results.status == engine::RunStatus::kStuck) {
-      std::string diagnosis = results.diagnosis;
-      if (!diagnosis.empty() && diagnosis.back() != '\n') diagnosis += '\n';
-      std::cerr << fmt::format("error: the run stopped before it could complete:\n{}", diagnosis);
-    }
-    return exit_code_for(results.status);
+    return code;
   };
 }
 

@@ -1,9 +1,12 @@
 #include "cli/emulator_processes.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <iostream>
 
+#include "cli/data_plane_choice.h"
 #include "cli/exit_codes.h"
 #include "cluster/agreement.h"
 #include "common/duration.h"
@@ -60,7 +63,8 @@ std::string placement_problem(const config::RunConfig& config,
 
 }  // namespace
 
-int join_emulator_processes(const cluster::Session& session, const ProcessSetup& setup) {
+int join_emulator_processes(const cluster::Session& session, const ProcessSetup& setup,
+                            std::vector<cluster::ClockOffset>* offsets_out) {
   if (!session.mpi()) return kExitOk;
   cluster::ProcessReport mine;
   mine.host = session.host();
@@ -82,6 +86,7 @@ int join_emulator_processes(const cluster::Session& session, const ProcessSetup&
   }
   session.barrier();
   const std::vector<cluster::ClockOffset> offsets = session.clock_offsets(kClockRounds);
+  if (offsets_out != nullptr) *offsets_out = offsets;
   if (session.rank() == 0) {
     const auto& emulators = setup.loaded->config.emulators;
     for (size_t p = 0; p < offsets.size(); ++p) {
@@ -108,7 +113,7 @@ int join_emulator_processes(const cluster::Session& session, const ProcessSetup&
 int settle_loaded_config(const cluster::Session& session, const std::string& config_file,
                          const std::vector<std::string>& overrides,
                          const control::LoadedConfig& loaded, bool usable,
-                         const std::string& invalid) {
+                         const std::string& invalid, std::vector<cluster::ClockOffset>* offsets) {
   if (session.rank() == 0 || !usable) std::cerr << loaded.diagnostics.to_text();
   ProcessSetup setup{config_file, overrides, &loaded, ""};
   if (!usable) {
@@ -118,7 +123,65 @@ int settle_loaded_config(const cluster::Session& session, const std::string& con
     join_emulator_processes(session, setup);
     return kExitBadInput;
   }
-  return join_emulator_processes(session, setup);
+  return join_emulator_processes(session, setup, offsets);
+}
+
+namespace {
+
+// 1 when a DPDK port of this emulator is a net_memif client (it connects to a server that must
+// already listen), else 0.
+int setup_turn(const config::RunConfig& config, uint32_t emulator) {
+  for (const config::PortConfig& port : config.ports) {
+    if (port.backend != config::Backend::kDpdk || !config::drives_port(config, port, emulator)) {
+      continue;
+    }
+    const std::string& vdev = port.dpdk.vdev;
+    if (vdev.rfind("net_memif", 0) == 0 && vdev.find("role=client") != std::string::npos) return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int set_up_every_process(const cluster::Session& session, const config::RunConfig& config,
+                         const std::function<void()>& setup) {
+  if (!session.mpi()) return set_up(setup);
+  const int turn = setup_turn(config, static_cast<uint32_t>(session.rank()));
+  int code = kExitOk;
+  for (int t = 0; t < 2; ++t) {
+    if (t == turn) code = set_up(setup);
+    session.barrier();
+  }
+  const std::vector<std::string> codes = session.all_gather(std::to_string(code));
+  std::vector<std::string> failed;
+  int first = kExitOk;
+  for (size_t p = 0; p < codes.size(); ++p) {
+    if (codes[p] == "0") continue;
+    failed.push_back(std::to_string(p));
+    if (first == kExitOk) first = std::stoi(codes[p]);
+  }
+  if (first != kExitOk && session.rank() == 0) {
+    std::cerr << fmt::format(
+        "error: emulator process{} {} could not set up (see {} error above); nothing was run\n",
+        failed.size() == 1 ? "" : "es", fmt::join(failed, ", "),
+        failed.size() == 1 ? "its" : "their");
+  }
+  return first;
+}
+
+int agree_to_start(const cluster::Session& session, int ready) {
+  if (!session.mpi()) return ready;
+  for (const std::string& code : session.all_gather(std::to_string(ready))) {
+    if (code != "0") return std::stoi(code);
+  }
+  return kExitOk;
+}
+
+int processes_before_on_host(const cluster::Session& session) {
+  if (!session.mpi()) return 0;
+  const std::vector<std::string> hosts = session.all_gather(session.host());
+  return static_cast<int>(
+      std::count(hosts.begin(), hosts.begin() + session.rank(), session.host()));
 }
 
 }  // namespace etwire::cli

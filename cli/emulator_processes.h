@@ -4,6 +4,7 @@
 // other, and measure each clock's offset to process 0's. Outside MPI there is nothing to do.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,10 @@ struct ProcessSetup {
 };
 
 // Every process calls it with its own setup. Returns kExitOk, or the exit code every process
-// stops with; process 0 prints why (and, on success, each process's clock offset).
-int join_emulator_processes(const cluster::Session& session, const ProcessSetup& setup);
+// stops with; process 0 prints why (and, on success, each process's clock offset). `offsets`, when
+// given, receives on process 0 each process's clock offset to process 0 (empty elsewhere).
+int join_emulator_processes(const cluster::Session& session, const ProcessSetup& setup,
+                            std::vector<cluster::ClockOffset>* offsets = nullptr);
 
 // What `validate` and `run` do with a configuration they loaded: print its diagnostics (under MPI
 // only process 0, unless this process failed where the others may not have), and, when it is not
@@ -32,6 +35,22 @@ int join_emulator_processes(const cluster::Session& session, const ProcessSetup&
 int settle_loaded_config(const cluster::Session& session, const std::string& config_file,
                          const std::vector<std::string>& overrides,
                          const control::LoadedConfig& loaded, bool usable,
-                         const std::string& invalid);
+                         const std::string& invalid,
+                         std::vector<cluster::ClockOffset>* offsets = nullptr);
+
+// Runs `setup` (set_up: building the engine and its data plane) on every process, in turns where
+// devices need it: a process whose ports are net_memif clients goes after the others, whose
+// servers must listen first. Every process learns whether all succeeded; returns kExitOk, or the
+// exit code every process stops with (each process printed its own error; process 0 names the
+// processes that failed).
+int set_up_every_process(const cluster::Session& session, const config::RunConfig& config,
+                         const std::function<void()>& setup);
+
+// Every process says whether it is ready to start (kExitOk) or the exit code it stops with;
+// returns kExitOk when all are ready, else the first process's code (every process stops).
+int agree_to_start(const cluster::Session& session, int ready);
+
+// How many processes of lower MPI rank run on this process's host (0 outside MPI). Collective.
+int processes_before_on_host(const cluster::Session& session);
 
 }  // namespace etwire::cli

@@ -147,6 +147,8 @@ Json iteration_json(const RunResults& results, const IterationRecord& it) {
 Json port_json(const PortRecord& p) {
   Json j;
   j["name"] = p.name;
+  // Split between emulator processes: the host whose process drove the port.
+  if (!p.host.empty()) j["host"] = p.host;
   j["speed_bps"] = p.speed_bps;
   for (size_t f = 0; f < dataplane::kPortCounterFields.size(); ++f) {
     const auto& field = dataplane::kPortCounterFields[f];

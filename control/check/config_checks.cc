@@ -337,6 +337,14 @@ class Checker {
         break;
       }
     }
+    // A receiver in another process tells a message's collective only by its immediate.
+    if (emulators.size() > 1 && config_.transport.op != config::RdmaOp::kWriteWithImmediate) {
+      error(Problem::kInconsistent, "transport.op",
+            fmt::format("{} emulators, but transport.op is {}: a receiver in another emulator "
+                        "process tells which collective a message belongs to only by its "
+                        "immediate, which only write-with-imm carries",
+                        emulators.size(), config::rdma_op_name(config_.transport.op)));
+    }
     for (const auto& emulator : emulators) {
       if (emulator.rank >= emulators.size()) {
         error(Problem::kInconsistent, child_path(emulator.key_path, "rank"),

@@ -127,15 +127,25 @@ TEST(EmulatorProcesses, VerbsPortsAcrossProcessesAreRefusedAsNotBuiltYet) {
   EXPECT_THAT(r.output, HasSubstr("verbs ports across 2 emulator processes are not built yet"));
 }
 
-// Splitting one run's traffic between processes is not built yet: run refuses to start rather
-// than run each process's own copy; one process under mpirun runs as without it.
-TEST(EmulatorProcesses, RunAcrossProcessesIsRefusedAsNotBuiltYet) {
+// A run split between processes starts only when every process could set up its devices: one
+// that cannot stops them all, before any traffic, and process 0 names it. One process under
+// mpirun runs as without it.
+TEST(EmulatorProcesses, ARunAcrossProcessesStartsOnlyWhenEveryProcessCanSetUp) {
   const fs::path dir = testing::make_scratch_dir("mpi-run");
   write_two_emulators(dir);
+  // Process 1's devices are of a driver DPDK does not have; process 0's are fine.
+  {
+    std::ifstream in(dir / "two.yaml");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    text.replace(text.find("net_null1{i}"), 12, "net_bogus{i}");
+    std::ofstream(dir / "two.yaml")
+        << text << "dpdk: {eal_args: [--no-pci, --no-huge, -m, \"512\"], mbufs: 1023}\n";
+  }
   auto r = mpirun(dir, {"-np 2 " + etwire_in("run two.yaml --out results --no-progress "
                                              "--no-metrics")});
   EXPECT_NE(r.code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("error: a run across 2 emulator processes is not built yet"));
+  EXPECT_THAT(r.output, HasSubstr("error: emulator process 1 could not set up (see its error "
+                                  "above); nothing was run"));
   EXPECT_FALSE(fs::exists(dir / "results"));
 
   const std::string demo = (testing::source_dir() / "configs/loopback-demo.yaml").string();
@@ -143,6 +153,19 @@ TEST(EmulatorProcesses, RunAcrossProcessesIsRefusedAsNotBuiltYet) {
              {"-np 1 " + etwire_in("run '" + demo + "' --out single --no-progress --no-metrics")});
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_TRUE(fs::exists(dir / "single/summary.json"));
+}
+
+// A receiver in another process knows a message's collective only by its immediate.
+TEST(EmulatorProcesses, ASplitRunNeedsWriteWithImmediate) {
+  const fs::path dir = testing::make_scratch_dir("mpi-op");
+  write_two_emulators(dir);
+  const auto r = testing::run_etwire("validate '" + (dir / "two.yaml").string() +
+                                     "' --no-traces --set transport.op=send");
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("transport.op: 2 emulators, but transport.op is send: a "
+                                  "receiver in another emulator process tells which collective a "
+                                  "message belongs to only by its immediate, which only "
+                                  "write-with-imm carries"));
 }
 
 }  // namespace
