@@ -184,9 +184,10 @@ CommandAction add_run_command(CLI::App& app) {
     // an address in use stops the run here.
     std::optional<telemetry::RunTelemetry> telemetry;
     // Each emulator process serves its own metrics; processes sharing a host take the ports after
-    // the configured one, in MPI rank order.
+    // the configured one, in MPI rank order (port 0: each a free one).
     config::MetricsEndpoint metrics = config.telemetry.metrics;
-    metrics.port = static_cast<uint16_t>(metrics.port + processes_before_on_host(session));
+    const int before_on_host = processes_before_on_host(session);
+    if (metrics.port != 0) metrics.port = static_cast<uint16_t>(metrics.port + before_on_host);
     int ready = kExitOk;
     if (!opts->no_metrics && (metrics.enabled || !metrics.pushgateway.empty())) {
       try {
