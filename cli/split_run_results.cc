@@ -62,9 +62,8 @@ std::optional<SplitRunResults> gather_split_results(
   for (size_t p = 0; p < flow_parts.size(); ++p) {
     const std::string& bytes = flow_parts[p];
     if (bytes.size() % sizeof(transport::FlowRecord) != 0) {
-      throw std::runtime_error(
-          fmt::format("the flow records of emulator process {}: {} bytes, not whole records", p,
-                      bytes.size()));
+      throw std::runtime_error(fmt::format(
+          "the flow records of emulator process {}: {} bytes, not whole records", p, bytes.size()));
     }
     const uint64_t first_flow = next_flow;
     for (size_t at = 0; at < bytes.size(); at += sizeof(transport::FlowRecord)) {

@@ -396,8 +396,8 @@ class Reader {
     get(part.fct_samples);
     get(part.members_here);
     if (part.members_here.size() != part.results.collectives.size()) {
-      fail(fmt::format("{} member counts for {} collective instances",
-                       part.members_here.size(), part.results.collectives.size()));
+      fail(fmt::format("{} member counts for {} collective instances", part.members_here.size(),
+                       part.results.collectives.size()));
     }
     get(part.ranks_here);
     get(part.ports_here);
@@ -668,13 +668,15 @@ PartialResults deserialize_partial(std::string_view bytes) {
   return part;
 }
 
-RunResults merge_partials(std::vector<PartialResults> parts, std::vector<InstanceNumbers>* numbers) {
+RunResults merge_partials(std::vector<PartialResults> parts,
+                          std::vector<InstanceNumbers>* numbers) {
   if (parts.empty()) throw std::invalid_argument("merge_partials: no partial results");
   for (PartialResults& part : parts) shift_times(part.results, part.time_shift);
   if (parts.size() == 1) {
     if (numbers != nullptr) {
       numbers->assign(1, {});
-      for (const CollectiveRecord& c : parts[0].results.collectives) (*numbers)[0][c.instance] = c.instance;
+      for (const CollectiveRecord& c : parts[0].results.collectives)
+        (*numbers)[0][c.instance] = c.instance;
     }
     RunResults results = std::move(parts[0].results);
     results.fct = fct_from_samples(parts);
