@@ -279,6 +279,15 @@ CommandAction add_run_command(CLI::App& app) {
       }
       return exit_code_for(results.status);
     };
+    if (split && stop_requested.load(std::memory_order_relaxed)) {
+      // The launcher is ending the run (a signal; another process died): the processes cannot
+      // meet again, so each keeps what it has, in its own files, and all end together.
+      if (telemetry) telemetry->finish();
+      const int code =
+          keep_own_part(session, config, *engine, out, split_flows ? &*split_flows : nullptr,
+                        [&](const engine::RunResults& part) { return report(part); });
+      session.abort(code == kExitOk ? kExitInterrupted : code);
+    }
     std::optional<SplitRunResults> gathered;
     std::string gather_error;
     if (split) {

@@ -2,29 +2,128 @@
 
 #include <fmt/format.h>
 
+#include <iostream>
+
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
+
+#include "outputs/results_files.h"
 
 namespace etwire::cli {
 
 namespace {
-
-static_assert(std::is_trivially_copyable_v<transport::FlowRecord>,
-              "flow records cross processes as bytes");
-
-std::string flow_bytes(const FlowRecordBuffer& buffer) {
-  const auto& records = buffer.records();
-  return std::string(reinterpret_cast<const char*>(records.data()),
-                     records.size() * sizeof(transport::FlowRecord));
-}
 
 clock::Nanos shifted(clock::Nanos t, clock::Nanos shift) {
   return t == clock::kNever ? t : t + shift;
 }
 
 }  // namespace
+
+namespace {
+
+// Every process's vector of trivially copyable records, gathered as bytes.
+template <typename T>
+std::vector<std::vector<T>> gather_records(const cluster::Session& session,
+                                           const std::vector<T>& mine, const char* what) {
+  static_assert(std::is_trivially_copyable_v<T>, "records cross processes as bytes");
+  const std::vector<std::string> all = session.all_gather(
+      std::string(reinterpret_cast<const char*>(mine.data()), mine.size() * sizeof(T)));
+  std::vector<std::vector<T>> out(all.size());
+  for (size_t p = 0; p < all.size(); ++p) {
+    if (all[p].size() % sizeof(T) != 0) {
+      throw std::runtime_error(fmt::format(
+          "the {} of emulator process {}: {} bytes, not whole records", what, p, all[p].size()));
+    }
+    out[p].resize(all[p].size() / sizeof(T));
+    std::memcpy(out[p].data(), all[p].data(), all[p].size());
+  }
+  return out;
+}
+
+// A flow between processes is finished on its sender's and delivered on its receiver's: the k-th
+// delivery of a requester is its k-th message (posting order, flow ids), which gives the flow its
+// delivery time, its ECN marks and, in a measured iteration, an FCT sample for its sender's part.
+void join_deliveries(const std::vector<std::vector<engine::RunEngine::RemoteDelivery>>& deliveries,
+                     const std::vector<clock::Nanos>& shifts,
+                     std::vector<std::vector<transport::FlowRecord>>& flows,
+                     std::vector<engine::PartialResults>& parts) {
+  std::unordered_map<uint32_t, std::vector<std::pair<clock::Nanos, uint32_t>>> by_requester;
+  for (size_t p = 0; p < deliveries.size(); ++p) {
+    for (const auto& d : deliveries[p]) {
+      by_requester[d.requester_qpn].emplace_back(d.at + shifts[p], d.ecn_marks);
+    }
+  }
+  for (size_t p = 0; p < flows.size(); ++p) {
+    std::unordered_map<uint32_t, std::vector<size_t>> waiting;  // by requester, flow indexes
+    for (size_t i = 0; i < flows[p].size(); ++i) {
+      if (flows[p][i].delivered_at == clock::kNever) waiting[flows[p][i].qpn].push_back(i);
+    }
+    std::unordered_map<uint64_t, const engine::CollectiveRecord*> instances;
+    for (const engine::CollectiveRecord& c : parts[p].results.collectives) {
+      instances[c.instance] = &c;
+    }
+    for (auto& [qpn, indexes] : waiting) {
+      auto found = by_requester.find(qpn);
+      if (found == by_requester.end()) continue;
+      std::sort(indexes.begin(), indexes.end(),
+                [&](size_t a, size_t b) { return flows[p][a].flow_id < flows[p][b].flow_id; });
+      for (size_t k = 0; k < indexes.size() && k < found->second.size(); ++k) {
+        transport::FlowRecord& record = flows[p][indexes[k]];
+        record.delivered_at = found->second[k].first;
+        record.ecn_marks = found->second[k].second;
+        auto owner = instances.find(record.tags.collective);
+        if (record.status != transport::FlowStatus::kCompleted || owner == instances.end() ||
+            owner->second->warmup) {
+          continue;
+        }
+        const size_t kind = owner->second->kind ? static_cast<size_t>(*owner->second->kind)
+                                                : size_t{trace::kCollectiveTypeCount};
+        if (kind < parts[p].fct_samples.size()) parts[p].fct_samples[kind].push_back(record.fct());
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int keep_own_part(const cluster::Session& session, const config::RunConfig& config,
+                  const engine::RunEngine& engine, const std::filesystem::path& out,
+                  const FlowRecordBuffer* flows,
+                  const std::function<int(const engine::RunResults&)>& report) {
+  engine::RunResults part = engine.results();
+  std::string name = fmt::format("process {}", session.rank());
+  for (const config::EmulatorConfig& emulator : config.emulators) {
+    if (emulator.rank == static_cast<uint32_t>(session.rank())) name = emulator.name;
+  }
+  const std::filesystem::path own =
+      session.rank() == 0 ? out : out / fmt::format("emulator-{}", name);
+  part.diagnosis += fmt::format(
+      "{}the run was ended across its emulator processes before their results could be "
+      "gathered: this is emulator \"{}\"'s part only (its ranks and its ports, on host {}){}\n",
+      part.diagnosis.empty() || part.diagnosis.back() == '\n' ? "" : "\n", name, session.host(),
+      session.rank() == 0 ? "; the others wrote theirs in emulator-NAME beside it, on their hosts"
+                          : "");
+  if (session.rank() == 0) return report(part);
+  try {
+    std::filesystem::create_directories(own);
+    outputs::write_summary_json(part, (own / "summary.json").string());
+    if (flows != nullptr) {
+      outputs::FlowCsvWriter csv((own / "flows.csv").string());
+      for (const transport::FlowRecord& record : flows->records()) csv.append(record);
+      csv.close();
+    }
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("error: {}\n", e.what());
+    return 1;
+  }
+  std::cerr << fmt::format("emulator \"{}\": its part of the interrupted run is in {}\n", name,
+                           own.string());
+  return 0;
+}
 
 std::optional<SplitRunResults> gather_split_results(
     const cluster::Session& session, const engine::RunEngine& engine,
@@ -33,7 +132,8 @@ std::optional<SplitRunResults> gather_split_results(
   // Process 0 turns each start into a shift once it has every process's.
   part.time_shift = engine.started_steady_ns();
   const std::vector<std::string> parts = session.all_gather(engine::serialize_partial(part));
-  const std::vector<std::string> flow_parts = session.all_gather(flow_bytes(mine));
+  auto flows = gather_records(session, mine.records(), "flow records");
+  const auto deliveries = gather_records(session, engine.remote_deliveries(), "deliveries");
   if (session.rank() != 0) return std::nullopt;
 
   std::vector<engine::PartialResults> decoded;
@@ -51,33 +151,29 @@ std::optional<SplitRunResults> gather_split_results(
     const int64_t offset = p < offsets.size() ? offsets[p].offset_ns : 0;
     decoded[p].time_shift = decoded[p].time_shift - offset - start_0;
     shifts.push_back(decoded[p].time_shift);
+    for (transport::FlowRecord& record : flows[p]) {
+      record.posted_at = shifted(record.posted_at, shifts[p]);
+      record.first_byte_out = shifted(record.first_byte_out, shifts[p]);
+      record.delivered_at = shifted(record.delivered_at, shifts[p]);
+      record.finished_at = shifted(record.finished_at, shifts[p]);
+    }
   }
+  join_deliveries(deliveries, shifts, flows, decoded);
+
   std::vector<engine::InstanceNumbers> numbers;
   SplitRunResults gathered;
   gathered.results = engine::merge_partials(std::move(decoded), &numbers);
-
   // Instances no process completed keep numbers after the merged ones'.
   uint64_t next_instance = gathered.results.collectives.size();
   uint64_t next_flow = 0;
-  for (size_t p = 0; p < flow_parts.size(); ++p) {
-    const std::string& bytes = flow_parts[p];
-    if (bytes.size() % sizeof(transport::FlowRecord) != 0) {
-      throw std::runtime_error(fmt::format(
-          "the flow records of emulator process {}: {} bytes, not whole records", p, bytes.size()));
-    }
+  for (size_t p = 0; p < flows.size(); ++p) {
     const uint64_t first_flow = next_flow;
-    for (size_t at = 0; at < bytes.size(); at += sizeof(transport::FlowRecord)) {
-      transport::FlowRecord record;
-      std::memcpy(&record, bytes.data() + at, sizeof(record));
+    for (transport::FlowRecord& record : flows[p]) {
       record.flow_id += first_flow;
       next_flow = std::max(next_flow, record.flow_id + 1);
       auto [number, fresh] = numbers[p].try_emplace(record.tags.collective, next_instance);
       if (fresh) ++next_instance;
       record.tags.collective = number->second;
-      record.posted_at = shifted(record.posted_at, shifts[p]);
-      record.first_byte_out = shifted(record.first_byte_out, shifts[p]);
-      record.delivered_at = shifted(record.delivered_at, shifts[p]);
-      record.finished_at = shifted(record.finished_at, shifts[p]);
       gathered.flows.push_back(record);
     }
   }

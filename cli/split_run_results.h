@@ -3,6 +3,8 @@
 // with the clock offsets measured before the run. Over MPI, after the last packet.
 #pragma once
 
+#include <filesystem>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -39,6 +41,15 @@ struct SplitRunResults {
   // numbers in `results`.
   std::vector<transport::FlowRecord> flows;
 };
+
+// A split run the launcher is ending (a signal; another process died): this process's own part,
+// kept where it can be found. Process 0 writes it as the run's results through `report` (its
+// flows.csv was written as flows finished); another process writes summary.json and flows.csv in
+// `out`/emulator-NAME. The summary says whose part it is. Returns the exit code.
+int keep_own_part(const cluster::Session& session, const config::RunConfig& config,
+                  const engine::RunEngine& engine, const std::filesystem::path& out,
+                  const FlowRecordBuffer* flows,
+                  const std::function<int(const engine::RunResults&)>& report);
 
 // Collective: every process calls it after its engine ran. `offsets` are process 0's measurement
 // (join_emulator_processes). On process 0 returns the merged results; elsewhere nothing. Throws

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -120,13 +121,22 @@ bool Session::Arrival::passed() {
 
 Session::Arrival::~Arrival() {
   auto* request = static_cast<MPI_Request*>(request_);
-  // A barrier left behind must still complete before MPI ends.
-  if (request != nullptr && !passed_) MPI_Wait(request, MPI_STATUS_IGNORE);
+  // A barrier left behind must still complete before MPI ends, unless it was abandoned: then the
+  // process ends with abort(), and the request, still active, may not be freed.
+  if (request == nullptr) return;
+  if (abandoned_ && !passed_) return;
+  if (!passed_) MPI_Wait(request, MPI_STATUS_IGNORE);
   delete request;
 }
 
 std::unique_ptr<Session::Arrival> Session::arrive() const {
   return std::unique_ptr<Arrival>(new Arrival(mpi_));
+}
+
+void Session::abort(int code) const {
+  std::fflush(nullptr);
+  if (mpi_) MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
 }
 
 std::vector<ClockOffset> Session::clock_offsets(int rounds) const {

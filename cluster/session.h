@@ -40,6 +40,9 @@ class Session {
   class Arrival {
    public:
     bool passed();
+    // Stops waiting for the others (a stop request): the barrier is left behind, and the
+    // process must then end with Session::abort, never a normal MPI finish.
+    void abandon() { abandoned_ = true; }
     ~Arrival();
 
    private:
@@ -47,12 +50,16 @@ class Session {
     explicit Arrival(bool mpi);
     bool mpi_ = false;
     bool passed_ = false;
+    bool abandoned_ = false;
     void* request_ = nullptr;  // an MPI_Request, kept out of this header
   };
   std::unique_ptr<Arrival> arrive() const;
   // On process 0: every process's clock offset to process 0 (its own is zero), from `rounds`
   // round trips each; elsewhere empty. Collective.
   std::vector<ClockOffset> clock_offsets(int rounds) const;
+  // Ends every process of the run with `code` (the launcher ends the others): for a process that
+  // cannot meet the others again. Outside MPI, exits with `code`.
+  [[noreturn]] void abort(int code) const;
 
  private:
   Session(bool mpi, int rank, int size, std::string host);

@@ -155,7 +155,7 @@ const RunResults& RunEngine::run() {
       data_plane_->poll();
       if ((++polls & 0xFFF) == 0) every_so_often(std::chrono::steady_clock::now());
     }
-    if (split_) wait_for_other_processes();
+    if (split_ && !stop_requested()) wait_for_other_processes();
   } catch (...) {
     results_.status = RunStatus::kFailed;
     results_.wall_seconds =

@@ -98,6 +98,15 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   bool rank_here(uint32_t job, int32_t rank) const;
   // When the run's time began (the data plane's start), on this process's steady clock.
   int64_t started_steady_ns() const { return started_steady_ns_; }
+  // A message posted by another emulator process that reached its receiver here: the requester's
+  // QP number (the address plan's), when, and its CE-marked packets. The k-th delivery of a
+  // requester is its k-th message: joined with the sender's flow records for their FCT.
+  struct RemoteDelivery {
+    uint32_t requester_qpn = 0;
+    uint32_t ecn_marks = 0;
+    clock::Nanos at = 0;
+  };
+  const std::vector<RemoteDelivery>& remote_deliveries() const { return remote_deliveries_; }
   // This process's part of a run split between emulator processes (after run()): its results,
   // its FCT samples, the ranks and ports it has; the time shift is the caller's to set.
   PartialResults partial_results() const;
@@ -209,6 +218,9 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   // After the last local rank finished: keeps answering the other processes' traffic until every
   // process has finished.
   void wait_for_other_processes();
+  bool stop_requested() const {
+    return options_.stop != nullptr && options_.stop->load(std::memory_order_relaxed);
+  }
 
   // The wall clock: waiting for it when the run replays at run.time_scale, and what is due every
   // so often (run_engine.cc).
@@ -248,6 +260,7 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   std::unordered_map<uint64_t, std::vector<UnjoinedDelivery>> unjoined_;
   int64_t started_steady_ns_ = 0;
   std::vector<uint32_t> collective_members_here_;  // parallel to results_.collectives
+  std::vector<RemoteDelivery> remote_deliveries_;
 
   std::map<InstanceKey, std::unique_ptr<CollectiveInstance>> instances_;
   std::unordered_map<uint64_t, CollectiveInstance*> instance_by_id_;

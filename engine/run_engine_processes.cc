@@ -26,9 +26,10 @@ void RunEngine::open_planned_connections() {
   }
 }
 
-void RunEngine::on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos, uint32_t,
-                                          uint32_t immediate) {
+void RunEngine::on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now,
+                                          uint32_t ecn_marks, uint32_t immediate) {
   last_progress_ = clock_.now();
+  remote_deliveries_.push_back({requester_qpn, ecn_marks, now});
   if (!wire_tag_last(immediate)) return;  // a chunk operation's earlier messages
   auto it = remote_senders_.find(requester_qpn);
   if (it == remote_senders_.end()) {
@@ -124,7 +125,17 @@ PartialResults RunEngine::partial_results() const {
 void RunEngine::wait_for_other_processes() {
   // Their last messages still need this process's acknowledgements.
   const auto everyone = options_.session->arrive();
-  while (!everyone->passed()) data_plane_->poll();
+  while (!everyone->passed()) {
+    if (stop_requested()) {
+      // The launcher is ending the run (a signal, or another process died): no one else may
+      // arrive. The caller writes what this process has and aborts.
+      everyone->abandon();
+      results_.status = RunStatus::kInterrupted;
+      results_.diagnosis = "interrupted while waiting for the other emulator processes to finish";
+      return;
+    }
+    data_plane_->poll();
+  }
 }
 
 }  // namespace etwire::engine

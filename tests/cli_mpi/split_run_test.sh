@@ -73,6 +73,20 @@ one_rows = list(csv.DictReader(open(f"{one_dir}/flows.csv")))
 check(len(rows) == len(one_rows) > 0, f"flows.csv: {len(rows)} rows split, {len(one_rows)} in one process")
 check(sum(int(r["bytes"]) for r in rows) == sum(int(r["bytes"]) for r in one_rows),
       "flows.csv bytes differ")
+# Each flow between processes is joined with its delivery on the other process: its time lies
+# between posting and the acknowledgement (both on process 0's clock, within the measured offset).
+slack = 50_000
+for r in rows:
+    if r["delivered_ns"] == "":
+        check(False, f"flow {r['flow_id']} has no delivery")
+        break
+    posted, delivered, finished = int(r["posted_ns"]), int(r["delivered_ns"]), int(r["finished_ns"])
+    if not (posted - slack <= delivered <= finished + slack):
+        check(False, f"flow {r['flow_id']}: delivered at {delivered}, posted {posted}, finished {finished}")
+        break
+fct = {f["type"]: f["flows"] for f in split["fct"]}
+one_fct = {f["type"]: f["flows"] for f in one["fct"]}
+check(fct == one_fct and fct, f"FCT samples per collective {fct} vs {one_fct}")
 ids = sorted(int(r["flow_id"]) for r in rows)
 check(ids == list(range(len(rows))), "flows.csv: flow ids are not 0 .. n-1, each once")
 per_instance = {}

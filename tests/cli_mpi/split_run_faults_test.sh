@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Faults in a run split between two emulator processes (configs/multi-host-memif.yaml under
+# mpirun): a process killed mid-run ends the other within seconds, which keeps its part of the
+# results; SIGINT to mpirun ends both, each keeping its part; a process that loaded other inputs
+# stops both before anything starts.
+#
+#   split_run_faults_test.sh ETWIRE SOURCE_DIR
+set -uo pipefail
+etwire=$1
+source_dir=$2
+work=$(mktemp -d)
+failures=0
+fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
+cleanup() {
+  pkill -KILL -f "$work" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+config="$source_dir/configs/multi-host-memif.yaml"
+# A long run (about 400 iterations of the all-reduce) on a cable of its own.
+long_run() {  # OUT
+  local memif="rsize=14,bsize=8192,socket=$work/$1.sock"
+  echo run "$config" --no-metrics --no-progress --out "$work/$1" --set workload.iterations=400 \
+    --set "ports[0].dpdk.vdev=net_memif0,role=server,id=0,$memif" \
+    --set "ports[1].dpdk.vdev=net_memif1,role=client,id=0,$memif"
+}
+# The pid of the etwire process of MPI rank RANK whose command line names OUT.
+pid_of_rank() {  # OUT RANK
+  local p
+  for p in $(pgrep -f "etwire run .*--out $work/$1 "); do
+    if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
+      echo "$p"
+      return
+    fi
+  done
+}
+# Waits (at most 120 s) until the run's flows.csv has flows in it: the traffic has started.
+wait_for_traffic() {  # OUT
+  local i
+  for i in $(seq 1200); do
+    [ "$(wc -l 2>/dev/null <"$work/$1/flows.csv" || echo 0)" -gt 20 ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+status_of() {  # SUMMARY
+  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["status"])' "$1" 2>/dev/null
+}
+
+# 1. Process 1 killed mid-run: process 0 ends within seconds and keeps its part.
+# shellcheck disable=SC2046
+timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 "$etwire" $(long_run killed) \
+  >"$work/killed.out" 2>"$work/killed.err" &
+launcher=$!
+if wait_for_traffic killed; then
+  victim=$(pid_of_rank killed 1)
+  [ -n "$victim" ] || fail "no process of rank 1 found"
+  kill -KILL "$victim"
+  killed_at=$(date +%s)
+  wait "$launcher"
+  code=$?
+  took=$(($(date +%s) - killed_at))
+  [ "$code" -ne 0 ] || fail "mpirun exited 0 after a process was killed"
+  [ "$took" -le 15 ] || fail "the surviving process took ${took} s to end"
+  [ "$(status_of "$work/killed/summary.json")" = interrupted ] ||
+    fail "process 0 kept no interrupted summary.json: $(tail -5 "$work/killed.err")"
+  grep -q "this is emulator \\\\\"server-a\\\\\"'s part only" "$work/killed/summary.json" ||
+    fail "process 0's summary does not say whose part it is"
+  [ "$(wc -l <"$work/killed/flows.csv")" -gt 20 ] || fail "process 0's flows.csv lost its flows"
+else
+  fail "the run to kill never started: $(tail -5 "$work/killed.err")"
+  kill -KILL "$launcher" 2>/dev/null
+fi
+
+# 2. SIGINT to mpirun: both processes end, each keeping its part.
+# shellcheck disable=SC2046
+timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 "$etwire" $(long_run interrupted) \
+  >"$work/interrupted.out" 2>"$work/interrupted.err" &
+launcher=$!
+if wait_for_traffic interrupted; then
+  kill -INT "$launcher"
+  wait "$launcher"
+  code=$?
+  [ "$code" -ne 0 ] || fail "mpirun exited 0 after SIGINT"
+  [ "$(status_of "$work/interrupted/summary.json")" = interrupted ] ||
+    fail "no interrupted summary.json from process 0: $(tail -5 "$work/interrupted.err")"
+  [ "$(status_of "$work/interrupted/emulator-server-b/summary.json")" = interrupted ] ||
+    fail "no interrupted summary.json from process 1: $(tail -5 "$work/interrupted.err")"
+  [ "$(wc -l <"$work/interrupted/emulator-server-b/flows.csv")" -gt 1 ] ||
+    fail "process 1 kept no flows"
+else
+  fail "the run to interrupt never started: $(tail -5 "$work/interrupted.err")"
+  kill -KILL "$launcher" 2>/dev/null
+fi
+
+# 3. One process with other inputs: both stop before anything starts.
+timeout 120 mpirun --allow-run-as-root --oversubscribe \
+  -np 1 "$etwire" run "$config" --no-metrics --out "$work/differ" : \
+  -np 1 "$etwire" run "$config" --no-metrics --out "$work/differ" --set run.seed=9 \
+  >"$work/differ.out" 2>&1
+code=$?
+[ "$code" -ne 0 ] || fail "processes with different inputs ran"
+grep -q "the emulator processes loaded different configurations or traces; nothing was started" \
+  "$work/differ.out" || fail "no clear message for different inputs: $(tail -5 "$work/differ.out")"
+grep -q "process 1 on host" "$work/differ.out" || fail "the differing process is not named"
+[ ! -e "$work/differ" ] || fail "a results directory was made for a run that never started"
+
+if [ "$failures" -gt 0 ]; then
+  echo "$failures failed"
+  exit 1
+fi
+echo "split run faults: a killed process, SIGINT and different inputs end every process cleanly"
