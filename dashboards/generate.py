@@ -12,6 +12,10 @@ the data plane's clock. Where that clock follows the wall clock the result equal
 loopback ports replayed with --time-scale it stays comparable with the port speed and the paced
 rate, which are per data-plane second too. Quantiles, which do not depend on the time base, use
 rate() directly.
+
+Hosts: every query also matches host=~"$host". A run split between emulator processes on several
+hosts has series from each; the host selector narrows the panels to some of them, and the sums
+add up the selected hosts' series as they add up ports or jobs.
 """
 
 import argparse
@@ -23,6 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 DATASOURCE = {"type": "prometheus", "uid": "${datasource}"}
 RUN = 'run=~"$run"'
+HOST = 'host=~"$host"'
 JOB = 'job_name=~"$job"'
 PORT = 'port=~"$port"'
 WINDOW = "[$__rate_interval]"
@@ -63,12 +68,13 @@ def per_second(counter, by, *matchers):
 
     `by` must include run, the label the division matches on. The virtual time goes through
     increase() like a counter, so a second run under the same name (the clock starts again at 0)
-    does not produce a spike; the floor of 1 ns gives 0 instead of 0/0 once the clock stops.
+    does not produce a spike; the floor of 1 ns gives 0 instead of 0/0 once the clock stops. The
+    clock is the furthest of the selected hosts'.
     """
     return (
         "sum by (%s) (increase(%s%s)) / on(run) group_left() "
         "clamp_min(max by (run) (increase(%s%s)), 1e-9)"
-        % (by, sel(counter, *matchers), WINDOW, sel(VTIME, RUN), WINDOW)
+        % (by, sel(counter, *matchers), WINDOW, sel(VTIME, RUN, HOST), WINDOW)
     )
 
 
@@ -303,10 +309,13 @@ def query_variable(name, label, query):
 VARIABLES = {
     "datasource": datasource_variable,
     "run": lambda: query_variable("run", "Run", "label_values(etwire_run_info, run)"),
-    "job": lambda: query_variable("job", "Job",
-                                  'label_values(etwire_job_nodes{run=~"$run"}, job_name)'),
+    "host": lambda: query_variable("host", "Host",
+                                   'label_values(etwire_run_info{run=~"$run"}, host)'),
+    "job": lambda: query_variable(
+        "job", "Job", 'label_values(etwire_job_nodes{run=~"$run",host=~"$host"}, job_name)'),
     "port": lambda: query_variable(
-        "port", "Port", 'label_values(etwire_port_speed_bytes_per_second{run=~"$run"}, port)'),
+        "port", "Port",
+        'label_values(etwire_port_speed_bytes_per_second{run=~"$run",host=~"$host"}, port)'),
 }
 
 
@@ -355,7 +364,8 @@ def dashboard(uid, title, description, variables, panels):
 # --- Dashboards -------------------------------------------------------------------------------
 
 def overview():
-    rj = (RUN, JOB)
+    rh = (RUN, HOST)
+    rj = (RUN, HOST, JOB)
     state_colors = [{
         "matcher": {"id": "byRegexp", "options": ".*: %s$" % state},
         "properties": [{"id": "color", "value": {"fixedColor": color, "mode": "fixed"}}],
@@ -365,22 +375,23 @@ def overview():
             "Run state",
             "Current state of each selected run: running, completed, flows-failed, stuck, "
             "interrupted or failed.",
-            [target('max by (run, state) (%s) == 1' % sel("etwire_run_state", RUN),
+            [target('max by (run, state) (%s) == 1' % sel("etwire_run_state", *rh),
                     legend="{{run}}: {{state}}")],
             text_mode="name", color_mode="background", overrides=state_colors)),
         (12, 4, table(
             "Run",
-            "Topology and configuration digest of each selected run (etwire_run_info).",
-            [target(sel("etwire_run_info", RUN), fmt="table", instant=True)],
+            "Topology and configuration digest of each selected run, one row per host "
+            "(etwire_run_info).",
+            [target(sel("etwire_run_info", *rh), fmt="table", instant=True)],
             [{"id": "organize", "options": {
                 "excludeByName": {"Time": True, "Value": True, "__name__": True,
                                   "instance": True, "job": True},
-                "indexByName": {"run": 0, "topology": 1, "config_digest": 2},
+                "indexByName": {"run": 0, "host": 1, "topology": 2, "config_digest": 3},
                 "renameByName": {}}}])),
         (6, 4, stat(
             "Virtual time",
             "The data plane's clock (etwire_run_virtual_time_seconds).",
-            [target("max by (run) (%s)" % sel(VTIME, RUN), legend="{{run}}")], unit="s")),
+            [target("max by (run) (%s)" % sel(VTIME, *rh), legend="{{run}}")], unit="s")),
         (6, 6, fraction_bargauge(
             "Iterations completed",
             "Iterations completed (warm-up included) / iterations planned, per job.",
@@ -450,18 +461,18 @@ def overview():
             "Telemetry records dropped",
             "Telemetry records lost because a worker's buffer was full. Non-zero means the "
             "result files and metrics miss some flows or collectives.",
-            [target("sum by (run) (%s)" % sel("etwire_telemetry_records_dropped_total", RUN),
+            [target("sum by (run) (%s)" % sel("etwire_telemetry_records_dropped_total", *rh),
                     legend="{{run}}")],
             steps=[(None, "green"), (1, "red")])),
     ]
     return dashboard(
         "etwire-overview", "etwire / Overview",
         "Run state, progress, iteration times and collective bandwidth of etwire runs.",
-        ["datasource", "run", "job"], panels)
+        ["datasource", "run", "host", "job"], panels)
 
 
 def flows():
-    rj = (RUN, JOB)
+    rj = (RUN, HOST, JOB)
     fct, cct = "etwire_flow_completion_seconds", "etwire_collective_completion_seconds"
     by = "run, collective"
     panels = [
@@ -515,7 +526,7 @@ def flows():
     return dashboard(
         "etwire-flows", "etwire / Flows",
         "Flow and collective completion times of etwire runs, per collective type.",
-        ["datasource", "run", "job"], panels)
+        ["datasource", "run", "host", "job"], panels)
 
 
 CONGESTION_COUNTERS = [
@@ -541,7 +552,7 @@ TOTALS_LEFT_OUT = ("cnps_received", "pfc_pause_frames_received")
 
 
 def congestion():
-    rp = (RUN, PORT)
+    rp = (RUN, HOST, PORT)
     totals = [(4, 4, stat(
         total, description + " Total since the run started, over the selected ports.",
         [target("sum by (run) (%s)" % sel("etwire_port_%s_total" % name, *rp),
@@ -556,11 +567,11 @@ def congestion():
     return dashboard(
         "etwire-congestion", "etwire / Congestion",
         "ECN, CNP, PFC, drop, retransmission and timeout counters of etwire runs, per port.",
-        ["datasource", "run", "port"], totals + rates)
+        ["datasource", "run", "host", "port"], totals + rates)
 
 
 def ports():
-    rp = (RUN, PORT)
+    rp = (RUN, HOST, PORT)
     speed = "max by (run, port) (%s)" % sel("etwire_port_speed_bytes_per_second", *rp)
     paced = "max by (run, port) (%s)" % sel("etwire_port_paced_rate_bytes_per_second", *rp)
 
@@ -618,7 +629,7 @@ def ports():
     return dashboard(
         "etwire-ports", "etwire / Ports",
         "Throughput, utilisation, packet rates and DCQCN paced rates of etwire runs, per port.",
-        ["datasource", "run", "port"], panels)
+        ["datasource", "run", "host", "port"], panels)
 
 
 DASHBOARDS = {

@@ -34,6 +34,8 @@ telemetry::MetricLabels RunEngine::metric_labels() const {
   labels.run = results_.run_name;
   labels.topology = results_.topology;
   labels.config_digest = results_.config_digest;
+  // The emulator host each series comes from (empty: this machine's name, as telemetry fills it).
+  if (options_.session != nullptr) labels.host = options_.session->host();
   for (size_t j = 0; j < jobs_.size(); ++j) {
     const config::JobConfig& job = *jobs_[j].config;
     const uint32_t iterations = job.warmup_iterations + job.iterations;

@@ -1,6 +1,6 @@
-// The names behind the indexes in telemetry records, fixed when a run starts: the run, its jobs
-// and its ports. They become the low-cardinality labels of every metric (run, job, port); flow
-// and QP ids never do.
+// The names behind the indexes in telemetry records, fixed when a run starts: the run, the host,
+// its jobs and its ports. They become the low-cardinality labels of every metric (run, host, job,
+// port); flow and QP ids never do.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +23,10 @@ struct PortLabel {
 
 struct MetricLabels {
   std::string run;
+  // The emulator host this process runs on. A run split between processes on several hosts has
+  // one endpoint per process, and this label tells their series apart; empty means this machine's
+  // host name (filled in by the exporter).
+  std::string host;
   std::string topology;
   std::string config_digest;
   std::vector<JobLabel> jobs;

@@ -1,9 +1,12 @@
 #include "outputs/telemetry/run_metrics.h"
 
 #include <prometheus/text_serializer.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <climits>
 #include <sstream>
 
 #include "collectives/algorithm.h"
@@ -19,11 +22,20 @@ using prometheus::BuildHistogram;
 
 constexpr double kNsPerSecond = 1e9;
 
-// Every family carries the run as a constant label.
+// Every family carries the run and the host as constant labels: the host keeps apart the series
+// of the processes of a run split between hosts, which are otherwise alike.
 template <typename Builder>
-auto& family(Builder builder, prometheus::Registry& registry, const std::string& run,
+auto& family(Builder builder, prometheus::Registry& registry, const MetricLabels& labels,
              const std::string& name, const std::string& help) {
-  return builder.Name(name).Help(help).Labels({{"run", run}}).Register(registry);
+  return builder.Name(name)
+      .Help(help)
+      .Labels({{"run", labels.run}, {"host", labels.host}})
+      .Register(registry);
+}
+
+MetricLabels with_host(MetricLabels labels) {
+  if (labels.host.empty()) labels.host = local_host_name();
+  return labels;
 }
 
 // Adds what a running total grew by since it was last seen (totals never shrink).
@@ -50,6 +62,13 @@ std::string collective_label(uint8_t kind) {
   return name;
 }
 
+std::string local_host_name() {
+  std::array<char, HOST_NAME_MAX + 1> name{};
+  // A name that fills the buffer may come back unterminated: the last byte stays 0.
+  if (gethostname(name.data(), name.size() - 1) != 0 || name[0] == '\0') return "unknown";
+  return name.data();
+}
+
 std::string run_state_label(RunState state) {
   switch (state) {
     case RunState::kRunning:
@@ -69,61 +88,61 @@ std::string run_state_label(RunState state) {
 }
 
 RunMetrics::RunMetrics(MetricLabels labels)
-    : labels_(std::move(labels)),
+    : labels_(with_host(std::move(labels))),
       registry_(std::make_shared<prometheus::Registry>()),
-      fct_family_(family(BuildHistogram(), *registry_, labels_.run,
-                         "etwire_flow_completion_seconds",
+      fct_family_(family(BuildHistogram(), *registry_, labels_, "etwire_flow_completion_seconds",
                          "Flow completion times of measured iterations: from posting a message "
                          "to its last acknowledgement.")),
       failed_flows_family_(
-          family(BuildCounter(), *registry_, labels_.run, "etwire_flows_failed_total",
+          family(BuildCounter(), *registry_, labels_, "etwire_flows_failed_total",
                  "Flows of measured iterations that exhausted their retries or were flushed.")),
-      cct_family_(family(BuildHistogram(), *registry_, labels_.run,
+      cct_family_(family(BuildHistogram(), *registry_, labels_,
                          "etwire_collective_completion_seconds",
                          "Collective completion times of measured iterations: from the last "
                          "member's arrival to the last member's completion.")),
-      busbw_family_(family(BuildGauge(), *registry_, labels_.run,
+      busbw_family_(family(BuildGauge(), *registry_, labels_,
                            "etwire_collective_busbw_bytes_per_second",
                            "Bus bandwidth of the last completed collective instance.")),
-      algbw_family_(family(BuildGauge(), *registry_, labels_.run,
+      algbw_family_(family(BuildGauge(), *registry_, labels_,
                            "etwire_collective_algbw_bytes_per_second",
                            "Algorithm bandwidth of the last completed collective instance.")) {
   prometheus::Registry& registry = *registry_;
-  const std::string& run = labels_.run;
+  const MetricLabels& names = labels_;
 
-  family(BuildGauge(), registry, run, "etwire_run_info",
+  family(BuildGauge(), registry, names, "etwire_run_info",
          "Always 1; labels describe the run's configuration.")
       .Add({{"topology", labels_.topology}, {"config_digest", labels_.config_digest}})
       .Set(1);
-  auto& state = family(BuildGauge(), registry, run, "etwire_run_state",
+  auto& state = family(BuildGauge(), registry, names, "etwire_run_state",
                        "1 for the run's current state, 0 for the others.");
   for (int s = 0; s < kRunStateCount; ++s) {
     state_[static_cast<size_t>(s)] =
         &state.Add({{"state", run_state_label(static_cast<RunState>(s))}});
   }
   state_[0]->Set(1);
-  virtual_time_ = &family(BuildGauge(), registry, run, "etwire_run_virtual_time_seconds",
+  virtual_time_ = &family(BuildGauge(), registry, names, "etwire_run_virtual_time_seconds",
                           "The data plane's clock: virtual time on the fabric twin.")
                        .Add({});
   records_dropped_ =
-      &family(BuildCounter(), registry, run, "etwire_telemetry_records_dropped_total",
+      &family(BuildCounter(), registry, names, "etwire_telemetry_records_dropped_total",
               "Telemetry records lost because a worker's buffer was full.")
            .Add({});
 
-  auto& iterations = family(BuildGauge(), registry, run, "etwire_job_iterations",
+  auto& iterations = family(BuildGauge(), registry, names, "etwire_job_iterations",
                             "Iterations the job replays: warm-up and measured.");
   auto& iterations_completed =
-      family(BuildCounter(), registry, run, "etwire_job_iterations_completed_total",
+      family(BuildCounter(), registry, names, "etwire_job_iterations_completed_total",
              "Iterations every rank of the job finished, warm-up included.");
-  auto& nodes = family(BuildGauge(), registry, run, "etwire_job_nodes",
+  auto& nodes = family(BuildGauge(), registry, names, "etwire_job_nodes",
                        "Trace nodes the job replays over the whole run, every rank and iteration.");
-  auto& nodes_completed = family(BuildCounter(), registry, run, "etwire_job_nodes_completed_total",
-                                 "Trace nodes of the job completed so far.");
-  auto& jct = family(BuildGauge(), registry, run, "etwire_iteration_jct_seconds",
+  auto& nodes_completed =
+      family(BuildCounter(), registry, names, "etwire_job_nodes_completed_total",
+             "Trace nodes of the job completed so far.");
+  auto& jct = family(BuildGauge(), registry, names, "etwire_iteration_jct_seconds",
                      "Job completion time of the last measured iteration: the first rank's "
                      "start to the last rank's end.");
   auto& exposed =
-      family(BuildGauge(), registry, run, "etwire_iteration_exposed_communication_seconds",
+      family(BuildGauge(), registry, names, "etwire_iteration_exposed_communication_seconds",
              "The largest per-rank exposed communication time (communication with no "
              "compute running) of the last measured iteration.");
   for (const JobLabel& job : labels_.jobs) {
@@ -138,15 +157,15 @@ RunMetrics::RunMetrics(MetricLabels labels)
     jobs_.push_back(series);
   }
 
-  auto& speed = family(BuildGauge(), registry, run, "etwire_port_speed_bytes_per_second",
+  auto& speed = family(BuildGauge(), registry, names, "etwire_port_speed_bytes_per_second",
                        "The port's line rate.");
-  auto& paced = family(BuildGauge(), registry, run, "etwire_port_paced_rate_bytes_per_second",
+  auto& paced = family(BuildGauge(), registry, names, "etwire_port_paced_rate_bytes_per_second",
                        "Sum of the DCQCN rates of the port's queue pairs that have data to send, "
                        "at most the line rate.");
   std::vector<prometheus::Family<prometheus::Counter>*> counters;
   for (const dataplane::PortCounterField& field : dataplane::kPortCounterFields) {
-    counters.push_back(
-        &family(BuildCounter(), registry, run, std::string(field.metric), std::string(field.help)));
+    counters.push_back(&family(BuildCounter(), registry, names, std::string(field.metric),
+                               std::string(field.help)));
   }
   for (const PortLabel& port : labels_.ports) {
     const prometheus::Labels by_port{{"port", port.name}};

@@ -28,8 +28,13 @@ std::string collective_label(uint8_t kind);
 // The `state` label: "running", "completed", "flows-failed", "stuck", "interrupted", "failed".
 std::string run_state_label(RunState state);
 
+// This machine's host name (gethostname), or "unknown" when it has none: the `host` label of a
+// run whose labels name no host.
+std::string local_host_name();
+
 class RunMetrics {
  public:
+  // Every series carries `run` and `host`; an empty `labels.host` becomes local_host_name().
   explicit RunMetrics(MetricLabels labels);
   RunMetrics(const RunMetrics&) = delete;
   RunMetrics& operator=(const RunMetrics&) = delete;
@@ -39,6 +44,7 @@ class RunMetrics {
   void set_records_dropped(uint64_t total);
 
   std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
+  // As given, with the host filled in.
   const MetricLabels& labels() const { return labels_; }
   // The whole registry in the text exposition format, as /metrics serves it.
   std::string text() const;

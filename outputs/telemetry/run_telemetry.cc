@@ -22,7 +22,8 @@ void RunTelemetry::finish() {
 
 std::string RunTelemetry::push() const {
   if (config_.pushgateway.empty()) return "";
-  return push_to_gateway(config_.pushgateway, metrics_.labels().run, metrics_.registry());
+  return push_to_gateway(config_.pushgateway, metrics_.labels().run, metrics_.labels().host,
+                         metrics_.registry());
 }
 
 }  // namespace etwire::telemetry

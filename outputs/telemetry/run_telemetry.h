@@ -24,7 +24,8 @@ inline constexpr size_t kDefaultRingCapacity = size_t{1} << 16;
 class RunTelemetry {
  public:
   // Serves the metrics when `endpoint.enabled` (throws EndpointError when the address cannot be
-  // bound); the aggregator starts at once.
+  // bound); the aggregator starts at once. An empty `labels.host` becomes this machine's host
+  // name, so every series has a host.
   RunTelemetry(MetricLabels labels, const config::MetricsEndpoint& endpoint,
                size_t ring_capacity = kDefaultRingCapacity);
   ~RunTelemetry();

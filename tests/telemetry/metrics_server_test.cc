@@ -62,6 +62,7 @@ std::string http_get(uint16_t port, const std::string& path) {
 MetricLabels one_port() {
   MetricLabels labels;
   labels.run = "server-test";
+  labels.host = "emu-a";
   labels.jobs = {{"j", 1, 1}};
   labels.ports = {{"p0", 100'000'000'000}};
   return labels;
@@ -74,8 +75,9 @@ TEST(MetricsServer, ServesTheRegistryOnAFreePort) {
   EXPECT_EQ(server.url(), "http://127.0.0.1:" + std::to_string(server.port()) + "/metrics");
   const std::string response = http_get(server.port(), "/metrics");
   EXPECT_NE(response.find("200 OK"), std::string::npos) << response;
-  EXPECT_NE(response.find("etwire_run_state{run=\"server-test\",state=\"running\"} 1"),
-            std::string::npos)
+  EXPECT_NE(
+      response.find("etwire_run_state{host=\"emu-a\",run=\"server-test\",state=\"running\"} 1"),
+      std::string::npos)
       << response;
 }
 

@@ -14,12 +14,13 @@ What it proves, one case each:
                   measured flows) and the run state is "completed".
   promtool        The exposition served during the linger passes `promtool check metrics`, and its
                   etwire_* metric families are exactly the ones of docs/monitoring.md's metric
-                  reference, with the documented types and labels.
+                  reference, with the documented types and labels; every etwire_* series has the
+                  same non-empty host label.
   address_in_use  A metrics port that is taken stops the run with exit code 2 and a message naming
                   the address, before the results directory is created.
   pushgateway     The final values pushed to a real Pushgateway (package `prometheus-pushgateway`)
-                  are grouped by job="etwire" and run, and are the final ones; an unreachable
-                  Pushgateway only warns.
+                  are grouped by job="etwire", run and host, and are the final ones; an
+                  unreachable Pushgateway only warns.
   no_metrics      --no-metrics neither listens (not even on a configured port that is taken)
                   nor pushes.
 
@@ -57,6 +58,7 @@ POLL_S = 0.25
 # $__range is the run's duration, filled in per run.
 FIXED_VARIABLES = {
     "run": RUN_NAME,
+    "host": ".*",
     "job": ".*",
     "port": ".*",
     "__rate_interval": "4s",
@@ -677,6 +679,16 @@ def check_buckets(text):
                           "to 10 and +Inf" % (family, dict(series), les))
 
 
+def check_one_host(text):
+    """Every etwire_* sample has a host label, the same non-empty one; returns it."""
+    _, samples = parse_exposition(text)
+    hosts = {labels.get("host") for name, labels, _ in samples if name.startswith("etwire_")}
+    if len(hosts) != 1 or not next(iter(hosts)):
+        raise Failure("every etwire_* series should carry the same non-empty host label; "
+                      "host values found: %s" % sorted(map(repr, hosts)))
+    return hosts.pop()
+
+
 def case_promtool(ctx):
     promtool = require_binary("promtool", "prometheus")
     run = EtwireRun(ctx.procs, ctx.etwire, ctx.source_dir, ctx.workdir, [
@@ -698,7 +710,8 @@ def case_promtool(ctx):
     exposed = exposed_families(exposition)
     compare_with_docs(exposed, documented_metrics(ctx.source_dir))
     check_buckets(exposition)
-    return "%d etwire_* families" % len(exposed)
+    host = check_one_host(exposition)
+    return "%d etwire_* families, host %s" % (len(exposed), host)
 
 
 def case_address_in_use(ctx):
@@ -754,6 +767,15 @@ def check_pushed(gateway_port, run_name):
     if completed[0][1] != planned[0][1]:
         raise Failure("pushed etwire_job_nodes_completed_total = %r, etwire_job_nodes = %r: the "
                       "pushed values are not the final ones" % (completed[0][1], planned[0][1]))
+    # The group is the run's and the host's: the gateway's push_time_seconds of that group.
+    host = completed[0][0].get("host")
+    if not host:
+        raise Failure("the pushed etwire_job_nodes_completed_total has no host label: %s"
+                      % completed[0][0])
+    if not find_samples(samples, "push_time_seconds", job="etwire", run=run_name, host=host):
+        groups = sorted("%s" % l for n, l, _ in samples if n == "push_time_seconds")
+        raise Failure("no pushgateway group with job=\"etwire\", run=%r, host=%r; groups:\n%s"
+                      % (run_name, host, indent("\n".join(groups))))
 
 
 def case_pushgateway(ctx):

@@ -1,8 +1,14 @@
 // Records become the documented metrics: histograms with the 1-2-5 buckets, counters that follow
 // running totals, the run state, and records for jobs or ports the run does not have are ignored.
+// Every series carries the run and the host.
 #include "outputs/telemetry/run_metrics.h"
 
 #include <gtest/gtest.h>
+#include <prometheus/client_metric.h>
+#include <prometheus/metric_family.h>
+#include <unistd.h>
+
+#include <climits>
 
 #include "collectives/algorithm.h"
 #include "tests/telemetry/exposition.h"
@@ -78,10 +84,12 @@ TEST(RunMetrics, StaticSeriesExistFromTheStart) {
   EXPECT_EQ(sample_value(s, "etwire_port_speed_bytes_per_second", {{"port", "host1"}}), 50e9);
   EXPECT_EQ(sample_value(s, "etwire_port_drops_total", {{"port", "host0"}}), 0.0);
   EXPECT_EQ(sample_value(s, "etwire_telemetry_records_dropped_total"), 0.0);
-  // Every series carries the run; none has a workload job under Prometheus's own `job` label.
+  // Every series carries the run and the host; none has a workload job under Prometheus's own
+  // `job` label.
   for (const auto& sample : s) {
     if (sample.name.rfind("etwire_", 0) != 0) continue;
     EXPECT_EQ(sample.labels.count("run"), 1u) << sample.name;
+    EXPECT_EQ(sample.labels.count("host"), 1u) << sample.name;
     EXPECT_EQ(sample.labels.count("job"), 0u) << sample.name;
   }
   // Per-collective series appear only once a collective of that type finished.
@@ -186,6 +194,66 @@ TEST(RunMetrics, RunStateIsOneHot) {
         << sample.labels.at("state");
   }
   EXPECT_EQ(sample_value(s, "etwire_run_virtual_time_seconds"), 0.042);
+}
+
+// Series created up front and those created on first use (per collective type) alike: the host
+// is a constant label of every family, so no series of this process can be mistaken for another
+// host's.
+TEST(RunMetrics, EverySeriesCarriesTheGivenHost) {
+  MetricLabels labels = two_jobs_two_ports();
+  labels.host = "emu-07";
+  RunMetrics metrics(labels);
+  EXPECT_EQ(metrics.labels().host, "emu-07");
+  metrics.apply(Record::of(FlowSample{0, kAllReduce, kRing, false, 3'000}));
+  metrics.apply(Record::of(FlowSample{1, kSendRecvKind, 4, true, 1'000}));
+  metrics.apply(Record::of(CollectiveSample{0, kAllReduce, kRing, 100'000, 10e9, 17.5e9}));
+  metrics.apply(Record::of(port_totals(0, 1000, 1)));
+
+  size_t series = 0;
+  for (const prometheus::MetricFamily& family : metrics.registry()->Collect()) {
+    for (const prometheus::ClientMetric& metric : family.metric) {
+      ++series;
+      size_t hosts = 0;
+      for (const prometheus::ClientMetric::Label& label : metric.label) {
+        if (label.name != "host") continue;
+        ++hosts;
+        EXPECT_EQ(label.value, "emu-07") << family.name;
+      }
+      EXPECT_EQ(hosts, 1u) << family.name;
+    }
+  }
+  EXPECT_GT(series, 20u);
+
+  // The same in what a scrape reads, histogram buckets included.
+  const auto s = parse_exposition(metrics.text());
+  ASSERT_FALSE(s.empty());
+  for (const auto& sample : s) {
+    ASSERT_EQ(sample.labels.count("host"), 1u) << sample.name;
+    EXPECT_EQ(sample.labels.at("host"), "emu-07") << sample.name;
+  }
+  EXPECT_EQ(sample_value(s, "etwire_flow_completion_seconds_bucket",
+                         {{"host", "emu-07"}, {"collective", "all_reduce"}, {"le", "5e-06"}}),
+            1.0);
+}
+
+// Labels that name no host get this machine's host name, so a series never lacks the label.
+TEST(RunMetrics, AnEmptyHostIsThisMachinesHostName) {
+  char name[HOST_NAME_MAX + 1] = {};
+  ASSERT_EQ(gethostname(name, HOST_NAME_MAX), 0);
+  ASSERT_NE(name[0], '\0');
+  EXPECT_EQ(local_host_name(), name);
+
+  MetricLabels labels = two_jobs_two_ports();
+  ASSERT_TRUE(labels.host.empty());
+  RunMetrics metrics(labels);
+  EXPECT_EQ(metrics.labels().host, name);
+  const auto s = parse_exposition(metrics.text());
+  ASSERT_FALSE(s.empty());
+  for (const auto& sample : s) {
+    if (sample.name.rfind("etwire_", 0) != 0) continue;
+    ASSERT_EQ(sample.labels.count("host"), 1u) << sample.name;
+    EXPECT_EQ(sample.labels.at("host"), name) << sample.name;
+  }
 }
 
 TEST(RunMetrics, RecordsOutsideTheRunAreIgnored) {

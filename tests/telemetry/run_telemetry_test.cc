@@ -1,0 +1,136 @@
+// The host of a run's telemetry: the one its labels name, else this machine's host name; and the
+// Pushgateway group the final values go to names the host as well as the run, so the processes of
+// a run split between hosts do not replace each other's values.
+#include "outputs/telemetry/run_telemetry.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <climits>
+#include <string>
+#include <thread>
+
+#include "tests/telemetry/exposition.h"
+
+namespace etwire::telemetry {
+namespace {
+
+using testing::parse_exposition;
+
+MetricLabels one_port(const std::string& host) {
+  MetricLabels labels;
+  labels.run = "host-test";
+  labels.host = host;
+  labels.jobs = {{"j", 1, 1}};
+  labels.ports = {{"p0", 100'000'000'000}};
+  return labels;
+}
+
+config::MetricsEndpoint unserved(const std::string& pushgateway = "") {
+  config::MetricsEndpoint endpoint;
+  endpoint.enabled = false;
+  endpoint.pushgateway = pushgateway;
+  return endpoint;
+}
+
+// A one-request HTTP server on 127.0.0.1: answers 200 and keeps the request line.
+class FakeGateway {
+ public:
+  FakeGateway() {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+    EXPECT_EQ(listen(fd_, 1), 0);
+    socklen_t length = sizeof(address);
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length);
+    port_ = ntohs(address.sin_port);
+    server_ = std::thread([this] { serve(); });
+  }
+  ~FakeGateway() {
+    shutdown(fd_, SHUT_RDWR);
+    if (server_.joinable()) server_.join();
+    close(fd_);
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  // "POST /metrics/job/... HTTP/1.1"; valid once the push returned.
+  std::string request_line() {
+    if (server_.joinable()) server_.join();
+    return request_line_;
+  }
+
+ private:
+  void serve() {
+    const int client = accept(fd_, nullptr, nullptr);
+    if (client < 0) return;
+    std::string request;
+    char buffer[4096];
+    ssize_t n = 0;
+    size_t header_end = std::string::npos;
+    while (header_end == std::string::npos && (n = recv(client, buffer, sizeof(buffer), 0)) > 0) {
+      request.append(buffer, buffer + n);
+      header_end = request.find("\r\n\r\n");
+    }
+    request_line_ = request.substr(0, request.find("\r\n"));
+    // Read the body unless the client waits for "100 Continue": closing with unread data would
+    // reset the connection before the client reads the answer.
+    const std::string headers = request.substr(0, header_end);
+    const size_t length_at = headers.find("Content-Length: ");
+    if (header_end != std::string::npos && length_at != std::string::npos &&
+        headers.find("100-continue") == std::string::npos) {
+      const size_t body = std::stoul(headers.substr(length_at + 16));
+      while (request.size() - header_end - 4 < body &&
+             (n = recv(client, buffer, sizeof(buffer), 0)) > 0) {
+        request.append(buffer, buffer + n);
+      }
+    }
+    const std::string answer = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+    send(client, answer.data(), answer.size(), MSG_NOSIGNAL);
+    close(client);
+  }
+
+  int fd_ = -1;
+  uint16_t port_ = 0;
+  std::thread server_;
+  std::string request_line_;
+};
+
+TEST(RunTelemetry, KeepsTheHostItIsGiven) {
+  RunTelemetry telemetry(one_port("emu-03"), unserved());
+  telemetry.finish();
+  EXPECT_EQ(telemetry.metrics().labels().host, "emu-03");
+  for (const auto& sample : parse_exposition(telemetry.metrics().text())) {
+    EXPECT_EQ(sample.labels.at("host"), "emu-03") << sample.name;
+  }
+}
+
+TEST(RunTelemetry, AnEmptyHostIsThisMachinesHostName) {
+  RunTelemetry telemetry(one_port(""), unserved());
+  telemetry.finish();
+  char name[HOST_NAME_MAX + 1] = {};
+  ASSERT_EQ(gethostname(name, HOST_NAME_MAX), 0);
+  EXPECT_EQ(telemetry.metrics().labels().host, name);
+  for (const auto& sample : parse_exposition(telemetry.metrics().text())) {
+    EXPECT_EQ(sample.labels.at("host"), name) << sample.name;
+  }
+}
+
+TEST(RunTelemetry, PushesToAGroupOfTheRunAndTheHost) {
+  FakeGateway gateway;
+  RunTelemetry telemetry(one_port("emu-03"), unserved(gateway.url()));
+  telemetry.finish();
+  EXPECT_EQ(telemetry.push(), "");
+  // The gateway reads the grouping key in any order; prometheus-cpp writes the labels sorted.
+  const std::string line = gateway.request_line();
+  const size_t path = line.find(' ') + 1;
+  EXPECT_EQ(line.substr(path, line.find(' ', path) - path),
+            "/metrics/job/etwire/host/emu-03/run/host-test")
+      << line;
+}
+
+}  // namespace
+}  // namespace etwire::telemetry
