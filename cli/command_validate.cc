@@ -37,10 +37,11 @@ class NoFlows final : public transport::FlowObserver {
 };
 
 // Sets the run's data plane up and tears it down: the device checks `run` makes before its first
-// packet. The exit code `run` would give, with its message.
-int check_devices(const config::RunConfig& config) {
+// packet (under MPI, every process its own devices, as `run` does). The exit code `run` would
+// give, with its message.
+int check_devices(const cluster::Session& session, const config::RunConfig& config) {
   NoFlows flows;
-  return set_up([&] {
+  return set_up_every_process(session, config, [&] {
     const auto data_plane = data_plane_factory(config)(config, flows);
     for (const std::string& note : data_plane->notes()) std::cout << "  " << note << "\n";
     std::cout << fmt::format("devices: {} port{} set up and checked\n", data_plane->ports(),
@@ -86,7 +87,7 @@ CommandAction add_validate_command(CLI::App& app) {
       return code;
     }
     if (opts->devices) {
-      if (const int code = check_devices(loaded.config); code != kExitOk) {
+      if (const int code = check_devices(session, loaded.config); code != kExitOk) {
         std::cerr << fmt::format("{}: the devices failed the checks `run` makes\n", opts->config);
         return code;
       }
