@@ -15,13 +15,7 @@
 
 namespace etwire::cli {
 
-namespace {
-
-clock::Nanos shifted(clock::Nanos t, clock::Nanos shift) {
-  return t == clock::kNever ? t : t + shift;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 namespace {
 
@@ -48,13 +42,14 @@ std::vector<std::vector<T>> gather_records(const cluster::Session& session,
 // delivery of a requester is its k-th message (posting order, flow ids), which gives the flow its
 // delivery time, its ECN marks and, in a measured iteration, an FCT sample for its sender's part.
 void join_deliveries(const std::vector<std::vector<engine::RunEngine::RemoteDelivery>>& deliveries,
-                     const std::vector<clock::Nanos>& shifts,
+                     const std::vector<double>& scales, const std::vector<clock::Nanos>& shifts,
                      std::vector<std::vector<transport::FlowRecord>>& flows,
                      std::vector<engine::PartialResults>& parts) {
   std::unordered_map<uint32_t, std::vector<std::pair<clock::Nanos, uint32_t>>> by_requester;
   for (size_t p = 0; p < deliveries.size(); ++p) {
     for (const auto& d : deliveries[p]) {
-      by_requester[d.requester_qpn].emplace_back(d.at + shifts[p], d.ecn_marks);
+      by_requester[d.requester_qpn].emplace_back(
+          engine::to_reference_time(d.at, scales[p], shifts[p]), d.ecn_marks);
     }
   }
   for (size_t p = 0; p < flows.size(); ++p) {
@@ -128,12 +123,13 @@ int keep_own_part(const cluster::Session& session, const config::RunConfig& conf
 std::optional<SplitRunResults> gather_split_results(
     const cluster::Session& session, const engine::RunEngine& engine,
     const std::vector<cluster::ClockOffset>& offsets, const FlowRecordBuffer& mine) {
-  engine::PartialResults part = engine.partial_results();
-  // Process 0 turns each start into a shift once it has every process's.
-  part.time_shift = engine.started_steady_ns();
+  const engine::PartialResults part = engine.partial_results();
   const std::vector<std::string> parts = session.all_gather(engine::serialize_partial(part));
   auto flows = gather_records(session, mine.records(), "flow records");
   const auto deliveries = gather_records(session, engine.remote_deliveries(), "deliveries");
+  const std::vector<engine::RunEngine::ClockPair> my_clocks = {engine.clock_at_start(),
+                                                               engine.clock_at_end()};
+  const auto clocks = gather_records(session, my_clocks, "clock readings");
   if (session.rank() != 0) return std::nullopt;
 
   std::vector<engine::PartialResults> decoded;
@@ -143,22 +139,39 @@ std::optional<SplitRunResults> gather_split_results(
     } catch (const std::runtime_error& e) {
       throw std::runtime_error(fmt::format("the results of emulator process {}: {}", p, e.what()));
     }
+    if (clocks[p].size() != 2) {
+      throw std::runtime_error(fmt::format("emulator process {} sent no clock readings", p));
+    }
   }
-  // A reading of process p's steady clock minus its offset is a reading of process 0's.
-  const clock::Nanos start_0 = decoded[0].time_shift;
+  // Process p's run time t is, on its steady clock, its start reading plus (t - its start's run
+  // time) x its rate (from its start and end readings); minus its measured offset, a reading of
+  // process 0's steady clock; minus process 0's steady time at its run time 0, process 0's run
+  // time.
+  const auto rate = [](const std::vector<engine::RunEngine::ClockPair>& pair) {
+    const double run = static_cast<double>(pair[1].run_ns - pair[0].run_ns);
+    return run > 0 ? static_cast<double>(pair[1].steady_ns - pair[0].steady_ns) / run : 1.0;
+  };
+  const auto steady_at_zero = [&](size_t p) {
+    return static_cast<double>(clocks[p][0].steady_ns) -
+           static_cast<double>(clocks[p][0].run_ns) * rate(clocks[p]);
+  };
+  std::vector<double> scales;
   std::vector<clock::Nanos> shifts;
   for (size_t p = 0; p < decoded.size(); ++p) {
     const int64_t offset = p < offsets.size() ? offsets[p].offset_ns : 0;
-    decoded[p].time_shift = decoded[p].time_shift - offset - start_0;
+    decoded[p].time_scale = rate(clocks[p]);
+    decoded[p].time_shift = static_cast<clock::Nanos>(
+        std::llround(steady_at_zero(p) - static_cast<double>(offset) - steady_at_zero(0)));
+    scales.push_back(decoded[p].time_scale);
     shifts.push_back(decoded[p].time_shift);
     for (transport::FlowRecord& record : flows[p]) {
-      record.posted_at = shifted(record.posted_at, shifts[p]);
-      record.first_byte_out = shifted(record.first_byte_out, shifts[p]);
-      record.delivered_at = shifted(record.delivered_at, shifts[p]);
-      record.finished_at = shifted(record.finished_at, shifts[p]);
+      for (clock::Nanos* t :
+           {&record.posted_at, &record.first_byte_out, &record.delivered_at, &record.finished_at}) {
+        *t = engine::to_reference_time(*t, scales[p], shifts[p]);
+      }
     }
   }
-  join_deliveries(deliveries, shifts, flows, decoded);
+  join_deliveries(deliveries, scales, shifts, flows, decoded);
 
   std::vector<engine::InstanceNumbers> numbers;
   SplitRunResults gathered;

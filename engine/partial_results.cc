@@ -167,6 +167,7 @@ class Writer {
     put(part.members_here);
     put(part.ranks_here);
     put(part.ports_here);
+    put(part.time_scale);
     put(part.time_shift);
     put(part.host);
     put(part.emulator);
@@ -401,6 +402,7 @@ class Reader {
     }
     get(part.ranks_here);
     get(part.ports_here);
+    get(part.time_scale);
     get(part.time_shift);
     get(part.host);
     get(part.emulator);
@@ -431,20 +433,21 @@ class Reader {
 
 // ---- merging -------------------------------------------------------------------------------
 
-void shift_times(RunResults& results, clock::Nanos shift) {
-  if (shift == 0) return;
-  results.end_time += shift;
+void shift_times(RunResults& results, double scale, clock::Nanos shift) {
+  if (scale == 1.0 && shift == 0) return;
+  auto move = [&](clock::Nanos& t) { t = to_reference_time(t, scale, shift); };
+  move(results.end_time);
   for (CollectiveRecord& c : results.collectives) {
-    c.first_arrival += shift;
-    c.last_arrival += shift;
-    c.end += shift;
+    move(c.first_arrival);
+    move(c.last_arrival);
+    move(c.end);
   }
   for (IterationRecord& it : results.iterations) {
-    it.start += shift;
-    it.end += shift;
+    move(it.start);
+    move(it.end);
     for (RankIteration& rank : it.ranks) {
-      rank.start += shift;
-      rank.end += shift;
+      move(rank.start);
+      move(rank.end);
     }
   }
 }
@@ -671,7 +674,7 @@ PartialResults deserialize_partial(std::string_view bytes) {
 RunResults merge_partials(std::vector<PartialResults> parts,
                           std::vector<InstanceNumbers>* numbers) {
   if (parts.empty()) throw std::invalid_argument("merge_partials: no partial results");
-  for (PartialResults& part : parts) shift_times(part.results, part.time_shift);
+  for (PartialResults& part : parts) shift_times(part.results, part.time_scale, part.time_shift);
   if (parts.size() == 1) {
     if (numbers != nullptr) {
       numbers->assign(1, {});

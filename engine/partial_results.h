@@ -5,6 +5,7 @@
 // produced, and writes the result files from that.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -29,11 +30,20 @@ struct PartialResults {
   std::vector<std::vector<uint8_t>>
       ranks_here;                   // per job, per rank: 1 when this process replays it
   std::vector<uint8_t> ports_here;  // per port: 1 when this process drives it
-  // Added to each timestamp of this part to put it on process 0's time base.
+  // Each timestamp t of this part is t x time_scale + time_shift on process 0's time base
+  // (to_reference_time): the scale corrects the rate of the process's run clock against the
+  // clock the offsets were measured with.
+  double time_scale = 1.0;
   clock::Nanos time_shift = 0;
   std::string host;      // the host the process ran on
   std::string emulator;  // its emulator name (may be empty)
 };
+
+// A timestamp of a part on process 0's time base; kNever stays kNever.
+inline clock::Nanos to_reference_time(clock::Nanos t, double scale, clock::Nanos shift) {
+  if (t == clock::kNever) return t;
+  return static_cast<clock::Nanos>(std::llround(static_cast<double>(t) * scale)) + shift;
+}
 
 // A length-prefixed little-endian binary encoding, led by a magic and a version.
 std::string serialize_partial(const PartialResults& part);

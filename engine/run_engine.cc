@@ -100,6 +100,15 @@ RunEngine::RunEngine(const control::LoadedConfig& loaded, RunOptions options)
 
 RunEngine::~RunEngine() = default;
 
+RunEngine::ClockPair RunEngine::read_clocks() const {
+  ClockPair pair;
+  pair.steady_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                       std::chrono::steady_clock::now().time_since_epoch())
+                       .count();
+  pair.run_ns = clock_.now();
+  return pair;
+}
+
 bool RunEngine::rank_here(uint32_t job, int32_t rank) const {
   return runtime_here_[jobs_[job].first_runtime + static_cast<uint32_t>(rank)] != 0;
 }
@@ -116,9 +125,7 @@ const RunResults& RunEngine::run() {
   const double time_scale =
       virtual_time ? options_.time_scale.value_or(config_.run.time_scale) : 0.0;
   data_plane_->start();
-  started_steady_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                           std::chrono::steady_clock::now().time_since_epoch())
-                           .count();
+  clock_at_start_ = read_clocks();
   publish_snapshot(false);
   try {
     // On the wall clock, a QP set up on a device takes time that belongs to no collective: every

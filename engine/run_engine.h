@@ -96,8 +96,15 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   // Whether this process replays rank `rank` of job `job` (always, unless the run is split
   // between emulator processes).
   bool rank_here(uint32_t job, int32_t rank) const;
-  // When the run's time began (the data plane's start), on this process's steady clock.
-  int64_t started_steady_ns() const { return started_steady_ns_; }
+  // The run's clock read beside this process's steady clock (std::chrono::steady_clock, which the
+  // emulator processes' offsets are measured with), when the run began and when it ended: how to
+  // put the run's times on the steady clock, its rate included.
+  struct ClockPair {
+    int64_t steady_ns = 0;
+    clock::Nanos run_ns = 0;
+  };
+  ClockPair clock_at_start() const { return clock_at_start_; }
+  ClockPair clock_at_end() const { return clock_at_end_; }
   // A message posted by another emulator process that reached its receiver here: the requester's
   // QP number (the address plan's), when, and its CE-marked packets. The k-th delivery of a
   // requester is its k-th message: joined with the sender's flow records for their FCT.
@@ -258,7 +265,9 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   // Open instances by (job << 32 | wire hash), and deliveries for instances not joined yet.
   std::unordered_map<uint64_t, CollectiveInstance*> instance_by_wire_hash_;
   std::unordered_map<uint64_t, std::vector<UnjoinedDelivery>> unjoined_;
-  int64_t started_steady_ns_ = 0;
+  ClockPair clock_at_start_;
+  ClockPair clock_at_end_;
+  ClockPair read_clocks() const;
   std::vector<uint32_t> collective_members_here_;  // parallel to results_.collectives
   std::vector<RemoteDelivery> remote_deliveries_;
 

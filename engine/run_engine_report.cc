@@ -131,6 +131,7 @@ std::string RunEngine::diagnose_stall(const std::string& why) const {
 }
 
 void RunEngine::finalize() {
+  clock_at_end_ = read_clocks();
   data_plane_->finish();
   results_.end_time = clock_.now();
   results_.events = data_plane_->events_run();

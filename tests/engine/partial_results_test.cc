@@ -256,6 +256,7 @@ PartialResults rich_part() {
   part.members_here = {3, 1};
   part.ranks_here = {{1, 1, 0, 0, 1, 1, 0, 0}, {0, 1}};
   part.ports_here = {1, 0};
+  part.time_scale = 1.000'25;
   part.time_shift = -12'345;
   part.host = "node-a";
   part.emulator = "emu-a";
@@ -270,6 +271,7 @@ TEST(PartialResults, RoundTripsEveryField) {
   EXPECT_EQ(back.members_here, part.members_here);
   EXPECT_EQ(back.ranks_here, part.ranks_here);
   EXPECT_EQ(back.ports_here, part.ports_here);
+  EXPECT_EQ(back.time_scale, part.time_scale);
   EXPECT_EQ(back.time_shift, part.time_shift);
   EXPECT_EQ(back.host, part.host);
   EXPECT_EQ(back.emulator, part.emulator);
@@ -299,9 +301,10 @@ TEST(PartialResults, RefusesAHugeCountWithoutAllocating) {
   PartialResults part;
   part.host = "h";
   const std::string bytes = serialize_partial(part);
-  // The tail: ranks_here count (8), ports_here count (8), time_shift (8), host (8 + 1), emulator
-  // (8). The diagnosis length follows the magic (8), the version (4) and the status (1).
-  const size_t tail = 8 + 8 + 8 + 9 + 8;
+  // The tail: ranks_here count (8), ports_here count (8), time_scale (8), time_shift (8), host
+  // (8 + 1), emulator (8). The diagnosis length follows the magic (8), the version (4) and the
+  // status (1).
+  const size_t tail = 8 + 8 + 8 + 8 + 9 + 8;
   const size_t ranks_here = bytes.size() - tail;
   const size_t ports_here = ranks_here + 8;
   const size_t diagnosis = 13;
@@ -611,22 +614,25 @@ TEST(PartialResults, RefusesMemberCountsThatDoNotMatchItsInstances) {
 
 TEST(PartialResults, MergeOfOnePartShiftsItsTimesAndComputesItsPercentiles) {
   PartialResults part = rich_part();
+  // Its run clock ran at half the rate of the reference clock, and started 100 ns after it.
+  part.time_scale = 2.0;
   part.time_shift = 100;
   const RunResults merged = merge_partials({part});
 
   RunResults expected = part.results;
-  expected.end_time += 100;
+  auto moved = [](clock::Nanos& t) { t = t * 2 + 100; };
+  moved(expected.end_time);
   for (CollectiveRecord& c : expected.collectives) {
-    c.first_arrival += 100;
-    c.last_arrival += 100;
-    c.end += 100;
+    moved(c.first_arrival);
+    moved(c.last_arrival);
+    moved(c.end);
   }
   for (IterationRecord& it : expected.iterations) {
-    it.start += 100;
-    it.end += 100;
+    moved(it.start);
+    moved(it.end);
     for (RankIteration& rank : it.ranks) {
-      rank.start += 100;
-      rank.end += 100;
+      moved(rank.start);
+      moved(rank.end);
     }
   }
   std::vector<clock::Nanos> all_gather = part.fct_samples[2];
