@@ -53,11 +53,13 @@ bool CollectiveInstance::finish_member(uint32_t position, clock::Nanos now) {
   return true;
 }
 
-uint32_t CollectiveInstance::next_remote_index(uint32_t sender, uint16_t qp) {
+uint32_t CollectiveInstance::next_remote_index(uint32_t sender, uint32_t receiver, uint16_t qp) {
   for (RemoteChannel& channel : remote_channels_) {
-    if (channel.sender == sender && channel.qp == qp) return channel.count++;
+    if (channel.sender == sender && channel.receiver == receiver && channel.qp == qp) {
+      return channel.count++;
+    }
   }
-  remote_channels_.push_back({sender, qp, 1});
+  remote_channels_.push_back({sender, receiver, qp, 1});
   return 0;
 }
 

@@ -61,9 +61,10 @@ class CollectiveInstance {
   // Whether this process replays the member at `position`.
   bool here(uint32_t position) const { return here_.empty() || here_[position] != 0; }
   uint32_t members_here() const { return members_here_; }
-  // The place of the next message of a chunk operation's end from `sender` on `qp`, counted as
-  // they arrive from another emulator process (in posting order: one connection carries them).
-  uint32_t next_remote_index(uint32_t sender, uint16_t qp);
+  // The place of the next message of a chunk operation's end from `sender` to `receiver` on `qp`
+  // (their channel), counted as they arrive from another emulator process (in posting order: one
+  // connection carries them).
+  uint32_t next_remote_index(uint32_t sender, uint32_t receiver, uint16_t qp);
 
   // Records a member's arrival and builds its program; the caller then starts it.
   void arrive(uint32_t position, uint32_t runtime, feeder::IssuedNode node, clock::Nanos now);
@@ -78,9 +79,10 @@ class CollectiveInstance {
   std::vector<std::pair<int32_t, uint32_t>> position_by_rank_;  // sorted by rank
   std::vector<uint8_t> here_;
   uint32_t members_here_ = 0;
-  // Messages counted by next_remote_index: (sender, QP, count).
+  // Messages counted by next_remote_index: (sender, receiver, QP, count).
   struct RemoteChannel {
     uint32_t sender = 0;
+    uint32_t receiver = 0;
     uint16_t qp = 0;
     uint32_t count = 0;
   };

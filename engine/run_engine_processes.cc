@@ -76,7 +76,7 @@ void RunEngine::deliver_remote(CollectiveInstance& instance, int32_t src, int32_
             : std::string("they are not both members of it")));
     return;
   }
-  deliver(instance, receiver, sender, qp, instance.next_remote_index(sender, qp));
+  deliver(instance, receiver, sender, qp, instance.next_remote_index(sender, receiver, qp));
 }
 
 bool RunEngine::register_wire_hash(CollectiveInstance& instance) {

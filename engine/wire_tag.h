@@ -3,7 +3,7 @@
 // packet (WRITE or SEND WITH IMMEDIATE); the sender puts there a hash of the instance's key, the
 // same on every process, and whether the message is the last of its chunk operation. Messages of
 // one instance on one connection arrive in the order they were posted, so the receiver counts
-// them per (sender, QP) to find each one's place in its step program.
+// them per channel (sender, receiver, QP) to find each one's place in its step program.
 #pragma once
 
 #include <cstdint>

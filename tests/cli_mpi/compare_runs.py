@@ -1,0 +1,107 @@
+"""Compares a run split between emulator processes with the same run in one process.
+
+    compare_runs.py SPLIT_DIR ONE_DIR ITERATIONS CCT_FACTOR
+
+Both directories hold the results of `etwire run`. The split run must have moved the same flows
+and bytes, collective instance by collective instance, have every iteration, each port with the
+host of its process, every flow in flows.csv (numbered 0 .. n-1, each joined with its delivery on
+the other process), the same FCT sample counts, and a mean CCT per collective type within
+CCT_FACTOR of the single process's. Prints each problem and exits 1 if there is any; prints the
+CCT ratios either way.
+"""
+import csv
+import json
+import sys
+
+split_dir, one_dir, iterations, cct_factor = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+split = json.load(open(f"{split_dir}/summary.json"))
+one = json.load(open(f"{one_dir}/summary.json"))
+problems = []
+
+
+def check(ok, what):
+    if not ok:
+        problems.append(what)
+
+
+check(split["status"] == "completed", f"split status {split['status']}: {split.get('diagnosis', '')}")
+check(len(split["iterations"]) == len(one["iterations"]) == iterations,
+      f"iterations {len(split['iterations'])} split, {len(one['iterations'])} in one process, "
+      f"{iterations} expected")
+
+
+def key(c):
+    return (c["job"], json.dumps(c["group"], sort_keys=True), c["sequence"], c["tag"])
+
+
+s = {key(c): c for c in split["collectives"]}
+o = {key(c): c for c in one["collectives"]}
+check(len(split["collectives"]) == len(one["collectives"]) > 0,
+      f"{len(split['collectives'])} collectives split, {len(one['collectives'])} in one process")
+check(s.keys() == o.keys(), "the collective instances differ")
+for k in sorted(s.keys() & o.keys()):
+    for field in ("type", "wire_bytes", "flows", "trace_bytes", "group_size"):
+        check(s[k][field] == o[k][field], f"collective {k}: {field} {s[k][field]} vs {o[k][field]}")
+    check(s[k]["cct_ns"] > 0, f"collective {k}: CCT {s[k]['cct_ns']}")
+    check(s[k]["first_arrival_ns"] <= s[k]["last_arrival_ns"] <= s[k]["end_ns"],
+          f"collective {k}: times out of order {s[k]['first_arrival_ns']} "
+          f"{s[k]['last_arrival_ns']} {s[k]['end_ns']}")
+
+# Mean CCT per collective type over the measured iterations.
+def mean_cct(doc):
+    by_type = {}
+    for c in doc["collectives"]:
+        if not c["warmup"]:
+            by_type.setdefault(c["type"], []).append(c["cct_ns"])
+    return {t: sum(v) / len(v) for t, v in by_type.items()}
+
+
+split_cct, one_cct = mean_cct(split), mean_cct(one)
+for t in sorted(one_cct):
+    ratio = split_cct.get(t, float("inf")) / one_cct[t]
+    print(f"{t}: mean CCT {split_cct.get(t, 0) / 1e3:.1f} us split, {one_cct[t] / 1e3:.1f} us in "
+          f"one process: x{ratio:.2f} (limit x{cct_factor:g})")
+    check(ratio <= cct_factor, f"{t}: mean CCT x{ratio:.2f} the single process's")
+
+ports = {p["name"]: p for p in split["ports"]}
+one_ports = {p["name"]: p for p in one["ports"]}
+check(ports.keys() == one_ports.keys(), f"ports {sorted(ports)} vs {sorted(one_ports)}")
+for name, p in ports.items():
+    check(bool(p.get("host")), f"port {name} has no host")
+    check(p["tx_bytes"] > 0 and p["rx_bytes"] > 0, f"port {name} moved nothing")
+    # Payload crosses once per flow; retransmissions can only add to the split run's bytes.
+    if name in one_ports:
+        check(p["tx_bytes"] >= one_ports[name]["tx_bytes"] * 0.999,
+              f"port {name}: tx {p['tx_bytes']} vs {one_ports[name]['tx_bytes']}")
+check(split["flows"] == one["flows"], f"flows {split['flows']} vs {one['flows']}")
+
+rows = list(csv.DictReader(open(f"{split_dir}/flows.csv")))
+one_rows = list(csv.DictReader(open(f"{one_dir}/flows.csv")))
+check(len(rows) == len(one_rows) > 0, f"flows.csv: {len(rows)} rows split, {len(one_rows)} in one process")
+check(sum(int(r["bytes"]) for r in rows) == sum(int(r["bytes"]) for r in one_rows),
+      "flows.csv bytes differ")
+# Each flow between processes is joined with its delivery on the other process: its time lies
+# between posting and the acknowledgement (both on process 0's clock, within the offsets' error).
+slack = 50_000
+for r in rows:
+    if r["delivered_ns"] == "":
+        check(False, f"flow {r['flow_id']} has no delivery")
+        break
+    posted, delivered, finished = int(r["posted_ns"]), int(r["delivered_ns"]), int(r["finished_ns"])
+    if not posted - slack <= delivered <= finished + slack:
+        check(False, f"flow {r['flow_id']}: delivered at {delivered}, posted {posted}, finished {finished}")
+        break
+fct = {f["type"]: f["flows"] for f in split["fct"]}
+one_fct = {f["type"]: f["flows"] for f in one["fct"]}
+check(fct == one_fct and fct, f"FCT samples per collective {fct} vs {one_fct}")
+ids = sorted(int(r["flow_id"]) for r in rows)
+check(ids == list(range(len(rows))), "flows.csv: flow ids are not 0 .. n-1, each once")
+per_instance = {}
+for r in rows:
+    per_instance[int(r["collective"])] = per_instance.get(int(r["collective"]), 0) + 1
+expected = {c["instance"]: c["flows"] for c in split["collectives"]}
+check(per_instance == expected, "flows.csv: flows per collective instance differ from summary.json's")
+
+for p in problems[:20]:
+    print("FAIL:", p)
+sys.exit(1 if problems else 0)
