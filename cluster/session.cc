@@ -47,7 +47,7 @@ bool launched_by_mpi() {
 }
 
 Session::Session(bool mpi, int rank, int size, std::string host)
-    : mpi_(mpi), rank_(rank), size_(size), host_(std::move(host)) {}
+    : mpi_(mpi), rank_(rank), size_(size), host_(std::move(host)), hosts_{host_} {}
 
 std::unique_ptr<Session> Session::start(int* argc, char*** argv) {
   if (!launched_by_mpi()) {
@@ -63,6 +63,7 @@ std::unique_ptr<Session> Session::start(int* argc, char*** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   std::unique_ptr<Session> session(new Session(true, rank, size, host_name()));
+  session->hosts_ = session->all_gather(session->host_);
   started = session.get();
   return session;
 }

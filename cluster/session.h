@@ -31,6 +31,8 @@ class Session {
   int rank() const { return rank_; }
   int size() const { return size_; }
   const std::string& host() const { return host_; }
+  // The host of every process, in rank order (learnt when the session started).
+  const std::vector<std::string>& hosts() const { return hosts_; }
 
   // Every process's `mine`, in rank order; collective (every process must call it).
   std::vector<std::string> all_gather(const std::string& mine) const;
@@ -68,6 +70,7 @@ class Session {
   int rank_ = 0;
   int size_ = 1;
   std::string host_;
+  std::vector<std::string> hosts_;
 };
 
 }  // namespace etwire::cluster

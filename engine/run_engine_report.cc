@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "common/units.h"
 #include "control/check/trace_facts.h"
@@ -36,6 +37,19 @@ std::string kind_label(collectives::CollectiveKind kind) {
   return kind ? std::string(trace::collective_type_name(*kind)) : std::string("SEND/RECV");
 }
 
+// "is replayed by ...": the caller may turn "is" into "are".
+std::string RunEngine::replayed_elsewhere(uint32_t job, int32_t rank) const {
+  const std::string& port = config_.ports[jobs_[job].placement->port(rank)].emulator;
+  for (const config::EmulatorConfig& emulator : config_.emulators) {
+    if (emulator.name != port) continue;
+    const auto& hosts = options_.session->hosts();
+    return fmt::format("is replayed by emulator \"{}\" (process {} on host {})", emulator.name,
+                       emulator.rank,
+                       emulator.rank < hosts.size() ? hosts[emulator.rank] : std::string("?"));
+  }
+  return "is replayed by another emulator process";
+}
+
 void RunEngine::stop_stuck(std::string diagnosis) {
   if (stopped_) return;
   stopped_ = true;
@@ -49,7 +63,7 @@ std::string RunEngine::diagnose_stall(const std::string& why) const {
                   results_.wall_clock ? "run" : "virtual", clock_.now(), last_progress_);
   // One line per open instance: who is there, who is not, and what the missing ranks are doing.
   auto describe_rank = [&](uint32_t job, int32_t rank) -> std::string {
-    if (!rank_here(job, rank)) return "is replayed by another emulator process";
+    if (!rank_here(job, rank)) return replayed_elsewhere(job, rank);
     const RankRuntime& rt = runtimes_[jobs_[job].first_runtime + static_cast<uint32_t>(rank)];
     if (rt.finished()) return "finished its trace";
     if (!rt.joined().empty()) {
@@ -71,15 +85,23 @@ std::string RunEngine::diagnose_stall(const std::string& why) const {
     std::vector<int32_t> arrived;
     std::vector<int32_t> missing;
     std::vector<int32_t> running;
+    // Members another emulator process replays: their arrival is not seen here (that process's
+    // own diagnosis says what they wait on).
+    std::vector<int32_t> elsewhere;
     for (uint32_t p = 0; p < instance->size(); ++p) {
       const int32_t rank = instance->ranks()[p];
       const InstanceMember& member = instance->member(p);
+      if (!instance->here(p)) {
+        elsewhere.push_back(rank);
+        continue;
+      }
       (member.arrived ? arrived : missing).push_back(rank);
       if (member.arrived && !member.done) running.push_back(rank);
     }
     std::sort(arrived.begin(), arrived.end());
     std::sort(missing.begin(), missing.end());
     std::sort(running.begin(), running.end());
+    std::sort(elsewhere.begin(), elsewhere.end());
     std::string what;
     if (key.group == kPointToPointGroup) {
       what = fmt::format("job \"{}\": send/recv #{} from rank {} to rank {} (tag {}, {})",
@@ -95,7 +117,17 @@ std::string RunEngine::diagnose_stall(const std::string& why) const {
       what = fmt::format("job \"{}\": {} #{} of {} ({}, {} ranks): {} of {} arrived",
                          job.config->name, kind_label(record.kind), key.sequence,
                          control::group_label(key.group), format_bytes(record.trace_bytes),
-                         instance->size(), instance->arrived(), instance->size());
+                         instance->size(), instance->arrived(), instance->members_here());
+      if (!elsewhere.empty()) {
+        // Grouped by where they are replayed.
+        std::map<std::string, std::vector<int32_t>> by_place;
+        for (int32_t rank : elsewhere) by_place[replayed_elsewhere(key.job, rank)].push_back(rank);
+        what += " here";
+        for (const auto& [place, ranks] : by_place) {
+          what += fmt::format("; rank{} {} {}{}", ranks.size() == 1 ? "" : "s", rank_list(ranks),
+                              ranks.size() == 1 ? "is" : "are", place.substr(2));
+        }
+      }
       if (!missing.empty()) {
         what +=
             fmt::format("; missing rank{} {}", missing.size() == 1 ? "" : "s", rank_list(missing));
@@ -106,8 +138,9 @@ std::string RunEngine::diagnose_stall(const std::string& why) const {
       }
     }
     if (missing.empty()) {
-      what += fmt::format(": every member arrived; ranks {} still running, {} flows in progress",
-                          rank_list(running), data_plane_->flows_in_progress());
+      what += fmt::format(": every member {}arrived; ranks {} still running, {} flows in progress",
+                          elsewhere.empty() ? "" : "here ", rank_list(running),
+                          data_plane_->flows_in_progress());
     }
     text += "  ";
     text += what;

@@ -94,7 +94,33 @@ else
   kill -KILL "$launcher" 2>/dev/null
 fi
 
-# 3. One process with other inputs: both stop before anything starts.
+# 3. Process 1 held off its core for longer than the watchdog: process 0 finds its collective
+# stuck and names the ranks missing with their emulator and host; process 1, let go, finds its
+# own stuck; process 0 reports both, and the run exits 3.
+# shellcheck disable=SC2046
+timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 "$etwire" $(long_run stuck) \
+  --set run.watchdog=3s >"$work/stuck.out" 2>"$work/stuck.err" &
+launcher=$!
+if wait_for_traffic stuck; then
+  held=$(pid_of_rank stuck 1)
+  kill -STOP "$held"
+  sleep 6
+  kill -CONT "$held"
+  wait "$launcher"
+  code=$?
+  [ "$code" -eq 3 ] || fail "a stuck split run exited $code, not 3: $(tail -5 "$work/stuck.err")"
+  [ "$(status_of "$work/stuck/summary.json")" = stuck ] || fail "the summary is not stuck"
+  grep -q '4 of 4 arrived here; ranks 4-7 are replayed by emulator \\"server-b\\" (process 1 on host' \
+    "$work/stuck/summary.json" || fail "the diagnosis does not name the missing ranks' emulator: \
+$(grep -o '"diagnosis": "[^"]*' "$work/stuck/summary.json" | head -c 600)"
+  grep -q 'emulator \\"server-b\\" on ' "$work/stuck/summary.json" ||
+    fail "process 1's own diagnosis is missing"
+else
+  fail "the run to hold never started: $(tail -5 "$work/stuck.err")"
+  kill -KILL "$launcher" 2>/dev/null
+fi
+
+# 4. One process with other inputs: both stop before anything starts.
 timeout 120 mpirun --allow-run-as-root --oversubscribe \
   -np 1 "$etwire" run "$config" --no-metrics --out "$work/differ" : \
   -np 1 "$etwire" run "$config" --no-metrics --out "$work/differ" --set run.seed=9 \
