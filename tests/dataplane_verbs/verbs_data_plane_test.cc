@@ -195,18 +195,17 @@ TEST(VerbsDataPlane, PortsTheRunCannotUseAreRefused) {
             std::string::npos);
 }
 
-// A device that lacks some counters and has no RoCE v2 entry for one port's address: wraps a
-// software RNIC device and hides them.
-class LimitedDevice final : public nic::verbs::VerbsDevice {
+// Between the data plane and a software RNIC: a device and a QP that pass every call on; the
+// wrappers below change the calls they are about.
+class ForwardingDevice : public nic::verbs::VerbsDevice {
  public:
-  LimitedDevice(std::unique_ptr<nic::verbs::VerbsDevice> inner, bool hide_gids)
-      : inner_(std::move(inner)), hide_gids_(hide_gids) {}
+  explicit ForwardingDevice(std::unique_ptr<nic::verbs::VerbsDevice> inner)
+      : inner_(std::move(inner)) {}
   const std::string& name() const override { return inner_->name(); }
   int query_port(uint8_t port, ibv_port_attr& attr) override {
     return inner_->query_port(port, attr);
   }
   int query_gid(uint8_t port, uint32_t index, ibv_gid_entry& entry) override {
-    if (hide_gids_ && index == 3) return ENODATA;
     return inner_->query_gid(port, index, entry);
   }
   nic::verbs::MemoryRegion register_memory(void* address, size_t length, int access) override {
@@ -221,6 +220,38 @@ class LimitedDevice final : public nic::verbs::VerbsDevice {
     return inner_->create_qp(send, recv, caps);
   }
   std::vector<std::pair<std::string, uint64_t>> read_counters(uint8_t port) override {
+    return inner_->read_counters(port);
+  }
+
+ protected:
+  std::unique_ptr<nic::verbs::VerbsDevice> inner_;
+};
+
+class ForwardingQp : public nic::verbs::VerbsQp {
+ public:
+  explicit ForwardingQp(std::unique_ptr<nic::verbs::VerbsQp> inner) : inner_(std::move(inner)) {}
+  uint32_t qp_num() const override { return inner_->qp_num(); }
+  ibv_qp_state state() const override { return inner_->state(); }
+  int modify(ibv_qp_attr& attr, int mask) override { return inner_->modify(attr, mask); }
+  int set_rate_limit(uint32_t kbps) override { return inner_->set_rate_limit(kbps); }
+  int post_send(ibv_send_wr* wr, ibv_send_wr** bad) override { return inner_->post_send(wr, bad); }
+  int post_recv(ibv_recv_wr* wr, ibv_recv_wr** bad) override { return inner_->post_recv(wr, bad); }
+
+ protected:
+  std::unique_ptr<nic::verbs::VerbsQp> inner_;
+};
+
+// A device that lacks some counters and has no RoCE v2 entry for one port's address: wraps a
+// software RNIC device and hides them.
+class LimitedDevice final : public ForwardingDevice {
+ public:
+  LimitedDevice(std::unique_ptr<nic::verbs::VerbsDevice> inner, bool hide_gids)
+      : ForwardingDevice(std::move(inner)), hide_gids_(hide_gids) {}
+  int query_gid(uint8_t port, uint32_t index, ibv_gid_entry& entry) override {
+    if (hide_gids_ && index == 3) return ENODATA;
+    return inner_->query_gid(port, index, entry);
+  }
+  std::vector<std::pair<std::string, uint64_t>> read_counters(uint8_t port) override {
     auto counters = inner_->read_counters(port);
     std::erase_if(counters, [](const auto& c) {
       return c.first == "pfc_pauses_sent" || c.first == "retransmitted_packets";
@@ -229,7 +260,6 @@ class LimitedDevice final : public nic::verbs::VerbsDevice {
   }
 
  private:
-  std::unique_ptr<nic::verbs::VerbsDevice> inner_;
   bool hide_gids_;
 };
 
@@ -268,13 +298,11 @@ struct Faults {
   bool stall_polls = false;
 };
 
-class FaultyQp final : public nic::verbs::VerbsQp {
+class FaultyQp final : public ForwardingQp {
  public:
   FaultyQp(std::unique_ptr<nic::verbs::VerbsQp> inner, const Faults& faults,
            const std::string& device, size_t index)
-      : inner_(std::move(inner)), faults_(faults), device_(device), index_(index) {}
-  uint32_t qp_num() const override { return inner_->qp_num(); }
-  ibv_qp_state state() const override { return inner_->state(); }
+      : ForwardingQp(std::move(inner)), faults_(faults), device_(device), index_(index) {}
   int modify(ibv_qp_attr& attr, int mask) override {
     if (faults_.modify) {
       if (int e = faults_.modify(index_, attr); e != 0) return e;
@@ -296,10 +324,8 @@ class FaultyQp final : public nic::verbs::VerbsQp {
     }
     return inner_->post_send(wr, bad);
   }
-  int post_recv(ibv_recv_wr* wr, ibv_recv_wr** bad) override { return inner_->post_recv(wr, bad); }
 
  private:
-  std::unique_ptr<nic::verbs::VerbsQp> inner_;
   const Faults& faults_;
   std::string device_;
   size_t index_;
@@ -330,20 +356,10 @@ class FaultyCq final : public nic::verbs::VerbsCq {
   const std::vector<nic::verbs::VerbsQp*>* stalled_;
 };
 
-class FaultyDevice final : public nic::verbs::VerbsDevice {
+class FaultyDevice final : public ForwardingDevice {
  public:
   FaultyDevice(std::unique_ptr<nic::verbs::VerbsDevice> inner, const Faults& faults, size_t& qps)
-      : inner_(std::move(inner)), faults_(faults), qps_(qps) {}
-  const std::string& name() const override { return inner_->name(); }
-  int query_port(uint8_t port, ibv_port_attr& attr) override {
-    return inner_->query_port(port, attr);
-  }
-  int query_gid(uint8_t port, uint32_t index, ibv_gid_entry& entry) override {
-    return inner_->query_gid(port, index, entry);
-  }
-  nic::verbs::MemoryRegion register_memory(void* address, size_t length, int access) override {
-    return inner_->register_memory(address, length, access);
-  }
+      : ForwardingDevice(std::move(inner)), faults_(faults), qps_(qps) {}
   std::unique_ptr<nic::verbs::VerbsCq> create_cq(int entries) override {
     const bool faulty = faults_.cq_device.empty() || faults_.cq_device == name();
     const int real = faulty && faults_.cq_entries != 0 ? faults_.cq_entries : entries;
@@ -359,12 +375,8 @@ class FaultyDevice final : public nic::verbs::VerbsDevice {
     qps_here_.push_back(qp.get());
     return std::make_unique<FaultyQp>(std::move(qp), faults_, name(), qps_++);
   }
-  std::vector<std::pair<std::string, uint64_t>> read_counters(uint8_t port) override {
-    return inner_->read_counters(port);
-  }
 
  private:
-  std::unique_ptr<nic::verbs::VerbsDevice> inner_;
   const Faults& faults_;
   size_t& qps_;                                 // QPs created on every device so far
   std::vector<nic::verbs::VerbsQp*> qps_here_;  // the RNIC's QPs on this device
@@ -439,42 +451,23 @@ struct QpLog {
   std::vector<std::pair<ibv_qp_attr, int>> modifications;
 };
 
-class RecordingQp final : public nic::verbs::VerbsQp {
+class RecordingQp final : public ForwardingQp {
  public:
   RecordingQp(std::unique_ptr<nic::verbs::VerbsQp> inner, QpLog& log)
-      : inner_(std::move(inner)), log_(log) {}
-  uint32_t qp_num() const override { return inner_->qp_num(); }
-  ibv_qp_state state() const override { return inner_->state(); }
+      : ForwardingQp(std::move(inner)), log_(log) {}
   int modify(ibv_qp_attr& attr, int mask) override {
     log_.modifications.emplace_back(attr, mask);
     return inner_->modify(attr, mask);
   }
-  int set_rate_limit(uint32_t kbps) override { return inner_->set_rate_limit(kbps); }
-  int post_send(ibv_send_wr* wr, ibv_send_wr** bad) override { return inner_->post_send(wr, bad); }
-  int post_recv(ibv_recv_wr* wr, ibv_recv_wr** bad) override { return inner_->post_recv(wr, bad); }
 
  private:
-  std::unique_ptr<nic::verbs::VerbsQp> inner_;
   QpLog& log_;
 };
 
-class RecordingDevice final : public nic::verbs::VerbsDevice {
+class RecordingDevice final : public ForwardingDevice {
  public:
   RecordingDevice(std::unique_ptr<nic::verbs::VerbsDevice> inner, std::vector<QpLog>& logs)
-      : inner_(std::move(inner)), logs_(logs) {}
-  const std::string& name() const override { return inner_->name(); }
-  int query_port(uint8_t port, ibv_port_attr& attr) override {
-    return inner_->query_port(port, attr);
-  }
-  int query_gid(uint8_t port, uint32_t index, ibv_gid_entry& entry) override {
-    return inner_->query_gid(port, index, entry);
-  }
-  nic::verbs::MemoryRegion register_memory(void* address, size_t length, int access) override {
-    return inner_->register_memory(address, length, access);
-  }
-  std::unique_ptr<nic::verbs::VerbsCq> create_cq(int entries) override {
-    return inner_->create_cq(entries);
-  }
+      : ForwardingDevice(std::move(inner)), logs_(logs) {}
   std::unique_ptr<nic::verbs::VerbsQp> create_qp(nic::verbs::VerbsCq& send,
                                                  nic::verbs::VerbsCq& recv,
                                                  ibv_qp_cap& caps) override {
@@ -482,12 +475,8 @@ class RecordingDevice final : public nic::verbs::VerbsDevice {
     logs_.push_back({qp->qp_num(), caps, {}});
     return std::make_unique<RecordingQp>(std::move(qp), logs_.back());
   }
-  std::vector<std::pair<std::string, uint64_t>> read_counters(uint8_t port) override {
-    return inner_->read_counters(port);
-  }
 
  private:
-  std::unique_ptr<nic::verbs::VerbsDevice> inner_;
   std::vector<QpLog>& logs_;
 };
 
