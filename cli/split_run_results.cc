@@ -173,9 +173,22 @@ std::optional<SplitRunResults> gather_split_results(
   }
   join_deliveries(deliveries, scales, shifts, flows, decoded);
 
+  // How good the common time base is, in the results themselves.
+  std::vector<std::string> time_base;
+  for (size_t p = 1; p < decoded.size() && p < offsets.size(); ++p) {
+    const std::string who = decoded[p].emulator.empty()
+                                ? fmt::format("process {}", p)
+                                : fmt::format("emulator \"{}\"", decoded[p].emulator);
+    time_base.push_back(fmt::format(
+        "{} (process {} on host {}): times put on process 0's clock with an offset of {} ns "
+        "measured to within {} ns, and its clock's rate corrected by {:+.1f} ppm",
+        who, p, decoded[p].host, offsets[p].offset_ns, offsets[p].error_ns,
+        (scales[p] - 1.0) * 1e6));
+  }
   std::vector<engine::InstanceNumbers> numbers;
   SplitRunResults gathered;
   gathered.results = engine::merge_partials(std::move(decoded), &numbers);
+  gathered.results.notes.insert(gathered.results.notes.end(), time_base.begin(), time_base.end());
   // Instances no process completed keep numbers after the merged ones'.
   uint64_t next_instance = gathered.results.collectives.size();
   uint64_t next_flow = 0;

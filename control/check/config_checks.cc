@@ -204,9 +204,10 @@ class Checker {
     }
   }
 
-  // Two ports on one device would fight over it.
+  // Two ports on one device would fight over it. Devices are an emulator server's own: the
+  // processes of a split run may each have a device of the same address.
   void devices() {
-    std::map<std::string, std::string> seen;
+    std::map<std::pair<std::string, std::string>, std::string> seen;
     for (const auto& port : config_.ports) {
       std::string device;
       std::string key;
@@ -226,11 +227,13 @@ class Checker {
         key = "verbs.device";
       }
       if (device.empty()) continue;
-      auto [it, inserted] = seen.emplace(device, port.name);
+      auto [it, inserted] = seen.emplace(std::make_pair(port.emulator, device), port.name);
       if (!inserted) {
         error(Problem::kDuplicate, child_path(port.key_path, key),
-              fmt::format("port \"{}\" uses {}, which port \"{}\" already uses", port.name, device,
-                          it->second));
+              fmt::format(
+                  "port \"{}\" uses {}, which port \"{}\" already uses{}", port.name, device,
+                  it->second,
+                  port.emulator.empty() ? "" : fmt::format(" on emulator \"{}\"", port.emulator)));
       }
     }
   }

@@ -63,6 +63,8 @@ for t in sorted(one_cct):
           f"one process: x{ratio:.2f} (limit x{cct_factor:g})")
     check(ratio <= cct_factor, f"{t}: mean CCT x{ratio:.2f} the single process's")
 
+check(any("times put on process 0's clock with an offset of" in n for n in split.get("notes", [])),
+      "the summary does not say how the processes' clocks were put on one time base")
 ports = {p["name"]: p for p in split["ports"]}
 one_ports = {p["name"]: p for p in one["ports"]}
 check(ports.keys() == one_ports.keys(), f"ports {sorted(ports)} vs {sorted(one_ports)}")

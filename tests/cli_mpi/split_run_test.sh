@@ -9,9 +9,10 @@
 #
 #   split_run_test.sh ETWIRE SOURCE_DIR
 #
-# CCT factors: the processes busy-poll, and this test may run on a 2-core machine where three
+# CCT factors: the processes busy-poll, and this test may run on a busy 2-core machine where three
 # processes (scenario 3) take turns on two cores, so their CCTs are those of a time-shared machine;
-# the factors bound what was measured there with room (docs/lab-multi-host.md).
+# the factors bound what was measured there with room, and catch a wrong time base rather than a
+# slow one (docs/lab-multi-host.md).
 set -uo pipefail
 etwire=$1
 source_dir=$2
@@ -53,7 +54,7 @@ memif="rsize=14,bsize=8192,socket=$work/two.sock"
 sed -e "s|socket=/tmp/etwire-multi-host-memif.sock|socket=$work/two.sock|" \
   "$source_dir/configs/multi-host-memif.yaml" >"$work/two.yaml"
 sed -i -e "s|trace: traces/|trace: $traces/|" "$work/two.yaml"
-scenario two 2 "$work/two.yaml" "$source_dir/configs/dpdk-ring.yaml" 5 5 \
+scenario two 2 "$work/two.yaml" "$source_dir/configs/dpdk-ring.yaml" 5 20 \
   --set ports[0].speed=10Gbps --set ports[1].speed=10Gbps
 
 # Ports: NAME EMULATOR VDEV PEER, one per line, written as the ports section.
@@ -111,7 +112,7 @@ a - net_ring0 b
 b - net_ring1 a
 PORTS
 } >"$work/mixed-one.yaml"
-scenario mixed 2 "$work/mixed.yaml" "$work/mixed-one.yaml" 8 5
+scenario mixed 2 "$work/mixed.yaml" "$work/mixed-one.yaml" 8 20
 
 # 3. Three processes. Four hosts of two ranks (a port each) in a ring of cables, each host's
 # second port to the next host's first: the ring all-reduce crosses every cable. Process 0 drives
@@ -158,7 +159,7 @@ p6 - net_ring6 p5
 p7 - net_ring7 p0
 PORTS
 } >"$work/three-one.yaml"
-scenario three 3 "$work/three.yaml" "$work/three-one.yaml" 4 100
+scenario three 3 "$work/three.yaml" "$work/three-one.yaml" 4 200
 
 if [ "$failures" -gt 0 ]; then
   echo "$failures failed"

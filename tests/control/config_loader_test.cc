@@ -23,8 +23,9 @@ std::string errors_of(const LoadedConfig& loaded) {
 }
 
 TEST(ShippedConfigs, AllFourAreValidWithoutWarnings) {
-  for (const char* name : {"loopback-demo.yaml", "twin-congestion.yaml", "dpdk-lab.yaml",
-                           "dpdk-ring.yaml", "verbs-lab.yaml"}) {
+  for (const char* name :
+       {"loopback-demo.yaml", "twin-congestion.yaml", "dpdk-lab.yaml", "dpdk-ring.yaml",
+        "verbs-lab.yaml", "multi-host-memif.yaml", "multi-host-lab.yaml"}) {
     auto loaded = load_config_file(shipped_config(name));
     EXPECT_TRUE(loaded.ok()) << name << "\n" << errors_of(loaded);
     EXPECT_EQ(loaded.diagnostics.warning_count(), 0u) << name << "\n" << errors_of(loaded);
