@@ -319,6 +319,7 @@ CommandAction add_run_command(CLI::App& app) {
     if (split) {
       // Process 0 reports the run; every process ends with its exit code, as mpirun expects.
       code = std::stoi(session.all_gather(std::to_string(code))[0]);
+      release_every_process(session, config, [&] { engine.reset(); });
     }
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);

@@ -41,12 +41,16 @@ class NoFlows final : public transport::FlowObserver {
 // give, with its message.
 int check_devices(const cluster::Session& session, const config::RunConfig& config) {
   NoFlows flows;
-  return set_up_every_process(session, config, [&] {
-    const auto data_plane = data_plane_factory(config)(config, flows);
+  std::unique_ptr<dataplane::DataPlane> data_plane;
+  const int code = set_up_every_process(session, config, [&] {
+    data_plane = data_plane_factory(config)(config, flows);
     for (const std::string& note : data_plane->notes()) std::cout << "  " << note << "\n";
     std::cout << fmt::format("devices: {} port{} set up and checked\n", data_plane->ports(),
                              data_plane->ports() == 1 ? "" : "s");
   });
+  // Whether or not every process could, each releases what it set up, in turns.
+  release_every_process(session, config, [&] { data_plane.reset(); });
+  return code;
 }
 
 }  // namespace

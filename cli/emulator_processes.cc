@@ -169,6 +169,18 @@ int set_up_every_process(const cluster::Session& session, const config::RunConfi
   return first;
 }
 
+void release_every_process(const cluster::Session& session, const config::RunConfig& config,
+                           const std::function<void()>& release) {
+  if (!session.mpi()) return release();
+  // The reverse of setting up: servers first, while their clients wait, so that a client sees
+  // its server go away before it stops its own device, not while it does.
+  const int turn = setup_turn(config, static_cast<uint32_t>(session.rank()));
+  for (int t = 0; t < 2; ++t) {
+    if (t == turn) release();
+    session.barrier();
+  }
+}
+
 int agree_to_start(const cluster::Session& session, int ready) {
   if (!session.mpi()) return ready;
   for (const std::string& code : session.all_gather(std::to_string(ready))) {

@@ -46,6 +46,11 @@ int settle_loaded_config(const cluster::Session& session, const std::string& con
 int set_up_every_process(const cluster::Session& session, const config::RunConfig& config,
                          const std::function<void()>& setup);
 
+// Runs `release` (tearing a data plane down) on every process, in turns as set_up_every_process
+// set them up: the processes of net_memif servers first, then the others. Collective.
+void release_every_process(const cluster::Session& session, const config::RunConfig& config,
+                           const std::function<void()>& release);
+
 // Every process says whether it is ready to start (kExitOk) or the exit code it stops with;
 // returns kExitOk when all are ready, else the first process's code (every process stops).
 int agree_to_start(const cluster::Session& session, int ready);
