@@ -190,8 +190,7 @@ int agree_to_start(const cluster::Session& session, int ready) {
 }
 
 int processes_before_on_host(const cluster::Session& session) {
-  if (!session.mpi()) return 0;
-  const std::vector<std::string> hosts = session.all_gather(session.host());
+  const std::vector<std::string>& hosts = session.hosts();
   return static_cast<int>(
       std::count(hosts.begin(), hosts.begin() + session.rank(), session.host()));
 }

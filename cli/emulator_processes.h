@@ -55,7 +55,7 @@ void release_every_process(const cluster::Session& session, const config::RunCon
 // returns kExitOk when all are ready, else the first process's code (every process stops).
 int agree_to_start(const cluster::Session& session, int ready);
 
-// How many processes of lower MPI rank run on this process's host (0 outside MPI). Collective.
+// How many processes of lower MPI rank run on this process's host (0 outside MPI).
 int processes_before_on_host(const cluster::Session& session);
 
 }  // namespace etwire::cli
