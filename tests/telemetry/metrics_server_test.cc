@@ -11,31 +11,12 @@
 #include <string>
 
 #include "outputs/telemetry/run_metrics.h"
+#include "tests/telemetry/loopback_listener.h"
 
 namespace etwire::telemetry {
 namespace {
 
-// A listening TCP socket on 127.0.0.1 at a free port: the port is taken while it lives.
-class Listener {
- public:
-  Listener() {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
-    EXPECT_EQ(listen(fd_, 1), 0);
-    socklen_t length = sizeof(address);
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length);
-    port_ = ntohs(address.sin_port);
-  }
-  ~Listener() { close(fd_); }
-  uint16_t port() const { return port_; }
-
- private:
-  int fd_ = -1;
-  uint16_t port_ = 0;
-};
+using Listener = testing::LoopbackListener;
 
 // GET http://127.0.0.1:port/path; the whole response, headers included.
 std::string http_get(uint16_t port, const std::string& path) {

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "tests/telemetry/exposition.h"
+#include "tests/telemetry/loopback_listener.h"
 
 namespace etwire::telemetry {
 namespace {
@@ -39,24 +40,12 @@ config::MetricsEndpoint unserved(const std::string& pushgateway = "") {
 // A one-request HTTP server on 127.0.0.1: answers 200 and keeps the request line.
 class FakeGateway {
  public:
-  FakeGateway() {
-    fd_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
-    EXPECT_EQ(listen(fd_, 1), 0);
-    socklen_t length = sizeof(address);
-    getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length);
-    port_ = ntohs(address.sin_port);
-    server_ = std::thread([this] { serve(); });
-  }
+  FakeGateway() : server_([this] { serve(); }) {}
   ~FakeGateway() {
-    shutdown(fd_, SHUT_RDWR);
+    shutdown(listener_.fd(), SHUT_RDWR);
     if (server_.joinable()) server_.join();
-    close(fd_);
   }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(listener_.port()); }
   // "POST /metrics/job/... HTTP/1.1"; valid once the push returned.
   std::string request_line() {
     if (server_.joinable()) server_.join();
@@ -65,7 +54,7 @@ class FakeGateway {
 
  private:
   void serve() {
-    const int client = accept(fd_, nullptr, nullptr);
+    const int client = accept(listener_.fd(), nullptr, nullptr);
     if (client < 0) return;
     std::string request;
     char buffer[4096];
@@ -93,8 +82,7 @@ class FakeGateway {
     close(client);
   }
 
-  int fd_ = -1;
-  uint16_t port_ = 0;
+  testing::LoopbackListener listener_;  // before the thread that serves it
   std::thread server_;
   std::string request_line_;
 };
