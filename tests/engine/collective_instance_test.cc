@@ -1,0 +1,104 @@
+// A collective instance of a run split between emulator processes: it is complete when its
+// members here are, and it places the messages that arrive from members elsewhere by their
+// channel (sender, receiver, QP), in arrival order. And the wire tag that tells such a receiver
+// which instance a message belongs to.
+#include "engine/collective_instance.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "collectives/generate.h"
+#include "engine/wire_tag.h"
+
+namespace etwire::engine {
+namespace {
+
+collectives::CollectiveSpec all_to_all(uint32_t members) {
+  collectives::CollectiveSpec spec;
+  spec.collective = trace::CollectiveType::kAllToAll;
+  for (uint32_t r = 0; r < members; ++r) spec.ranks.push_back(static_cast<int32_t>(r));
+  spec.bytes = 1 << 20;
+  return spec;
+}
+
+TEST(CollectiveInstance, MessagesFromElsewhereArePlacedPerChannel) {
+  const collectives::ProgramGenerator generator(all_to_all(4));
+  // Members 0 and 1 here, 2 and 3 in another process.
+  CollectiveInstance instance({0, -1, 0, 0, 0, 0}, {}, generator, {1, 1, 0, 0});
+  EXPECT_EQ(instance.members_here(), 2u);
+  EXPECT_TRUE(instance.here(1));
+  EXPECT_FALSE(instance.here(2));
+  // One sender's messages to two receivers on one QP are two channels, each counted from 0.
+  EXPECT_EQ(instance.next_remote_index(2, 0, 0), 0u);
+  EXPECT_EQ(instance.next_remote_index(2, 1, 0), 0u);
+  EXPECT_EQ(instance.next_remote_index(2, 0, 0), 1u);
+  EXPECT_EQ(instance.next_remote_index(3, 0, 0), 0u);
+  EXPECT_EQ(instance.next_remote_index(2, 0, 1), 0u);
+  EXPECT_EQ(instance.next_remote_index(2, 1, 0), 1u);
+  EXPECT_EQ(instance.next_remote_index(2, 0, 0), 2u);
+}
+
+// Moves a member's bytes at once: every send is ready and recorded.
+struct RecordSends final : MemberActions {
+  bool peer_ready(uint32_t) const override { return true; }
+  void send(const SendRequest& request) override { sends.push_back(request); }
+  std::vector<SendRequest> sends;
+};
+
+TEST(CollectiveInstance, IsCompleteWhenItsMembersHereAre) {
+  const collectives::ProgramGenerator generator(all_to_all(4));
+  // Only member 1 here.
+  CollectiveInstance split({0, -1, 0, 0, 0, 0}, {}, generator, {0, 1, 0, 0});
+  EXPECT_EQ(split.members_here(), 1u);
+  split.arrive(1, 0, {}, 100);
+  EXPECT_EQ(split.record().last_arrival, 100);  // the last member here arrived
+  MemberExecution& member = split.member(1).execution;
+  RecordSends actions;
+  member.start(actions);
+  EXPECT_FALSE(split.finish_member(1, 150));  // its program has not run
+  // Everything the others send it arrives; everything it sends is acknowledged.
+  for (uint32_t peer : {0u, 2u, 3u}) {
+    for (uint16_t qp = 0; qp < 8; ++qp) {
+      for (uint32_t index = 0; member.data_arrived(peer, qp, index, actions); ++index) {
+      }
+    }
+  }
+  for (size_t i = 0; i < actions.sends.size(); ++i) member.send_completed(actions.sends[i].op, actions);
+  ASSERT_TRUE(member.done());
+  EXPECT_TRUE(split.finish_member(1, 200));
+  EXPECT_TRUE(split.complete());
+  EXPECT_EQ(split.record().end, 200);
+
+  // The same collective in one process waits for all four.
+  CollectiveInstance whole({0, -1, 0, 0, 0, 0}, {}, generator);
+  EXPECT_EQ(whole.members_here(), 4u);
+  whole.arrive(1, 0, {}, 100);
+  EXPECT_EQ(whole.record().last_arrival, 0);  // three members have not arrived
+  EXPECT_FALSE(whole.complete());
+}
+
+TEST(WireTag, NamesTheInstanceAndTheEndOfAChunkOperation) {
+  std::set<uint32_t> hashes;
+  for (uint64_t sequence = 0; sequence < 1000; ++sequence) {
+    const uint32_t hash = instance_wire_hash({0, -1, sequence, 0, 0, 0});
+    EXPECT_NE(hash, 0u);
+    EXPECT_EQ(hash & 0x80000000u, 0u);
+    hashes.insert(hash);
+    EXPECT_EQ(wire_tag_instance(wire_tag(hash, true)), hash);
+    EXPECT_TRUE(wire_tag_last(wire_tag(hash, true)));
+    EXPECT_FALSE(wire_tag_last(wire_tag(hash, false)));
+    EXPECT_NE(wire_tag(hash, false), 0u);  // 0 would be no tag at all
+  }
+  EXPECT_EQ(hashes.size(), 1000u);  // consecutive collectives of a group do not collide
+  // Every field of the key counts.
+  const InstanceKey key{1, 3, 7, 2, 5, 9};
+  for (InstanceKey other : {InstanceKey{2, 3, 7, 2, 5, 9}, InstanceKey{1, 4, 7, 2, 5, 9},
+                            InstanceKey{1, 3, 8, 2, 5, 9}, InstanceKey{1, 3, 7, 3, 5, 9},
+                            InstanceKey{1, 3, 7, 2, 6, 9}, InstanceKey{1, 3, 7, 2, 5, 8}}) {
+    EXPECT_NE(instance_wire_hash(key), instance_wire_hash(other));
+  }
+}
+
+}  // namespace
+}  // namespace etwire::engine
