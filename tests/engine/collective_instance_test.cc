@@ -64,7 +64,8 @@ TEST(CollectiveInstance, IsCompleteWhenItsMembersHereAre) {
       }
     }
   }
-  for (size_t i = 0; i < actions.sends.size(); ++i) member.send_completed(actions.sends[i].op, actions);
+  for (size_t i = 0; i < actions.sends.size(); ++i)
+    member.send_completed(actions.sends[i].op, actions);
   ASSERT_TRUE(member.done());
   EXPECT_TRUE(split.finish_member(1, 200));
   EXPECT_TRUE(split.complete());
