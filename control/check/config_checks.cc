@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -11,6 +13,7 @@
 #include "control/check/backend_capabilities.h"
 #include "control/load/key_path.h"
 #include "control/load/nearest_name.h"
+#include "nic/frame_size.h"
 
 namespace etwire::control {
 
@@ -77,6 +80,7 @@ class Checker {
                           name));
       }
       dpdk_queues(port, name);
+      memif_buffers(port, name);
     } else if (port.dpdk.present) {
       warning(Problem::kBackend, child_path(at, "dpdk"),
               fmt::format("ignored: {} does not use backend dpdk", name));
@@ -99,6 +103,24 @@ class Checker {
       warning(Problem::kBackend, child_path(at, "verbs"),
               fmt::format("ignored: {} does not use backend verbs", name));
     }
+  }
+
+  // A net_memif device carries a frame in buffers of `bsize` bytes (2048 unless the vdev says).
+  // With frames longer than one buffer the pair loses frames: four of four two-process runs of
+  // configs/multi-host-memif.yaml without bsize ended with flows failed on retries.
+  void memif_buffers(const config::PortConfig& port, const std::string& name) {
+    const std::string& vdev = port.dpdk.vdev;
+    if (!vdev.starts_with("net_memif")) return;
+    uint64_t bsize = 2048;
+    if (const size_t at = vdev.find("bsize="); at != std::string::npos) {
+      bsize = std::strtoull(vdev.c_str() + at + 6, nullptr, 10);
+    }
+    const uint64_t frame = uint64_t{port.mtu} + nic::kEthernetHeaderBytes + nic::kVlanTagBytes;
+    if (bsize >= frame) return;
+    error(Problem::kInconsistent, child_path(child_path(port.key_path, "dpdk"), "vdev"),
+          fmt::format("{}: the net_memif buffers hold {} bytes (bsize), less than a frame of the "
+                      "port's MTU {} ({} bytes with its Ethernet header): add bsize={} to the vdev",
+                      name, bsize, port.mtu, frame, std::bit_ceil(frame)));
   }
 
   // Every queue of a port has its own worker lcore: `lcores` lists one per queue when there are
