@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/wire_tag.h"
+
 namespace etwire::engine {
 
 CollectiveInstance::CollectiveInstance(const InstanceKey& key, CollectiveRecord record,
@@ -12,6 +14,7 @@ CollectiveInstance::CollectiveInstance(const InstanceKey& key, CollectiveRecord 
   members_.resize(ranks.size());
   members_here_ = here_.empty() ? static_cast<uint32_t>(ranks.size())
                                 : static_cast<uint32_t>(std::count(here_.begin(), here_.end(), 1));
+  if (!here_.empty()) wire_hash_ = instance_wire_hash(key_);
   position_by_rank_.reserve(ranks.size());
   for (uint32_t p = 0; p < ranks.size(); ++p) position_by_rank_.emplace_back(ranks[p], p);
   std::sort(position_by_rank_.begin(), position_by_rank_.end());

@@ -61,6 +61,8 @@ class CollectiveInstance {
   // Whether this process replays the member at `position`.
   bool here(uint32_t position) const { return here_.empty() || here_[position] != 0; }
   uint32_t members_here() const { return members_here_; }
+  // Split between processes: what its messages to another process carry (wire_tag.h); else 0.
+  uint32_t wire_hash() const { return wire_hash_; }
   // The place of the next message of a chunk operation's end from `sender` to `receiver` on `qp`
   // (their channel), counted as they arrive from another emulator process (in posting order: one
   // connection carries them).
@@ -79,6 +81,7 @@ class CollectiveInstance {
   std::vector<std::pair<int32_t, uint32_t>> position_by_rank_;  // sorted by rank
   std::vector<uint8_t> here_;
   uint32_t members_here_ = 0;
+  uint32_t wire_hash_ = 0;
   // Messages counted by next_remote_index: (sender, receiver, QP, count).
   struct RemoteChannel {
     uint32_t sender = 0;

@@ -226,8 +226,7 @@ void RunEngine::send(CollectiveInstance& instance, uint32_t position, const Send
       connection(instance.key().job, src, dst, request.qp);
   const uint64_t max_message = std::max<uint64_t>(config_.collectives.max_message_bytes, 1);
   // A receiver in another process knows the message by its immediate.
-  const uint32_t wire_hash =
-      split_ && !instance.here(request.peer) ? instance_wire_hash(instance.key()) : 0;
+  const uint32_t wire_hash = instance.here(request.peer) ? 0 : instance.wire_hash();
   uint64_t remaining = request.bytes;
   do {
     const uint64_t piece = std::min(remaining, max_message);
@@ -313,8 +312,14 @@ void RunEngine::on_flow_finished(const transport::FlowRecord& record) {
                   user_index(record.tags.user)};
   queue_flow_event(event);
   // A failed message never reaches its receiver: release the receive anyway, so the run goes on
-  // and reports the failure instead of waiting for bytes that will not come.
-  if (failed && record.delivered_at == clock::kNever) {
+  // and reports the failure instead of waiting for bytes that will not come. A receiver in another
+  // emulator process is not here to release (its own watchdog finds it waiting).
+  bool receiver_here = it == instance_by_id_.end();  // retired: handle() drops it either way
+  if (!receiver_here) {
+    const uint32_t receiver = it->second->position_of(record.tags.dst_rank);
+    receiver_here = receiver < it->second->size() && it->second->here(receiver);
+  }
+  if (failed && record.delivered_at == clock::kNever && receiver_here) {
     event.delivered = true;
     queue_flow_event(event);
   }
@@ -387,7 +392,7 @@ void RunEngine::retire_finished_instances() {
     collective_members_here_.push_back(it->second->members_here());
     publish_collective(results_.collectives.back());
     const InstanceKey key = it->second->key();
-    if (split_) instance_by_wire_hash_.erase((uint64_t{key.job} << 32) | instance_wire_hash(key));
+    if (split_) instance_by_wire_hash_.erase((uint64_t{key.job} << 32) | it->second->wire_hash());
     instance_by_id_.erase(it);
     instances_.erase(key);
   }

@@ -81,7 +81,7 @@ void RunEngine::deliver_remote(CollectiveInstance& instance, int32_t src, int32_
 
 bool RunEngine::register_wire_hash(CollectiveInstance& instance) {
   const InstanceKey& key = instance.key();
-  const uint64_t hashed = (uint64_t{key.job} << 32) | instance_wire_hash(key);
+  const uint64_t hashed = (uint64_t{key.job} << 32) | instance.wire_hash();
   auto [it, fresh] = instance_by_wire_hash_.emplace(hashed, &instance);
   if (!fresh) {
     const InstanceKey& other = it->second->key();
