@@ -41,6 +41,9 @@ struct FlowTags {
   // IMMEDIATE): how a receiver in another process, which never sees these tags, tells which
   // message arrived. 0: none (the immediate then carries the flow id, for captures).
   uint32_t wire_tag = 0;
+  // With transport.op write-with-imm: this message is a plain WRITE, with no immediate. The
+  // software RNIC posts each work request as a message; only a message's last carries one.
+  bool plain_write = false;
 };
 
 struct FlowRecord {

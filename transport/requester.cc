@@ -25,7 +25,11 @@ nic::Packet Transport::next_data_packet(uint32_t requester, clock::Nanos now) {
   packet.priority = port.qos.data.priority;
   packet.dscp = port.qos.data.dscp;
   packet.ecn = static_cast<uint8_t>(port.qos.data.ecn);
-  packet.opcode = opcode_for(config_.op, index, record.packets);
+  const config::RdmaOp op =
+      record.tags.plain_write && config_.op == config::RdmaOp::kWriteWithImmediate
+          ? config::RdmaOp::kWrite
+          : config_.op;
+  packet.opcode = opcode_for(op, index, record.packets);
   packet.dest_qpn = qp.remote_qpn;
   packet.psn = wire_psn(psn);
   packet.payload_bytes = payload_of(record.bytes, config_.pmtu, index, record.packets);

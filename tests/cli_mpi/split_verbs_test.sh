@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# `etwire run` with verbs ports split between emulator processes under mpirun, each process with a
+# software RNIC behind its verbs seam: the processes exchange their QPs' numbers, GIDs, PSNs and
+# rkeys over MPI and then carry the traffic between their RNICs (datagrams on 127.0.0.1). Each
+# split run is compared with the same run in one process (the software RNIC on the fabric twin)
+# by compare_runs.py: the same flows and bytes collective by collective, every flow joined with
+# its delivery, CCTs within a stated factor. And every flow between processes names QPs of both:
+# the requester's number from the sending process's RNIC, the responder's from the receiving one's
+# (each RNIC numbers from 0x800 + its process << 16), which only the exchange can have told it.
+#   1. configs/multi-host-verbs-software.yaml: the 8-rank all-reduce over two processes;
+#   2. an all-reduce job and an all-to-all job sharing eight ports of three processes.
+#
+#   split_verbs_test.sh ETWIRE SOURCE_DIR
+#
+# Deliveries are seen when the receiving process polls its completion queue, so on a busy 2-core
+# machine a delivery may be timestamped after its sender saw the acknowledgement: the joined
+# delivery times are checked within 5 ms, and CCTs within the factors of split_run_test.sh.
+set -uo pipefail
+etwire=$1
+source_dir=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
+traces="$source_dir/configs/traces"
+
+# Every flow between ports of two processes carries QP numbers of both processes' RNICs.
+check_exchange() {  # RESULTS_DIR PROCESS_OF_PORT (a python list)
+  python3 - "$1" "$2" <<'PY' || return 1
+import csv, json, sys
+rows = list(csv.DictReader(open(f"{sys.argv[1]}/flows.csv")))
+process_of = json.loads(sys.argv[2])
+between = [r for r in rows if process_of[int(r["src_port"])] != process_of[int(r["dst_port"])]]
+wrong = [r for r in between
+         if int(r["qpn"]) >> 16 != process_of[int(r["src_port"])]
+         or int(r["dest_qpn"]) >> 16 != process_of[int(r["dst_port"])]]
+print(f"{len(between)} flows between processes, {len(wrong)} with a QP number of the wrong process")
+sys.exit(0 if between and not wrong else 1)
+PY
+}
+
+# mpirun -np N etwire run SPLIT; etwire run ONE; compare. Args: NAME N SPLIT ONE ITERATIONS FACTOR
+# PROCESS_OF_PORT
+scenario() {
+  local name=$1 np=$2 split_config=$3 one_config=$4 iterations=$5 factor=$6 process_of=$7
+  timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" "$etwire" run "$split_config" \
+    --no-metrics --no-progress --out "$work/$name-split" >"$work/$name-split.out" \
+    2>"$work/$name-split.err"
+  local code=$?
+  if [ "$code" -ne 0 ]; then
+    fail "$name: the split run exited $code"
+    tail -20 "$work/$name-split.err"
+    return
+  fi
+  grep -q "exchanged over MPI" "$work/$name-split.out" ||
+    fail "$name: the summary does not say the QPs were exchanged"
+  timeout 300 "$etwire" run "$one_config" --no-metrics --no-progress --out "$work/$name-one" \
+    >"$work/$name-one.out" 2>"$work/$name-one.err"
+  code=$?
+  if [ "$code" -ne 0 ]; then
+    fail "$name: the single-process run exited $code"
+    tail -20 "$work/$name-one.err"
+    return
+  fi
+  echo "== $name"
+  python3 "$source_dir/tests/cli_mpi/compare_runs.py" "$work/$name-split" "$work/$name-one" \
+    "$iterations" "$factor" 5000 || fail "$name: the split run differs from the single process's"
+  check_exchange "$work/$name-split" "$process_of" ||
+    fail "$name: flows between processes do not name both processes' QPs"
+}
+
+# The same configuration in one process: no emulators section, no port's emulator.
+one_process() { sed -e '/^emulators:/,/^$/d' -e '/^ *emulator: /d' -e 's/emulator: [^,]*, //' "$1"; }
+
+# 1. The shipped two-process example.
+sed -e "s|trace: traces/|trace: $traces/|" "$source_dir/configs/multi-host-verbs-software.yaml" \
+  >"$work/two.yaml"
+one_process "$work/two.yaml" >"$work/two-one.yaml"
+scenario two 2 "$work/two.yaml" "$work/two-one.yaml" 5 20 "[0,0,0,0,1,1,1,1]"
+
+# 2. Two jobs, an all-reduce and an all-to-all, on eight ports of three processes.
+{
+  cat <<YAML
+run: {name: mixed, watchdog: 20s}
+workload:
+  iterations: 3
+  warmup_iterations: 1
+  jobs:
+    - {name: allreduce, trace: $traces/allreduce_8r/allreduce}
+    - {name: alltoall, trace: $traces/alltoall_8r/alltoall}
+emulators: [{name: e0}, {name: e1}, {name: e2}]
+
+ports:
+  - {name: p, count: 3, emulator: e0, backend: verbs, verbs: {device: "r0_{i}", port: 1}, ipv4: 10.9.0.1, speed: 1Gbps, mtu: 4200}
+  - {name: q, count: 3, emulator: e1, backend: verbs, verbs: {device: "r1_{i}", port: 1}, ipv4: 10.9.0.4, speed: 1Gbps, mtu: 4200}
+  - {name: s, count: 2, emulator: e2, backend: verbs, verbs: {device: "r2_{i}", port: 1}, ipv4: 10.9.0.7, speed: 1Gbps, mtu: 4200}
+verbs: {rnic: software, max_message: 256KiB, queue_depth: 64}
+mapping:
+  jobs:
+    - {job: allreduce, placement: block, ranks_per_port: 1}
+    - {job: alltoall, placement: block, ranks_per_port: 1}
+collectives: {algorithms: {all_reduce: ring}, qps_per_peer: 1}
+transport: {op: write-with-imm, pmtu: 4096, retransmit_timeout: 100ms, retry_count: 7}
+YAML
+} >"$work/mixed.yaml"
+one_process "$work/mixed.yaml" >"$work/mixed-one.yaml"
+scenario mixed 3 "$work/mixed.yaml" "$work/mixed-one.yaml" 8 200 "[0,0,0,1,1,1,2,2]"
+
+if [ "$failures" -gt 0 ]; then
+  echo "$failures failed"
+  exit 1
+fi
+echo "split verbs runs: the same flows and bytes as one process, QPs exchanged between processes"
