@@ -45,10 +45,11 @@ void join_deliveries(const std::vector<std::vector<engine::RunEngine::RemoteDeli
                      const std::vector<double>& scales, const std::vector<clock::Nanos>& shifts,
                      std::vector<std::vector<transport::FlowRecord>>& flows,
                      std::vector<engine::PartialResults>& parts) {
-  std::unordered_map<uint32_t, std::vector<std::pair<clock::Nanos, uint32_t>>> by_requester;
+  // By sending process and requester: an RNIC numbers its QPs itself, so two hosts' may share one.
+  std::unordered_map<uint64_t, std::vector<std::pair<clock::Nanos, uint32_t>>> by_requester;
   for (size_t p = 0; p < deliveries.size(); ++p) {
     for (const auto& d : deliveries[p]) {
-      by_requester[d.requester_qpn].emplace_back(
+      by_requester[uint64_t{d.sender} << 32 | d.requester_qpn].emplace_back(
           engine::to_reference_time(d.at, scales[p], shifts[p]), d.ecn_marks);
     }
   }
@@ -62,7 +63,7 @@ void join_deliveries(const std::vector<std::vector<engine::RunEngine::RemoteDeli
       instances[c.instance] = &c;
     }
     for (auto& [qpn, indexes] : waiting) {
-      auto found = by_requester.find(qpn);
+      auto found = by_requester.find(uint64_t{p} << 32 | qpn);
       if (found == by_requester.end()) continue;
       std::sort(indexes.begin(), indexes.end(),
                 [&](size_t a, size_t b) { return flows[p][a].flow_id < flows[p][b].flow_id; });

@@ -17,8 +17,10 @@ const JobConfig* RunConfig::find_job(std::string_view name) const {
 }
 
 bool on_fabric_twin(const RunConfig& config, const PortConfig& port) {
+  // Split between emulator processes, the software RNIC cables its ports by datagrams instead.
   return port.backend == Backend::kLoopback ||
-         (port.backend == Backend::kVerbs && config.verbs.rnic == RnicKind::kSoftware);
+         (port.backend == Backend::kVerbs && config.verbs.rnic == RnicKind::kSoftware &&
+          config.emulators.size() <= 1);
 }
 
 bool drives_port(const RunConfig& config, const PortConfig& port, uint32_t emulator) {

@@ -38,7 +38,8 @@ struct RunConfig {
 };
 
 // Whether a port is cabled into the fabric twin: a loopback port, or a verbs port of the
-// software RNIC.
+// software RNIC in one process (split between emulator processes, the software RNIC cables its
+// ports to the other processes' instead).
 bool on_fabric_twin(const RunConfig& config, const PortConfig& port);
 
 // Whether the emulator process of MPI rank `emulator` drives the port: always without an

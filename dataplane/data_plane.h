@@ -68,6 +68,14 @@ class DataPlane {
   // ports cannot reach each other (back-to-back ports reach only their peer) or a QP number is
   // taken.
   virtual transport::ConnectionId connect(const WireConnection& connection) = 0;
+  // A run split between emulator processes: called on every process once the connections of
+  // the traffic plan are opened, before the start barrier. A data plane whose connections need
+  // what only another process knows (an RNIC's QP numbers and GIDs) exchanges it here and
+  // completes them. Collective. Throws std::runtime_error when a connection cannot be completed.
+  virtual void finish_connecting() {}
+  // The QP number this data plane's flow records carry for the requester the address plan
+  // numbers `plan_qpn`: the plan's own, except on an RNIC, which numbers its QPs itself.
+  virtual uint32_t recorded_requester_qpn(uint32_t plan_qpn) const { return plan_qpn; }
   // Queues a message on a connection (transport::Transport::post).
   virtual void post(transport::ConnectionId connection, uint64_t bytes,
                     const transport::FlowTags& tags) = 0;

@@ -132,7 +132,10 @@ const RunResults& RunEngine::run() {
     // planned connection is opened before the first packet. Split between processes, the
     // receiving halves must be open before the other processes send, hence the barrier.
     if (!virtual_time || split_) open_planned_connections();
-    if (split_) options_.session->barrier();
+    if (split_) {
+      data_plane_->finish_connecting();
+      options_.session->barrier();
+    }
     for (uint32_t r = 0; r < runtimes_.size(); ++r) {
       if (runtime_here_[r]) start_iteration(r, 0);
     }

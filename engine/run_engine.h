@@ -105,10 +105,12 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   };
   ClockPair clock_at_start() const { return clock_at_start_; }
   ClockPair clock_at_end() const { return clock_at_end_; }
-  // A message posted by another emulator process that reached its receiver here: the requester's
-  // QP number (the address plan's), when, and its CE-marked packets. The k-th delivery of a
-  // requester is its k-th message: joined with the sender's flow records for their FCT.
+  // A message posted by another emulator process that reached its receiver here: the emulator
+  // process that posted it, its requester's QP number as that process's flow records carry it
+  // (the address plan's, or an RNIC's own), when, and its CE-marked packets. The k-th delivery of
+  // a requester is its k-th message: joined with the sender's flow records for their FCT.
   struct RemoteDelivery {
+    uint32_t sender = 0;
     uint32_t requester_qpn = 0;
     uint32_t ecn_marks = 0;
     clock::Nanos at = 0;
@@ -247,6 +249,8 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   std::string diagnose_stall(const std::string& why) const;
   // What a rank another emulator process replays is, for a diagnosis: which emulator, where.
   std::string replayed_elsewhere(uint32_t job, int32_t rank) const;
+  // The emulator process (MPI rank) that replays the rank: 0 without an emulators section.
+  uint32_t process_of(uint32_t job, int32_t rank) const;
   void finalize();
 
   const control::LoadedConfig& loaded_;

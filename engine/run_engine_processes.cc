@@ -29,8 +29,6 @@ void RunEngine::open_planned_connections() {
 void RunEngine::on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now,
                                           uint32_t ecn_marks, uint32_t immediate) {
   last_progress_ = clock_.now();
-  remote_deliveries_.push_back({requester_qpn, ecn_marks, now});
-  if (!wire_tag_last(immediate)) return;  // a chunk operation's earlier messages
   auto it = remote_senders_.find(requester_qpn);
   if (it == remote_senders_.end()) {
     stop_stuck(fmt::format(
@@ -40,6 +38,10 @@ void RunEngine::on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos n
     return;
   }
   const RemoteSender& from = it->second;
+  remote_deliveries_.push_back({process_of(from.job, from.src),
+                                data_plane_->recorded_requester_qpn(requester_qpn), ecn_marks,
+                                now});
+  if (!wire_tag_last(immediate)) return;  // a chunk operation's earlier messages
   FlowEvent event;
   event.delivered = true;
   event.src_rank = from.src;

@@ -38,6 +38,14 @@ std::string kind_label(collectives::CollectiveKind kind) {
 }
 
 // "is replayed by ...": the caller may turn "is" into "are".
+uint32_t RunEngine::process_of(uint32_t job, int32_t rank) const {
+  const std::string& port = config_.ports[jobs_[job].placement->port(rank)].emulator;
+  for (const config::EmulatorConfig& emulator : config_.emulators) {
+    if (emulator.name == port) return emulator.rank;
+  }
+  return 0;
+}
+
 std::string RunEngine::replayed_elsewhere(uint32_t job, int32_t rank) const {
   const std::string& port = config_.ports[jobs_[job].placement->port(rank)].emulator;
   for (const config::EmulatorConfig& emulator : config_.emulators) {

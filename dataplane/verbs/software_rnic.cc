@@ -10,6 +10,7 @@
 
 #include "common/ring_queue.h"
 #include "dataplane/twin_port_counters.h"
+#include "dataplane/verbs/datagram_cables.h"
 #include "nic/port_frame_format.h"
 #include "transport/transport.h"
 
@@ -140,6 +141,7 @@ uint64_t retransmit_timeout_ns(uint8_t exponent) {
 
 struct SoftwareRnic::Port {
   size_t index = 0;  // run port = twin port
+  bool here = true;  // driven by this process (across processes, only some are)
   const config::PortConfig* config = nullptr;
   std::string device;
   uint8_t number = 1;
@@ -151,7 +153,8 @@ struct SoftwareRnic::Port {
   // first of them is in RTS (the transport reads them when it retransmits, not before).
   config::TransportConfig transport_config;
   bool qp_timing_set = false;
-  std::unique_ptr<transport::Transport> transport;  // drives this port only: its index there is 0
+  // Drives this port only: its index there is 0. None for a port another process drives.
+  std::unique_ptr<transport::Transport> transport;
 };
 
 struct SoftwareRnic::Region {
@@ -207,12 +210,15 @@ struct SoftwareRnic::Queue {
   ibv_mtu path_mtu = IBV_MTU_1024;
   uint32_t dest_qpn = 0;
   int remote_port = -1;
+  bool remote_here = true;  // the peer's port is this process's
   uint8_t rnr_retry = 7;
   uint16_t udp_source_port = 0;
   bool requester_open = false;  // its halves on the port's transport (they stay open)
   bool responder_open = false;
   RingQueue<SendWork> sends;  // posted, not yet completed, oldest first
   RingQueue<ReceiveWork> receives;
+  // Across processes: immediates of messages from elsewhere that found no receive yet.
+  RingQueue<uint32_t> arrivals;
   // Requesters whose next message waits here for a receive (RNR NAKs retried forever).
   RingQueue<uint32_t> waiting_senders;
   bool waiting_for_receive = false;  // as a requester, registered in its responder's list
@@ -231,6 +237,7 @@ class SoftwareRnic::Cq final : public VerbsCq {
   Cq(const Cq&) = delete;
   Cq& operator=(const Cq&) = delete;
   int poll(int entries, ibv_wc* wc) override {
+    if (rnic_.across_processes()) rnic_.progress();
     if (overrun_) return -1;
     int n = 0;
     while (n < entries && !queue_.empty()) wc[n++] = queue_.pop_front();
@@ -265,7 +272,7 @@ class SoftwareRnic::Cq final : public VerbsCq {
 // Hands the port transport's reports to the RNIC.
 class SoftwareRnic::PortObserver final : public transport::FlowObserver {
  public:
-  explicit PortObserver(SoftwareRnic& rnic) : rnic_(rnic) {}
+  PortObserver(SoftwareRnic& rnic, size_t port) : rnic_(rnic), port_(port) {}
   void on_flow_delivered(const transport::FlowRecord& record) override {
     rnic_.delivered(record.qpn);
   }
@@ -273,12 +280,13 @@ class SoftwareRnic::PortObserver final : public transport::FlowObserver {
     rnic_.finished(record.qpn, static_cast<uint8_t>(record.status));
   }
   void on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos, uint32_t,
-                                 uint32_t) override {
-    rnic_.delivered(requester_qpn);
+                                 uint32_t immediate) override {
+    rnic_.arrived(port_, requester_qpn, immediate);
   }
 
  private:
   SoftwareRnic& rnic_;
+  size_t port_;
 };
 
 class SoftwareRnic::Qp final : public VerbsQp {
@@ -390,7 +398,9 @@ class SoftwareRnic::Device final : public VerbsDevice {
     const Port* port = find(number);
     if (port == nullptr) return out;
     const PortCounters counters =
-        twin_port_counters(*rnic_.twin_, port->index, port->transport->port_counters(0));
+        rnic_.cables_
+            ? cable_counters(*port)
+            : twin_port_counters(*rnic_.twin_, port->index, port->transport->port_counters(0));
     for (const PortCounterField& field : kPortCounterFields) {
       out.emplace_back(std::string(field.name), counters.*field.member);
     }
@@ -400,9 +410,28 @@ class SoftwareRnic::Device final : public VerbsDevice {
  private:
   const Port* find(uint8_t number) const {
     for (const auto& port : rnic_.ports_) {
-      if (port->device == name_ && port->number == number) return port.get();
+      if (port->here && port->device == name_ && port->number == number) return port.get();
     }
     return nullptr;
+  }
+  // A port cabled to other processes: what its cable carried, and its transport's counts.
+  PortCounters cable_counters(const Port& port) const {
+    const CableCounters& cable = rnic_.cables_->counters(port.index);
+    const transport::TransportPortCounters& t = port.transport->port_counters(0);
+    PortCounters counters;
+    counters.tx_bytes = cable.tx_bytes;
+    counters.rx_bytes = cable.rx_bytes;
+    counters.tx_packets = cable.tx_packets;
+    counters.rx_packets = cable.rx_packets;
+    counters.data_packets = t.data_packets;
+    counters.retransmitted_packets = t.retransmitted_packets;
+    counters.missing_packets = t.missing_packets;
+    counters.ecn_marked_received = t.ecn_marked_received;
+    counters.cnps_sent = t.cnps_sent;
+    counters.cnps_received = t.cnps_received;
+    counters.drops = cable.drops;
+    counters.timeouts = t.timeouts;
+    return counters;
   }
 
   SoftwareRnic& rnic_;
@@ -411,26 +440,47 @@ class SoftwareRnic::Device final : public VerbsDevice {
 
 SoftwareRnic::SoftwareRnic(const config::RunConfig& config, SoftwareRnicOptions options)
     : config_(config), options_(options) {
-  std::vector<nic::loopback::TwinPortSpec> specs;
-  for (const config::PortConfig& port : config.ports) specs.push_back({port.name, port.speed_bps});
-  twin_ =
-      std::make_unique<nic::loopback::FabricTwin>(config.fabric, specs, clock_, config.run.seed);
+  const cluster::Session* processes = options.processes;
+  std::vector<bool> here(config.ports.size(), true);
+  if (processes != nullptr && processes->size() > 1 && config.emulators.size() > 1) {
+    const auto emulator = static_cast<uint32_t>(processes->rank());
+    std::vector<uint64_t> speeds;
+    for (size_t p = 0; p < config.ports.size(); ++p) {
+      here[p] = config::drives_port(config, config.ports[p], emulator);
+      speeds.push_back(config.ports[p].speed_bps);
+    }
+    wall_ = std::make_unique<clock::WallClock>();
+    scheduler_ = wall_.get();
+    cables_ = std::make_unique<DatagramCables>(here, speeds, *processes);
+    // Apart from the other processes' numbers, so that flow records and captures tell them apart.
+    next_qpn_ += emulator << 16;
+  } else {
+    std::vector<nic::loopback::TwinPortSpec> specs;
+    for (const config::PortConfig& port : config.ports) {
+      specs.push_back({port.name, port.speed_bps});
+    }
+    twin_ =
+        std::make_unique<nic::loopback::FabricTwin>(config.fabric, specs, clock_, config.run.seed);
+  }
   for (size_t p = 0; p < config.ports.size(); ++p) {
     const config::PortConfig& port = config.ports[p];
     auto soft = std::make_unique<Port>();
     soft->index = p;
+    soft->here = here[p];
     soft->config = &port;
     soft->device = port.verbs.device;
     soft->number = port.verbs.port;
     soft->active_mtu =
         nic::verbs::path_mtu_code(std::max(256u, config::largest_path_mtu(port.mtu)));
     soft->gids = gid_table(port, port.verbs.port);
-    soft->observer = std::make_unique<PortObserver>(*this);
+    soft->observer = std::make_unique<PortObserver>(*this, p);
     soft->transport_config = config.transport;
-    soft->transport =
-        std::make_unique<transport::Transport>(soft->transport_config, clock_, *soft->observer);
-    soft->transport->add_port(twin_->port(p), port.qos, nic::frame_format(config, port),
-                              static_cast<uint32_t>(p));
+    if (here[p]) {
+      soft->transport = std::make_unique<transport::Transport>(soft->transport_config, *scheduler_,
+                                                               *soft->observer);
+      soft->transport->add_port(cables_ ? cables_->port(p) : twin_->port(p), port.qos,
+                                nic::frame_format(config, port), static_cast<uint32_t>(p));
+    }
     ports_.push_back(std::move(soft));
   }
 }
@@ -440,6 +490,7 @@ SoftwareRnic::~SoftwareRnic() = default;
 std::unique_ptr<VerbsDevice> SoftwareRnic::open(const std::string& name) {
   std::string names;
   for (const auto& port : ports_) {
+    if (!port->here) continue;  // another process's
     if (port->device == name) return std::make_unique<Device>(*this, name);
     if (names.find(port->device) == std::string::npos) {
       names += (names.empty() ? "" : ", ") + port->device;
@@ -464,7 +515,7 @@ void SoftwareRnic::revoke_remote_write(const std::string& device) {
 }
 
 void SoftwareRnic::overran(Cq& cq) {
-  clock_.run_at(clock_.now(), this, cq.id());
+  scheduler_->run_at(scheduler_->now(), this, cq.id());
 }
 
 void SoftwareRnic::on_event(uint64_t cq_id, clock::Nanos) {
@@ -501,6 +552,56 @@ int SoftwareRnic::port_of_gid(const ibv_gid& gid) const {
   return -1;
 }
 
+void SoftwareRnic::progress() {
+  scheduler_->poll();
+  cables_->receive(wall_->now());
+}
+
+void SoftwareRnic::arrived(size_t port, uint32_t requester_qpn, uint32_t immediate) {
+  if (!cables_) {
+    delivered(requester_qpn);  // one number space: the requester is this RNIC's
+    return;
+  }
+  auto it = responder_of_requester_.find(uint64_t{port} << 32 | requester_qpn);
+  Queue* responder = it == responder_of_requester_.end() ? nullptr : queue(it->second);
+  if (responder == nullptr) return;  // destroyed since
+  if (responder->remote_here) {
+    delivered(requester_qpn);
+  } else {
+    arrived_from_elsewhere(*responder, immediate);
+  }
+}
+
+void SoftwareRnic::arrived_from_elsewhere(Queue& responder, uint32_t immediate) {
+  if (responder.state != IBV_QPS_RTR && responder.state != IBV_QPS_RTS) return;  // dropped
+  const bool send = config_.transport.op == config::RdmaOp::kSend;
+  if (!send && immediate == 0) return;  // a WRITE: nothing for the responder to tell
+  responder.arrivals.push_back(immediate);
+  hand_arrivals(responder);
+}
+
+void SoftwareRnic::hand_arrivals(Queue& responder) {
+  const bool send = config_.transport.op == config::RdmaOp::kSend;
+  while (!responder.arrivals.empty() && !responder.receives.empty()) {
+    const uint32_t imm = responder.arrivals.pop_front();
+    const ReceiveWork receive = responder.receives.pop_front();
+    ibv_wc wc{};
+    wc.wr_id = receive.wr_id;
+    wc.status = IBV_WC_SUCCESS;
+    wc.opcode = send ? IBV_WC_RECV : IBV_WC_RECV_RDMA_WITH_IMM;
+    wc.qp_num = responder.qpn;
+    wc.src_qp = responder.dest_qpn;
+    if (!send) {
+      wc.imm_data = imm;
+      wc.wc_flags = IBV_WC_WITH_IMM;
+    }
+    if (!responder.recv_cq->push(wc)) {
+      Qp::enter_error(responder);
+      return;
+    }
+  }
+}
+
 void SoftwareRnic::delivered(uint32_t requester_qpn) {
   Queue* q = queue(requester_qpn);
   if (q == nullptr) return;  // destroyed since
@@ -525,6 +626,8 @@ void SoftwareRnic::finished(uint32_t requester_qpn, uint8_t status) {
     if (!w.in_transport || w.sequence != sequence) continue;
     w.finished = true;
     w.transport_status = static_cast<transport::FlowStatus>(status);
+    // A responder in another process took it when it acknowledged it.
+    if (!q->remote_here) w.placed = true;
     Qp::complete(*q);
     return;
   }
@@ -580,7 +683,7 @@ int SoftwareRnic::Qp::apply_attributes(Queue& q, ibv_qp_state target, const ibv_
   if (mask & IBV_QP_PORT) {
     int found = -1;
     for (const auto& port : rnic_.ports_) {
-      if (port->device == q.device && port->number == attr.port_num) {
+      if (port->here && port->device == q.device && port->number == attr.port_num) {
         found = static_cast<int>(port->index);
       }
     }
@@ -630,6 +733,7 @@ int SoftwareRnic::Qp::apply_attributes(Queue& q, ibv_qp_state target, const ibv_
   if (mask & IBV_QP_RNR_RETRY) q.rnr_retry = attr.rnr_retry;
   q.dest_qpn = dest;
   q.remote_port = remote;
+  q.remote_here = remote < 0 || rnic_.ports_.at(static_cast<size_t>(remote))->here;
   if (mask & IBV_QP_AV) {
     q.udp_source_port = udp_source_port(attr.ah_attr.grh.flow_label, q.qpn, q.dest_qpn);
   }
@@ -638,6 +742,7 @@ int SoftwareRnic::Qp::apply_attributes(Queue& q, ibv_qp_state target, const ibv_
   if (target == IBV_QPS_RTR && !q.responder_open) {
     t.open_responder(0, q.qpn, remote_port, q.dest_qpn, q.udp_source_port);
     q.responder_open = true;
+    rnic_.responder_of_requester_[uint64_t(q.port) << 32 | q.dest_qpn] = q.qpn;
   }
   if (target == IBV_QPS_RTS && !q.requester_open) {
     t.open_requester(0, q.qpn, remote_port, q.dest_qpn, q.udp_source_port);
@@ -736,8 +841,13 @@ int SoftwareRnic::Qp::post_send(ibv_send_wr* wr, ibv_send_wr** bad) {
     q.sends.push_back(w);
     // The transport carries a zero-byte message as one packet; a message of zero bytes is
     // rare enough that its packet's size does not matter.
+    // The frames say what the work request is: a WRITE without an immediate, or the immediate
+    // the responder's completion carries.
+    transport::FlowTags tags;
+    tags.plain_write = w.opcode == IBV_WR_RDMA_WRITE;
+    if (carries_immediate(w.opcode)) tags.wire_tag = w.imm;
     rnic_.ports_.at(static_cast<size_t>(q.port))
-        ->transport->post(q.qpn, std::max<uint64_t>(w.length, 1), transport::FlowTags{});
+        ->transport->post(q.qpn, std::max<uint64_t>(w.length, 1), tags);
   }
   return 0;
 }
@@ -771,6 +881,8 @@ int SoftwareRnic::Qp::post_recv(ibv_recv_wr* wr, ibv_recv_wr** bad) {
     for (uint32_t s = 0; s < r.sges; ++s) r.sge[s] = wr->sg_list[s];
     q.receives.push_back(r);
   }
+  // Messages from elsewhere that waited for a receive.
+  rnic_.hand_arrivals(q);
   // Senders that were refused for want of a receive go on now.
   while (!q.waiting_senders.empty() && !q.receives.empty()) {
     Queue* sender = rnic_.queue(q.waiting_senders.pop_front());

@@ -26,6 +26,16 @@
 // is what mlx5 shows for a netdev with one IPv4 (and maybe one IPv6) address: 0/1 the link-local
 // address as RoCE v1/v2, 2/3 the IPv4 address, 4/5 the IPv6 address.
 //
+// Split between emulator processes (mpirun, an emulators section), each process's RNIC holds the
+// devices of its own ports, on the wall clock, and cables them to the other processes' by
+// datagrams on 127.0.0.1 (datagram_cables.h) instead of the twin: the processes' QPs connect with
+// the QP numbers and GIDs the verbs data plane exchanges over MPI, and the transport's packets
+// cross between them. Across processes the RNIC is simpler still: the responder's buffer is not
+// written (the bytes stay where they were; their length and the immediate travel); a bad rkey or
+// a missing receive is not refused: a message finding no receive waits for one at the responder
+// while the requester's work completes on its acknowledgement; the receive completion's byte_len
+// is 0; and an immediate of 0 does not travel (the responder reports none).
+//
 // Where it is simpler than a device: the transport's PMTU is the run's transport section for
 // every QP; one transport per port times all its QPs, so the first QP moved to RTS on a port sets
 // the port's retry count and timeout, and a later QP there asking other values is refused with
@@ -44,6 +54,8 @@
 #include <vector>
 
 #include "clock/virtual_clock.h"
+#include "clock/wall_clock.h"
+#include "cluster/session.h"
 #include "config/run_config.h"
 #include "nic/loopback/fabric_twin.h"
 #include "nic/verbs/verbs_api.h"
@@ -57,7 +69,12 @@ struct SoftwareRnicOptions {
   uint32_t max_qp_wr = 32768;     // the largest queue a QP may ask for
   uint32_t max_sge = 16;          // scatter/gather entries per work request
   int max_cqe = 4 * 1024 * 1024;  // the largest completion queue
+  // The emulator processes of the run; with more than one (and an emulators section), this
+  // process's RNIC holds only its own ports, cabled to the others' (datagram_cables.h).
+  const cluster::Session* processes = nullptr;
 };
+
+class DatagramCables;
 
 class SoftwareRnic final : public nic::verbs::VerbsProvider, private clock::EventHandler {
  public:
@@ -72,7 +89,11 @@ class SoftwareRnic final : public nic::verbs::VerbsProvider, private clock::Even
   // outlive the RNIC.
   std::unique_ptr<nic::verbs::VerbsDevice> open(const std::string& name) override;
 
-  // The clock everything on the RNIC happens on; whoever drives the RNIC runs it.
+  // Whether its ports are cabled to other processes' on the wall clock (no twin); then polling
+  // a completion queue moves the RNIC on, as a device works on its own.
+  bool across_processes() const { return cables_ != nullptr; }
+  // The clock everything on the RNIC happens on, on one process; whoever drives the RNIC runs
+  // it. Across processes the RNIC keeps its own wall clock.
   clock::VirtualClock& clock() { return clock_; }
   nic::loopback::FabricTwin& twin() { return *twin_; }
 
@@ -102,6 +123,15 @@ class SoftwareRnic final : public nic::verbs::VerbsProvider, private clock::Even
   // device's asynchronous IBV_EVENT_CQ_ERR), outside whatever completion was being written.
   void overran(Cq& cq);
   void on_event(uint64_t cq_id, clock::Nanos now) override;
+  // Across processes: runs the events that are due and takes what the cables brought.
+  void progress();
+  // The next message from requester `requester_qpn` reached port `port`'s transport, with its
+  // last packet's `immediate` (0 for none).
+  void arrived(size_t port, uint32_t requester_qpn, uint32_t immediate);
+  // Across processes: a message from a requester elsewhere reached `responder`.
+  void arrived_from_elsewhere(Queue& responder, uint32_t immediate);
+  // Completes the receives of `responder` that messages from elsewhere are waiting for.
+  void hand_arrivals(Queue& responder);
   // A message of requester `requester_qpn` reached its responder (deliveries come in posting
   // order), or its transport finished it.
   void delivered(uint32_t requester_qpn);
@@ -114,11 +144,16 @@ class SoftwareRnic final : public nic::verbs::VerbsProvider, private clock::Even
   const config::RunConfig& config_;
   SoftwareRnicOptions options_;
   clock::VirtualClock clock_;
+  std::unique_ptr<clock::WallClock> wall_;  // across processes
+  clock::Scheduler* scheduler_ = &clock_;   // the one in use
   std::unique_ptr<nic::loopback::FabricTwin> twin_;
-  std::vector<std::unique_ptr<Port>> ports_;                       // by run port
+  std::unique_ptr<DatagramCables> cables_;    // across processes, instead of the twin
+  std::vector<std::unique_ptr<Port>> ports_;  // by run port
   std::unordered_map<uint32_t, std::unique_ptr<Region>> regions_;  // by key (lkey = rkey)
   std::unordered_map<uint32_t, std::unique_ptr<Queue>> queues_;    // by QP number
   std::unordered_map<uint64_t, Cq*> cqs_;                          // live ones, by id
+  // Responder QPs by (run port << 32 | their requester's QP number), once in RTR.
+  std::unordered_map<uint64_t, uint32_t> responder_of_requester_;
   uint64_t next_cq_id_ = 1;
   uint32_t next_qpn_ = 0x800;  // as devices do, not from 0
   uint32_t next_key_ = 0x1000;

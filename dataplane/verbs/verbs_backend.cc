@@ -1,5 +1,6 @@
 #include "dataplane/verbs/verbs_backend.h"
 
+#include "cluster/session.h"
 #include "dataplane/verbs/software_rnic.h"
 #include "dataplane/verbs/verbs_data_plane.h"
 #include "nic/verbs/libibverbs_api.h"
@@ -8,13 +9,20 @@ namespace etwire::dataplane {
 
 std::unique_ptr<DataPlane> make_verbs_data_plane(const config::RunConfig& config,
                                                  transport::FlowObserver& observer) {
+  // Under MPI, this process's emulator's ports.
+  const cluster::Session& processes = cluster::Session::current();
   if (config.verbs.rnic == config::RnicKind::kSoftware) {
-    auto rnic = std::make_unique<SoftwareRnic>(config);
-    clock::VirtualClock* clock = &rnic->clock();
-    return std::make_unique<VerbsDataPlane>(config, observer, std::move(rnic), clock);
+    SoftwareRnicOptions options;
+    options.processes = &processes;
+    auto rnic = std::make_unique<SoftwareRnic>(config, options);
+    // Across processes the RNIC keeps its own wall clock and moves on when polled.
+    clock::VirtualClock* clock = rnic->across_processes() ? nullptr : &rnic->clock();
+    return std::make_unique<VerbsDataPlane>(config, observer, std::move(rnic), clock,
+                                            RnicHostPaths{}, &processes);
   }
-  return std::make_unique<VerbsDataPlane>(
-      config, observer, std::make_unique<nic::verbs::LibibverbsProvider>(), nullptr);
+  return std::make_unique<VerbsDataPlane>(config, observer,
+                                          std::make_unique<nic::verbs::LibibverbsProvider>(),
+                                          nullptr, RnicHostPaths{}, &processes);
 }
 
 }  // namespace etwire::dataplane

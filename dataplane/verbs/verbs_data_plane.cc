@@ -7,6 +7,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <map>
+#include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -94,6 +97,26 @@ bool needs_receives(config::RdmaOp op) {
   return op != config::RdmaOp::kWrite;
 }
 
+// Ports of another emulator process have no device here.
+constexpr size_t kElsewhere = std::numeric_limits<size_t>::max();
+
+std::string gid_hex(const ibv_gid& gid) {
+  std::string hex;
+  for (uint8_t byte : gid.raw) hex += fmt::format("{:02x}", byte);
+  return hex;
+}
+
+bool parse_gid(const std::string& hex, ibv_gid& gid) {
+  if (hex.size() != 2 * sizeof(gid.raw)) return false;
+  for (size_t i = 0; i < sizeof(gid.raw); ++i) {
+    char* end = nullptr;
+    const std::string byte = hex.substr(2 * i, 2);
+    gid.raw[i] = static_cast<uint8_t>(std::strtoul(byte.c_str(), &end, 16));
+    if (end != byte.c_str() + 2) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 struct VerbsDataPlane::Device {
@@ -108,7 +131,7 @@ struct VerbsDataPlane::Device {
 };
 
 struct VerbsDataPlane::Port {
-  size_t device = 0;
+  size_t device = kElsewhere;
   uint8_t number = 1;
   ibv_gid_entry gid{};
   std::vector<std::pair<std::string, uint64_t>> baseline;  // counters at start()
@@ -143,8 +166,13 @@ struct VerbsDataPlane::Connection {
   uint32_t plan_responder = 0;
   uint32_t src_port = 0;
   uint32_t dst_port = 0;
+  uint16_t udp_source_port = 0;
+  // Split runs: only the halves whose ports this process drives.
   std::unique_ptr<VerbsQp> requester;
   std::unique_ptr<VerbsQp> responder;
+  // Where a WRITE lands: the responder device's buffer.
+  uint64_t remote_address = 0;
+  uint32_t remote_rkey = 0;
   RingQueue<Message> messages;  // posted by the engine, not yet finished; oldest first
   size_t posting = 0;           // index in `messages` of the first with work left to post
   uint32_t outstanding = 0;     // work requests posted, not completed
@@ -179,6 +207,12 @@ class VerbsDataPlane::DeviceQpNumbers final : public transport::FlowObserver {
   void on_flow_finished(const transport::FlowRecord& record) override {
     engine_.on_flow_finished(renumbered(record));
   }
+  // Messages posted in another process: the engine knows their senders by the plan's numbers.
+  void on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now, uint32_t ecn_marks,
+                                 uint32_t immediate) override {
+    engine_.on_delivered_to_responder(requester_qpn, now, ecn_marks, immediate);
+  }
+  uint32_t requester_of(uint32_t plan_requester) const { return numbers_.at(plan_requester).first; }
 
  private:
   transport::FlowRecord renumbered(transport::FlowRecord record) const {
@@ -193,7 +227,8 @@ class VerbsDataPlane::DeviceQpNumbers final : public transport::FlowObserver {
 
 VerbsDataPlane::VerbsDataPlane(const config::RunConfig& config, transport::FlowObserver& observer,
                                std::unique_ptr<nic::verbs::VerbsProvider> provider,
-                               clock::VirtualClock* virtual_clock, RnicHostPaths paths)
+                               clock::VirtualClock* virtual_clock, RnicHostPaths paths,
+                               const cluster::Session* processes)
     : config_(config),
       provider_(std::move(provider)),
       numbers_(std::make_unique<DeviceQpNumbers>(observer)),
@@ -207,22 +242,32 @@ VerbsDataPlane::VerbsDataPlane(const config::RunConfig& config, transport::FlowO
   } else {
     clock_ = virtual_clock;
   }
-  if (config.emulators.size() > 1) {
-    throw std::invalid_argument(fmt::format(
-        "{}: verbs ports across {} emulator processes are not built yet (their QP numbers, GIDs "
-        "and rkeys would have to be exchanged before the queue pairs connect); run verbs ports "
-        "from one process",
-        config.source_file, config.emulators.size()));
+  here_.assign(config.ports.size(), true);
+  if (processes != nullptr && processes->size() > 1 && config.emulators.size() > 1) {
+    processes_ = processes;
+    for (size_t p = 0; p < config.ports.size(); ++p) {
+      here_[p] =
+          config::drives_port(config, config.ports[p], static_cast<uint32_t>(processes->rank()));
+    }
   }
+  // A device's own DCQCN settings exist on the wall clock: a real RNIC, or one that stands in
+  // for it in tests; not on the software RNIC's virtual clock or across processes.
+  const bool device_dcqcn =
+      wall_ && !(config.verbs.rnic == config::RnicKind::kSoftware && processes_ != nullptr);
   const uint64_t buffer_bytes = config.verbs.max_message;
   std::vector<std::string> device_names;
-  for (const config::PortConfig& port : config.ports) {
+  for (size_t index = 0; index < config.ports.size(); ++index) {
+    const config::PortConfig& port = config.ports[index];
     if (port.backend != config::Backend::kVerbs) {
       throw std::invalid_argument(fmt::format(
           "{}: port \"{}\" ({}) uses the {} backend; a verbs run drives verbs ports only",
           config.source_file, port.name, port.key_path, config::backend_name(port.backend)));
     }
     auto p = std::make_unique<Port>();
+    if (!here_[index]) {  // another emulator process opens its device
+      ports_.push_back(std::move(p));
+      continue;
+    }
     p->number = port.verbs.port;
     auto known = std::find(device_names.begin(), device_names.end(), port.verbs.device);
     p->device = static_cast<size_t>(known - device_names.begin());
@@ -262,10 +307,10 @@ VerbsDataPlane::VerbsDataPlane(const config::RunConfig& config, transport::FlowO
     notes_.push_back(fmt::format("{}: {} port {}, GID {}: {}", port.name, port.verbs.device,
                                  p->number, p->gid.gid_index,
                                  address_text(port, config.transport.ip_version)));
-    if (wall_) check_dcqcn(port, *p);
+    if (device_dcqcn) check_dcqcn(port, *p);
     ports_.push_back(std::move(p));
   }
-  if (!wall_) {
+  if (!device_dcqcn) {
     notes_.push_back(
         "the software RNIC runs DCQCN, pacing and retransmission in etwire's transport, with "
         "transport.dcqcn as configured: verbs.dcqcn has no device settings to read back or apply");
@@ -282,6 +327,7 @@ VerbsDataPlane::VerbsDataPlane(const config::RunConfig& config, transport::FlowO
   // Counters from here on; start() takes them again when the run begins.
   for (size_t p = 0; p < ports_.size(); ++p) {
     Port& port = *ports_[p];
+    if (port.device == kElsewhere) continue;
     port.baseline = devices_[port.device]->device->read_counters(port.number);
     for (size_t f = 0; f < kPortCounterFields.size(); ++f) {
       const bool exposed =
@@ -334,28 +380,63 @@ clock::Nanos VerbsDataPlane::next_event_time() const {
 void VerbsDataPlane::start() {
   if (wall_) wall_->restart();
   for (auto& port : ports_) {
+    if (port->device == kElsewhere) continue;
     port->baseline = devices_[port->device]->device->read_counters(port->number);
   }
+}
+
+uint32_t VerbsDataPlane::recorded_requester_qpn(uint32_t plan_qpn) const {
+  return numbers_->requester_of(plan_qpn);
+}
+
+VerbsDataPlane::Device* VerbsDataPlane::device_of(size_t port) const {
+  const size_t device = ports_.at(port)->device;
+  return device == kElsewhere ? nullptr : devices_[device].get();
 }
 
 VerbsDataPlane::Connection& VerbsDataPlane::connection_of(uint32_t requester_qpn) {
   return *connections_.at(connection_of_requester_.at(requester_qpn));
 }
 
+// One half's facts, as its peer needs them to connect to it.
+struct VerbsDataPlane::PeerFacts {
+  uint32_t qpn = 0;
+  ibv_gid gid{};
+  uint32_t psn = 0;
+  uint64_t address = 0;  // a responder's buffer, where WRITEs land
+  uint32_t rkey = 0;
+};
+
 transport::ConnectionId VerbsDataPlane::connect(const WireConnection& connection) {
   const WireEndpoint& from = connection.requester;
   const WireEndpoint& to = connection.responder;
-  join_.add_connection(from.port, from.qpn, to.port, to.qpn);
-  auto c = std::make_unique<Connection>();
-  c->index = static_cast<uint32_t>(connections_.size());
-  c->plan_requester = from.qpn;
-  c->plan_responder = to.qpn;
-  c->src_port = from.port;
-  c->dst_port = to.port;
-  Port& src = *ports_.at(from.port);
-  Port& dst = *ports_.at(to.port);
-  Device& src_device = *devices_[src.device];
-  Device& dst_device = *devices_[dst.device];
+  const bool requester_here = here_.at(from.port);
+  const bool responder_here = here_.at(to.port);
+  const std::string between = fmt::format("ports \"{}\" -> \"{}\"", config_.ports[from.port].name,
+                                          config_.ports[to.port].name);
+  if (!requester_here && !responder_here) {
+    throw std::invalid_argument(fmt::format(
+        "the connection of {}: neither port is driven by this emulator process", between));
+  }
+  if (finished_connecting_ && !(requester_here && responder_here)) {
+    throw std::logic_error(fmt::format(
+        "the connection of {} was opened after the emulator processes exchanged their QPs: a "
+        "split run opens every connection between processes from the traffic plan",
+        between));
+  }
+  join_.add_connection(from.port, from.qpn, to.port, to.qpn,
+                       requester_here && responder_here ? HalvesHere::kBoth
+                       : requester_here                 ? HalvesHere::kRequester
+                                                        : HalvesHere::kResponder);
+  auto owned = std::make_unique<Connection>();
+  Connection& c = *owned;
+  c.index = static_cast<uint32_t>(connections_.size());
+  c.plan_requester = from.qpn;
+  c.plan_responder = to.qpn;
+  c.src_port = from.port;
+  c.dst_port = to.port;
+  c.udp_source_port = connection.udp_source_port;
+  connections_.push_back(std::move(owned));
   const config::VerbsConfig& verbs = config_.verbs;
   const bool receives = needs_receives(config_.transport.op);
 
@@ -366,53 +447,142 @@ transport::ConnectionId VerbsDataPlane::connect(const WireConnection& connection
   receiving.max_send_wr = 1;
   receiving.max_recv_wr = receives ? verbs.queue_depth : 0;
   receiving.max_recv_sge = 1;
-  const std::string between = fmt::format("ports \"{}\" -> \"{}\"", config_.ports[from.port].name,
-                                          config_.ports[to.port].name);
   // Connections open before the run's traffic: a device refusing one stops the run, in words
   // that name the device, the port, the QP and the call.
-  auto create = [&](Device& device, const Port& port, ibv_qp_cap& caps, const char* role) {
+  auto create = [&](uint32_t port, ibv_qp_cap& caps, const char* role) {
+    Device& device = *device_of(port);
     try {
       return device.device->create_qp(*device.cq, *device.cq, caps);
     } catch (const nic::verbs::VerbsError& e) {
       throw std::runtime_error(fmt::format("{} port {}: the {} QP of the connection of {}: {}",
-                                           device.device->name(), port.number, role, between,
-                                           e.what()));
+                                           device.device->name(), ports_[port]->number, role,
+                                           between, e.what()));
     }
   };
-  c->requester = create(src_device, src, sending, "requester");
-  c->responder = create(dst_device, dst, receiving, "responder");
+  auto to_init = [&](VerbsQp& qp, uint32_t port) {
+    ibv_qp_attr attr{};
+    attr.qp_state = IBV_QPS_INIT;
+    attr.pkey_index = 0;
+    attr.port_num = ports_[port]->number;
+    attr.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+    if (int e =
+            qp.modify(attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+        e != 0) {
+      throw std::runtime_error(fmt::format(
+          "{} port {}: ibv_modify_qp of QP 0x{:x} to INIT failed: {} (connection of {})",
+          device_of(port)->device->name(), ports_[port]->number, qp.qp_num(),
+          nic::verbs::errno_text(e), between));
+    }
+  };
+  if (requester_here) {
+    c.requester = create(from.port, sending, "requester");
+    to_init(*c.requester, from.port);
+  }
+  if (responder_here) {
+    c.responder = create(to.port, receiving, "responder");
+    to_init(*c.responder, to.port);
+  }
+  if (requester_here && responder_here) {
+    complete_connection(c, local_facts(c, true), local_facts(c, false));
+  } else {
+    unfinished_.push_back(c.index);
+  }
+  return {from.qpn, to.qpn};
+}
 
+VerbsDataPlane::PeerFacts VerbsDataPlane::local_facts(const Connection& c, bool requester) const {
+  const uint32_t port = requester ? c.src_port : c.dst_port;
+  const Device& device = *device_of(port);
+  PeerFacts facts;
+  facts.qpn = (requester ? c.requester : c.responder)->qp_num();
+  facts.gid = ports_[port]->gid.gid;
+  facts.psn = config_.verbs.start_psn;
+  facts.address = device.region.address;
+  facts.rkey = device.region.rkey;
+  return facts;
+}
+
+void VerbsDataPlane::finish_connecting() {
+  finished_connecting_ = true;
+  if (unfinished_.empty() && processes_ == nullptr) return;
+  // One line per half held here: its plan requester number, its side, and its facts.
+  std::string mine;
+  for (uint32_t index : unfinished_) {
+    const Connection& c = *connections_[index];
+    const bool requester = c.requester != nullptr;
+    const PeerFacts f = local_facts(c, requester);
+    mine += fmt::format("{} {} {} {} {} {} {}\n", c.plan_requester,
+                        requester ? "requester" : "responder", f.qpn, gid_hex(f.gid), f.psn,
+                        f.address, f.rkey);
+  }
+  const std::vector<std::string> all =
+      processes_ != nullptr ? processes_->all_gather(mine) : std::vector<std::string>{mine};
+  std::map<std::pair<uint32_t, bool>, PeerFacts> announced;  // (plan requester, is requester)
+  for (size_t process = 0; process < all.size(); ++process) {
+    std::istringstream lines(all[process]);
+    std::string line;
+    while (std::getline(lines, line)) {
+      std::istringstream fields(line);
+      uint32_t plan = 0;
+      std::string side;
+      std::string gid;
+      PeerFacts f;
+      if (!(fields >> plan >> side >> f.qpn >> gid >> f.psn >> f.address >> f.rkey) ||
+          !parse_gid(gid, f.gid)) {
+        throw std::runtime_error(fmt::format(
+            "emulator process {} announced a QP this process cannot read: \"{}\"", process, line));
+      }
+      announced[{plan, side == "requester"}] = f;
+    }
+  }
+  for (uint32_t index : unfinished_) {
+    Connection& c = *connections_[index];
+    const bool requester = c.requester != nullptr;
+    auto peer = announced.find({c.plan_requester, !requester});
+    if (peer == announced.end()) {
+      throw std::runtime_error(fmt::format(
+          "the connection of ports \"{}\" -> \"{}\": no emulator process announced its {} QP; "
+          "the processes do not agree on the traffic plan",
+          config_.ports[c.src_port].name, config_.ports[c.dst_port].name,
+          requester ? "responder" : "requester"));
+    }
+    const PeerFacts here = local_facts(c, requester);
+    complete_connection(c, requester ? here : peer->second, requester ? peer->second : here);
+  }
+  if (!unfinished_.empty()) {
+    notes_.push_back(fmt::format(
+        "{} connection(s) between this process's ports and other processes' were completed with "
+        "the QP numbers, GIDs, PSNs and rkeys the processes exchanged over MPI",
+        unfinished_.size()));
+  }
+  unfinished_.clear();
+}
+
+void VerbsDataPlane::complete_connection(Connection& c, const PeerFacts& requester,
+                                         const PeerFacts& responder) {
+  const config::VerbsConfig& verbs = config_.verbs;
+  const bool receives = needs_receives(config_.transport.op);
+  const std::string between = fmt::format("ports \"{}\" -> \"{}\"", config_.ports[c.src_port].name,
+                                          config_.ports[c.dst_port].name);
   auto fail = [&](VerbsQp& qp, const Port& port, const char* step, int error) {
     return std::runtime_error(
         fmt::format("{} port {}: ibv_modify_qp of QP 0x{:x} to {} failed: {} (connection of {})",
                     devices_[port.device]->device->name(), port.number, qp.qp_num(), step,
                     nic::verbs::errno_text(error), between));
   };
-  auto to_init = [&](VerbsQp& qp, const Port& port) {
-    ibv_qp_attr attr{};
-    attr.qp_state = IBV_QPS_INIT;
-    attr.pkey_index = 0;
-    attr.port_num = port.number;
-    attr.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
-    if (int e =
-            qp.modify(attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-        e != 0) {
-      throw fail(qp, port, "INIT", e);
-    }
-  };
-  auto to_rtr = [&](VerbsQp& qp, const Port& port, const VerbsQp& peer, const Port& peer_port,
+  auto to_rtr = [&](VerbsQp& qp, const Port& port, const PeerFacts& peer,
                     const config::PortConfig& settings) {
     ibv_qp_attr attr{};
     attr.qp_state = IBV_QPS_RTR;
     attr.path_mtu = nic::verbs::path_mtu_code(config_.transport.pmtu);
-    attr.dest_qp_num = peer.qp_num();
-    attr.rq_psn = verbs.start_psn;
+    attr.dest_qp_num = peer.qpn;
+    attr.rq_psn = peer.psn;  // the PSN the peer starts sending with
     attr.max_dest_rd_atomic = 1;
     attr.min_rnr_timer = kMinRnrTimer;
     attr.ah_attr.is_global = 1;
     attr.ah_attr.port_num = port.number;
     attr.ah_attr.sl = settings.qos.data.priority;
-    attr.ah_attr.grh.dgid = peer_port.gid.gid;
+    attr.ah_attr.grh.dgid = peer.gid;
     attr.ah_attr.grh.sgid_index = static_cast<uint8_t>(port.gid.gid_index);
     attr.ah_attr.grh.hop_limit = 64;
     // DSCP in the upper six bits, the configured ECN codepoint (ECT(0) by default) in the lower
@@ -422,7 +592,7 @@ transport::ConnectionId VerbsDataPlane::connect(const WireConnection& connection
     // RoCE devices derive the UDP source port from the flow label, as 0xC000 | (low 14 bits ^
     // the 6 above): a label of the port's low 14 bits gives the plan's port itself for the
     // default pool (49152 .. 65535), and a port per connection for any other.
-    attr.ah_attr.grh.flow_label = connection.udp_source_port & 0x3FFFu;
+    attr.ah_attr.grh.flow_label = c.udp_source_port & 0x3FFFu;
     if (int e =
             qp.modify(attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
                                 IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
@@ -444,50 +614,57 @@ transport::ConnectionId VerbsDataPlane::connect(const WireConnection& connection
       throw fail(qp, port, "RTS", e);
     }
   };
-  to_init(*c->requester, src);
-  to_init(*c->responder, dst);
+  Port& src = *ports_[c.src_port];
+  Port& dst = *ports_[c.dst_port];
   // The receiving side first: it must be ready before anything is sent to it.
-  to_rtr(*c->responder, dst, *c->requester, src, config_.ports[to.port]);
-  to_rtr(*c->requester, src, *c->responder, dst, config_.ports[from.port]);
-  to_rts(*c->responder, dst);
-  to_rts(*c->requester, src);
+  if (c.responder) to_rtr(*c.responder, dst, requester, config_.ports[c.dst_port]);
+  if (c.requester) to_rtr(*c.requester, src, responder, config_.ports[c.src_port]);
+  if (c.responder) to_rts(*c.responder, dst);
+  if (c.requester) to_rts(*c.requester, src);
+  c.remote_address = responder.address;
+  c.remote_rkey = responder.rkey;
 
-  if (receives) {
-    if (dst_device.cq_load + static_cast<int>(verbs.queue_depth) > dst_device.cq->capacity()) {
+  Device* src_device = device_of(c.src_port);
+  Device* dst_device = device_of(c.dst_port);
+  if (receives && c.responder) {
+    if (dst_device->cq_load + static_cast<int>(verbs.queue_depth) > dst_device->cq->capacity()) {
       throw std::runtime_error(fmt::format(
           "{} port {}: its completion queue ({} entries) cannot take the receives of one more "
           "connection ({}); lower verbs.queue_depth ({})",
-          dst_device.device->name(), dst.number, dst_device.cq->capacity(), between,
+          dst_device->device->name(), dst.number, dst_device->cq->capacity(), between,
           verbs.queue_depth));
     }
     for (uint32_t r = 0; r < verbs.queue_depth; ++r) {
-      ibv_sge sge{dst_device.region.address, static_cast<uint32_t>(dst_device.region.length),
-                  dst_device.region.lkey};
+      ibv_sge sge{dst_device->region.address, static_cast<uint32_t>(dst_device->region.length),
+                  dst_device->region.lkey};
       ibv_recv_wr wr{};
-      wr.wr_id = c->index;
+      wr.wr_id = c.index;
       wr.sg_list = &sge;
       wr.num_sge = 1;
       ibv_recv_wr* bad = nullptr;
-      if (int e = c->responder->post_recv(&wr, &bad); e != 0) {
+      if (int e = c.responder->post_recv(&wr, &bad); e != 0) {
         throw std::runtime_error(
             fmt::format("{} port {}: ibv_post_recv on QP 0x{:x} failed: {} (connection of {})",
-                        dst_device.device->name(), dst.number, c->responder->qp_num(),
+                        dst_device->device->name(), dst.number, c.responder->qp_num(),
                         nic::verbs::errno_text(e), between));
       }
-      ++dst_device.cq_load;
-      ++c->receives_posted;
+      ++dst_device->cq_load;
+      ++c.receives_posted;
     }
   }
-  apply_rate_limit(*c, src);
+  if (c.requester) apply_rate_limit(c, src);
   // A device whose completion queue is gone takes no new work: what is posted here is flushed.
-  c->failed = src_device.lost || dst_device.lost;
-  src_device.qps[c->requester->qp_num()] = c->index * 2;
-  dst_device.qps[c->responder->qp_num()] = c->index * 2 + 1;
-  numbers_->add(from.qpn, c->requester->qp_num(), c->responder->qp_num());
-  if (from.qpn >= connection_of_requester_.size()) connection_of_requester_.resize(from.qpn + 1);
-  connection_of_requester_[from.qpn] = c->index;
-  connections_.push_back(std::move(c));
-  return {from.qpn, to.qpn};
+  c.failed =
+      (src_device != nullptr && src_device->lost) || (dst_device != nullptr && dst_device->lost);
+  if (c.requester) src_device->qps[c.requester->qp_num()] = c.index * 2;
+  if (c.responder) dst_device->qps[c.responder->qp_num()] = c.index * 2 + 1;
+  numbers_->add(c.plan_requester, requester.qpn, responder.qpn);
+  if (c.requester) {
+    if (c.plan_requester >= connection_of_requester_.size()) {
+      connection_of_requester_.resize(c.plan_requester + 1);
+    }
+    connection_of_requester_[c.plan_requester] = c.index;
+  }
 }
 
 void VerbsDataPlane::apply_rate_limit(Connection& c, Port& port) {
@@ -559,7 +736,6 @@ void VerbsDataPlane::post_work(Connection& c) {
     return;
   }
   Device& device = *devices_[ports_[c.src_port]->device];
-  Device& remote = *devices_[ports_[c.dst_port]->device];
   const config::RdmaOp op = config_.transport.op;
   while (c.posting < c.messages.size()) {
     Message& m = c.messages[c.posting];
@@ -587,9 +763,10 @@ void VerbsDataPlane::post_work(Connection& c) {
     } else {
       wr.opcode = op == config::RdmaOp::kWriteWithImmediate && last ? IBV_WR_RDMA_WRITE_WITH_IMM
                                                                     : IBV_WR_RDMA_WRITE;
-      wr.wr.rdma.remote_addr = remote.region.address;
-      wr.wr.rdma.rkey = remote.region.rkey;
-      wr.imm_data = c.plan_requester;
+      wr.wr.rdma.remote_addr = c.remote_address;
+      wr.wr.rdma.rkey = c.remote_rkey;
+      // A receiver in another process tells messages apart by the engine's wire tag.
+      wr.imm_data = m.tags.wire_tag != 0 ? m.tags.wire_tag : c.plan_requester;
     }
     ibv_send_wr* bad = nullptr;
     if (int e = c.requester->post_send(&wr, &bad); e != 0) {
@@ -671,8 +848,8 @@ void VerbsDataPlane::on_cq_overrun(Device& device) {
       device.device->name(), device.cq->capacity()));
   for (size_t i = 0; i < connections_.size(); ++i) {
     Connection& c = *connections_[i];
-    const bool requester_here = devices_[ports_[c.src_port]->device].get() == &device;
-    const bool responder_here = devices_[ports_[c.dst_port]->device].get() == &device;
+    const bool requester_here = device_of(c.src_port) == &device;
+    const bool responder_here = device_of(c.dst_port) == &device;
     if (responder_here) {
       // No delivery is seen again: every message not yet released waits for one.
       fail_connection(c, 0,
@@ -703,7 +880,7 @@ void VerbsDataPlane::fail_connection(Connection& c, size_t first_failed, QpAfter
     // Nothing the requester had out will complete where this data plane can see it.
     for (size_t i = 0; i < c.messages.size(); ++i) c.messages[i].outstanding_wrs = 0;
     c.outstanding = 0;
-  } else if (qp == QpAfterFailure::kMoveToError) {
+  } else if (qp == QpAfterFailure::kMoveToError && c.requester) {
     // As the device does after an error: what the requester has out comes back flushed.
     ibv_qp_attr attr{};
     attr.qp_state = IBV_QPS_ERR;
@@ -770,7 +947,7 @@ void VerbsDataPlane::on_receive_completion(Connection& c, const ibv_wc& wc) {
     ++c.receives_posted;
   }
   if (delivered) {
-    join_.delivered(c.plan_requester, now, 0);
+    join_.delivered(c.plan_requester, now, 0, wc.imm_data);
     ++c.deliveries;
     settle(c);
   }
@@ -783,8 +960,9 @@ void VerbsDataPlane::settle(Connection& c) {
     const Message& front = c.messages.front();
     const bool posted = front.unposted_wrs == 0;
     if (front.outstanding_wrs != 0 || (!posted && !c.failed)) return;
-    // Sent in full, not yet seen delivered: it waits for its receive completion.
-    if (receives && !c.failed && front.status == transport::FlowStatus::kCompleted &&
+    // Sent in full, not yet seen delivered: it waits for its receive completion (which another
+    // process sees, when the responder is there).
+    if (receives && c.responder && !c.failed && front.status == transport::FlowStatus::kCompleted &&
         c.deliveries <= c.settled) {
       return;
     }
@@ -807,7 +985,7 @@ void VerbsDataPlane::settle(Connection& c) {
                         ? m.status
                         : transport::FlowStatus::kFlushed;
     // A WRITE tells the receiver nothing: its acknowledgement is the delivery.
-    if (record.status == transport::FlowStatus::kCompleted && !receives) {
+    if (record.status == transport::FlowStatus::kCompleted && !receives && c.responder) {
       join_.delivered(c.plan_requester, record.finished_at, 0);
       ++c.deliveries;
     }
@@ -817,6 +995,14 @@ void VerbsDataPlane::settle(Connection& c) {
 
 PortRecord VerbsDataPlane::port_record(size_t p) const {
   const Port& port = *ports_[p];
+  if (port.device == kElsewhere) {
+    // Another emulator process drives it and reports its counters.
+    PortRecord elsewhere;
+    elsewhere.name = config_.ports[p].name;
+    elsewhere.speed_bps = config_.ports[p].speed_bps;
+    elsewhere.absent = ~uint32_t{0};
+    return elsewhere;
+  }
   const auto now = devices_[port.device]->device->read_counters(port.number);
   PortRecord record;
   record.name = config_.ports[p].name;

@@ -21,6 +21,13 @@
 //
 // On a real RNIC the clock is the wall clock; on the software RNIC it is that RNIC's virtual
 // clock, which the engine runs like the loopback data plane's.
+//
+// Split between emulator processes, each process opens only the devices of its own ports and
+// creates only its halves of the connections: a connection between ports of two processes has
+// its requester QP in one and its responder QP in the other. What only the devices know (QP
+// numbers, GIDs, starting PSNs, the responder buffer's address and rkey) is exchanged over MPI
+// once every planned connection is opened (finish_connecting); then each process moves its QPs
+// to RTR and RTS with its peers' facts. From then on, the processes meet only on the wire.
 #pragma once
 
 #include <memory>
@@ -30,6 +37,7 @@
 #include "clock/scheduler.h"
 #include "clock/virtual_clock.h"
 #include "clock/wall_clock.h"
+#include "cluster/session.h"
 #include "common/ring_queue.h"
 #include "config/run_config.h"
 #include "dataplane/data_plane.h"
@@ -49,13 +57,16 @@ class VerbsDataPlane final : public DataPlane, private clock::EventHandler {
   // Opens the devices of every port through `provider` (which it keeps), checks each port (up,
   // Ethernet, active MTU, the GID of its address), registers the buffers and creates the completion
   // queues. `virtual_clock`: the software RNIC's clock, which the RNIC's events are on; nullptr for
-  // a real RNIC (the wall clock). With a real RNIC, the DCQCN settings are read back from the
-  // device and, with verbs.dcqcn: apply, written first. Throws std::invalid_argument when a port is
-  // not a verbs port, std::runtime_error (the device's words) when a device or port cannot be used.
-  // `config` and `observer` must outlive the data plane.
+  // the wall clock (a real RNIC, or the software RNIC across processes). `processes`: the run's
+  // emulator processes; with more than one (and an emulators section), only this process's ports.
+  // With a real RNIC, the DCQCN settings are read back from the device and, with verbs.dcqcn:
+  // apply, written first. Throws std::invalid_argument when a port is not a verbs port,
+  // std::runtime_error (the device's words) when a device or port cannot be used. `config` and
+  // `observer` must outlive the data plane.
   VerbsDataPlane(const config::RunConfig& config, transport::FlowObserver& observer,
                  std::unique_ptr<nic::verbs::VerbsProvider> provider,
-                 clock::VirtualClock* virtual_clock, RnicHostPaths paths = {});
+                 clock::VirtualClock* virtual_clock, RnicHostPaths paths = {},
+                 const cluster::Session* processes = nullptr);
   ~VerbsDataPlane() override;
 
   clock::Scheduler& scheduler() override { return *clock_; }
@@ -67,8 +78,12 @@ class VerbsDataPlane final : public DataPlane, private clock::EventHandler {
   uint64_t events_run() const override { return events_; }
   // Creates and connects the connection's two QPs. Throws std::runtime_error naming the device,
   // port, QP (once it has a number), connection and failed call, with the device's words, when a
-  // QP cannot be created or moved to RTS, or its receives or rate limit are refused.
+  // QP cannot be created or moved to RTS, or its receives or rate limit are refused. Split: a
+  // connection with one end elsewhere gets its QP here created and in INIT; finish_connecting()
+  // completes it.
   transport::ConnectionId connect(const WireConnection& connection) override;
+  void finish_connecting() override;
+  uint32_t recorded_requester_qpn(uint32_t plan_qpn) const override;
   void post(transport::ConnectionId connection, uint64_t bytes,
             const transport::FlowTags& tags) override;
   uint32_t flows_in_progress() const override { return static_cast<uint32_t>(join_.in_progress()); }
@@ -109,6 +124,13 @@ class VerbsDataPlane final : public DataPlane, private clock::EventHandler {
   bool quote_failure();
   void settle(Connection& c);
   void check_dcqcn(const config::PortConfig& port, const Port& p);
+  // Moves the connection's QPs here to RTR and RTS with their peers' facts, posts its receives
+  // and sets its rate limit.
+  struct PeerFacts;
+  PeerFacts local_facts(const Connection& c, bool requester) const;
+  void complete_connection(Connection& c, const PeerFacts& requester, const PeerFacts& responder);
+  // The device of a port this process drives; nullptr for another process's.
+  Device* device_of(size_t port) const;
   void apply_rate_limit(Connection& c, Port& port);
   Connection& connection_of(uint32_t requester_qpn);
 
@@ -123,6 +145,10 @@ class VerbsDataPlane final : public DataPlane, private clock::EventHandler {
   RnicHostPaths paths_;
   std::vector<std::unique_ptr<Device>> devices_;
   std::vector<std::unique_ptr<Port>> ports_;
+  const cluster::Session* processes_ = nullptr;  // set when the run is split
+  std::vector<bool> here_;                       // by run port: driven by this process
+  std::vector<uint32_t> unfinished_;             // connections waiting for finish_connecting
+  bool finished_connecting_ = false;
   std::vector<std::unique_ptr<Connection>> connections_;
   std::vector<uint32_t> connection_of_requester_;  // by the plan's requester QP number
   std::vector<ibv_wc> completions_;                // one poll's burst

@@ -110,21 +110,29 @@ TEST(EmulatorProcesses, TheEmulatorsMustBeTheseProcesses) {
                                   "lab-server-9, but its process (MPI rank 1) runs on"));
 }
 
-// Verbs ports cannot be split between processes yet: setting the devices up says so.
-TEST(EmulatorProcesses, VerbsPortsAcrossProcessesAreRefusedAsNotBuiltYet) {
+// Verbs ports split between processes: each process opens its own devices. Without an RDMA
+// device every process says so and nothing runs; on the software RNIC both set up and check.
+TEST(EmulatorProcesses, VerbsPortsAcrossProcessesAreSetUpByEachProcess) {
   const fs::path dir = testing::make_scratch_dir("mpi-verbs");
-  std::ofstream(dir / "verbs.yaml")
-      << "run: {name: v}\nworkload:\n  jobs:\n    - {name: ar, trace: "
-      << (testing::source_dir() / "configs/traces/allreduce_8r/allreduce").string()
-      << "}\nemulators: [{name: left}, {name: right}]\nports:\n"
-         "  - {name: a, count: 4, backend: verbs, verbs: {device: \"mlx5_{i}\"}, emulator: left, "
-         "ipv4: 10.0.0.1}\n"
-         "  - {name: b, count: 4, backend: verbs, verbs: {device: \"mlx5_1{i}\"}, emulator: "
-         "right, ipv4: 10.0.1.1}\n"
-         "mapping:\n  jobs: [{job: ar, ranks_per_port: 1}]\n";
-  const auto r = mpirun(dir, {"-np 2 " + etwire_in("validate --devices verbs.yaml")});
+  const std::string config =
+      "run: {name: v}\nworkload:\n  jobs:\n    - {name: ar, trace: " +
+      (testing::source_dir() / "configs/traces/allreduce_8r/allreduce").string() +
+      "}\nemulators: [{name: left}, {name: right}]\nports:\n"
+      "  - {name: a, count: 4, backend: verbs, verbs: {device: \"mlx5_{i}\"}, emulator: left, "
+      "ipv4: 10.0.0.1}\n"
+      "  - {name: b, count: 4, backend: verbs, verbs: {device: \"mlx5_1{i}\"}, emulator: "
+      "right, ipv4: 10.0.1.1}\n"
+      "mapping:\n  jobs: [{job: ar, ranks_per_port: 1}]\ntransport: {op: write-with-imm}\n";
+  std::ofstream(dir / "hardware.yaml") << config;
+  std::ofstream(dir / "software.yaml") << config << "verbs: {rnic: software}\n";
+  auto r = mpirun(dir, {"-np 2 " + etwire_in("validate --devices hardware.yaml")});
   EXPECT_NE(r.code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("verbs ports across 2 emulator processes are not built yet"));
+  EXPECT_THAT(r.output, HasSubstr("no RDMA device"));
+  EXPECT_THAT(r.output, HasSubstr("emulator processes 0, 1 could not set up"));
+  r = mpirun(dir, {"-np 2 " + etwire_in("validate --devices software.yaml")});
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("b3: mlx5_13 port 1, GID 3: 10.0.1.4 (ipv4)"));
+  EXPECT_THAT(r.output, HasSubstr("checked by 2 emulator processes"));
 }
 
 // A run split between processes starts only when every process could set up its devices: one
