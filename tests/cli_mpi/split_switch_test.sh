@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# A run split between three emulator processes whose DPDK ports all meet in one switch, as a
+# lab's servers meet in the fabric under test: the switch is a Linux bridge in a network
+# namespace this test creates (and removes), each port a net_af_packet device on a veth whose
+# other end is a bridge port. Every port reaches every other, so an all-reduce job and an
+# all-to-all job share eight ports of three processes; the run is compared with the same run in
+# one process through the same bridge (compare_runs.py: the same flows and bytes collective by
+# collective, every flow joined with its delivery, CCTs within a stated factor).
+#
+#   split_switch_test.sh ETWIRE SOURCE_DIR
+#
+# The bridge's forwarding table is written up front (each port's MAC on its veth), so no frame is
+# flooded to ports it is not for. veths carry frames of at most 1518 bytes to af_packet
+# (../shared/spec/platform-notes.md): PMTU 1024. Exit 77 (skipped) without root.
+set -uo pipefail
+etwire=$1
+source_dir=$2
+if [ "$(id -u)" -ne 0 ]; then
+  echo "skipped: creating a network namespace, a bridge and veths needs root"
+  exit 77
+fi
+ns="etwire-switch-$$"
+work=$(mktemp -d)
+cleanup() {
+  ip netns del "$ns" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+failures=0
+fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
+traces="$source_dir/configs/traces"
+in_ns() { ip netns exec "$ns" "$@"; }
+
+ip netns add "$ns" || { echo "FAIL: cannot create a network namespace"; exit 1; }
+ip -n "$ns" link set lo up
+ip -n "$ns" link add sw type bridge stp_state 0
+ip -n "$ns" link set sw up
+owners=(e0 e0 e0 e1 e1 e1 e2 e2)
+for i in 0 1 2 3 4 5 6 7; do
+  ip -n "$ns" link add "d$i" mtu 1500 type veth peer name "s$i" mtu 1500
+  ip -n "$ns" link set "s$i" master sw
+  ip -n "$ns" link set "s$i" up
+  ip -n "$ns" link set "d$i" up
+  in_ns bridge fdb add "02:00:0a:08:00:0$((i + 1))" dev "s$i" master static
+done
+
+# The configuration; with "split" each port belongs to an emulator.
+config() {  # split|one
+  local eal='[--no-pci, --no-huge, -m, "512"]'
+  [ "$1" = one ] && eal='[--no-pci, --no-huge, --no-shconf, -m, "1024", -l, "0"]'
+  cat <<YAML
+run: {name: switch, watchdog: 20s}
+dpdk: {eal_args: $eal, mbufs: 4095}
+workload:
+  iterations: 3
+  warmup_iterations: 1
+  jobs:
+    - {name: allreduce, trace: $traces/allreduce_8r/allreduce}
+    - {name: alltoall, trace: $traces/alltoall_8r/alltoall}
+mapping:
+  jobs:
+    - {job: allreduce, placement: block, ranks_per_port: 1}
+    - {job: alltoall, placement: block, ranks_per_port: 1}
+collectives: {algorithms: {all_reduce: ring}, qps_per_peer: 1}
+transport: {op: write-with-imm, pmtu: 1024, retransmit_timeout: 100ms, retry_count: 7}
+YAML
+  [ "$1" = split ] && echo "emulators: [{name: e0}, {name: e1}, {name: e2}]"
+  echo "ports:"
+  for i in 0 1 2 3 4 5 6 7; do
+    local owner=""
+    [ "$1" = split ] && owner="emulator: ${owners[$i]}, "
+    echo "  - {name: p$i, ${owner}backend: dpdk, dpdk: {vdev: \"net_af_packet$i,iface=d$i,framecnt=4096\"}," \
+      "mac: \"02:00:0a:08:00:0$((i + 1))\", ipv4: 10.8.0.$((i + 1)), speed: 100Mbps, mtu: 1500}"
+  done
+}
+config split >"$work/split.yaml"
+config one >"$work/one.yaml"
+
+timeout 300 ip netns exec "$ns" mpirun --allow-run-as-root --oversubscribe -np 3 "$etwire" run \
+  "$work/split.yaml" --no-metrics --no-progress --out "$work/split" >"$work/split.out" \
+  2>"$work/split.err"
+code=$?
+if [ "$code" -ne 0 ]; then
+  fail "the split run exited $code"
+  tail -20 "$work/split.err"
+fi
+timeout 300 ip netns exec "$ns" "$etwire" run "$work/one.yaml" --no-metrics --no-progress \
+  --out "$work/one" >"$work/one.out" 2>"$work/one.err"
+code=$?
+if [ "$code" -ne 0 ]; then
+  fail "the single-process run exited $code"
+  tail -20 "$work/one.err"
+fi
+if [ "$failures" -eq 0 ]; then
+  python3 "$source_dir/tests/cli_mpi/compare_runs.py" "$work/split" "$work/one" 8 200 ||
+    fail "the split run differs from the single process's"
+fi
+
+if [ "$failures" -gt 0 ]; then
+  echo "$failures failed"
+  exit 1
+fi
+echo "three processes through one switch: the same flows and bytes as one process"
