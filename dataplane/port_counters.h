@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "transport/transport_port.h"
+
 namespace etwire::dataplane {
 
 // Plain integers only: a port's queues and workers add up field by field, and a worker hands a
@@ -82,6 +84,18 @@ inline constexpr std::array<PortCounterField, 14> kPortCounterFields{{
 // A member without a row would be counted but never shown.
 static_assert(sizeof(PortCounters) == kPortCounterFields.size() * sizeof(uint64_t),
               "every PortCounters member needs its row in kPortCounterFields");
+
+// Sets the counters the transport keeps of a port; the rest are its NIC's (device, twin, cable).
+inline void set_transport_counters(PortCounters& counters,
+                                   const transport::TransportPortCounters& transport) {
+  counters.data_packets = transport.data_packets;
+  counters.retransmitted_packets = transport.retransmitted_packets;
+  counters.missing_packets = transport.missing_packets;
+  counters.ecn_marked_received = transport.ecn_marked_received;
+  counters.cnps_sent = transport.cnps_sent;
+  counters.cnps_received = transport.cnps_received;
+  counters.timeouts = transport.timeouts;
+}
 
 inline PortCounters& operator+=(PortCounters& total, const PortCounters& more) {
   for (const PortCounterField& field : kPortCounterFields)

@@ -20,18 +20,12 @@ inline PortCounters twin_port_counters(const nic::loopback::FabricTwin& twin, si
   counters.rx_bytes = nic.rx_bytes;
   counters.tx_packets = nic.tx_packets;
   counters.rx_packets = nic.rx_packets;
-  counters.data_packets = transport.data_packets;
-  counters.retransmitted_packets = transport.retransmitted_packets;
-  counters.missing_packets = transport.missing_packets;
-  counters.ecn_marked_received = transport.ecn_marked_received;
-  counters.cnps_sent = transport.cnps_sent;
-  counters.cnps_received = transport.cnps_received;
+  set_transport_counters(counters, transport);
   counters.pfc_pauses_sent = nic.pfc_pauses_sent;
   counters.pfc_pauses_received = nic.pfc_pauses_received;
   // Packets lost on the host's cable (either end) and in the queue of the switch port that
   // delivers to it.
   counters.drops = nic.drops() + facing.drops();
-  counters.timeouts = transport.timeouts;
   return counters;
 }
 

@@ -82,13 +82,7 @@ void WorkerLoop::publish() {
     const transport::TransportPortCounters& transport = worker_.counters(port);
     PortSample sample;
     hook_.device_counters(port, sample.counters, sample.rx_handed_over);
-    sample.counters.data_packets = transport.data_packets;
-    sample.counters.retransmitted_packets = transport.retransmitted_packets;
-    sample.counters.missing_packets = transport.missing_packets;
-    sample.counters.ecn_marked_received = transport.ecn_marked_received;
-    sample.counters.cnps_sent = transport.cnps_sent;
-    sample.counters.cnps_received = transport.cnps_received;
-    sample.counters.timeouts = transport.timeouts;
+    set_transport_counters(sample.counters, transport);
     sample.paced_rate_bps = static_cast<uint64_t>(paced_rates_[port]);
     published_[i].publish(sample);
   }

@@ -417,20 +417,13 @@ class SoftwareRnic::Device final : public VerbsDevice {
   // A port cabled to other processes: what its cable carried, and its transport's counts.
   PortCounters cable_counters(const Port& port) const {
     const CableCounters& cable = rnic_.cables_->counters(port.index);
-    const transport::TransportPortCounters& t = port.transport->port_counters(0);
     PortCounters counters;
     counters.tx_bytes = cable.tx_bytes;
     counters.rx_bytes = cable.rx_bytes;
     counters.tx_packets = cable.tx_packets;
     counters.rx_packets = cable.rx_packets;
-    counters.data_packets = t.data_packets;
-    counters.retransmitted_packets = t.retransmitted_packets;
-    counters.missing_packets = t.missing_packets;
-    counters.ecn_marked_received = t.ecn_marked_received;
-    counters.cnps_sent = t.cnps_sent;
-    counters.cnps_received = t.cnps_received;
+    set_transport_counters(counters, port.transport->port_counters(0));
     counters.drops = cable.drops;
-    counters.timeouts = t.timeouts;
     return counters;
   }
 
