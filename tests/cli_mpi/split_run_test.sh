@@ -22,31 +22,14 @@ failures=0
 fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
 traces="$source_dir/configs/traces"
 
-# mpirun -np N etwire run SPLIT; etwire run ONE; compare. Args: NAME N SPLIT_CONFIG ONE_CONFIG
-# ITERATIONS CCT_FACTOR [--set ... for the single process]
+prefix=()
+# shellcheck source=tests/cli_mpi/split_lib.sh
+source "$source_dir/tests/cli_mpi/split_lib.sh"
+# Args: NAME N SPLIT_CONFIG ONE_CONFIG ITERATIONS CCT_FACTOR [--set ... for the single process]
 scenario() {
   local name=$1 np=$2 split_config=$3 one_config=$4 iterations=$5 factor=$6
   shift 6
-  timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" "$etwire" run "$split_config" \
-    --no-metrics --no-progress --out "$work/$name-split" >"$work/$name-split.out" \
-    2>"$work/$name-split.err"
-  local code=$?
-  if [ "$code" -ne 0 ]; then
-    fail "$name: the split run exited $code"
-    tail -20 "$work/$name-split.err"
-    return
-  fi
-  timeout 300 "$etwire" run "$one_config" --no-metrics --no-progress --out "$work/$name-one" "$@" \
-    >"$work/$name-one.out" 2>"$work/$name-one.err"
-  code=$?
-  if [ "$code" -ne 0 ]; then
-    fail "$name: the single-process run exited $code"
-    tail -20 "$work/$name-one.err"
-    return
-  fi
-  echo "== $name"
-  python3 "$source_dir/tests/cli_mpi/compare_runs.py" "$work/$name-split" "$work/$name-one" \
-    "$iterations" "$factor" || fail "$name: the split run differs from the single process's"
+  compare_split "$name" "$np" "$split_config" "$one_config" "$iterations" "$factor" 50 "$@"
 }
 
 # 1. The shipped two-process example, on its own cable, against the shipped ring example.

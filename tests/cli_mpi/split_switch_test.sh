@@ -30,6 +30,9 @@ failures=0
 fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
 traces="$source_dir/configs/traces"
 in_ns() { ip netns exec "$ns" "$@"; }
+prefix=(ip netns exec "$ns")
+# shellcheck source=tests/cli_mpi/split_lib.sh
+source "$source_dir/tests/cli_mpi/split_lib.sh"
 
 ip netns add "$ns" || { echo "FAIL: cannot create a network namespace"; exit 1; }
 ip -n "$ns" link set lo up
@@ -51,19 +54,10 @@ config() {  # split|one
   cat <<YAML
 run: {name: switch, watchdog: 20s}
 dpdk: {eal_args: $eal, mbufs: 4095}
-workload:
-  iterations: 3
-  warmup_iterations: 1
-  jobs:
-    - {name: allreduce, trace: $traces/allreduce_8r/allreduce}
-    - {name: alltoall, trace: $traces/alltoall_8r/alltoall}
-mapping:
-  jobs:
-    - {job: allreduce, placement: block, ranks_per_port: 1}
-    - {job: alltoall, placement: block, ranks_per_port: 1}
 collectives: {algorithms: {all_reduce: ring}, qps_per_peer: 1}
 transport: {op: write-with-imm, pmtu: 1024, retransmit_timeout: 100ms, retry_count: 7}
 YAML
+  two_jobs_one_rank_per_port "$traces"
   [ "$1" = split ] && echo "emulators: [{name: e0}, {name: e1}, {name: e2}]"
   echo "ports:"
   for i in 0 1 2 3 4 5 6 7; do
@@ -76,25 +70,7 @@ YAML
 config split >"$work/split.yaml"
 config one >"$work/one.yaml"
 
-timeout 300 ip netns exec "$ns" mpirun --allow-run-as-root --oversubscribe -np 3 "$etwire" run \
-  "$work/split.yaml" --no-metrics --no-progress --out "$work/split" >"$work/split.out" \
-  2>"$work/split.err"
-code=$?
-if [ "$code" -ne 0 ]; then
-  fail "the split run exited $code"
-  tail -20 "$work/split.err"
-fi
-timeout 300 ip netns exec "$ns" "$etwire" run "$work/one.yaml" --no-metrics --no-progress \
-  --out "$work/one" >"$work/one.out" 2>"$work/one.err"
-code=$?
-if [ "$code" -ne 0 ]; then
-  fail "the single-process run exited $code"
-  tail -20 "$work/one.err"
-fi
-if [ "$failures" -eq 0 ]; then
-  python3 "$source_dir/tests/cli_mpi/compare_runs.py" "$work/split" "$work/one" 8 200 ||
-    fail "the split run differs from the single process's"
-fi
+compare_split switch 3 "$work/split.yaml" "$work/one.yaml" 8 200 50
 
 if [ "$failures" -gt 0 ]; then
   echo "$failures failed"

@@ -39,32 +39,15 @@ sys.exit(0 if between and not wrong else 1)
 PY
 }
 
-# mpirun -np N etwire run SPLIT; etwire run ONE; compare. Args: NAME N SPLIT ONE ITERATIONS FACTOR
-# PROCESS_OF_PORT
+prefix=()
+# shellcheck source=tests/cli_mpi/split_lib.sh
+source "$source_dir/tests/cli_mpi/split_lib.sh"
+# Args: NAME N SPLIT ONE ITERATIONS FACTOR PROCESS_OF_PORT
 scenario() {
-  local name=$1 np=$2 split_config=$3 one_config=$4 iterations=$5 factor=$6 process_of=$7
-  timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" "$etwire" run "$split_config" \
-    --no-metrics --no-progress --out "$work/$name-split" >"$work/$name-split.out" \
-    2>"$work/$name-split.err"
-  local code=$?
-  if [ "$code" -ne 0 ]; then
-    fail "$name: the split run exited $code"
-    tail -20 "$work/$name-split.err"
-    return
-  fi
+  local name=$1 process_of=$7
+  compare_split "$1" "$2" "$3" "$4" "$5" "$6" 5000 || return
   grep -q "exchanged over MPI" "$work/$name-split.out" ||
     fail "$name: the summary does not say the QPs were exchanged"
-  timeout 300 "$etwire" run "$one_config" --no-metrics --no-progress --out "$work/$name-one" \
-    >"$work/$name-one.out" 2>"$work/$name-one.err"
-  code=$?
-  if [ "$code" -ne 0 ]; then
-    fail "$name: the single-process run exited $code"
-    tail -20 "$work/$name-one.err"
-    return
-  fi
-  echo "== $name"
-  python3 "$source_dir/tests/cli_mpi/compare_runs.py" "$work/$name-split" "$work/$name-one" \
-    "$iterations" "$factor" 5000 || fail "$name: the split run differs from the single process's"
   check_exchange "$work/$name-split" "$process_of" ||
     fail "$name: flows between processes do not name both processes' QPs"
 }
@@ -82,12 +65,9 @@ scenario two 2 "$work/two.yaml" "$work/two-one.yaml" 5 20 "[0,0,0,0,1,1,1,1]"
 {
   cat <<YAML
 run: {name: mixed, watchdog: 20s}
-workload:
-  iterations: 3
-  warmup_iterations: 1
-  jobs:
-    - {name: allreduce, trace: $traces/allreduce_8r/allreduce}
-    - {name: alltoall, trace: $traces/alltoall_8r/alltoall}
+YAML
+  two_jobs_one_rank_per_port "$traces"
+  cat <<YAML
 emulators: [{name: e0}, {name: e1}, {name: e2}]
 
 ports:
@@ -95,10 +75,6 @@ ports:
   - {name: q, count: 3, emulator: e1, backend: verbs, verbs: {device: "r1_{i}", port: 1}, ipv4: 10.9.0.4, speed: 1Gbps, mtu: 4200}
   - {name: s, count: 2, emulator: e2, backend: verbs, verbs: {device: "r2_{i}", port: 1}, ipv4: 10.9.0.7, speed: 1Gbps, mtu: 4200}
 verbs: {rnic: software, max_message: 256KiB, queue_depth: 64}
-mapping:
-  jobs:
-    - {job: allreduce, placement: block, ranks_per_port: 1}
-    - {job: alltoall, placement: block, ranks_per_port: 1}
 collectives: {algorithms: {all_reduce: ring}, qps_per_peer: 1}
 transport: {op: write-with-imm, pmtu: 4096, retransmit_timeout: 100ms, retry_count: 7}
 YAML
