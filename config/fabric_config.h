@@ -65,7 +65,12 @@ struct LeafSpineConfig {
   // derived from it, otherwise uplinks run at ports_per_leaf x port speed / (spines x this).
   double oversubscription = 1.0;
   uint64_t uplink_speed_bps = 0;  // resolved speed of each leaf-spine link
+  // Parallel links between each leaf and each spine, each of uplink_speed: ECMP picks one of
+  // spines x links at a leaf, and one of the links at a spine.
+  uint32_t links = 1;
   EcmpHash ecmp = EcmpHash::kUdpSourcePort;
+  // Mixed into every switch's ECMP hash: another seed, other paths for the same flows.
+  uint64_t ecmp_seed = 0;
 };
 
 struct SwitchBuffer {

@@ -47,12 +47,13 @@ void derive_leaf_spine(config::RunConfig& config) {
   }
   if (fastest == 0) return;
   double downlink = static_cast<double>(fastest) * ls.ports_per_leaf;
+  const double uplinks = static_cast<double>(ls.spines) * ls.links;
   if (ls.uplink_speed_bps > 0) {
-    ls.oversubscription = downlink / (static_cast<double>(ls.uplink_speed_bps) * ls.spines);
+    ls.oversubscription = downlink / (static_cast<double>(ls.uplink_speed_bps) * uplinks);
     return;
   }
   ls.uplink_speed_bps =
-      static_cast<uint64_t>(std::ceil(downlink / (ls.spines * ls.oversubscription)));
+      static_cast<uint64_t>(std::ceil(downlink / (uplinks * ls.oversubscription)));
 }
 
 }  // namespace etwire::control

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "common/exact_bytes.h"
@@ -81,7 +82,9 @@ void parse_leaf_spine(MapReader& section, config::LeafSpineConfig& out) {
               "give either oversubscription or uplink_speed, not both (one follows from the "
               "other)");
   }
+  section.integer("links", out.links, 1, 256);
   section.choice("ecmp", out.ecmp, config::ecmp_hash_names());
+  section.integer("ecmp_seed", out.ecmp_seed, 0, std::numeric_limits<int64_t>::max());
   section.finish();
 }
 

@@ -91,8 +91,12 @@ void FabricLayout::build_leaf_spine(const config::FabricConfig& config,
         "per leaf");
   }
   if (ls.spines == 0) fail("fabric.leaf_spine.spines is 0: a leaf-spine fabric needs a spine");
+  if (ls.links == 0) fail("fabric.leaf_spine.links is 0: a leaf needs a link to each spine");
   ports_per_leaf_ = ls.ports_per_leaf;
   spines_ = ls.spines;
+  links_ = ls.links;
+  uplinks_ = static_cast<uint32_t>(spines_) * links_;
+  ecmp_seed_ = ls.ecmp_seed;
   const auto hosts = static_cast<uint32_t>(ports.size());
   leaves_ = (hosts + ports_per_leaf_ - 1) / ports_per_leaf_;
 
@@ -108,19 +112,20 @@ void FabricLayout::build_leaf_spine(const config::FabricConfig& config,
     for (const TwinPortSpec& port : ports) fastest = std::max(fastest, port.speed_bps);
     const double downlink = static_cast<double>(fastest) * ports_per_leaf_;
     uplink_speed_bps_ = static_cast<uint64_t>(
-        std::ceil(downlink / (static_cast<double>(spines_) * ls.oversubscription)));
+        std::ceil(downlink / (static_cast<double>(uplinks_) * ls.oversubscription)));
     if (uplink_speed_bps_ == 0) fail("the derived leaf-spine uplink speed is 0");
   }
 
   for (uint32_t leaf = 0; leaf < leaves_; ++leaf) {
     const uint32_t first_host = leaf * ports_per_leaf_;
     const uint32_t leaf_hosts = std::min(ports_per_leaf_, hosts - first_host);
-    add_switch("leaf" + std::to_string(leaf), SwitchRole::kLeaf, leaf,
-               leaf_hosts + static_cast<uint32_t>(spines_), leaf_hosts);
+    add_switch("leaf" + std::to_string(leaf), SwitchRole::kLeaf, leaf, leaf_hosts + uplinks_,
+               leaf_hosts);
   }
   for (uint32_t spine = 0; spine < spines_; ++spine) {
     add_switch("spine" + std::to_string(spine), SwitchRole::kSpine, spine,
-               static_cast<uint32_t>(leaves_), 0);
+               static_cast<uint32_t>(leaves_) * links_, 0);
+    spine_seeds_.push_back(mix64(ecmp_seed_ ^ (uint64_t{spine} + 1) * 0x9E3779B97F4A7C15ull));
   }
   for (uint32_t host = 0; host < hosts; ++host) {
     host_places_.push_back({host / ports_per_leaf_, host % ports_per_leaf_});
@@ -128,24 +133,30 @@ void FabricLayout::build_leaf_spine(const config::FabricConfig& config,
   }
   for (uint32_t leaf = 0; leaf < leaves_; ++leaf) {
     for (uint32_t spine = 0; spine < spines_; ++spine) {
-      const uint32_t down = uplink_port(leaf, spine);
-      const uint32_t up = spine_port(spine, leaf);
-      CableInfo cable;
-      cable.lower = {Endpoint::Kind::kSwitchPort, down};
-      cable.upper = {Endpoint::Kind::kSwitchPort, up};
-      cable.speed_bps = uplink_speed_bps_;
-      cable.propagation_ns = config.propagation_delay_ns;
-      cable.drop_probability = config.drop_probability;
-      cable.ecn = config.ecn;
-      cable.pfc = config.pfc;
-      const auto index = static_cast<uint32_t>(cables_.size());
-      switch_ports_[down].cable = index;
-      switch_ports_[down].peer = cable.upper;
-      switch_ports_[down].name = switches_[leaf].name + "/" + switches_[leaves_ + spine].name;
-      switch_ports_[up].cable = index;
-      switch_ports_[up].peer = cable.lower;
-      switch_ports_[up].name = switches_[leaves_ + spine].name + "/" + switches_[leaf].name;
-      cables_.push_back(std::move(cable));
+      for (uint32_t link = 0; link < links_; ++link) {
+        const uint32_t down = uplink_port(leaf, spine, link);
+        const uint32_t up = spine_port(spine, leaf, link);
+        std::string suffix;
+        if (links_ > 1) suffix.append(":").append(std::to_string(link));
+        CableInfo cable;
+        cable.lower = {Endpoint::Kind::kSwitchPort, down};
+        cable.upper = {Endpoint::Kind::kSwitchPort, up};
+        cable.speed_bps = uplink_speed_bps_;
+        cable.propagation_ns = config.propagation_delay_ns;
+        cable.drop_probability = config.drop_probability;
+        cable.ecn = config.ecn;
+        cable.pfc = config.pfc;
+        const auto index = static_cast<uint32_t>(cables_.size());
+        switch_ports_[down].cable = index;
+        switch_ports_[down].peer = cable.upper;
+        switch_ports_[down].name =
+            switches_[leaf].name + "/" + switches_[leaves_ + spine].name + suffix;
+        switch_ports_[up].cable = index;
+        switch_ports_[up].peer = cable.lower;
+        switch_ports_[up].name =
+            switches_[leaves_ + spine].name + "/" + switches_[leaf].name + suffix;
+        cables_.push_back(std::move(cable));
+      }
     }
   }
 }
@@ -159,25 +170,25 @@ uint32_t FabricLayout::host_switch_port(size_t host) const {
   return leaf.first_port + static_cast<uint32_t>(host % ports_per_leaf_);
 }
 
-uint32_t FabricLayout::uplink_port(size_t leaf, size_t spine) const {
-  if (leaf >= leaves_ || spine >= spines_) {
-    throw std::out_of_range("fabric twin: no uplink from leaf " + std::to_string(leaf) +
-                            " to spine " + std::to_string(spine));
+uint32_t FabricLayout::uplink_port(size_t leaf, size_t spine, size_t link) const {
+  if (leaf >= leaves_ || spine >= spines_ || link >= links_) {
+    throw std::out_of_range("fabric twin: no uplink " + std::to_string(link) + " from leaf " +
+                            std::to_string(leaf) + " to spine " + std::to_string(spine));
   }
   const SwitchInfo& info = switches_[leaf];
-  return info.first_port + info.host_ports + static_cast<uint32_t>(spine);
+  return info.first_port + info.host_ports + static_cast<uint32_t>(spine * links_ + link);
 }
 
-uint32_t FabricLayout::spine_port(size_t spine, size_t leaf) const {
-  if (leaf >= leaves_ || spine >= spines_) {
-    throw std::out_of_range("fabric twin: no port on spine " + std::to_string(spine) +
-                            " toward leaf " + std::to_string(leaf));
+uint32_t FabricLayout::spine_port(size_t spine, size_t leaf, size_t link) const {
+  if (leaf >= leaves_ || spine >= spines_ || link >= links_) {
+    throw std::out_of_range("fabric twin: no port " + std::to_string(link) + " on spine " +
+                            std::to_string(spine) + " toward leaf " + std::to_string(leaf));
   }
-  return switches_[leaves_ + spine].first_port + static_cast<uint32_t>(leaf);
+  return switches_[leaves_ + spine].first_port + static_cast<uint32_t>(leaf * links_ + link);
 }
 
-uint32_t FabricLayout::uplink_cable(size_t leaf, size_t spine) const {
-  return switch_ports_[uplink_port(leaf, spine)].cable;
+uint32_t FabricLayout::uplink_cable(size_t leaf, size_t spine, size_t link) const {
+  return switch_ports_[uplink_port(leaf, spine, link)].cable;
 }
 
 }  // namespace etwire::nic::loopback

@@ -7,8 +7,10 @@
 //   single-switch: switch 0 "switch", port h faces host h; cable h is host h's.
 //   leaf-spine:    leaves 0..L-1 ("leaf0"...) then spines ("spine0"...). Leaf l holds hosts
 //                  l*P .. l*P+P-1 (P = ports_per_leaf; the last leaf may hold fewer) on its first
-//                  ports, then one uplink per spine; spine s has one port per leaf. Cables: hosts
-//                  0..H-1, then uplink (l, s) is cable H + l*S + s.
+//                  ports, then K uplinks per spine (K = links, parallel links per leaf-spine pair):
+//                  uplink (s, k) is its port host_ports + s*K + k; spine s has K ports per leaf,
+//                  (l, k) at l*K + k. Cables: hosts 0..H-1, then link k of (l, s) is cable
+//                  H + (l*S + s)*K + k. With K > 1 a link's ports are named "leaf0/spine1:k".
 #pragma once
 
 #include <cstdint>
@@ -76,30 +78,39 @@ class FabricLayout {
 
   // The switch port host `host` is cabled to.
   uint32_t host_switch_port(size_t host) const;
-  // Leaf-spine: the leaf's port toward a spine, the spine's port toward a leaf, and their cable.
-  uint32_t uplink_port(size_t leaf, size_t spine) const;
-  uint32_t spine_port(size_t spine, size_t leaf) const;
-  uint32_t uplink_cable(size_t leaf, size_t spine) const;
+  // Leaf-spine: link `link` of a leaf and a spine: the leaf's port, the spine's, their cable.
+  uint32_t uplink_port(size_t leaf, size_t spine, size_t link = 0) const;
+  uint32_t spine_port(size_t spine, size_t leaf, size_t link = 0) const;
+  uint32_t uplink_cable(size_t leaf, size_t spine, size_t link = 0) const;
   size_t leaves() const { return leaves_; }
   size_t spines() const { return spines_; }
+  size_t links() const { return links_; }  // parallel links per leaf-spine pair
   // The resolved speed of every leaf-spine link (0 for a single switch).
   uint64_t uplink_speed_bps() const { return uplink_speed_bps_; }
 
   // The global switch port through which switch `switch_index` forwards `packet`: toward its
-  // destination host, or, from a leaf to another leaf's host, up the spine its ECMP hash picks.
+  // destination host; from a leaf to another leaf's host, up the uplink (spine and link) its ECMP
+  // hash picks; from a spine, down the link to the destination's leaf its hash picks.
   // Inline and division-free: it runs once per packet per switch.
   uint32_t egress_port(uint32_t switch_index, const Packet& packet) const {
     const SwitchInfo& info = switches_[switch_index];
     if (info.role == SwitchRole::kSingle) return packet.dst_port;
     const HostPlace& place = host_places_[packet.dst_port];
-    if (info.role == SwitchRole::kSpine) return info.first_port + place.leaf;
+    if (info.role == SwitchRole::kSpine) {
+      const uint32_t first = info.first_port + place.leaf * links_;
+      if (links_ == 1) return first;
+      // Its own seed, so that a spine does not repeat the choice its leaf made (polarization).
+      return first + pick(ecmp_hash(packet, ecmp_, spine_seeds_[info.role_index]), links_);
+    }
     if (place.leaf == info.role_index) return info.first_port + place.leaf_port;
-    // Multiply-shift maps the hash's top 32 bits evenly onto 0..spines-1 without a division.
-    const uint64_t high = ecmp_hash(packet, ecmp_) >> 32;
-    return info.first_port + info.host_ports + static_cast<uint32_t>((high * spines_) >> 32);
+    return info.first_port + info.host_ports + pick(ecmp_hash(packet, ecmp_, ecmp_seed_), uplinks_);
   }
 
  private:
+  // Multiply-shift maps a hash's top 32 bits evenly onto 0..n-1 without a division.
+  static uint32_t pick(uint64_t hash, uint32_t n) {
+    return static_cast<uint32_t>(((hash >> 32) * n) >> 32);
+  }
   void build_single_switch(const config::FabricConfig& config, std::span<const TwinPortSpec> ports);
   void build_leaf_spine(const config::FabricConfig& config, std::span<const TwinPortSpec> ports);
   uint32_t add_switch(std::string name, SwitchRole role, uint32_t role_index, uint32_t ports,
@@ -121,8 +132,12 @@ class FabricLayout {
   uint32_t ports_per_leaf_ = 0;
   size_t leaves_ = 0;
   size_t spines_ = 0;
+  uint32_t links_ = 1;
+  uint32_t uplinks_ = 0;  // per leaf: spines x links
   uint64_t uplink_speed_bps_ = 0;
   config::EcmpHash ecmp_ = config::EcmpHash::kUdpSourcePort;
+  uint64_t ecmp_seed_ = 0;
+  std::vector<uint64_t> spine_seeds_;
 };
 
 }  // namespace etwire::nic::loopback

@@ -56,6 +56,31 @@ TEST(ShippedConfigs, LoopbackDemoResolvesAsDocumented) {
   EXPECT_EQ(loaded.placements[0]->port(5), 5u);
 }
 
+// Parallel links between each leaf and spine share the leaf's uplink capacity: 1:1 with as many
+// links as ports per leaf over spines runs each at the port speed.
+TEST(ConfigLoader, ParallelLeafSpineLinksRunAtTheirShareOfTheUplinkCapacity) {
+  const std::string base = std::string(kMinimalConfig) + "    speed: 400Gbps\n";
+  auto loaded = load_inline(base +
+                            "fabric: {topology: leaf-spine, leaf_spine: {ports_per_leaf: 4, "
+                            "spines: 2, links: 2, ecmp_seed: 7}}\n");
+  ASSERT_TRUE(loaded.ok()) << errors_of(loaded);
+  const auto& ls = loaded.config.fabric.leaf_spine;
+  EXPECT_EQ(ls.links, 2u);
+  EXPECT_EQ(ls.ecmp_seed, 7u);
+  EXPECT_EQ(ls.uplink_speed_bps, 400'000'000'000u);
+  // A given link speed: the oversubscription follows, counting every link.
+  loaded = load_inline(base +
+                       "fabric: {topology: leaf-spine, leaf_spine: {ports_per_leaf: 4, "
+                       "spines: 2, links: 2, uplink_speed: 100Gbps}}\n");
+  ASSERT_TRUE(loaded.ok()) << errors_of(loaded);
+  EXPECT_DOUBLE_EQ(loaded.config.fabric.leaf_spine.oversubscription, 4.0);
+  loaded = load_inline(base +
+                       "fabric: {topology: leaf-spine, leaf_spine: {ports_per_leaf: 4, "
+                       "links: 0}}\n");
+  EXPECT_FALSE(loaded.ok());
+  EXPECT_THAT(errors_of(loaded), HasSubstr("fabric.leaf_spine.links"));
+}
+
 TEST(ShippedConfigs, TwinCongestionDerivesTheLeafSpine) {
   auto loaded = load_config_file(shipped_config("twin-congestion.yaml"));
   ASSERT_TRUE(loaded.ok()) << errors_of(loaded);

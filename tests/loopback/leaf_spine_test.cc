@@ -7,6 +7,7 @@
 
 #include "clock/virtual_clock.h"
 #include "nic/loopback/fabric_twin.h"
+#include "nic/loopback/prng.h"
 #include "tests/loopback/nic_driver.h"
 
 namespace etwire::nic::loopback::testing {
@@ -153,6 +154,152 @@ TEST(FabricTwinLeafSpine, OversubscriptionDerivesTheUplinkSpeed) {
   config.leaf_spine.uplink_speed_bps = 200'000'000'000;
   FabricTwin fast(config, ports, clock, 1);
   EXPECT_EQ(fast.layout().uplink_speed_bps(), 200'000'000'000u);
+}
+
+TEST(FabricTwinLeafSpine, ParallelLinksAreSeparateCablesAtTheirOwnSpeed) {
+  config::FabricConfig config = leaf_spine(4, 2);
+  config.leaf_spine.links = 2;
+  clock::VirtualClock clock;
+  const auto ports = uniform_ports(8);
+  FabricTwin twin(config, ports, clock, 1);
+  const FabricLayout& layout = twin.layout();
+  ASSERT_EQ(layout.links(), 2u);
+  EXPECT_EQ(layout.switch_info(0).ports, 4u + 2u * 2u);
+  EXPECT_EQ(layout.switch_info(2).ports, 2u * 2u);  // spine0: two links to each of two leaves
+  EXPECT_EQ(layout.switch_port(layout.uplink_port(1, 0, 1)).name, "leaf1/spine0:1");
+  EXPECT_EQ(layout.switch_port(layout.spine_port(1, 0, 1)).name, "spine1/leaf0:1");
+  EXPECT_EQ(layout.cables(), 8u + 2u * 2u * 2u);
+  EXPECT_EQ(layout.uplink_cable(1, 1, 0), 8u + (1u * 2u + 1u) * 2u + 0u);
+  EXPECT_EQ(layout.switch_port(layout.uplink_port(1, 1, 1)).peer.index, layout.spine_port(1, 1, 1));
+  // 4 x 100G per leaf over 2 spines x 2 links: each link at the port speed.
+  EXPECT_EQ(layout.uplink_speed_bps(), 100'000'000'000u);
+  // One packet across: the same exact timing as one merged link of that speed.
+  NicDriver driver(twin, clock);
+  driver.send(data_packet(0, 6, 1000, 0));
+  clock.run_until(clock::kNever);
+  ASSERT_EQ(driver.data_received_by(6).size(), 1u);
+  EXPECT_EQ(driver.data_received_by(6)[0].at, 4 * 80 + 4 * 1000 + 3 * 500);
+}
+
+// The uplink a leaf picks for `flows` flows (UDP source ports from a fixed sequence) between a
+// host of leaf 0 and one of leaf 1: counts per uplink (spine x links + link).
+std::vector<uint32_t> uplink_loads(const FabricLayout& layout, uint32_t flows,
+                                   std::vector<uint32_t>* choice = nullptr) {
+  const uint32_t first = layout.uplink_port(0, 0, 0);
+  std::vector<uint32_t> loads(layout.spines() * layout.links(), 0);
+  SplitMix64 ports(99);
+  for (uint32_t f = 0; f < flows; ++f) {
+    Packet packet = data_packet(0, 5, 1000, 0, 0, ecn::kNotEct,
+                                static_cast<uint16_t>(49152 + ports.next() % 16384));
+    const uint32_t uplink = layout.egress_port(0, packet) - first;
+    ++loads.at(uplink);
+    if (choice != nullptr) choice->push_back(uplink);
+  }
+  return loads;
+}
+
+double chi_square(const std::vector<uint32_t>& loads, uint32_t balls) {
+  const double expected = static_cast<double>(balls) / static_cast<double>(loads.size());
+  double sum = 0;
+  for (uint32_t load : loads) sum += (load - expected) * (load - expected) / expected;
+  return sum;
+}
+
+// ECMP over 16 parallel uplinks (4 spines x 4 links) throws flows like balls into bins: the
+// chi-square statistic of the per-link loads, averaged over 20 seeds, is near its expectation
+// (bins - 1 = 15; each seed's standard deviation is sqrt(30), the mean's 1.2), and another seed
+// moves a flow to another link with probability 15/16.
+TEST(FabricTwinLeafSpine, EcmpOverParallelLinksIsBallsIntoBins) {
+  const auto ports = uniform_ports(8);
+  config::FabricConfig config = leaf_spine(4, 4);
+  config.leaf_spine.links = 4;
+  config.leaf_spine.ecmp = config::EcmpHash::kFiveTuple;
+  constexpr uint32_t kFlows = 1000;
+  double total = 0;
+  std::vector<uint32_t> previous;
+  double moved = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    config.leaf_spine.ecmp_seed = seed;
+    const FabricLayout layout(config, ports);
+    std::vector<uint32_t> choice;
+    total += chi_square(uplink_loads(layout, kFlows, &choice), kFlows);
+    if (!previous.empty()) {
+      for (uint32_t f = 0; f < kFlows; ++f) moved += choice[f] != previous[f] ? 1 : 0;
+    }
+    previous = choice;
+  }
+  const double mean = total / 20;
+  EXPECT_GT(mean, 15 - 4 * 1.23) << mean;
+  EXPECT_LT(mean, 15 + 4 * 1.23) << mean;
+  const double moved_share = moved / (19.0 * kFlows);
+  EXPECT_NEAR(moved_share, 15.0 / 16.0, 0.03);
+}
+
+// A spine picks among its parallel links to the destination leaf with a seed of its own: the
+// flows that one leaf uplink brings are spread over the spine's links, not all sent down one.
+TEST(FabricTwinLeafSpine, ASpineSpreadsOneUplinksFlowsOverItsLinks) {
+  const auto ports = uniform_ports(8);
+  config::FabricConfig config = leaf_spine(4, 2);
+  config.leaf_spine.links = 4;
+  const FabricLayout layout(config, ports);
+  std::vector<uint32_t> choice;
+  uplink_loads(layout, 4000, &choice);
+  SplitMix64 again(99);
+  std::vector<uint32_t> down(layout.links(), 0);
+  uint32_t on_first_uplink = 0;
+  for (uint32_t f = 0; f < choice.size(); ++f) {
+    Packet packet = data_packet(0, 5, 1000, 0, 0, ecn::kNotEct,
+                                static_cast<uint16_t>(49152 + again.next() % 16384));
+    if (choice[f] != 0) continue;  // spine 0, its link 0
+    ++on_first_uplink;
+    const uint32_t spine0 = static_cast<uint32_t>(layout.leaves());
+    ++down.at(layout.egress_port(spine0, packet) - layout.spine_port(0, 1, 0));
+  }
+  ASSERT_GT(on_first_uplink, 300u);
+  for (uint32_t load : down) EXPECT_GT(load, on_first_uplink / 4 / 2) << on_first_uplink;
+}
+
+// Why parallel links matter: two flows between disjoint host pairs of a 1:1 fabric never queue
+// on one uplink of the summed speed, but queue behind each other when ECMP hashes them onto the
+// same one of several links at the port speed.
+TEST(FabricTwinLeafSpine, FlowsOfDisjointPortsCollideOnlyOnParallelLinks) {
+  const auto ports = uniform_ports(8);
+  config::FabricConfig merged = leaf_spine(4, 2);  // two 200G uplinks per leaf
+  config::FabricConfig parallel = merged;
+  parallel.leaf_spine.links = 2;  // four 100G uplinks per leaf
+  // Two source ports the leaf sends up the same 100G link.
+  const FabricLayout layout(parallel, ports);
+  const auto uplink = [&](uint32_t src, uint32_t dst, uint16_t udp) {
+    return layout.egress_port(0, data_packet(src, dst, 1000, 0, 0, ecn::kNotEct, udp));
+  };
+  const uint16_t first = 49152;
+  uint16_t second = first + 1;
+  while (uplink(1, 5, second) != uplink(0, 4, first)) ++second;
+
+  constexpr uint32_t kPackets = 200;
+  const auto deepest_uplink_queue = [&](const config::FabricConfig& config) {
+    clock::VirtualClock clock;
+    FabricTwin twin(config, ports, clock, 1);
+    NicDriver driver(twin, clock);
+    for (uint32_t i = 0; i < kPackets; ++i) {
+      driver.send(data_packet(0, 4, 1000, i, 0, ecn::kNotEct, first));
+      driver.send(data_packet(1, 5, 1000, i, 0, ecn::kNotEct, second));
+    }
+    clock.run_until(clock::kNever);
+    EXPECT_EQ(driver.data_received_by(4).size() + driver.data_received_by(5).size(), 2 * kPackets);
+    uint64_t deepest = 0;
+    for (size_t spine = 0; spine < twin.layout().spines(); ++spine) {
+      for (size_t link = 0; link < twin.layout().links(); ++link) {
+        const QueueSample q = twin.queue(twin.layout().uplink_port(0, spine, link), 0);
+        deepest = std::max(deepest, q.max_depth_bytes);
+      }
+    }
+    return deepest;
+  };
+  // Merged: at most the one packet that arrived beside the other's waits.
+  EXPECT_LE(deepest_uplink_queue(merged), 1000u);
+  // Parallel: one flow's worth of packets waits behind the other's, half of them at the peak.
+  EXPECT_GE(deepest_uplink_queue(parallel), kPackets / 2 * 1000 / 2);
 }
 
 }  // namespace
