@@ -7,8 +7,9 @@ and bytes, collective instance by collective instance, have every iteration, eac
 host of its process, every flow in flows.csv (numbered 0 .. n-1, each joined with its delivery on
 the other process), the same FCT sample counts, and a mean CCT per collective type within
 CCT_FACTOR of the single process's. A delivery joined from another process lies between its
-flow's posting and finish within DELIVERY_SLACK_US (default 50 us: the clocks' offset error and a
-receiver's polling). Prints each problem and exits 1 if there is any; prints the CCT ratios
+flow's posting (within 50 us: the clocks' offset error) and its finish (within DELIVERY_SLACK_US,
+default 50 us: the offset error and a receiver's polling, which is later on a busy machine where
+the receiver learns of a delivery only when its process next runs). Prints each problem and exits 1 if there is any; prints the CCT ratios
 either way.
 """
 import csv
@@ -16,7 +17,8 @@ import json
 import sys
 
 split_dir, one_dir, iterations, cct_factor = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
-slack = int(float(sys.argv[5]) * 1000) if len(sys.argv) > 5 else 50_000
+early_slack = 50_000
+late_slack = int(float(sys.argv[5]) * 1000) if len(sys.argv) > 5 else 50_000
 split = json.load(open(f"{split_dir}/summary.json"))
 one = json.load(open(f"{one_dir}/summary.json"))
 problems = []
@@ -106,7 +108,7 @@ for r in rows:
         check(False, f"flow {r['flow_id']} has no delivery")
         break
     posted, delivered, finished = int(r["posted_ns"]), int(r["delivered_ns"]), int(r["finished_ns"])
-    if not posted - slack <= delivered <= finished + slack:
+    if not posted - early_slack <= delivered <= finished + late_slack:
         check(False, f"flow {r['flow_id']}: delivered at {delivered}, posted {posted}, finished {finished}")
         break
 fct = {f["type"]: f["flows"] for f in split["fct"]}

@@ -13,8 +13,9 @@
 #   split_verbs_test.sh ETWIRE SOURCE_DIR
 #
 # Deliveries are seen when the receiving process polls its completion queue, so on a busy 2-core
-# machine a delivery may be timestamped after its sender saw the acknowledgement: the joined
-# delivery times are checked within 5 ms, and CCTs within the factors of split_run_test.sh.
+# machine a delivery may be timestamped well after its sender saw the acknowledgement (8 ms seen
+# in CI while a build ran): a joined delivery must come after its posting (within the clocks'
+# error) and within 200 ms of its finish; CCTs within the factors of split_run_test.sh.
 set -uo pipefail
 etwire=$1
 source_dir=$2
@@ -45,7 +46,7 @@ source "$source_dir/tests/cli_mpi/split_lib.sh"
 # Args: NAME N SPLIT ONE ITERATIONS FACTOR PROCESS_OF_PORT
 scenario() {
   local name=$1 process_of=$7
-  compare_split "$1" "$2" "$3" "$4" "$5" "$6" 5000 || return
+  compare_split "$1" "$2" "$3" "$4" "$5" "$6" 200000 || return
   grep -q "exchanged over MPI" "$work/$name-split.out" ||
     fail "$name: the summary does not say the QPs were exchanged"
   check_exchange "$work/$name-split" "$process_of" ||
