@@ -223,6 +223,12 @@ CommandAction add_run_command(CLI::App& app) {
     } else {
       engine->set_flow_writer(nullptr);
     }
+    // Samples of the twin's queues (loopback runs only: validate refuses the key elsewhere).
+    std::optional<outputs::QueueCsvWriter> queues;
+    if (config.telemetry.record.queue_sample_interval_ns > 0 && writes_results) {
+      queues.emplace((out / "queues.csv").string());
+      engine->set_queue_writer(*queues);
+    }
 
     std::signal(SIGINT, request_stop);
     std::signal(SIGTERM, request_stop);
@@ -260,14 +266,17 @@ CommandAction add_run_command(CLI::App& app) {
     // Writes the result files and the report (process 0 of a split run); returns the exit code.
     const auto report = [&](const engine::RunResults& results) -> int {
       bool written = write_results(results, out, config.telemetry.record.collectives);
-      if (flows) {
+      const auto close = [&](auto& file) {
+        if (!file) return;
         try {
-          flows->close();
+          file->close();
         } catch (const std::exception& e) {
           std::cerr << fmt::format("error: {}\n", e.what());
           written = false;
         }
-      }
+      };
+      close(flows);
+      close(queues);
       if (!written) return kExitFailure;
       std::cout << outputs::console_report(results) << std::flush;
       if (telemetry) linger(*telemetry);

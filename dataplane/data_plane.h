@@ -15,6 +15,7 @@
 #include "config/addresses.h"
 #include "config/run_config.h"
 #include "dataplane/port_counters.h"
+#include "dataplane/queue_sample.h"
 #include "transport/transport.h"
 
 namespace etwire::dataplane {
@@ -87,6 +88,14 @@ class DataPlane {
 
   // Per port: the sum of the DCQCN rates of its QPs with data to send, at most its line rate.
   virtual void paced_rates_bps(std::vector<double>& per_port) = 0;
+
+  // Samples the fabric twin's switch egress queues into `sink` every `interval_ns` of virtual
+  // time while anything else is pending (telemetry.record.queue_sample_interval). Before the run;
+  // only the loopback data plane has the twin's queues (validate refuses the key elsewhere).
+  virtual void sample_queues(QueueSink& sink, clock::Nanos interval_ns) {
+    (void)sink;
+    (void)interval_ns;
+  }
 
   // What the operator should know of the data plane's setup and devices (the GID an RNIC port
   // uses, how a rate limit is held, DCQCN settings, device errors), one sentence each; the run's

@@ -26,6 +26,73 @@ std::vector<nic::loopback::TwinPortSpec> twin_ports(const config::RunConfig& con
 
 }  // namespace
 
+// Samples the twin's queues at every multiple of the interval, from outside the clock's events:
+// before the data plane runs the events due at a time, it takes the samples due up to then. So
+// sampling adds no event and changes nothing a run does; the state a sample shows is the one
+// after every event before its time.
+class LoopbackDataPlane::QueueSampler {
+ public:
+  QueueSampler(const nic::loopback::FabricTwin& twin, QueueSink& sink, clock::Nanos interval)
+      : twin_(twin),
+        sink_(sink),
+        interval_(interval),
+        next_(interval),
+        last_tx_bytes_(twin.layout().switch_ports(), 0),
+        utilization_(twin.layout().switch_ports(), 0.0) {}
+
+  // Takes the samples due before `until` (the time of the next events).
+  void take_until(clock::Nanos until) {
+    while (next_ < until) {
+      take(next_);
+      next_ += interval_;
+      // Nothing moves until `until`: the samples between would all be of empty queues on idle
+      // links, which queues.csv leaves out.
+      if (quiet_ && next_ < until) next_ += (until - next_) / interval_ * interval_;
+    }
+  }
+
+ private:
+  void take(clock::Nanos at) {
+    const nic::loopback::FabricLayout& layout = twin_.layout();
+    for (size_t port = 0; port < layout.switch_ports(); ++port) {
+      const uint64_t tx = twin_.switch_port_counters(port).tx_bytes;
+      const uint64_t speed = layout.cable(layout.switch_port(port).cable).speed_bps;
+      const double carried = static_cast<double>(speed) * static_cast<double>(interval_) / 8e9;
+      utilization_[port] = static_cast<double>(tx - last_tx_bytes_[port]) / carried;
+      last_tx_bytes_[port] = tx;
+    }
+    quiet_ = true;
+    twin_.for_each_queue([&](const nic::loopback::QueueSample& q) {
+      const double utilization = utilization_[q.switch_port];
+      if (q.depth_bytes == 0 && utilization == 0) return;  // an empty queue on an idle link
+      quiet_ = false;
+      QueueRow row;
+      row.at = at;
+      row.switch_port = q.switch_port;
+      row.priority = q.priority;
+      row.depth_bytes = q.depth_bytes;
+      row.depth_packets = q.depth_packets;
+      row.max_depth_bytes = q.max_depth_bytes;
+      row.ecn_marked = q.ecn_marked;
+      row.drops = q.drops;
+      row.paused = q.paused;
+      row.utilization = utilization;
+      // A link carries all its priorities: the utilization repeats on each of its rows.
+      if (q.enqueued_packets > 0 || q.depth_bytes > 0) {
+        sink_.append(row, layout.switch_port(q.switch_port).name);
+      }
+    });
+  }
+
+  const nic::loopback::FabricTwin& twin_;
+  QueueSink& sink_;
+  clock::Nanos interval_;
+  clock::Nanos next_;
+  bool quiet_ = false;
+  std::vector<uint64_t> last_tx_bytes_;  // by switch port
+  std::vector<double> utilization_;      // by switch port, over the last interval
+};
+
 LoopbackDataPlane::LoopbackDataPlane(const config::RunConfig& config,
                                      transport::FlowObserver& observer, uint32_t workers)
     : specs_(twin_ports(config)), join_(observer) {
@@ -65,6 +132,18 @@ void LoopbackDataPlane::post(transport::ConnectionId connection, uint64_t bytes,
 void LoopbackDataPlane::paced_rates_bps(std::vector<double>& per_port) {
   per_port.assign(specs_.size(), 0.0);
   for (auto& worker : workers_) worker->add_paced_rates(per_port);
+}
+
+LoopbackDataPlane::~LoopbackDataPlane() = default;
+
+void LoopbackDataPlane::poll() {
+  if (sampler_ && !clock_.idle()) sampler_->take_until(clock_.next_event_time());
+  clock_.poll();
+}
+
+void LoopbackDataPlane::sample_queues(QueueSink& sink, clock::Nanos interval_ns) {
+  if (interval_ns <= 0) throw std::invalid_argument("queue samples need an interval above 0");
+  sampler_ = std::make_unique<QueueSampler>(*twin_, sink, interval_ns);
 }
 
 PortRecord LoopbackDataPlane::port_record(size_t port) const {

@@ -28,12 +28,13 @@ class LoopbackDataPlane final : public DataPlane {
   // data plane.
   LoopbackDataPlane(const config::RunConfig& config, transport::FlowObserver& observer,
                     uint32_t workers = 1);
+  ~LoopbackDataPlane() override;
 
   clock::Scheduler& scheduler() override { return clock_; }
   size_t ports() const override { return specs_.size(); }
   bool virtual_time() const override { return true; }
   clock::Nanos next_event_time() const override { return clock_.next_event_time(); }
-  void poll() override { clock_.poll(); }
+  void poll() override;
   uint64_t events_run() const override { return clock_.events_run(); }
   // The worker of each end's port opens that half, with the end's QP number. Every port reaches
   // every other through the twin, which needs no addresses.
@@ -46,9 +47,13 @@ class LoopbackDataPlane final : public DataPlane {
   // transport.
   PortRecord port_record(size_t port) const override;
 
+  void sample_queues(QueueSink& sink, clock::Nanos interval_ns) override;
+
   size_t workers() const { return workers_.size(); }
 
  private:
+  class QueueSampler;
+
   // Ports are dealt to workers in turn.
   Worker& worker_of(uint32_t port) { return *workers_[port % workers_.size()]; }
   const Worker& worker_of(uint32_t port) const { return *workers_[port % workers_.size()]; }
@@ -58,6 +63,7 @@ class LoopbackDataPlane final : public DataPlane {
   std::unique_ptr<nic::loopback::FabricTwin> twin_;
   FlowJoin join_;
   std::vector<std::unique_ptr<Worker>> workers_;
+  std::unique_ptr<QueueSampler> sampler_;
 };
 
 }  // namespace etwire::dataplane

@@ -86,6 +86,11 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   const RunResults& run();
   // Where flow records go from now on (flows.csv); nullptr stops recording them.
   void set_flow_writer(FlowSink* flows) { options_.flows = flows; }
+  // Where samples of the twin's queues go (telemetry.record.queue_sample_interval, which must be
+  // above 0): before run().
+  void set_queue_writer(dataplane::QueueSink& queues) {
+    data_plane_->sample_queues(queues, config_.telemetry.record.queue_sample_interval_ns);
+  }
   // Where telemetry records go from now on (RunOptions::telemetry); nullptr stops them.
   void set_telemetry(telemetry::RecordRing* ring) { options_.telemetry = ring; }
   // The names behind the indexes in this run's telemetry records: run, jobs and ports.

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -323,20 +324,20 @@ void write_collectives_csv(const RunResults& results, const std::string& path) {
 
 namespace {
 
-// Written out once the buffer reaches this size; the margin covers the longest possible line
-// (21 numeric fields and a status), so the buffer never grows past its reserve.
-constexpr size_t kFlowFlushBytes = size_t{1} << 20;
-constexpr size_t kFlowLineMargin = 1024;
+// Written out once the buffer reaches this size; the margin covers the longest line (a flow's 21
+// numeric fields and a status; a queue sample with a port name), so the buffer never grows past
+// its reserve.
+constexpr size_t kFlushBytes = size_t{1} << 20;
+constexpr size_t kLineMargin = 1024;
 
 }  // namespace
 
-FlowCsvWriter::FlowCsvWriter(std::string path) : path_(std::move(path)) {
+StreamedFile::StreamedFile(std::string path) : path_(std::move(path)) {
   fd_ = open_for_writing(path_);
-  buffer_.reserve(kFlowFlushBytes + kFlowLineMargin);
-  buffer_ += transport::flow_csv_header();
+  buffer_.reserve(kFlushBytes + kLineMargin);
 }
 
-FlowCsvWriter::~FlowCsvWriter() {
+StreamedFile::~StreamedFile() {
   try {
     close();
   } catch (const std::exception&) {
@@ -344,20 +345,22 @@ FlowCsvWriter::~FlowCsvWriter() {
   }
 }
 
-void FlowCsvWriter::append(const transport::FlowRecord& record) {
-  if (fd_ < 0) fail("append after close");
-  transport::append_flow_csv(record, buffer_);
-  ++records_;
-  if (buffer_.size() >= kFlowFlushBytes) flush();
+std::string& StreamedFile::buffer() {
+  if (fd_ < 0) outputs::fail(path_, "append after close");
+  return buffer_;
 }
 
-void FlowCsvWriter::flush() {
+void StreamedFile::appended() {
+  if (buffer_.size() >= kFlushBytes) flush();
+}
+
+void StreamedFile::flush() {
   if (buffer_.empty() || fd_ < 0) return;
   write_all(fd_, buffer_, path_);
   buffer_.clear();  // keeps the capacity
 }
 
-void FlowCsvWriter::close() {
+void StreamedFile::close() {
   if (fd_ < 0) return;
   const int fd = fd_;
   try {
@@ -371,8 +374,28 @@ void FlowCsvWriter::close() {
   close_checked(fd, path_);
 }
 
-void FlowCsvWriter::fail(std::string_view why) const {
-  outputs::fail(path_, why);
+FlowCsvWriter::FlowCsvWriter(std::string path) : file_(std::move(path)) {
+  file_.buffer() += transport::flow_csv_header();
+}
+
+void FlowCsvWriter::append(const transport::FlowRecord& record) {
+  transport::append_flow_csv(record, file_.buffer());
+  ++records_;
+  file_.appended();
+}
+
+QueueCsvWriter::QueueCsvWriter(std::string path) : file_(std::move(path)) {
+  file_.buffer() +=
+      "time_ns,switch_port,priority,depth_bytes,depth_packets,max_depth_bytes,ecn_marked,drops,"
+      "paused,utilization\n";
+}
+
+void QueueCsvWriter::append(const dataplane::QueueRow& row, std::string_view switch_port) {
+  fmt::format_to(std::back_inserter(file_.buffer()), "{},{},{},{},{},{},{},{},{},{:.4f}\n", row.at,
+                 switch_port, row.priority, row.depth_bytes, row.depth_packets, row.max_depth_bytes,
+                 row.ecn_marked, row.drops, row.paused ? 1 : 0, row.utilization);
+  ++rows_;
+  file_.appended();
 }
 
 }  // namespace etwire::outputs

@@ -2,6 +2,7 @@
 //   summary.json     the whole RunResults: run, jobs, collective instances, iterations, ports, FCT
 //   collectives.csv  one row per collective instance, the fields of summary.json's collectives[]
 //   flows.csv        one row per flow, streamed while the run goes (FlowCsvWriter)
+//   queues.csv       the twin's switch egress queues, sampled while the run goes (QueueCsvWriter)
 // Bandwidths are in GB/s of 1e9 bytes per second, as nccl-tests prints them, so figures compare
 // directly. Every writer throws std::runtime_error("<path>: <reason>") when the file cannot be
 // written.
@@ -11,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "dataplane/queue_sample.h"
 #include "engine/flow_sink.h"
 #include "engine/run_results.h"
 #include "transport/flow_record.h"
@@ -29,35 +31,64 @@ std::string job_label(const engine::RunResults& results, uint32_t job);
 void write_summary_json(const engine::RunResults& results, const std::string& path);
 void write_collectives_csv(const engine::RunResults& results, const std::string& path);
 
-// flows.csv: the header, then one line per appended record. Lines collect in a buffer written out
-// about every MiB, so appending costs no system call and, once the buffer has its full size, no
-// allocation: it runs for every flow of the run.
-class FlowCsvWriter final : public engine::FlowSink {
+// A results file written while the run goes: lines collect in a buffer written out about every
+// MiB, so appending costs no system call and, once the buffer has its full size, no allocation.
+class StreamedFile {
  public:
   // Creates (truncates) `path`.
-  explicit FlowCsvWriter(std::string path);
+  explicit StreamedFile(std::string path);
   // Flushes; errors are swallowed here since a destructor must not throw: call close() to see
   // them.
-  ~FlowCsvWriter();
-  FlowCsvWriter(const FlowCsvWriter&) = delete;
-  FlowCsvWriter& operator=(const FlowCsvWriter&) = delete;
+  ~StreamedFile();
+  StreamedFile(const StreamedFile&) = delete;
+  StreamedFile& operator=(const StreamedFile&) = delete;
 
-  void append(const transport::FlowRecord& record) override;
+  // Where the next line goes; call appended() after writing it. Throws after close().
+  std::string& buffer();
+  void appended();
   // Writes every buffered line to the file.
-  void flush() override;
-  // Flushes and closes the file; append() after close() throws.
+  void flush();
+  // Flushes and closes the file.
   void close();
-
   const std::string& path() const { return path_; }
-  uint64_t records() const { return records_; }
 
  private:
-  [[noreturn]] void fail(std::string_view why) const;
-
   std::string path_;
   int fd_ = -1;
   std::string buffer_;
+};
+
+// flows.csv: the header, then one line per appended record; it runs for every flow of the run.
+class FlowCsvWriter final : public engine::FlowSink {
+ public:
+  explicit FlowCsvWriter(std::string path);
+
+  void append(const transport::FlowRecord& record) override;
+  void flush() override { file_.flush(); }
+  // Flushes and closes the file; append() after close() throws.
+  void close() { file_.close(); }
+
+  const std::string& path() const { return file_.path(); }
+  uint64_t records() const { return records_; }
+
+ private:
+  StreamedFile file_;
   uint64_t records_ = 0;
+};
+
+// queues.csv: the header, then one line per queue sample: time_ns, switch_port (its name),
+// priority, depth_bytes, depth_packets, max_depth_bytes, ecn_marked, drops, paused, utilization.
+class QueueCsvWriter final : public dataplane::QueueSink {
+ public:
+  explicit QueueCsvWriter(std::string path);
+
+  void append(const dataplane::QueueRow& row, std::string_view switch_port) override;
+  void close() { file_.close(); }
+  uint64_t rows() const { return rows_; }
+
+ private:
+  StreamedFile file_;
+  uint64_t rows_ = 0;
 };
 
 }  // namespace etwire::outputs

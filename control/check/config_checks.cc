@@ -520,6 +520,19 @@ class Checker {
   }
 
   void telemetry() {
+    // Queue samples come from the twin's switches, which only loopback runs have.
+    if (config_.telemetry.record.queue_sample_interval_ns > 0) {
+      const auto other = std::find_if(
+          config_.ports.begin(), config_.ports.end(),
+          [](const config::PortConfig& p) { return p.backend != config::Backend::kLoopback; });
+      if (other != config_.ports.end()) {
+        error(Problem::kBackend, "telemetry.record.queue_sample_interval",
+              fmt::format("samples the fabric twin's switch queues, which only loopback ports "
+                          "have: port \"{}\" uses backend {} (not built for the software RNIC "
+                          "either); leave it out or 0",
+                          other->name, config::backend_name(other->backend)));
+      }
+    }
     if (!config_.telemetry.record.pcap) return;
     bool all_verbs = std::all_of(
         config_.ports.begin(), config_.ports.end(),

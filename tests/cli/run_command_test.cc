@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -331,6 +332,64 @@ TEST(RunCommand, RunsAreDeterministic) {
   first["run"].erase("wall_seconds");
   second["run"].erase("wall_seconds");
   EXPECT_EQ(first, second);
+}
+
+// telemetry.record.queue_sample_interval writes queues.csv: rows at multiples of the interval,
+// named switch ports, queues that fill under congestion, links no busier than their speed (a
+// frame counts in the interval it starts in: at most one frame above it); and sampling changes
+// nothing the run does. A run without the twin's queues refuses the key.
+TEST(RunCommand, QueueSamplesGoToQueuesCsvWithoutChangingTheRun) {
+  auto scratch = etwire::testing::make_scratch_dir("run-queues");
+  const fs::path config = etwire::testing::source_dir() / "configs/twin-congestion.yaml";
+  for (const char* name : {"plain", "sampled"}) {
+    const std::string sampling = std::string(" --set telemetry.record.queue_sample_interval=") +
+                                 (std::string(name) == "sampled" ? "10us" : "0");
+    auto r = run_split(concat("run ", quoted(config), " --out ", quoted(scratch / name),
+                              " --no-progress --no-metrics", sampling),
+                       scratch, name);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+  }
+  EXPECT_FALSE(fs::exists(scratch / "plain/queues.csv"));
+  EXPECT_TRUE(slurp(scratch / "plain/flows.csv") == slurp(scratch / "sampled/flows.csv"));
+  EXPECT_EQ(read_summary(scratch / "plain")["run"]["events"],
+            read_summary(scratch / "sampled")["run"]["events"]);
+
+  std::istringstream rows(slurp(scratch / "sampled/queues.csv"));
+  std::string line;
+  std::getline(rows, line);
+  EXPECT_EQ(line,
+            "time_ns,switch_port,priority,depth_bytes,depth_packets,max_depth_bytes,ecn_marked,"
+            "drops,paused,utilization");
+  size_t count = 0;
+  size_t queued = 0;
+  double busiest = 0;
+  std::set<std::string> ports;
+  while (std::getline(rows, line)) {
+    std::vector<std::string> field;
+    std::istringstream cells(line);
+    for (std::string cell; std::getline(cells, cell, ',');) field.push_back(cell);
+    ASSERT_EQ(field.size(), 10u) << line;
+    ++count;
+    EXPECT_EQ(std::stoll(field[0]) % 10'000, 0) << line;
+    ports.insert(field[1]);
+    if (std::stoull(field[3]) > 0) ++queued;
+    EXPECT_LE(std::stoull(field[3]), std::stoull(field[5])) << line;
+    busiest = std::max(busiest, std::stod(field[9]));
+  }
+  EXPECT_GT(count, 1000u);
+  EXPECT_GT(queued, 0u);
+  EXPECT_TRUE(ports.count("leaf0/spine1") == 1 && ports.count("leaf0/h1") == 1);
+  // A 4,194-byte frame is 3.4 % of what 100 Gb/s carries in 10 us.
+  EXPECT_GT(busiest, 0.9);
+  EXPECT_LE(busiest, 1.0 + 4194.0 * 8 / (100e9 * 10e-6));
+
+  auto r = run_split(
+      concat("validate ", quoted(etwire::testing::source_dir() / "configs/dpdk-ring.yaml"),
+             " --set telemetry.record.queue_sample_interval=10us"),
+      scratch, "dpdk");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_THAT(r.out + r.err, HasSubstr("telemetry.record.queue_sample_interval: samples the fabric "
+                                       "twin's switch queues, which only loopback ports have"));
 }
 
 // A configuration that does not validate is not run: exit 2 and nothing in the results
