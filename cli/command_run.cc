@@ -227,7 +227,7 @@ CommandAction add_run_command(CLI::App& app) {
     std::optional<outputs::QueueCsvWriter> queues;
     if (config.telemetry.record.queue_sample_interval_ns > 0 && writes_results) {
       queues.emplace((out / "queues.csv").string());
-      engine->set_queue_writer(*queues);
+      engine->set_queue_writer(&*queues);
     }
 
     std::signal(SIGINT, request_stop);

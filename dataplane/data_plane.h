@@ -96,6 +96,8 @@ class DataPlane {
     (void)sink;
     (void)interval_ns;
   }
+  // The names of the twin's switch ports by index, as queue samples number them; empty without.
+  virtual std::vector<std::string> switch_port_names() const { return {}; }
 
   // What the operator should know of the data plane's setup and devices (the GID an RNIC port
   // uses, how a rate limit is held, DCQCN settings, device errors), one sentence each; the run's

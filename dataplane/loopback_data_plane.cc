@@ -146,6 +146,13 @@ void LoopbackDataPlane::sample_queues(QueueSink& sink, clock::Nanos interval_ns)
   sampler_ = std::make_unique<QueueSampler>(*twin_, sink, interval_ns);
 }
 
+std::vector<std::string> LoopbackDataPlane::switch_port_names() const {
+  std::vector<std::string> names;
+  const nic::loopback::FabricLayout& layout = twin_->layout();
+  for (size_t p = 0; p < layout.switch_ports(); ++p) names.push_back(layout.switch_port(p).name);
+  return names;
+}
+
 PortRecord LoopbackDataPlane::port_record(size_t port) const {
   const auto p = static_cast<uint32_t>(port);
   PortRecord record;

@@ -48,6 +48,7 @@ class LoopbackDataPlane final : public DataPlane {
   PortRecord port_record(size_t port) const override;
 
   void sample_queues(QueueSink& sink, clock::Nanos interval_ns) override;
+  std::vector<std::string> switch_port_names() const override;
 
   size_t workers() const { return workers_.size(); }
 

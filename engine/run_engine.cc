@@ -48,6 +48,7 @@ RunEngine::RunEngine(const control::LoadedConfig& loaded, RunOptions options)
         "time is one process's; run the configuration without mpirun",
         config_.source_file));
   }
+  sample_queues();
   const auto& workload = config_.workload.jobs;
   jobs_.reserve(workload.size());
   for (size_t j = 0; j < workload.size(); ++j) {

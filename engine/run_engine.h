@@ -30,6 +30,7 @@
 #include "engine/collective_instance.h"
 #include "engine/flow_sink.h"
 #include "engine/partial_results.h"
+#include "engine/queue_sample_tee.h"
 #include "engine/rank_runtime.h"
 #include "engine/run_results.h"
 #include "engine/telemetry/metric_labels.h"
@@ -86,13 +87,14 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   const RunResults& run();
   // Where flow records go from now on (flows.csv); nullptr stops recording them.
   void set_flow_writer(FlowSink* flows) { options_.flows = flows; }
-  // Where samples of the twin's queues go (telemetry.record.queue_sample_interval, which must be
-  // above 0): before run().
-  void set_queue_writer(dataplane::QueueSink& queues) {
-    data_plane_->sample_queues(queues, config_.telemetry.record.queue_sample_interval_ns);
-  }
+  // Where samples of the twin's queues go (telemetry.record.queue_sample_interval; queues.csv),
+  // besides telemetry; nullptr = none.
+  void set_queue_writer(dataplane::QueueSink* queues) { queue_samples_.set_writer(queues); }
   // Where telemetry records go from now on (RunOptions::telemetry); nullptr stops them.
-  void set_telemetry(telemetry::RecordRing* ring) { options_.telemetry = ring; }
+  void set_telemetry(telemetry::RecordRing* ring) {
+    options_.telemetry = ring;
+    queue_samples_.set_telemetry(ring);
+  }
   // The names behind the indexes in this run's telemetry records: run, jobs and ports.
   telemetry::MetricLabels metric_labels() const;
   const RunResults& results() const { return results_; }
@@ -257,6 +259,8 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   // The emulator process (MPI rank) that replays the rank: 0 without an emulators section.
   uint32_t process_of(uint32_t job, int32_t rank) const;
   void finalize();
+  // Starts the twin's queue samples when telemetry.record.queue_sample_interval asks for them.
+  void sample_queues();
 
   const control::LoadedConfig& loaded_;
   const config::RunConfig& config_;
@@ -281,6 +285,9 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   ClockPair read_clocks() const;
   std::vector<uint32_t> collective_members_here_;  // parallel to results_.collectives
   std::vector<RemoteDelivery> remote_deliveries_;
+  // Samples of the twin's queues, to the queue writer and to telemetry.
+  QueueSampleTee queue_samples_;
+  bool sampling_queues_ = false;
 
   std::map<InstanceKey, std::unique_ptr<CollectiveInstance>> instances_;
   std::unordered_map<uint64_t, CollectiveInstance*> instance_by_id_;

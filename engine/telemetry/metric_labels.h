@@ -31,6 +31,9 @@ struct MetricLabels {
   std::string config_digest;
   std::vector<JobLabel> jobs;
   std::vector<PortLabel> ports;
+  // The fabric twin's switch ports ("leaf0/spine1"), by global index, when its queues are
+  // sampled (telemetry.record.queue_sample_interval); empty otherwise.
+  std::vector<std::string> switch_ports;
 };
 
 }  // namespace etwire::telemetry

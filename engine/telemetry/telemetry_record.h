@@ -21,7 +21,15 @@ inline constexpr uint8_t kKindCount = kSendRecvKind + 1;
 enum class RunState : uint8_t { kRunning, kCompleted, kFlowsFailed, kStuck, kInterrupted, kFailed };
 inline constexpr int kRunStateCount = 6;
 
-enum class RecordType : uint8_t { kFlow, kCollective, kIteration, kJobProgress, kPort, kRun };
+enum class RecordType : uint8_t {
+  kFlow,
+  kCollective,
+  kIteration,
+  kJobProgress,
+  kPort,
+  kRun,
+  kQueue
+};
 
 // One flow (message) of a measured iteration finished.
 struct FlowSample {
@@ -66,6 +74,15 @@ struct PortSample {
   double paced_rate_bytes_per_second;
 };
 
+// A sample of one of the fabric twin's switch egress queues (telemetry.record
+// .queue_sample_interval): its depth, and its link's utilization over the interval before.
+struct QueueDepthSample {
+  uint32_t switch_port;  // an index into MetricLabels::switch_ports
+  uint8_t priority;
+  uint64_t depth_bytes;
+  double utilization;
+};
+
 // The run's state and its data plane's clock.
 struct RunSample {
   RunState state;
@@ -81,6 +98,7 @@ struct Record {
     JobProgress job;
     PortSample port;
     RunSample run;
+    QueueDepthSample queue;
   };
 
   static Record of(const FlowSample& s) { return make(RecordType::kFlow, &Record::flow, s); }
@@ -93,6 +111,9 @@ struct Record {
   static Record of(const JobProgress& s) { return make(RecordType::kJobProgress, &Record::job, s); }
   static Record of(const PortSample& s) { return make(RecordType::kPort, &Record::port, s); }
   static Record of(const RunSample& s) { return make(RecordType::kRun, &Record::run, s); }
+  static Record of(const QueueDepthSample& s) {
+    return make(RecordType::kQueue, &Record::queue, s);
+  }
 
  private:
   template <typename T>

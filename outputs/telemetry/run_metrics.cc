@@ -21,6 +21,7 @@ using prometheus::BuildGauge;
 using prometheus::BuildHistogram;
 
 constexpr double kNsPerSecond = 1e9;
+constexpr uint32_t kPriorities = 8;  // 802.1p classes: a switch port's egress queues
 
 // Every family carries the run and the host as constant labels: the host keeps apart the series
 // of the processes of a run split between hosts, which are otherwise alike.
@@ -105,7 +106,16 @@ RunMetrics::RunMetrics(MetricLabels labels)
                            "Bus bandwidth of the last completed collective instance.")),
       algbw_family_(family(BuildGauge(), *registry_, labels_,
                            "etwire_collective_algbw_bytes_per_second",
-                           "Algorithm bandwidth of the last completed collective instance.")) {
+                           "Algorithm bandwidth of the last completed collective instance.")),
+      queue_depth_family_(family(BuildGauge(), *registry_, labels_, "etwire_twin_queue_depth_bytes",
+                                 "Bytes waiting in a fabric twin switch egress queue at the last "
+                                 "sample (telemetry.record.queue_sample_interval).")),
+      link_utilization_family_(
+          family(BuildGauge(), *registry_, labels_, "etwire_twin_link_utilization",
+                 "Wire bytes a fabric twin switch port started over the last sample interval, "
+                 "over what its link carries in that time.")),
+      queues_(labels_.switch_ports.size() * kPriorities),
+      link_utilization_(labels_.switch_ports.size(), nullptr) {
   prometheus::Registry& registry = *registry_;
   const MetricLabels& names = labels_;
 
@@ -197,6 +207,8 @@ void RunMetrics::apply(const Record& record) {
       return apply_port(record.port);
     case RecordType::kRun:
       return apply_run(record.run);
+    case RecordType::kQueue:
+      return apply_queue(record.queue);
   }
 }
 
@@ -288,6 +300,20 @@ void RunMetrics::apply_port(const PortSample& sample) {
   }
   port.paced_rate->Set(sample.paced_rate_bytes_per_second);
   port.last = sample;
+}
+
+void RunMetrics::apply_queue(const QueueDepthSample& sample) {
+  if (sample.switch_port >= labels_.switch_ports.size() || sample.priority >= kPriorities) return;
+  const std::string& name = labels_.switch_ports[sample.switch_port];
+  QueueSeries& queue = queues_[sample.switch_port * kPriorities + sample.priority];
+  if (queue.depth == nullptr) {
+    queue.depth = &queue_depth_family_.Add(
+        {{"switch_port", name}, {"priority", std::to_string(sample.priority)}});
+  }
+  queue.depth->Set(static_cast<double>(sample.depth_bytes));
+  prometheus::Gauge*& utilization = link_utilization_[sample.switch_port];
+  if (utilization == nullptr) utilization = &link_utilization_family_.Add({{"switch_port", name}});
+  utilization->Set(sample.utilization);
 }
 
 void RunMetrics::apply_run(const RunSample& sample) {

@@ -65,6 +65,10 @@ class RunMetrics {
     prometheus::Gauge* exposed_comm = nullptr;
     JobProgress last{};
   };
+  // A switch egress queue's depth and its link's utilization, made when first sampled.
+  struct QueueSeries {
+    prometheus::Gauge* depth = nullptr;
+  };
   struct PortSeries {
     std::array<prometheus::Counter*, dataplane::kPortCounterFields.size()>
         counters{};  // table order
@@ -80,6 +84,7 @@ class RunMetrics {
   void apply_job(const JobProgress& progress);
   void apply_port(const PortSample& sample);
   void apply_run(const RunSample& sample);
+  void apply_queue(const QueueDepthSample& sample);
 
   MetricLabels labels_;
   std::shared_ptr<prometheus::Registry> registry_;
@@ -97,6 +102,10 @@ class RunMetrics {
   std::vector<JobSeries> jobs_;
   std::vector<PortSeries> ports_;
   std::vector<CollectiveSeries> collectives_;  // by (job, kind, algorithm)
+  prometheus::Family<prometheus::Gauge>& queue_depth_family_;
+  prometheus::Family<prometheus::Gauge>& link_utilization_family_;
+  std::vector<QueueSeries> queues_;                   // by switch port x 8 + priority
+  std::vector<prometheus::Gauge*> link_utilization_;  // by switch port
 };
 
 }  // namespace etwire::telemetry

@@ -120,5 +120,40 @@ TEST(EngineTelemetry, ARingNobodyDrainsNeitherStopsNorChangesTheRun) {
   }
 }
 
+// With telemetry.record.queue_sample_interval the twin's queues reach Prometheus: a depth gauge
+// per switch egress queue sampled and a utilization gauge per link, named by switch port, with
+// values a sample could have (depths up to the switch buffer, utilization near [0, 1]).
+TEST(EngineTelemetry, QueueSamplesBecomeDepthAndUtilizationGauges) {
+  auto loaded = control::load_config_file(
+      (etwire::testing::source_dir() / "configs" / "twin-congestion.yaml").string(),
+      {.overrides = {"telemetry.record.queue_sample_interval=10us"}});
+  ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
+  engine::RunEngine engine(loaded);
+  const MetricLabels labels = engine.metric_labels();
+  ASSERT_EQ(labels.switch_ports.size(), 32u);  // 4 leaves x (4 hosts + 2 spines), 2 spines x 4
+  EXPECT_EQ(labels.switch_ports[4], "leaf0/spine0");
+  config::MetricsEndpoint no_server;
+  no_server.enabled = false;
+  RunTelemetry telemetry(labels, no_server);
+  engine.set_telemetry(&telemetry.ring());
+  ASSERT_EQ(engine.run().status, engine::RunStatus::kCompleted);
+  telemetry.finish();
+  const auto s = parse_exposition(telemetry.metrics().text());
+  const auto depths = samples_named(s, "etwire_twin_queue_depth_bytes");
+  const auto utilization = samples_named(s, "etwire_twin_link_utilization");
+  EXPECT_GT(depths.size(), 10u);
+  EXPECT_GT(utilization.size(), 10u);
+  for (const Sample& depth : depths) {
+    EXPECT_GE(depth.value, 0.0);
+    EXPECT_LE(depth.value, static_cast<double>(loaded.config.fabric.buffer.size_bytes));
+  }
+  for (const Sample& u : utilization) {
+    EXPECT_GE(u.value, 0.0);
+    EXPECT_LE(u.value, 1.04);  // a frame counts in the interval it starts in
+  }
+  EXPECT_TRUE(sample_value(s, "etwire_twin_link_utilization", {{"switch_port", "leaf0/spine0"}}));
+  EXPECT_EQ(sample_value(s, "etwire_telemetry_records_dropped_total"), 0.0);
+}
+
 }  // namespace
 }  // namespace etwire::telemetry

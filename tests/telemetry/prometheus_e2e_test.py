@@ -12,8 +12,9 @@ What it proves, one case each:
                   variables substituted) parses and returns finite data for that run. The final
                   scraped values agree with the run's summary.json (trace nodes, transmitted bytes,
                   measured flows) and the run state is "completed".
-  promtool        The exposition served during the linger passes `promtool check metrics`, and its
-                  etwire_* metric families are exactly the ones of docs/monitoring.md's metric
+  promtool        The exposition served during the linger (queues sampled) passes `promtool check
+                  metrics`, and its etwire_* metric families are exactly the ones of
+                  docs/monitoring.md's metric
                   reference, with the documented types and labels; every etwire_* series has the
                   same non-empty host label.
   address_in_use  A metrics port that is taken stops the run with exit code 2 and a message naming
@@ -694,7 +695,9 @@ def case_promtool(ctx):
     run = EtwireRun(ctx.procs, ctx.etwire, ctx.source_dir, ctx.workdir, [
         "--no-progress", "--out", os.path.join(ctx.workdir, "results"),
         "--set", "telemetry.metrics.listen=127.0.0.1:0",
-        "--set", "telemetry.metrics.linger=2s"])
+        "--set", "telemetry.metrics.linger=2s",
+        # The twin's queue gauges have series only when queues are sampled.
+        "--set", "telemetry.record.queue_sample_interval=10us"])
     match, _ = run.wait_for_line(r"metrics at (http://127\.0\.0\.1:\d+/metrics)", 15)
     url = match.group(1)
     run.wait_for_line(r"serving the final metrics at ", 15)

@@ -264,7 +264,31 @@ TEST(RunMetrics, RecordsOutsideTheRunAreIgnored) {
   metrics.apply(Record::of(port_totals(2, 100, 1)));
   metrics.apply(Record::of(JobProgress{2, 1, 1}));
   metrics.apply(Record::of(IterationSample{5, 1, false, 1, 1}));
+  metrics.apply(Record::of(QueueDepthSample{0, 3, 4096, 0.5}));  // no switch ports named
   EXPECT_EQ(metrics.text(), before);
+}
+
+// A queue's series appear when it is first sampled and hold the last sample.
+TEST(RunMetrics, QueueSamplesSetDepthPerQueueAndUtilizationPerLink) {
+  MetricLabels labels = two_jobs_two_ports();
+  labels.switch_ports = {"leaf0/nic0", "leaf0/spine0"};
+  RunMetrics metrics(labels);
+  EXPECT_TRUE(
+      samples_named(parse_exposition(metrics.text()), "etwire_twin_queue_depth_bytes").empty());
+  metrics.apply(Record::of(QueueDepthSample{1, 3, 4096, 0.25}));
+  metrics.apply(Record::of(QueueDepthSample{1, 0, 100, 0.5}));
+  metrics.apply(Record::of(QueueDepthSample{1, 3, 8192, 0.75}));
+  metrics.apply(Record::of(QueueDepthSample{1, 8, 1, 1}));  // no such priority
+  const auto s = parse_exposition(metrics.text());
+  EXPECT_EQ(samples_named(s, "etwire_twin_queue_depth_bytes").size(), 2u);
+  EXPECT_EQ(sample_value(s, "etwire_twin_queue_depth_bytes",
+                         {{"switch_port", "leaf0/spine0"}, {"priority", "3"}}),
+            8192.0);
+  EXPECT_EQ(sample_value(s, "etwire_twin_queue_depth_bytes",
+                         {{"switch_port", "leaf0/spine0"}, {"priority", "0"}}),
+            100.0);
+  EXPECT_EQ(sample_value(s, "etwire_twin_link_utilization", {{"switch_port", "leaf0/spine0"}}),
+            0.75);
 }
 
 }  // namespace
