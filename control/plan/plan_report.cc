@@ -47,7 +47,7 @@ std::string ranks_table(const LoadedConfig& loaded, const TrafficPlan& plan) {
   const AddressPlan& addresses = *loaded.addresses;
   bool ipv6 = c.transport.ip_version == 6;
   TextTable table({"job", "rank", "port", "host", ipv6 ? "ipv6" : "ipv4", "mac", "qpns",
-                   "udp sport", "peers", "qps", "sent", "received", "scale-up"});
+                   "udp sport", "peers", "qps", "switches", "sent", "received", "scale-up"});
   for (size_t j = 0; j < c.workload.jobs.size(); ++j) {
     for (int32_t r = 0; r < loaded.placements[j]->world_size; ++r) {
       const RankEndpoint& e = addresses.endpoint(j, r);
@@ -56,8 +56,9 @@ std::string ranks_table(const LoadedConfig& loaded, const TrafficPlan& plan) {
           {c.workload.jobs[j].name, std::to_string(r), c.ports[e.port].name, std::to_string(e.host),
            ipv6 && e.ipv6 ? e.ipv6->to_string() : e.ipv4.to_string(), e.mac.to_string(),
            qpn_range(e.first_qpn, e.qpn_count), sport_range(addresses, e), std::to_string(t.peers),
-           std::to_string(t.qps), bytes_or_dash(t.network_bytes_sent),
-           bytes_or_dash(t.network_bytes_received), bytes_or_dash(t.scale_up_bytes_sent)});
+           std::to_string(t.qps), t.max_switches == 0 ? "-" : std::to_string(t.max_switches),
+           bytes_or_dash(t.network_bytes_sent), bytes_or_dash(t.network_bytes_received),
+           bytes_or_dash(t.scale_up_bytes_sent)});
     }
   }
   return table.render();
@@ -147,7 +148,8 @@ std::string plan_to_text(const LoadedConfig& loaded, const TrafficPlan& plan) {
   std::string text = headline(loaded, plan);
   text +=
       "\nRanks (sent/received: bytes crossing the rank's port per iteration; scale-up: "
-      "bytes to ranks on the same host)\n";
+      "bytes to ranks on the same host; switches: the most the rank's messages cross on the "
+      "fabric twin)\n";
   text += ranks_table(loaded, plan);
   text += "\nPorts (per iteration of every job; line-rate time counts RoCEv2 framing)\n";
   text += ports_table(loaded, plan);
@@ -196,6 +198,7 @@ nlohmann::ordered_json plan_to_json(const LoadedConfig& loaded, const TrafficPla
       rank["udp_source_port_first"] = addresses.udp_source_port(e.first_qpn);
       rank["peers"] = t.peers;
       rank["qps"] = t.qps;
+      rank["max_switches"] = t.max_switches;
       rank["network_bytes_sent"] = t.network_bytes_sent;
       rank["network_bytes_received"] = t.network_bytes_received;
       rank["scale_up_bytes_sent"] = t.scale_up_bytes_sent;

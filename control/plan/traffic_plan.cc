@@ -1,5 +1,6 @@
 #include "control/plan/traffic_plan.h"
 
+#include "nic/loopback/fabric_layout.h"
 #include "nic/port_frame_format.h"
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include <bit>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -212,6 +214,39 @@ collectives::CollectiveSpec base_collective_spec(const config::RunConfig& config
   return spec;
 }
 
+namespace {
+
+// On the fabric twin, each rank's longest path: the switches its network messages cross.
+void add_path_lengths(const LoadedConfig& loaded, TrafficPlan& plan) {
+  const config::RunConfig& config = loaded.config;
+  std::vector<nic::loopback::TwinPortSpec> specs;
+  for (const config::PortConfig& port : config.ports) {
+    if (!config::on_fabric_twin(config, port)) return;
+    specs.push_back({port.name, port.speed_bps});
+  }
+  std::optional<nic::loopback::FabricLayout> layout;
+  try {
+    layout.emplace(config.fabric, specs);
+  } catch (const std::exception&) {
+    return;  // a fabric the twin cannot build: `run` says why
+  }
+  for (size_t j = 0; j < plan.connections.size(); ++j) {
+    if (j >= loaded.placements.size() || !loaded.placements[j]) continue;
+    const auto& placement = *loaded.placements[j];
+    auto& ranks = plan.jobs[j];
+    for (const PlannedConnection& c : plan.connections[j]) {
+      const uint32_t switches =
+          layout->switches_between(placement.port(c.src), placement.port(c.dst));
+      for (int32_t rank : {c.src, c.dst}) {
+        uint32_t& longest = ranks[static_cast<size_t>(rank)].max_switches;
+        longest = std::max(longest, switches);
+      }
+    }
+  }
+}
+
+}  // namespace
+
 TrafficPlan plan_traffic(const LoadedConfig& loaded, Diagnostics& out) {
   const config::RunConfig& config = loaded.config;
   TrafficPlan plan;
@@ -226,6 +261,7 @@ TrafficPlan plan_traffic(const LoadedConfig& loaded, Diagnostics& out) {
     for (size_t port : loaded.placements[j]->port_of_rank) ++plan.ports[port].ranks;
     JobPlanner(loaded, j, plan, out).run();
   }
+  add_path_lengths(loaded, plan);
   uint64_t busiest = 0;
   for (size_t p = 0; p < plan.ports.size(); ++p) {
     PortTrafficPlan& port = plan.ports[p];

@@ -21,6 +21,10 @@ struct RankTrafficPlan {
   uint64_t scale_up_bytes_sent = 0;     // to ranks on the same host: local interconnect
   uint32_t peers = 0;  // ranks it exchanges data with (either direction), local ones included
   uint32_t qps = 0;    // QPs over those connections: per peer, the QP ids either side sends on
+  // The most switches of the fabric twin a network message of the rank (either direction)
+  // crosses: its path length there. 0 when none of its traffic crosses its port, or when the
+  // ports are cabled to a device under test, whose paths etwire does not know.
+  uint32_t max_switches = 0;
 };
 
 struct PortTrafficPlan {

@@ -170,6 +170,14 @@ uint32_t FabricLayout::host_switch_port(size_t host) const {
   return leaf.first_port + static_cast<uint32_t>(host % ports_per_leaf_);
 }
 
+uint32_t FabricLayout::switches_between(size_t from, size_t to) const {
+  if (from >= hosts() || to >= hosts()) {
+    throw std::out_of_range("fabric twin: no host port " + std::to_string(std::max(from, to)));
+  }
+  if (switches_.front().role == SwitchRole::kSingle) return 1;
+  return host_places_[from].leaf == host_places_[to].leaf ? 1 : 3;
+}
+
 uint32_t FabricLayout::uplink_port(size_t leaf, size_t spine, size_t link) const {
   if (leaf >= leaves_ || spine >= spines_ || link >= links_) {
     throw std::out_of_range("fabric twin: no uplink " + std::to_string(link) + " from leaf " +

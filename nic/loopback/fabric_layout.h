@@ -78,6 +78,9 @@ class FabricLayout {
 
   // The switch port host `host` is cabled to.
   uint32_t host_switch_port(size_t host) const;
+  // The switches a packet from host `from` to host `to` crosses: 1 on one switch or leaf, 3
+  // between leaves (leaf, spine, leaf).
+  uint32_t switches_between(size_t from, size_t to) const;
   // Leaf-spine: link `link` of a leaf and a spine: the leaf's port, the spine's, their cable.
   uint32_t uplink_port(size_t leaf, size_t spine, size_t link = 0) const;
   uint32_t spine_port(size_t spine, size_t leaf, size_t link = 0) const;

@@ -48,6 +48,26 @@ TEST(TrafficPlan, RingAllReduceMatchesTheFormula) {
   EXPECT_EQ(plan.ports[0].line_time_ns, (wire_bits * 10 + 999) / 1000);
 }
 
+// On the fabric twin each rank's path length is the most switches its network messages cross:
+// one on a single switch; on a leaf-spine three for a ring that leaves its leaf, one for a rank
+// whose ring neighbours share its leaf. Scale-up traffic crosses none.
+TEST(TrafficPlan, PathLengthsOnTheTwin) {
+  const TrafficPlan single = plan_of(load_config_file(shipped_config("loopback-demo.yaml")));
+  for (const auto& rank : single.jobs[0]) EXPECT_EQ(rank.max_switches, 1u);
+  // Eight ranks on eight ports, four per leaf: ranks 3 and 4 (and 7 and 0) are ring neighbours
+  // across the spines; 1 and 2 (and 5, 6) talk within their leaf.
+  const std::string leaf_spine =
+      std::string(testing::kMinimalConfig) +
+      "fabric: {topology: leaf-spine, leaf_spine: {ports_per_leaf: 4}}\n";
+  const TrafficPlan plan = plan_of(load_inline(leaf_spine));
+  std::vector<uint32_t> switches;
+  for (const auto& rank : plan.jobs[0]) switches.push_back(rank.max_switches);
+  EXPECT_EQ(switches, (std::vector<uint32_t>{3, 1, 1, 3, 3, 1, 1, 3}));
+  // A DPDK run's paths are the device under test's: unknown.
+  const TrafficPlan dpdk = plan_of(load_config_file(shipped_config("dpdk-ring.yaml")));
+  for (const auto& rank : dpdk.jobs[0]) EXPECT_EQ(rank.max_switches, 0u);
+}
+
 TEST(TrafficPlan, AlgorithmAndQpSettingsChangeConnections) {
   auto loaded = load_config_file(
       shipped_config("loopback-demo.yaml"),
