@@ -27,9 +27,9 @@ std::vector<nic::loopback::TwinPortSpec> twin_ports(const config::RunConfig& con
 }  // namespace
 
 // Samples the twin's queues at every multiple of the interval, from outside the clock's events:
-// before the data plane runs the events due at a time, it takes the samples due up to then. So
+// before the data plane runs the events due at a time, it takes the samples due before then. So
 // sampling adds no event and changes nothing a run does; the state a sample shows is the one
-// after every event before its time.
+// after every event up to its time.
 class LoopbackDataPlane::QueueSampler {
  public:
   QueueSampler(const nic::loopback::FabricTwin& twin, QueueSink& sink, clock::Nanos interval)
