@@ -66,20 +66,9 @@ class LoopbackDataPlane::QueueSampler {
       const double utilization = utilization_[q.switch_port];
       if (q.depth_bytes == 0 && utilization == 0) return;  // an empty queue on an idle link
       quiet_ = false;
-      QueueRow row;
-      row.at = at;
-      row.switch_port = q.switch_port;
-      row.priority = q.priority;
-      row.depth_bytes = q.depth_bytes;
-      row.depth_packets = q.depth_packets;
-      row.max_depth_bytes = q.max_depth_bytes;
-      row.ecn_marked = q.ecn_marked;
-      row.drops = q.drops;
-      row.paused = q.paused;
-      row.utilization = utilization;
       // A link carries all its priorities: the utilization repeats on each of its rows.
       if (q.enqueued_packets > 0 || q.depth_bytes > 0) {
-        sink_.append(row, layout.switch_port(q.switch_port).name);
+        sink_.append({at, q, utilization}, layout.switch_port(q.switch_port).name);
       }
     });
   }

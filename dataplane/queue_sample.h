@@ -7,19 +7,13 @@
 #include <string_view>
 
 #include "clock/time.h"
+#include "nic/loopback/queue_sample.h"
 
 namespace etwire::dataplane {
 
 struct QueueRow {
   clock::Nanos at = 0;
-  uint32_t switch_port = 0;  // the twin's global index
-  uint8_t priority = 0;
-  uint64_t depth_bytes = 0;  // waiting, not counting the packet on the wire
-  uint32_t depth_packets = 0;
-  uint64_t max_depth_bytes = 0;  // since the run began
-  uint64_t ecn_marked = 0;       // so far
-  uint64_t drops = 0;            // so far
-  bool paused = false;           // PFC holds the class now
+  nic::loopback::QueueSample queue;  // the queue then (counts since the run began)
   // The port's link over the interval before: wire bytes sent / what its speed carries then.
   double utilization = 0;
 };

@@ -19,7 +19,7 @@ class QueueSampleTee final : public dataplane::QueueSink {
     if (writer_ != nullptr) writer_->append(row, switch_port);
     if (ring_ != nullptr) {
       ring_->push(telemetry::Record::of(telemetry::QueueDepthSample{
-          row.switch_port, row.priority, row.depth_bytes, row.utilization}));
+          row.queue.switch_port, row.queue.priority, row.queue.depth_bytes, row.utilization}));
     }
   }
 

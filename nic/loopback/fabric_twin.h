@@ -23,24 +23,11 @@
 #include "nic/loopback/pfc_ingress.h"
 #include "nic/loopback/port_counters.h"
 #include "nic/loopback/prng.h"
+#include "nic/loopback/queue_sample.h"
 #include "nic/loopback/red_marker.h"
 #include "nic/loopback/switch_buffer.h"
 
 namespace etwire::nic::loopback {
-
-// One switch egress queue (switch port x priority) as telemetry sees it.
-struct QueueSample {
-  uint32_t switch_port = 0;  // global index: FabricLayout::switch_port() describes it
-  uint8_t priority = 0;
-  uint64_t depth_bytes = 0;  // waiting, not counting the packet on the wire
-  uint32_t depth_packets = 0;
-  uint64_t max_depth_bytes = 0;
-  double average_depth_bytes = 0;  // time-weighted, since the twin was built
-  uint64_t enqueued_packets = 0;
-  uint64_t drops = 0;
-  uint64_t ecn_marked = 0;
-  bool paused = false;  // PFC from the link partner holds this class now
-};
 
 class FabricTwin final : private clock::EventHandler {
  public:
