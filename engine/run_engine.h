@@ -287,7 +287,6 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   std::vector<RemoteDelivery> remote_deliveries_;
   // Samples of the twin's queues, to the queue writer and to telemetry.
   QueueSampleTee queue_samples_;
-  bool sampling_queues_ = false;
 
   std::map<InstanceKey, std::unique_ptr<CollectiveInstance>> instances_;
   std::unordered_map<uint64_t, CollectiveInstance*> instance_by_id_;

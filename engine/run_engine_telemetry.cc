@@ -34,7 +34,6 @@ void RunEngine::sample_queues() {
   if (interval <= 0) return;
   queue_samples_.set_telemetry(options_.telemetry);
   data_plane_->sample_queues(queue_samples_, interval);
-  sampling_queues_ = true;
 }
 
 telemetry::MetricLabels RunEngine::metric_labels() const {
@@ -54,7 +53,8 @@ telemetry::MetricLabels RunEngine::metric_labels() const {
     PortRecord port = data_plane_->port_record(p);
     labels.ports.push_back({std::move(port.name), port.speed_bps, port.absent});
   }
-  if (sampling_queues_) labels.switch_ports = data_plane_->switch_port_names();
+  if (config_.telemetry.record.queue_sample_interval_ns > 0)
+    labels.switch_ports = data_plane_->switch_port_names();
   return labels;
 }
 

@@ -130,7 +130,7 @@ class DatagramCables::End final : public nic::Port {
 DatagramCables::DatagramCables(const std::vector<bool>& here,
                                const std::vector<uint64_t>& speeds_bps,
                                const cluster::Session& session)
-    : ends_(here.size()), udp_ports_(here.size(), 0), peers_(here.size()) {
+    : ends_(here.size()), peers_(here.size()) {
   for (size_t p = 0; p < session.hosts().size(); ++p) {
     if (session.hosts()[p] != session.host()) {
       throw std::runtime_error(fmt::format(
@@ -153,14 +153,13 @@ DatagramCables::DatagramCables(const std::vector<bool>& here,
       unsigned long port = 0;
       unsigned long udp = 0;
       if (std::sscanf(theirs.c_str() + at, "%lu %lu", &port, &udp) == 2 && port < here.size()) {
-        udp_ports_[port] = static_cast<uint16_t>(udp);
         peers_[port] = loopback(static_cast<uint16_t>(udp));
       }
       at = end == std::string::npos ? theirs.size() : end + 1;
     }
   }
   for (size_t p = 0; p < here.size(); ++p) {
-    if (udp_ports_[p] == 0) {
+    if (peers_[p].sin_port == 0) {  // nobody announced it
       throw std::runtime_error(
           fmt::format("the software RNIC's cables: no emulator process drives run port {}", p));
     }

@@ -53,8 +53,7 @@ class DatagramCables {
 
  private:
   std::vector<std::unique_ptr<End>> ends_;  // by run port; null where another process drives it
-  std::vector<uint16_t> udp_ports_;         // every run port's socket, by run port
-  std::vector<sockaddr_in> peers_;          // the same, as addresses the ends send to
+  std::vector<sockaddr_in> peers_;          // every run port's socket, by run port
 };
 
 }  // namespace etwire::dataplane

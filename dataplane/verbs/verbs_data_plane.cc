@@ -504,7 +504,8 @@ VerbsDataPlane::PeerFacts VerbsDataPlane::local_facts(const Connection& c, bool 
 
 void VerbsDataPlane::finish_connecting() {
   finished_connecting_ = true;
-  if (unfinished_.empty() && processes_ == nullptr) return;
+  // In one process every connection was completed when it was opened.
+  if (processes_ == nullptr) return;
   // One line per half held here: its plan requester number, its side, and its facts.
   std::string mine;
   for (uint32_t index : unfinished_) {
@@ -515,8 +516,7 @@ void VerbsDataPlane::finish_connecting() {
                         requester ? "requester" : "responder", f.qpn, gid_hex(f.gid), f.psn,
                         f.address, f.rkey);
   }
-  const std::vector<std::string> all =
-      processes_ != nullptr ? processes_->all_gather(mine) : std::vector<std::string>{mine};
+  const std::vector<std::string> all = processes_->all_gather(mine);
   std::map<std::pair<uint32_t, bool>, PeerFacts> announced;  // (plan requester, is requester)
   for (size_t process = 0; process < all.size(); ++process) {
     std::istringstream lines(all[process]);
