@@ -389,6 +389,19 @@ uint32_t VerbsDataPlane::recorded_requester_qpn(uint32_t plan_qpn) const {
   return numbers_->requester_of(plan_qpn);
 }
 
+std::string VerbsDataPlane::ports_between(uint32_t from, uint32_t to) const {
+  return fmt::format("ports \"{}\" -> \"{}\"", config_.ports[from].name, config_.ports[to].name);
+}
+
+std::runtime_error VerbsDataPlane::modify_failed(const nic::verbs::VerbsQp& qp, const Port& port,
+                                                 const char* state, int error,
+                                                 const Connection& c) const {
+  return std::runtime_error(
+      fmt::format("{} port {}: ibv_modify_qp of QP 0x{:x} to {} failed: {} (connection of {})",
+                  devices_[port.device]->device->name(), port.number, qp.qp_num(), state,
+                  nic::verbs::errno_text(error), ports_between(c.src_port, c.dst_port)));
+}
+
 VerbsDataPlane::Device* VerbsDataPlane::device_of(size_t port) const {
   const size_t device = ports_.at(port)->device;
   return device == kElsewhere ? nullptr : devices_[device].get();
@@ -412,8 +425,7 @@ transport::ConnectionId VerbsDataPlane::connect(const WireConnection& connection
   const WireEndpoint& to = connection.responder;
   const bool requester_here = here_.at(from.port);
   const bool responder_here = here_.at(to.port);
-  const std::string between = fmt::format("ports \"{}\" -> \"{}\"", config_.ports[from.port].name,
-                                          config_.ports[to.port].name);
+  const std::string between = ports_between(from.port, to.port);
   if (!requester_here && !responder_here) {
     throw std::invalid_argument(fmt::format(
         "the connection of {}: neither port is driven by this emulator process", between));
@@ -468,10 +480,7 @@ transport::ConnectionId VerbsDataPlane::connect(const WireConnection& connection
     if (int e =
             qp.modify(attr, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
         e != 0) {
-      throw std::runtime_error(fmt::format(
-          "{} port {}: ibv_modify_qp of QP 0x{:x} to INIT failed: {} (connection of {})",
-          device_of(port)->device->name(), ports_[port]->number, qp.qp_num(),
-          nic::verbs::errno_text(e), between));
+      throw modify_failed(qp, *ports_[port], "INIT", e, c);
     }
   };
   if (requester_here) {
@@ -541,10 +550,9 @@ void VerbsDataPlane::finish_connecting() {
     auto peer = announced.find({c.plan_requester, !requester});
     if (peer == announced.end()) {
       throw std::runtime_error(fmt::format(
-          "the connection of ports \"{}\" -> \"{}\": no emulator process announced its {} QP; "
-          "the processes do not agree on the traffic plan",
-          config_.ports[c.src_port].name, config_.ports[c.dst_port].name,
-          requester ? "responder" : "requester"));
+          "the connection of {}: no emulator process announced its {} QP; the processes do not "
+          "agree on the traffic plan",
+          ports_between(c.src_port, c.dst_port), requester ? "responder" : "requester"));
     }
     const PeerFacts here = local_facts(c, requester);
     complete_connection(c, requester ? here : peer->second, requester ? peer->second : here);
@@ -562,14 +570,7 @@ void VerbsDataPlane::complete_connection(Connection& c, const PeerFacts& request
                                          const PeerFacts& responder) {
   const config::VerbsConfig& verbs = config_.verbs;
   const bool receives = needs_receives(config_.transport.op);
-  const std::string between = fmt::format("ports \"{}\" -> \"{}\"", config_.ports[c.src_port].name,
-                                          config_.ports[c.dst_port].name);
-  auto fail = [&](VerbsQp& qp, const Port& port, const char* step, int error) {
-    return std::runtime_error(
-        fmt::format("{} port {}: ibv_modify_qp of QP 0x{:x} to {} failed: {} (connection of {})",
-                    devices_[port.device]->device->name(), port.number, qp.qp_num(), step,
-                    nic::verbs::errno_text(error), between));
-  };
+  const std::string between = ports_between(c.src_port, c.dst_port);
   auto to_rtr = [&](VerbsQp& qp, const Port& port, const PeerFacts& peer,
                     const config::PortConfig& settings) {
     ibv_qp_attr attr{};
@@ -597,7 +598,7 @@ void VerbsDataPlane::complete_connection(Connection& c, const PeerFacts& request
             qp.modify(attr, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
                                 IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
         e != 0) {
-      throw fail(qp, port, "RTR", e);
+      throw modify_failed(qp, port, "RTR", e, c);
     }
   };
   auto to_rts = [&](VerbsQp& qp, const Port& port) {
@@ -611,7 +612,7 @@ void VerbsDataPlane::complete_connection(Connection& c, const PeerFacts& request
     if (int e = qp.modify(attr, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
                                     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
         e != 0) {
-      throw fail(qp, port, "RTS", e);
+      throw modify_failed(qp, port, "RTS", e, c);
     }
   };
   Port& src = *ports_[c.src_port];
@@ -772,10 +773,10 @@ void VerbsDataPlane::post_work(Connection& c) {
     if (int e = c.requester->post_send(&wr, &bad); e != 0) {
       if (quote_failure()) {
         notes_.push_back(fmt::format(
-            "ports \"{}\" -> \"{}\", {} QP 0x{:x}: ibv_post_send failed: {}; the connection takes "
-            "no more work: the flow refused fails (device-error), those behind it are flushed",
-            config_.ports[c.src_port].name, config_.ports[c.dst_port].name, device.device->name(),
-            c.requester->qp_num(), nic::verbs::errno_text(e)));
+            "{}, {} QP 0x{:x}: ibv_post_send failed: {}; the connection takes no more work: the "
+            "flow refused fails (device-error), those behind it are flushed",
+            ports_between(c.src_port, c.dst_port), device.device->name(), c.requester->qp_num(),
+            nic::verbs::errno_text(e)));
       }
       fail_connection(c, c.posting, QpAfterFailure::kLeave);
       return;
@@ -905,9 +906,8 @@ void VerbsDataPlane::on_send_completion(Connection& c, const ibv_wc& wc) {
     // device, on a fatal or CQ error) moved the QP to ERR.
     if (!c.failed && quote_failure()) {
       notes_.push_back(fmt::format(
-          "ports \"{}\" -> \"{}\", {} QP 0x{:x}: work completion {} (vendor error 0x{:x}); {}",
-          config_.ports[c.src_port].name, config_.ports[c.dst_port].name,
-          devices_[ports_[c.src_port]->device]->device->name(), wc.qp_num,
+          "{}, {} QP 0x{:x}: work completion {} (vendor error 0x{:x}); {}",
+          ports_between(c.src_port, c.dst_port), device_of(c.src_port)->device->name(), wc.qp_num,
           nic::verbs::work_completion_status_name(wc.status), wc.vendor_err,
           wc.status == IBV_WC_WR_FLUSH_ERR
               ? "the QP was put in error with no failed work request before it, and everything "

@@ -31,6 +31,7 @@
 #pragma once
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -131,6 +132,11 @@ class VerbsDataPlane final : public DataPlane, private clock::EventHandler {
   void complete_connection(Connection& c, const PeerFacts& requester, const PeerFacts& responder);
   // The device of a port this process drives; nullptr for another process's.
   Device* device_of(size_t port) const;
+  // "ports "a" -> "b"": how messages name a connection.
+  std::string ports_between(uint32_t from, uint32_t to) const;
+  // A refused QP transition to `state`, in words naming the device, port, QP and connection.
+  std::runtime_error modify_failed(const nic::verbs::VerbsQp& qp, const Port& port,
+                                   const char* state, int error, const Connection& c) const;
   void apply_rate_limit(Connection& c, Port& port);
   Connection& connection_of(uint32_t requester_qpn);
 
