@@ -256,7 +256,9 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   std::string diagnose_stall(const std::string& why) const;
   // What a rank another emulator process replays is, for a diagnosis: which emulator, where.
   std::string replayed_elsewhere(uint32_t job, int32_t rank) const;
-  // The emulator process (MPI rank) that replays the rank: 0 without an emulators section.
+  // The emulator whose process replays the rank; nullptr without an emulators section.
+  const config::EmulatorConfig* emulator_of(uint32_t job, int32_t rank) const;
+  // Its process (MPI rank): 0 without an emulators section.
   uint32_t process_of(uint32_t job, int32_t rank) const;
   void finalize();
   // Starts the twin's queue samples when telemetry.record.queue_sample_interval asks for them.

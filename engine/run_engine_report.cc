@@ -37,25 +37,27 @@ std::string kind_label(collectives::CollectiveKind kind) {
   return kind ? std::string(trace::collective_type_name(*kind)) : std::string("SEND/RECV");
 }
 
-// "is replayed by ...": the caller may turn "is" into "are".
-uint32_t RunEngine::process_of(uint32_t job, int32_t rank) const {
+const config::EmulatorConfig* RunEngine::emulator_of(uint32_t job, int32_t rank) const {
   const std::string& port = config_.ports[jobs_[job].placement->port(rank)].emulator;
   for (const config::EmulatorConfig& emulator : config_.emulators) {
-    if (emulator.name == port) return emulator.rank;
+    if (emulator.name == port) return &emulator;
   }
-  return 0;
+  return nullptr;
 }
 
+uint32_t RunEngine::process_of(uint32_t job, int32_t rank) const {
+  const config::EmulatorConfig* emulator = emulator_of(job, rank);
+  return emulator != nullptr ? emulator->rank : 0;
+}
+
+// "is replayed by ...": the caller may turn "is" into "are".
 std::string RunEngine::replayed_elsewhere(uint32_t job, int32_t rank) const {
-  const std::string& port = config_.ports[jobs_[job].placement->port(rank)].emulator;
-  for (const config::EmulatorConfig& emulator : config_.emulators) {
-    if (emulator.name != port) continue;
-    const auto& hosts = options_.session->hosts();
-    return fmt::format("is replayed by emulator \"{}\" (process {} on host {})", emulator.name,
-                       emulator.rank,
-                       emulator.rank < hosts.size() ? hosts[emulator.rank] : std::string("?"));
-  }
-  return "is replayed by another emulator process";
+  const config::EmulatorConfig* emulator = emulator_of(job, rank);
+  if (emulator == nullptr) return "is replayed by another emulator process";
+  const auto& hosts = options_.session->hosts();
+  return fmt::format("is replayed by emulator \"{}\" (process {} on host {})", emulator->name,
+                     emulator->rank,
+                     emulator->rank < hosts.size() ? hosts[emulator->rank] : std::string("?"));
 }
 
 void RunEngine::stop_stuck(std::string diagnosis) {
