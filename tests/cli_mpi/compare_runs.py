@@ -9,7 +9,8 @@ the other process), the same FCT sample counts, and a mean CCT per collective ty
 CCT_FACTOR of the single process's. A delivery joined from another process lies between its
 flow's posting (within 50 us: the clocks' offset error) and its finish (within DELIVERY_SLACK_US,
 default 50 us: the offset error and a receiver's polling, which is later on a busy machine where
-the receiver learns of a delivery only when its process next runs). Prints each problem and exits 1 if there is any; prints the CCT ratios
+the receiver learns of a delivery only when its process next runs; at most 1 delivery in 100 may
+lie up to 2 ms past, one whose process lost its core at that moment). Prints each problem and exits 1 if there is any; prints the CCT ratios
 either way.
 """
 import csv
@@ -19,6 +20,7 @@ import sys
 split_dir, one_dir, iterations, cct_factor = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 early_slack = 50_000
 late_slack = int(float(sys.argv[5]) * 1000) if len(sys.argv) > 5 else 50_000
+STRAY_SLACK = max(late_slack, 2_000_000)
 split = json.load(open(f"{split_dir}/summary.json"))
 one = json.load(open(f"{one_dir}/summary.json"))
 problems = []
@@ -103,14 +105,27 @@ check(sum(int(r["bytes"]) for r in rows) == sum(int(r["bytes"]) for r in one_row
       "flows.csv bytes differ")
 # Each flow between processes is joined with its delivery on the other process: its time lies
 # between posting and the acknowledgement (both on process 0's clock, within the offsets' error).
+# A wrong join or time base moves many deliveries; a process that lost its core at the wrong
+# moment moves one: a few deliveries (at most 1 in 100) may lie up to STRAY_SLACK past their finish.
+late_strays = []
 for r in rows:
     if r["delivered_ns"] == "":
         check(False, f"flow {r['flow_id']} has no delivery")
         break
     posted, delivered, finished = int(r["posted_ns"]), int(r["delivered_ns"]), int(r["finished_ns"])
-    if not posted - early_slack <= delivered <= finished + late_slack:
-        check(False, f"flow {r['flow_id']}: delivered at {delivered}, posted {posted}, finished {finished}")
-        break
+    if posted - early_slack <= delivered <= finished + late_slack:
+        continue
+    if finished + late_slack < delivered <= finished + STRAY_SLACK:
+        late_strays.append(f"flow {r['flow_id']} delivered {(delivered - finished) / 1000:.1f} us "
+                           f"after its finish")
+        continue
+    check(False, f"flow {r['flow_id']}: delivered at {delivered}, posted {posted}, finished {finished}")
+    break
+if late_strays:
+    print(f"{len(late_strays)} of {len(rows)} deliveries later than their finish by more than "
+          f"{late_slack / 1000:.0f} us: {'; '.join(late_strays[:5])}")
+check(len(late_strays) * 100 <= len(rows),
+      f"{len(late_strays)} of {len(rows)} deliveries lie past their finish (at most 1 in 100 may)")
 fct = {f["type"]: f["flows"] for f in split["fct"]}
 one_fct = {f["type"]: f["flows"] for f in one["fct"]}
 check(fct == one_fct and fct, f"FCT samples per collective {fct} vs {one_fct}")
