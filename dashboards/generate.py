@@ -550,6 +550,17 @@ CONGESTION_COUNTERS = [
 # The totals row shows one direction of CNPs and PFC, so six stats fill the 24 columns.
 TOTALS_LEFT_OUT = ("cnps_received", "pfc_pause_frames_received")
 
+# The fabric twin's queue gauges: the graphs show this many series per run at each moment.
+TWIN_TOP = 10
+TWIN_ONLY = (
+    " Only runs on the fabric twin (loopback ports) with telemetry.record.queue_sample_interval "
+    "set have these series; the port variable does not apply to the twin's switch ports.")
+
+
+def top_per_run(k, by, metric, *matchers):
+    """The k largest series of each run at each moment, after taking the largest over hosts."""
+    return "topk by (run) (%d, max by (%s) (%s))" % (k, by, sel(metric, *matchers))
+
 
 def congestion():
     rp = (RUN, HOST, PORT)
@@ -564,10 +575,32 @@ def congestion():
         [target(per_second("etwire_port_%s_total" % name, "run, port", *rp), legend="{{port}}")],
         unit=unit, axis_label=None if unit == "pps" else "per second"))
         for name, title, _, unit, description in CONGESTION_COUNTERS]
+    rh = (RUN, HOST)
+    twin = [
+        (12, 8, timeseries(
+            "Deepest switch queues",
+            "Bytes waiting in the fabric twin's switch egress queues at the last queue sample, "
+            "per switch port and priority: the %d deepest queues of each run at each moment."
+            % TWIN_TOP + TWIN_ONLY,
+            [target(top_per_run(TWIN_TOP, "run, switch_port, priority",
+                                "etwire_twin_queue_depth_bytes", *rh),
+                    legend="{{switch_port}} priority {{priority}}")],
+            unit="bytes")),
+        (12, 8, timeseries(
+            "Switch link utilisation",
+            "Wire bytes each fabric twin switch port started over the last queue sample "
+            "interval / what its link carries in that time: the %d busiest switch ports of each "
+            "run at each moment. A frame counts in the interval it starts in, so a saturated "
+            "link can read up to one frame above 1." % TWIN_TOP + TWIN_ONLY,
+            [target(top_per_run(TWIN_TOP, "run, switch_port", "etwire_twin_link_utilization",
+                                *rh), legend="{{switch_port}}")],
+            unit="percentunit")),
+    ]
     return dashboard(
         "etwire-congestion", "etwire / Congestion",
-        "ECN, CNP, PFC, drop, retransmission and timeout counters of etwire runs, per port.",
-        ["datasource", "run", "host", "port"], totals + rates)
+        "ECN, CNP, PFC, drop, retransmission and timeout counters of etwire runs, per port, and "
+        "the fabric twin's switch queue depths and link utilisation.",
+        ["datasource", "run", "host", "port"], totals + rates + twin)
 
 
 def ports():

@@ -6,10 +6,11 @@
 
 What it proves, one case each:
 
-  dashboards      A Prometheus (Debian package `prometheus`) scraping a paced loopback run every
-                  second gets the progress live, and every query of every dashboard in
-                  dashboards/*.json (panel targets and templating variables, with Grafana's
-                  variables substituted) parses and returns finite data for that run. The final
+  dashboards      A Prometheus (Debian package `prometheus`) scraping a paced loopback run (queues
+                  sampled) every second gets the progress live, and every query of every
+                  dashboard in dashboards/*.json (panel targets and templating variables, with
+                  Grafana's variables substituted) parses and returns finite data for that run,
+                  the twin's queue depth and link utilization panels included. The final
                   scraped values agree with the run's summary.json (trace nodes, transmitted bytes,
                   measured flows) and the run state is "completed".
   promtool        The exposition served during the linger (queues sampled) passes `promtool check
@@ -591,7 +592,10 @@ def case_dashboards(ctx):
         run = EtwireRun(ctx.procs, ctx.etwire, ctx.source_dir, ctx.workdir, [
             "--time-scale", "0.001", "--no-progress", "--out", results,
             "--set", "telemetry.metrics.listen=127.0.0.1:%d" % etwire_port,
-            "--set", "telemetry.metrics.linger=3s"])
+            "--set", "telemetry.metrics.linger=3s",
+            # The twin's queue gauges, which the Congestion dashboard charts, have series only
+            # when queues are sampled.
+            "--set", "telemetry.record.queue_sample_interval=100us"])
         run.expect_exit(0, timeout=45)
         alive()
         start, end = run.started_at - 1, run.ended_at + 3
