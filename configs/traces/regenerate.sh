@@ -16,3 +16,10 @@ OUT=${OUT:-$(dirname "$0")}
   --compute-us 100 --out "$OUT/allreduce_32m_8r/allreduce"
 "$ETWIRE" synth microbench --collective all_to_all --bytes 8MiB --ranks 8 --iterations 4 \
   --compute-us 100 --out "$OUT/alltoall_8r/alltoall"
+
+# The case study (configs/case-study-moe-mix.yaml): both jobs on sixteen ranks, one collective per
+# trace iteration, so that the configuration's iteration counts set how long each job runs.
+"$ETWIRE" synth microbench --collective all_reduce --bytes 16MiB --ranks 16 --iterations 1 \
+  --compute-us 100 --out "$OUT/allreduce_16m_16r/allreduce"
+"$ETWIRE" synth microbench --collective all_to_all --bytes 4MiB --ranks 16 --iterations 1 \
+  --compute-us 100 --out "$OUT/alltoall_4m_16r/alltoall"
