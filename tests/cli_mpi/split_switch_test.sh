@@ -39,8 +39,11 @@ ip -n "$ns" link set lo up
 ip -n "$ns" link add sw type bridge stp_state 0
 ip -n "$ns" link set sw up
 owners=(e0 e0 e0 e1 e1 e1 e2 e2)
+# DPDK's af_packet port joins a fanout group numbered by its process id XOR its interface's index;
+# with nearby process ids and consecutive indexes two processes' ports could draw the same group
+# and the second fails to start. Indexes that differ only above bit 12 keep the groups apart.
 for i in 0 1 2 3 4 5 6 7; do
-  ip -n "$ns" link add "d$i" mtu 1500 type veth peer name "s$i" mtu 1500
+  ip -n "$ns" link add "d$i" index $(((i + 1) * 4096)) mtu 1500 type veth peer name "s$i" mtu 1500
   ip -n "$ns" link set "s$i" master sw
   ip -n "$ns" link set "s$i" up
   ip -n "$ns" link set "d$i" up
