@@ -19,7 +19,8 @@ constexpr NamedValue<SizeConvention> kCommSizes[] = {{"input", SizeConvention::k
                                                      {"output", SizeConvention::kOutput}};
 constexpr NamedValue<Placement> kPlacements[] = {{"block", Placement::kBlock},
                                                  {"round-robin", Placement::kRoundRobin},
-                                                 {"explicit", Placement::kExplicit}};
+                                                 {"explicit", Placement::kExplicit},
+                                                 {"rail", Placement::kRail}};
 constexpr NamedValue<AddressSharing> kAddressSharing[] = {{"shared", AddressSharing::kShared},
                                                           {"per-rank", AddressSharing::kPerRank}};
 constexpr NamedValue<RdmaOp> kRdmaOps[] = {{"write", RdmaOp::kWrite},
@@ -31,7 +32,8 @@ constexpr NamedValue<RnicKind> kRnicKinds[] = {{"hardware", RnicKind::kHardware}
 constexpr NamedValue<VerbsDcqcn> kVerbsDcqcn[] = {{"check", VerbsDcqcn::kCheck},
                                                   {"apply", VerbsDcqcn::kApply}};
 constexpr NamedValue<Topology> kTopologies[] = {{"single-switch", Topology::kSingleSwitch},
-                                                {"leaf-spine", Topology::kLeafSpine}};
+                                                {"leaf-spine", Topology::kLeafSpine},
+                                                {"three-tier", Topology::kThreeTier}};
 constexpr NamedValue<BufferMode> kBufferModes[] = {{"shared", BufferMode::kShared},
                                                    {"per-port", BufferMode::kPerPort}};
 constexpr NamedValue<EcnMarkPoint> kEcnMarkPoints[] = {{"dequeue", EcnMarkPoint::kDequeue},

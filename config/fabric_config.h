@@ -13,9 +13,11 @@ namespace etwire::config {
 
 enum class Topology : uint8_t {
   kSingleSwitch,  // every port on one switch
-  kLeafSpine,     // ports attached to leaves in port order, leaves fully meshed to spines
+  kLeafSpine,     // ports attached to leaves, leaves fully meshed to spines
+  kThreeTier,     // leaf-spine pods, each spine meshed to its own group of super-spines
 };
-std::string_view topology_name(Topology topology);  // "single-switch", "leaf-spine"
+// "single-switch", "leaf-spine", "three-tier"
+std::string_view topology_name(Topology topology);
 
 enum class BufferMode : uint8_t {
   kShared,   // one pool for every port of a switch
@@ -73,6 +75,30 @@ struct LeafSpineConfig {
   uint64_t ecmp_seed = 0;
 };
 
+// Three-tier Clos: consecutive leaves form pods, each a leaf-spine fabric of its own; spine s of
+// every pod connects to the same group of super_spines super-spines (spine s's group), which
+// join the pods.
+struct ThreeTierConfig {
+  uint32_t leaves_per_pod = 0;  // required for three-tier
+  uint32_t super_spines = 2;    // in each spine's group
+  // Parallel links between each spine and each super-spine of its group.
+  uint32_t links = 1;
+  // Downlink capacity / uplink capacity per spine. Resolved as leaf_spine's: uplinks run at the
+  // spine's leaf links' capacity / (super_spines x links x this) unless uplink_speed is given.
+  double oversubscription = 1.0;
+  uint64_t uplink_speed_bps = 0;  // resolved speed of each spine-super-spine link
+};
+
+// Rail-optimized wiring on a leaf-spine or three-tier fabric: every nics_per_host consecutive
+// ports are one server's NICs, and NIC i of the servers of a group of ports_per_leaf servers all
+// attach to rail leaf i of that group. With planes > 1 the fabric is that many separate networks,
+// rail i in plane i % planes, each with its own spines (and super-spines): traffic between
+// planes has no path.
+struct RailsConfig {
+  uint32_t nics_per_host = 0;  // 0: no rails, ports attach to leaves in port order
+  uint32_t planes = 1;
+};
+
 struct SwitchBuffer {
   uint64_t size_bytes = 32ull << 20;
   // Bytes every switch port may always buffer for the packets it receives, taken out of the size
@@ -100,6 +126,8 @@ struct FabricConfig {
   EcnMarking ecn;
   PfcConfig pfc;
   LeafSpineConfig leaf_spine;
+  ThreeTierConfig three_tier;
+  RailsConfig rails;
   double drop_probability = 0;  // on every link
   std::vector<FabricPortOverride> port_overrides;
 

@@ -14,8 +14,13 @@ enum class Placement : uint8_t {
   kBlock,       // consecutive ranks fill a port, then the next: ranks_per_port per port
   kRoundRobin,  // rank r goes to ports[r % ports]
   kExplicit,    // rank_ports[r] names the port of rank r
+  // Host-major, rail by local index: the ports form servers of fabric.rails.nics_per_host
+  // consecutive ports (hosts.ranks_per_host without rails); host h's ranks go to server h, the
+  // rank with local index i to its NIC i, so that rank i of every host is on rail i.
+  kRail,
 };
-std::string_view placement_name(Placement placement);  // "block", "round-robin", "explicit"
+// "block", "round-robin", "explicit", "rail"
+std::string_view placement_name(Placement placement);
 
 // Scale-up domains: hosts hold `ranks_per_host` consecutive ranks (host = rank / ranks_per_host),
 // as in an 8-GPU server. Traffic between ranks of one host goes over the emulated local

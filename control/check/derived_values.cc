@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "config/fabric_shape.h"
+
 namespace etwire::control {
 
 void derive_port_addresses(config::RunConfig& config) {
@@ -39,21 +41,35 @@ void derive_path_mtu(config::RunConfig& config) {
 }
 
 void derive_leaf_spine(config::RunConfig& config) {
-  config::LeafSpineConfig& ls = config.fabric.leaf_spine;
-  if (config.fabric.topology != config::Topology::kLeafSpine || ls.ports_per_leaf == 0) return;
+  config::FabricConfig& fabric = config.fabric;
+  config::LeafSpineConfig& ls = fabric.leaf_spine;
+  if (fabric.topology == config::Topology::kSingleSwitch || ls.ports_per_leaf == 0) return;
   uint64_t fastest = 0;
+  uint32_t hosts = 0;
   for (const auto& port : config.ports) {
-    if (port.backend == config::Backend::kLoopback) fastest = std::max(fastest, port.speed_bps);
+    if (port.backend != config::Backend::kLoopback) continue;
+    fastest = std::max(fastest, port.speed_bps);
+    ++hosts;
   }
   if (fastest == 0) return;
-  double downlink = static_cast<double>(fastest) * ls.ports_per_leaf;
-  const double uplinks = static_cast<double>(ls.spines) * ls.links;
-  if (ls.uplink_speed_bps > 0) {
-    ls.oversubscription = downlink / (static_cast<double>(ls.uplink_speed_bps) * uplinks);
-    return;
+  const bool given = ls.uplink_speed_bps > 0;
+  ls.uplink_speed_bps = config::leaf_uplink_speed_bps(fabric, fastest);
+  if (ls.uplink_speed_bps == 0) return;
+  if (given) {
+    ls.oversubscription = static_cast<double>(fastest) * ls.ports_per_leaf /
+                          (static_cast<double>(ls.uplink_speed_bps) * config::leaf_uplinks(fabric));
   }
-  ls.uplink_speed_bps =
-      static_cast<uint64_t>(std::ceil(downlink / (uplinks * ls.oversubscription)));
+  config::ThreeTierConfig& tt = fabric.three_tier;
+  if (fabric.topology != config::Topology::kThreeTier || tt.leaves_per_pod == 0) return;
+  const uint32_t leaves = config::leaves_for(fabric, hosts);
+  const bool spine_given = tt.uplink_speed_bps > 0;
+  tt.uplink_speed_bps = config::spine_uplink_speed_bps(fabric, leaves, ls.uplink_speed_bps);
+  if (spine_given && tt.uplink_speed_bps > 0) {
+    const double downlink = static_cast<double>(config::leaves_per_spine(fabric, leaves)) *
+                            ls.links * static_cast<double>(ls.uplink_speed_bps);
+    tt.oversubscription =
+        downlink / (static_cast<double>(tt.uplink_speed_bps) * config::spine_uplinks(fabric));
+  }
 }
 
 }  // namespace etwire::control

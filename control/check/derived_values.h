@@ -18,8 +18,9 @@ void derive_port_addresses(config::RunConfig& config);
 // transport.pmtu auto: the largest RoCE path MTU that every port's MTU carries.
 void derive_path_mtu(config::RunConfig& config);
 
-// Leaf-spine: the uplink speed from the oversubscription, or (when the file gives uplink_speed)
-// the oversubscription from it, using the fastest loopback port's speed.
+// Leaf-spine and three-tier: each tier's uplink speed from its oversubscription, or (when the file
+// gives uplink_speed) the oversubscription from it, using the fastest loopback port's speed
+// (config/fabric_shape.h).
 void derive_leaf_spine(config::RunConfig& config);
 
 }  // namespace etwire::control

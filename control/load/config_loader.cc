@@ -15,6 +15,7 @@
 #include "control/load/map_reader.h"
 #include "control/load/overrides.h"
 #include "control/load/section_parsers.h"
+#include "control/plan/traffic_plan.h"
 #include "trace/trace_error.h"
 #include "trace/trace_set.h"
 
@@ -201,6 +202,9 @@ LoadedConfig load_config_text(const std::string& text, const std::string& name,
     }
   }
   place_and_address(loaded);
+  // Only planning the traffic shows which ranks exchange it: whether a job crosses the planes of
+  // a multi-plane twin.
+  if (loaded.ok() && options.read_traces) check_plane_crossings(loaded, loaded.diagnostics);
   return loaded;
 }
 

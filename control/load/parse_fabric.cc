@@ -88,6 +88,38 @@ void parse_leaf_spine(MapReader& section, config::LeafSpineConfig& out) {
   section.finish();
 }
 
+void parse_three_tier(MapReader& section, config::ThreeTierConfig& out) {
+  DocumentContext& ctx = section.context();
+  section.integer("leaves_per_pod", out.leaves_per_pod, 1, 4096);
+  section.integer("super_spines", out.super_spines, 1, 1024);
+  section.integer("links", out.links, 1, 256);
+  bool oversubscription =
+      section.real("oversubscription", out.oversubscription, RealRange{0, 1024, true});
+  if (section.rate("uplink_speed", out.uplink_speed_bps, 1'000'000, 3'200'000'000'000ull) &&
+      oversubscription) {
+    ctx.error(Problem::kInconsistent, section.get("uplink_speed"), section.key_path("uplink_speed"),
+              "give either oversubscription or uplink_speed, not both (one follows from the "
+              "other)");
+  }
+  section.finish();
+}
+
+void parse_rails(MapReader& section, config::RailsConfig& out) {
+  DocumentContext& ctx = section.context();
+  section.integer("nics_per_host", out.nics_per_host, 1, 64);
+  const bool planes = section.integer("planes", out.planes, 1, 64);
+  if (planes && out.planes > 1 && out.nics_per_host == 0) {
+    ctx.error(Problem::kInconsistent, section.get("planes"), section.key_path("planes"),
+              "planes are made of rails: give nics_per_host too");
+  } else if (out.nics_per_host > 0 && out.nics_per_host % out.planes != 0) {
+    ctx.error(Problem::kInconsistent, section.get("planes"), section.key_path("planes"),
+              fmt::format("nics_per_host ({}) is not a multiple of planes ({}): every plane "
+                          "takes as many rails",
+                          out.nics_per_host, out.planes));
+  }
+  section.finish();
+}
+
 void parse_port_override(MapReader& section, const config::FabricConfig& fabric,
                          config::FabricPortOverride& out) {
   out.key_path = section.path();
@@ -144,8 +176,35 @@ void parse_fabric(MapReader& section, config::FabricConfig& out) {
   parse_pfc(pfc, out.pfc);
   MapReader leaf_spine = section.section("leaf_spine");
   parse_leaf_spine(leaf_spine, out.leaf_spine);
-  if (out.topology == config::Topology::kLeafSpine && out.leaf_spine.ports_per_leaf == 0) {
+  const bool clos = out.topology != config::Topology::kSingleSwitch;
+  if (clos && out.leaf_spine.ports_per_leaf == 0) {
     leaf_spine.require("ports_per_leaf", "how many ports attach to each leaf switch");
+  }
+  MapReader three_tier = section.section("three_tier");
+  parse_three_tier(three_tier, out.three_tier);
+  if (out.topology == config::Topology::kThreeTier) {
+    if (out.three_tier.leaves_per_pod == 0) {
+      three_tier.require("leaves_per_pod", "how many leaves each pod holds");
+    }
+  } else if (section.has("three_tier")) {
+    ctx.error(Problem::kInconsistent, section.get("three_tier"), section.key_path("three_tier"),
+              fmt::format("fabric.three_tier applies to topology three-tier, not {}",
+                          config::topology_name(out.topology)));
+  }
+  MapReader rails = section.section("rails");
+  parse_rails(rails, out.rails);
+  if (!clos && section.has("rails")) {
+    ctx.error(Problem::kInconsistent, section.get("rails"), section.key_path("rails"),
+              "rails need leaves: give topology leaf-spine or three-tier");
+  }
+  if (out.topology == config::Topology::kThreeTier && out.rails.nics_per_host > 0 &&
+      out.three_tier.leaves_per_pod > 0 &&
+      out.three_tier.leaves_per_pod % out.rails.nics_per_host != 0) {
+    ctx.error(Problem::kInconsistent, three_tier.get("leaves_per_pod"),
+              three_tier.key_path("leaves_per_pod"),
+              fmt::format("leaves_per_pod ({}) is not a multiple of fabric.rails.nics_per_host "
+                          "({}): a pod holds whole groups of rail leaves",
+                          out.three_tier.leaves_per_pod, out.rails.nics_per_host));
   }
   section.real("drop_probability", out.drop_probability, RealRange{0, 1, false});
   check_against_buffer(ctx, ctx.source_map(), out, section.path(), out.ecn, out.pfc);

@@ -68,6 +68,11 @@ void parse_job_mapping(MapReader& section, config::JobMapping& out) {
     ctx.warning(Problem::kInconsistent, section.get("ports"), section.key_path("ports"),
                 "ignored with placement: explicit (rank_ports names every port)");
   }
+  if (out.placement == config::Placement::kRail && out.ranks_per_port) {
+    ctx.error(Problem::kInconsistent, section.get("ranks_per_port"),
+              section.key_path("ranks_per_port"),
+              "placement rail gives each rank a NIC of its own: ranks_per_port does not apply");
+  }
   MapReader hosts = section.section("hosts");
   parse_hosts(hosts, out.hosts);
 }

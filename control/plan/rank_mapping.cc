@@ -111,6 +111,31 @@ std::optional<JobPlacement> place_ranks(const config::RunConfig& config,
         return std::nullopt;
       }
       for (size_t r = 0; r < world; ++r) placement.port_of_rank.push_back(ports[r / per_port]);
+    } else if (mapping.placement == config::Placement::kRail) {
+      const size_t per_host = mapping.hosts.ranks_per_host;
+      const size_t nics =
+          config.fabric.rails.nics_per_host > 0 ? config.fabric.rails.nics_per_host : per_host;
+      if (per_host > nics) {
+        placer.error(Problem::kInconsistent, child_path(base, "hosts.ranks_per_host"),
+                     fmt::format("rail placement puts each host's ranks on the NICs of one "
+                                 "server, but a host has {} ranks and a server {} NICs "
+                                 "(fabric.rails.nics_per_host)",
+                                 per_host, nics));
+        return std::nullopt;
+      }
+      const size_t hosts = (world + per_host - 1) / per_host;
+      const size_t needed = (hosts - 1) * nics + std::min(per_host, world - (hosts - 1) * per_host);
+      if (needed > count) {
+        placer.error(
+            Problem::kTraceMismatch, child_path(base, "placement"),
+            fmt::format("rail placement needs {} servers of {} NICs ({} ports) for job "
+                        "\"{}\"'s {} ({} per host), but it has {} ports",
+                        hosts, nics, needed, mapping.job, placer.ranks_text(), per_host, count));
+        return std::nullopt;
+      }
+      for (size_t r = 0; r < world; ++r) {
+        placement.port_of_rank.push_back(ports[r / per_host * nics + r % per_host]);
+      }
     } else {
       if (mapping.ranks_per_port && *mapping.ranks_per_port * count < world) {
         placer.error(Problem::kTraceMismatch, child_path(base, "ranks_per_port"),

@@ -217,19 +217,23 @@ collectives::CollectiveSpec base_collective_spec(const config::RunConfig& config
 namespace {
 
 // On the fabric twin, each rank's longest path: the switches its network messages cross.
-void add_path_lengths(const LoadedConfig& loaded, TrafficPlan& plan) {
-  const config::RunConfig& config = loaded.config;
+// The twin the loopback ports are cabled into, if every port is on it and it can be built.
+std::optional<nic::loopback::FabricLayout> twin_layout(const config::RunConfig& config) {
   std::vector<nic::loopback::TwinPortSpec> specs;
   for (const config::PortConfig& port : config.ports) {
-    if (!config::on_fabric_twin(config, port)) return;
+    if (!config::on_fabric_twin(config, port)) return std::nullopt;
     specs.push_back({port.name, port.speed_bps});
   }
-  std::optional<nic::loopback::FabricLayout> layout;
   try {
-    layout.emplace(config.fabric, specs);
+    return nic::loopback::FabricLayout(config.fabric, specs);
   } catch (const std::exception&) {
-    return;  // a fabric the twin cannot build: `run` says why
+    return std::nullopt;  // a fabric the twin cannot build: `run` says why
   }
+}
+
+void add_path_lengths(const LoadedConfig& loaded, TrafficPlan& plan) {
+  const std::optional<nic::loopback::FabricLayout> layout = twin_layout(loaded.config);
+  if (!layout) return;
   for (size_t j = 0; j < plan.connections.size(); ++j) {
     if (j >= loaded.placements.size() || !loaded.placements[j]) continue;
     const auto& placement = *loaded.placements[j];
@@ -278,6 +282,38 @@ TrafficPlan plan_traffic(const LoadedConfig& loaded, Diagnostics& out) {
     }
   }
   return plan;
+}
+
+void check_plane_crossings(const LoadedConfig& loaded, Diagnostics& out) {
+  const config::RunConfig& config = loaded.config;
+  if (config.fabric.rails.planes <= 1) return;
+  const std::optional<nic::loopback::FabricLayout> layout = twin_layout(config);
+  if (!layout) return;
+  Diagnostics planning;  // what else planning finds, `run` reports when it happens
+  const TrafficPlan plan = plan_traffic(loaded, planning);
+  for (size_t j = 0; j < plan.connections.size(); ++j) {
+    if (j >= loaded.placements.size() || !loaded.placements[j]) continue;
+    const auto& placement = *loaded.placements[j];
+    std::optional<PlannedConnection> first;
+    size_t crossing = 0;
+    for (const PlannedConnection& c : plan.connections[j]) {
+      if (layout->switches_between(placement.port(c.src), placement.port(c.dst)) != 0) continue;
+      if (!first) first = c;
+      ++crossing;
+    }
+    if (!first) continue;
+    const uint32_t src = placement.port(first->src);
+    const uint32_t dst = placement.port(first->dst);
+    out.add(loaded.source_map.make(
+        Severity::kError, Problem::kInconsistent, "fabric.rails.planes",
+        fmt::format("job \"{}\": rank {} on port \"{}\" (plane {}) sends to rank {} on port "
+                    "\"{}\" (plane {}){}: the planes are separate networks with no path "
+                    "between them; place the job so that its traffic stays within a plane",
+                    config.workload.jobs[j].name, first->src, config.ports[src].name,
+                    layout->plane_of(src), first->dst, config.ports[dst].name,
+                    layout->plane_of(dst),
+                    crossing > 1 ? fmt::format(", as {} more connections do", crossing - 1) : "")));
+  }
 }
 
 }  // namespace etwire::control

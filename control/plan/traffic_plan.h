@@ -64,4 +64,8 @@ collectives::CollectiveSpec base_collective_spec(const config::RunConfig& config
 // generator finds (a collective it cannot build) are added to `out` as errors.
 TrafficPlan plan_traffic(const LoadedConfig& loaded, Diagnostics& out);
 
+// On a multi-plane twin (fabric.rails.planes > 1): an error for each job whose ranks exchange
+// traffic across planes, which no path joins. The same needs as plan_traffic.
+void check_plane_crossings(const LoadedConfig& loaded, Diagnostics& out);
+
 }  // namespace etwire::control

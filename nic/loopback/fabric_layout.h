@@ -11,6 +11,18 @@
 //                  uplink (s, k) is its port host_ports + s*K + k; spine s has K ports per leaf,
 //                  (l, k) at l*K + k. Cables: hosts 0..H-1, then link k of (l, s) is cable
 //                  H + (l*S + s)*K + k. With K > 1 a link's ports are named "leaf0/spine1:k".
+//   three-tier:    the same leaves, in pods of leaves_per_pod; each pod has S spines of its own
+//                  (spine (pod q, s) is "spine<q*S+s>", its leaves' ports first, (slot, k) at
+//                  slot*K + k for the leaf's place in the pod), then G*K2 uplinks: link k2 to
+//                  super-spine g of spine s's group at down_ports + g*K2 + k2. Super-spine (s, g)
+//                  is "super<s*G+g>", with K2 ports per pod: (q, k2) at q*K2 + k2. Their cables
+//                  follow the leaf-spine ones, spine by spine, then g, then k2.
+//   rails:         on either, host h is NIC h % N of server h / N (N = nics_per_host); group
+//                  server / P of servers has N rail leaves, NIC i on leaf group*N + i, at the
+//                  server's place in the group. With planes, rail leaf l is in plane (l % N) %
+//                  planes; every plane has its own spines and super-spines (plane p's spines come
+//                  after plane p-1's, and so do its super-spines), and a leaf's slot counts only
+//                  its pod's leaves of its plane.
 #pragma once
 
 #include <cstdint>
@@ -31,15 +43,23 @@ struct TwinPortSpec {
   uint64_t speed_bps = 0;
 };
 
-enum class SwitchRole : uint8_t { kSingle, kLeaf, kSpine };
+enum class SwitchRole : uint8_t { kSingle, kLeaf, kSpine, kSuperSpine };
+
+// Returned by egress_port when a switch has no way to the destination (another plane).
+inline constexpr uint32_t kNoRoute = 0xFFFFFFFF;
 
 struct SwitchInfo {
   std::string name;
   SwitchRole role = SwitchRole::kSingle;
-  uint32_t role_index = 0;  // leaf or spine number
+  uint32_t role_index = 0;  // leaf, spine or super-spine number
   uint32_t first_port = 0;  // global index of its port 0
   uint32_t ports = 0;
-  uint32_t host_ports = 0;  // its first ports face hosts (single switch, leaves)
+  // Its first ports face down (hosts for a single switch or a leaf, leaves for a spine, spines
+  // for a super-spine), the rest up.
+  uint32_t down_ports = 0;
+  uint32_t pod = 0;    // leaves and spines
+  uint32_t plane = 0;  // leaves, spines and super-spines
+  uint64_t ecmp_seed = 0;
 };
 
 struct SwitchPortInfo {
@@ -79,68 +99,116 @@ class FabricLayout {
   // The switch port host `host` is cabled to.
   uint32_t host_switch_port(size_t host) const;
   // The switches a packet from host `from` to host `to` crosses: 1 on one switch or leaf, 3
-  // between leaves (leaf, spine, leaf).
+  // between leaves of a pod (leaf, spine, leaf), 5 between pods; 0 between planes (no path).
   uint32_t switches_between(size_t from, size_t to) const;
-  // Leaf-spine: link `link` of a leaf and a spine: the leaf's port, the spine's, their cable.
+  // Which plane a host's leaf is in (0 without planes).
+  uint32_t plane_of(size_t host) const;
+  // Link `link` between a leaf and spine `spine` of its pod and plane (0..spines()-1): the leaf's
+  // port, the spine's (spine_port takes the spine's global number, as in its name), their cable.
   uint32_t uplink_port(size_t leaf, size_t spine, size_t link = 0) const;
   uint32_t spine_port(size_t spine, size_t leaf, size_t link = 0) const;
   uint32_t uplink_cable(size_t leaf, size_t spine, size_t link = 0) const;
+  // Three-tier: link `link` between spine `spine` (global) and super-spine `super` of its group
+  // (0..super_spines()-1), the spine's port; and the super-spine's (global `super`) toward pod
+  // `pod`.
+  uint32_t spine_uplink_port(size_t spine, size_t super, size_t link = 0) const;
+  uint32_t super_spine_port(size_t super, size_t pod, size_t link = 0) const;
+  // The global switch number of leaf `leaf`, spine `spine`, super-spine `super`.
+  uint32_t leaf_switch(size_t leaf) const { return static_cast<uint32_t>(leaf); }
+  uint32_t spine_switch(size_t spine) const { return static_cast<uint32_t>(leaves_ + spine); }
+  uint32_t super_spine_switch(size_t super) const {
+    return static_cast<uint32_t>(leaves_ + spines_total_ + super);
+  }
   size_t leaves() const { return leaves_; }
-  size_t spines() const { return spines_; }
-  size_t links() const { return links_; }  // parallel links per leaf-spine pair
-  // The resolved speed of every leaf-spine link (0 for a single switch).
+  size_t spines() const { return spines_; }  // per pod and plane
+  size_t links() const { return links_; }    // parallel links per leaf-spine pair
+  size_t pods() const { return pods_; }
+  size_t planes() const { return planes_; }
+  size_t super_spines() const { return supers_per_group_; }  // in each spine's group
+  size_t super_links() const { return super_links_; }        // per spine-super-spine pair
+  // The resolved speed of every leaf-spine link (0 for a single switch), and of every
+  // spine-super-spine link (0 unless three-tier).
   uint64_t uplink_speed_bps() const { return uplink_speed_bps_; }
+  uint64_t spine_uplink_speed_bps() const { return spine_uplink_speed_bps_; }
 
-  // The global switch port through which switch `switch_index` forwards `packet`: toward its
-  // destination host; from a leaf to another leaf's host, up the uplink (spine and link) its ECMP
-  // hash picks; from a spine, down the link to the destination's leaf its hash picks.
+  // The global switch port through which switch `switch_index` forwards `packet`, or kNoRoute:
+  // down toward its destination host when the destination is below it (the link to the
+  // destination's leaf or pod its ECMP hash picks), else up the uplink its hash picks.
   // Inline and division-free: it runs once per packet per switch.
   uint32_t egress_port(uint32_t switch_index, const Packet& packet) const {
     const SwitchInfo& info = switches_[switch_index];
     if (info.role == SwitchRole::kSingle) return packet.dst_port;
     const HostPlace& place = host_places_[packet.dst_port];
-    if (info.role == SwitchRole::kSpine) {
-      const uint32_t first = info.first_port + place.leaf * links_;
-      if (links_ == 1) return first;
-      // Its own seed, so that a spine does not repeat the choice its leaf made (polarization).
-      return first + pick(ecmp_hash(packet, ecmp_, spine_seeds_[info.role_index]), links_);
+    if (place.plane != info.plane) return kNoRoute;
+    switch (info.role) {
+      case SwitchRole::kLeaf:
+        if (place.leaf == info.role_index) return info.first_port + place.leaf_port;
+        return info.first_port + info.down_ports + choose(packet, info, leaf_uplinks_);
+      case SwitchRole::kSpine:
+        if (place.pod == info.pod) {
+          return info.first_port + place.slot * links_ + choose(packet, info, links_);
+        }
+        return info.first_port + info.down_ports + choose(packet, info, spine_uplinks_);
+      case SwitchRole::kSuperSpine:
+        return info.first_port + place.pod * super_links_ + choose(packet, info, super_links_);
+      case SwitchRole::kSingle:
+        break;
     }
-    if (place.leaf == info.role_index) return info.first_port + place.leaf_port;
-    return info.first_port + info.host_ports + pick(ecmp_hash(packet, ecmp_, ecmp_seed_), uplinks_);
+    return kNoRoute;
   }
 
  private:
-  // Multiply-shift maps a hash's top 32 bits evenly onto 0..n-1 without a division.
-  static uint32_t pick(uint64_t hash, uint32_t n) {
-    return static_cast<uint32_t>(((hash >> 32) * n) >> 32);
+  // One of `n` equal links by the packet's ECMP hash with the switch's seed. Multiply-shift maps
+  // the hash's top 32 bits evenly onto 0..n-1 without a division.
+  uint32_t choose(const Packet& packet, const SwitchInfo& info, uint32_t n) const {
+    if (n == 1) return 0;
+    return static_cast<uint32_t>(((ecmp_hash(packet, ecmp_, info.ecmp_seed) >> 32) * n) >> 32);
   }
   void build_single_switch(const config::FabricConfig& config, std::span<const TwinPortSpec> ports);
-  void build_leaf_spine(const config::FabricConfig& config, std::span<const TwinPortSpec> ports);
+  void build_clos(const config::FabricConfig& config, std::span<const TwinPortSpec> ports);
+  void check_clos(const config::FabricConfig& config) const;
+  void place_hosts(const config::FabricConfig& config, uint32_t hosts);
   uint32_t add_switch(std::string name, SwitchRole role, uint32_t role_index, uint32_t ports,
-                      uint32_t host_ports);
+                      uint32_t down_ports);
   void add_host_cable(const config::FabricConfig& config, const TwinPortSpec& spec, uint32_t host,
                       uint32_t switch_port);
+  void add_inner_cable(const config::FabricConfig& config, uint32_t lower, uint32_t upper,
+                       uint64_t speed_bps, uint32_t link, uint32_t links);
 
-  // Leaf-spine: each host's leaf and its port on that leaf.
+  // Each host's leaf, its port on that leaf, and where the leaf is: its pod, its plane, and its
+  // slot (its place among its pod's leaves of its plane, which numbers the spines' ports).
   struct HostPlace {
     uint32_t leaf = 0;
     uint32_t leaf_port = 0;
+    uint32_t pod = 0;
+    uint32_t plane = 0;
+    uint32_t slot = 0;
+  };
+  struct LeafPlace {
+    uint32_t pod = 0;
+    uint32_t plane = 0;
+    uint32_t slot = 0;
   };
 
   std::vector<std::string> host_names_;
   std::vector<HostPlace> host_places_;
+  std::vector<LeafPlace> leaf_places_;
   std::vector<SwitchInfo> switches_;
   std::vector<SwitchPortInfo> switch_ports_;
   std::vector<CableInfo> cables_;
-  uint32_t ports_per_leaf_ = 0;
   size_t leaves_ = 0;
-  size_t spines_ = 0;
+  size_t spines_ = 0;        // per pod and plane
+  size_t spines_total_ = 0;  // in the fabric
+  size_t pods_ = 1;
+  size_t planes_ = 1;
   uint32_t links_ = 1;
-  uint32_t uplinks_ = 0;  // per leaf: spines x links
+  uint32_t leaf_uplinks_ = 0;      // per leaf: spines x links
+  uint32_t supers_per_group_ = 0;  // 0 unless three-tier
+  uint32_t super_links_ = 1;
+  uint32_t spine_uplinks_ = 0;  // per spine: super-spines of its group x links
   uint64_t uplink_speed_bps_ = 0;
+  uint64_t spine_uplink_speed_bps_ = 0;
   config::EcmpHash ecmp_ = config::EcmpHash::kUdpSourcePort;
-  uint64_t ecmp_seed_ = 0;
-  std::vector<uint64_t> spine_seeds_;
 };
 
 }  // namespace etwire::nic::loopback

@@ -21,6 +21,9 @@ struct PortCounters {
   uint64_t drops_buffer = 0;
   uint64_t drops_fault = 0;      // the link's drop probability
   uint64_t drops_link_down = 0;  // the link was down when the frame started or arrived
+  // At the switch port a frame arrived on: the switch had no way to its destination (another
+  // plane of a multi-plane fabric).
+  uint64_t drops_no_route = 0;
 
   // PFC frames: pauses (quanta > 0) and resumes (quanta 0) this port sent and received.
   uint64_t pfc_pauses_sent = 0;
@@ -28,7 +31,7 @@ struct PortCounters {
   uint64_t pfc_pauses_received = 0;
   uint64_t pfc_resumes_received = 0;
 
-  uint64_t drops() const { return drops_buffer + drops_fault + drops_link_down; }
+  uint64_t drops() const { return drops_buffer + drops_fault + drops_link_down + drops_no_route; }
 };
 
 }  // namespace etwire::nic::loopback

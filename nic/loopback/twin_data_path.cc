@@ -113,6 +113,11 @@ void FabricTwin::arrive_at_switch(uint32_t ingress_index, uint32_t slot, clock::
   ingress.counters.rx_bytes += bytes;
 
   const uint32_t egress_index = layout_.egress_port(ingress.switch_index, packet);
+  if (egress_index == kNoRoute) {
+    ++ingress.counters.drops_no_route;
+    pool_.release(slot);
+    return;
+  }
   SwitchPort& egress = switch_ports_[egress_index];
   EgressQueueStats& queue = egress.egress.stats(priority);
 

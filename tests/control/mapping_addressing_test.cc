@@ -108,6 +108,32 @@ TEST(Placement, HostsGroupConsecutiveRanks) {
   EXPECT_EQ(out.warning_count(), 1u);  // 6 ranks in hosts of 4
 }
 
+// Host-major, rail by local index: host h's ranks on server h's first NICs, rank i of every host
+// on NIC i, whatever the NICs per server beyond the ranks per host.
+TEST(Placement, RailPutsEachHostOnAServerAndLocalRankIOnNicI) {
+  Diagnostics out;
+  RunConfig config = config_with_ports(12);
+  config.fabric.topology = Topology::kLeafSpine;
+  config.fabric.rails.nics_per_host = 4;
+  auto m = mapping(Placement::kRail);
+  m.hosts.ranks_per_host = 2;
+  EXPECT_EQ(place(config, m, 6, out), (std::vector<size_t>{0, 1, 4, 5, 8, 9}));
+  EXPECT_FALSE(out.has_errors());
+  // Without rails a server has as many NICs as a host has ranks: block placement, one per port.
+  config.fabric.rails.nics_per_host = 0;
+  EXPECT_EQ(place(config, m, 6, out), (std::vector<size_t>{0, 1, 2, 3, 4, 5}));
+  // Four hosts of 2 on servers of 4 need 3 x 4 + 2 ports.
+  config.fabric.rails.nics_per_host = 4;
+  EXPECT_TRUE(place(config, m, 8, out).empty());
+  ASSERT_EQ(out.error_count(), 1u);
+  EXPECT_THAT(out.items()[0].message, HasSubstr("needs 4 servers of 4 NICs (14 ports)"));
+  // A host with more ranks than a server has NICs.
+  m.hosts.ranks_per_host = 8;
+  EXPECT_TRUE(place(config, m, 8, out).empty());
+  ASSERT_EQ(out.error_count(), 2u);
+  EXPECT_EQ(out.items()[1].key_path, "mapping.jobs[0].hosts.ranks_per_host");
+}
+
 AddressPlan addresses_for(RunConfig& config, const std::vector<std::vector<size_t>>& jobs,
                           Diagnostics& out) {
   std::vector<JobPlacement> placements;
