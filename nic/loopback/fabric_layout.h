@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/fabric_config.h"
@@ -139,6 +140,8 @@ class FabricLayout {
     const SwitchInfo& info = switches_[switch_index];
     if (info.role == SwitchRole::kSingle) return packet.dst_port;
     const HostPlace& place = host_places_[packet.dst_port];
+    if (rerouted_)
+      return rerouted_egress_port(switch_index, info, place.leaf, place.leaf_port, packet);
     if (place.plane != info.plane) return kNoRoute;
     switch (info.role) {
       case SwitchRole::kLeaf:
@@ -157,7 +160,29 @@ class FabricLayout {
     return kNoRoute;
   }
 
+  // Routing around links known to be down (the fabric's routing has converged on their loss):
+  // every switch then picks, for each destination leaf, only among its usual links those that
+  // are up and lead to a switch that still reaches that leaf (as a routing protocol withdraws a
+  // route). Picks among the rest by the same hash (not resilient hashing: other flows may move
+  // too). A leaf-spine or three-tier layout only; the cable's switch ends leave their groups.
+  void set_cable_known_down(size_t cable, bool down);
+  bool rerouted() const { return rerouted_; }
+
  private:
+  // egress_port once some link is known down: the routes recompute_routes left.
+  uint32_t rerouted_egress_port(uint32_t switch_index, const SwitchInfo& info, uint32_t leaf,
+                                uint32_t leaf_port, const Packet& packet) const {
+    if (info.role == SwitchRole::kLeaf && leaf == info.role_index) {
+      return info.first_port + leaf_port;
+    }
+    const Route& route = routes_[switch_index * leaves_ + leaf];
+    if (route.count == 0) return kNoRoute;
+    return route_ports_[route.first + choose(packet, info, route.count)];
+  }
+  void recompute_routes();
+  // The ports switch `index` would pick among for traffic to leaf `leaf`, known-down or not.
+  std::pair<uint32_t, uint32_t> candidates(uint32_t index, uint32_t leaf) const;
+
   // One of `n` equal links by the packet's ECMP hash with the switch's seed. Multiply-shift maps
   // the hash's top 32 bits evenly onto 0..n-1 without a division.
   uint32_t choose(const Packet& packet, const SwitchInfo& info, uint32_t n) const {
@@ -209,6 +234,17 @@ class FabricLayout {
   uint64_t uplink_speed_bps_ = 0;
   uint64_t spine_uplink_speed_bps_ = 0;
   config::EcmpHash ecmp_ = config::EcmpHash::kUdpSourcePort;
+
+  // Rerouting (set_cable_known_down): per switch port, whether its link is known down; per
+  // switch and destination leaf, the ports it may pick (route_ports_[first, first + count)).
+  struct Route {
+    uint32_t first = 0;
+    uint32_t count = 0;
+  };
+  bool rerouted_ = false;
+  std::vector<uint8_t> known_down_;
+  std::vector<Route> routes_;
+  std::vector<uint32_t> route_ports_;
 };
 
 }  // namespace etwire::nic::loopback

@@ -153,6 +153,13 @@ void FabricTwin::schedule_cable_state(size_t cable, bool up, clock::Nanos at) {
   scheduler_.run_at(at, this, twin_tag::make(TwinEvent::kCableState, (uint64_t{up} << 32) | cable));
 }
 
+void FabricTwin::schedule_link_fault(size_t cable, bool up, clock::Nanos at,
+                                     clock::Nanos detection) {
+  schedule_cable_state(cable, up, at);
+  scheduler_.run_at(at + detection, this,
+                    twin_tag::make(TwinEvent::kRouteState, (uint64_t{up} << 32) | cable));
+}
+
 void FabricTwin::start_pfc_storm(size_t host, uint8_t priority, clock::Nanos from,
                                  clock::Nanos until) {
   if (host >= hosts_.size()) {
@@ -196,6 +203,9 @@ void FabricTwin::on_event(uint64_t tag, clock::Nanos now) {
       return;
     case TwinEvent::kCableState:
       set_cable_up(static_cast<uint32_t>(payload), (payload >> 32) != 0);
+      return;
+    case TwinEvent::kRouteState:
+      layout_.set_cable_known_down(static_cast<uint32_t>(payload), (payload >> 32) == 0);
       return;
   }
 }

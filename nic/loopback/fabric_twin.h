@@ -67,6 +67,10 @@ class FabricTwin final : private clock::EventHandler {
   void set_cable_up(size_t cable, bool up);
   // Takes the cable down (or up) at `at`.
   void schedule_cable_state(size_t cable, bool up, clock::Nanos at);
+  // The same, and the fabric's routing learns of it `detection` later (FabricLayout::
+  // set_cable_known_down): until then traffic hashed onto a cable gone down is lost, and a cable
+  // back up stays unused.
+  void schedule_link_fault(size_t cable, bool up, clock::Nanos at, clock::Nanos detection);
   // Host `host` sends PFC pauses (quanta 0xFFFF) on `priority` from `from` until `until`, each
   // before the previous would expire, as a NIC with a stuck receive path does. The last pause
   // runs out its time after `until`.

@@ -15,6 +15,7 @@ enum class TwinEvent : uint8_t {
   kPauseRefresh,      // switch port x 8 + priority, generation: re-send a pause still needed
   kStormTick,         // storm index: a NIC port in a PFC storm sends its next pause
   kCableState,        // cable, up: a scheduled link down/up
+  kRouteState,        // cable, up: the fabric's routing learns of a link down/up
 };
 
 namespace twin_tag {
