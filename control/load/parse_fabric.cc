@@ -70,18 +70,21 @@ void parse_pfc(MapReader& section, config::PfcConfig& out) {
   section.finish();
 }
 
+// A tier's uplinks: an oversubscription ratio or a link speed, one following from the other.
+void parse_tier_capacity(MapReader& section, double& oversubscription, uint64_t& uplink_speed_bps) {
+  const bool ratio = section.real("oversubscription", oversubscription, RealRange{0, 1024, true});
+  if (section.rate("uplink_speed", uplink_speed_bps, 1'000'000, 3'200'000'000'000ull) && ratio) {
+    section.context().error(Problem::kInconsistent, section.get("uplink_speed"),
+                            section.key_path("uplink_speed"),
+                            "give either oversubscription or uplink_speed, not both (one follows "
+                            "from the other)");
+  }
+}
+
 void parse_leaf_spine(MapReader& section, config::LeafSpineConfig& out) {
-  DocumentContext& ctx = section.context();
   section.integer("ports_per_leaf", out.ports_per_leaf, 1, 4096);
   section.integer("spines", out.spines, 1, 1024);
-  bool oversubscription =
-      section.real("oversubscription", out.oversubscription, RealRange{0, 1024, true});
-  if (section.rate("uplink_speed", out.uplink_speed_bps, 1'000'000, 3'200'000'000'000ull) &&
-      oversubscription) {
-    ctx.error(Problem::kInconsistent, section.get("uplink_speed"), section.key_path("uplink_speed"),
-              "give either oversubscription or uplink_speed, not both (one follows from the "
-              "other)");
-  }
+  parse_tier_capacity(section, out.oversubscription, out.uplink_speed_bps);
   section.integer("links", out.links, 1, 256);
   section.choice("ecmp", out.ecmp, config::ecmp_hash_names());
   section.integer("ecmp_seed", out.ecmp_seed, 0, std::numeric_limits<int64_t>::max());
@@ -89,18 +92,10 @@ void parse_leaf_spine(MapReader& section, config::LeafSpineConfig& out) {
 }
 
 void parse_three_tier(MapReader& section, config::ThreeTierConfig& out) {
-  DocumentContext& ctx = section.context();
   section.integer("leaves_per_pod", out.leaves_per_pod, 1, 4096);
   section.integer("super_spines", out.super_spines, 1, 1024);
   section.integer("links", out.links, 1, 256);
-  bool oversubscription =
-      section.real("oversubscription", out.oversubscription, RealRange{0, 1024, true});
-  if (section.rate("uplink_speed", out.uplink_speed_bps, 1'000'000, 3'200'000'000'000ull) &&
-      oversubscription) {
-    ctx.error(Problem::kInconsistent, section.get("uplink_speed"), section.key_path("uplink_speed"),
-              "give either oversubscription or uplink_speed, not both (one follows from the "
-              "other)");
-  }
+  parse_tier_capacity(section, out.oversubscription, out.uplink_speed_bps);
   section.finish();
 }
 
