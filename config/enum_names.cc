@@ -38,6 +38,10 @@ constexpr NamedValue<BufferMode> kBufferModes[] = {{"shared", BufferMode::kShare
                                                    {"per-port", BufferMode::kPerPort}};
 constexpr NamedValue<EcnMarkPoint> kEcnMarkPoints[] = {{"dequeue", EcnMarkPoint::kDequeue},
                                                        {"enqueue", EcnMarkPoint::kEnqueue}};
+constexpr NamedValue<FaultKind> kFaultKinds[] = {{"link-down", FaultKind::kLinkDown},
+                                                 {"degrade", FaultKind::kDegrade},
+                                                 {"pfc-storm", FaultKind::kPfcStorm},
+                                                 {"lossy", FaultKind::kLossy}};
 constexpr NamedValue<EcmpHash> kEcmpHashes[] = {{"udp-source-port", EcmpHash::kUdpSourcePort},
                                                 {"five-tuple", EcmpHash::kFiveTuple}};
 
@@ -79,6 +83,10 @@ NameTable<BufferMode> buffer_mode_names() {
 NameTable<EcnMarkPoint> ecn_mark_point_names() {
   return kEcnMarkPoints;
 }
+NameTable<FaultKind> fault_kind_names() {
+  return kFaultKinds;
+}
+
 NameTable<EcmpHash> ecmp_hash_names() {
   return kEcmpHashes;
 }
@@ -125,6 +133,10 @@ std::string_view buffer_mode_name(BufferMode mode) {
 std::string_view ecn_mark_point_name(EcnMarkPoint point) {
   return name_of(ecn_mark_point_names(), point);
 }
+std::string_view fault_kind_name(FaultKind kind) {
+  return name_of(fault_kind_names(), kind);
+}
+
 std::string_view ecmp_hash_name(EcmpHash hash) {
   return name_of(ecmp_hash_names(), hash);
 }

@@ -40,6 +40,7 @@ NameTable<Topology> topology_names();
 NameTable<BufferMode> buffer_mode_names();
 NameTable<EcnMarkPoint> ecn_mark_point_names();
 NameTable<EcmpHash> ecmp_hash_names();
+NameTable<FaultKind> fault_kind_names();
 
 // Lower case with '_' turned into '-': the form names are compared in.
 std::string normalize_name(std::string_view text);

@@ -118,6 +118,33 @@ struct FabricPortOverride {
   double drop_probability = 0;  // fault injection: each packet on the link dropped with this p
 };
 
+// A fault the twin injects at a given virtual time of the run.
+enum class FaultKind : uint8_t {
+  kLinkDown,  // the link goes down at `at` (back up at `until`); routing learns `detection` later
+  kDegrade,   // the link runs at `speed` from `at` (back to its own at `until`)
+  kPfcStorm,  // a port sends PFC pauses on `priority` from `at` to `until`
+  kLossy,     // the link drops, corrupts and reorders frames with these probabilities
+};
+// "link-down", "degrade", "pfc-storm", "lossy"
+std::string_view fault_kind_name(FaultKind kind);
+
+struct FabricFault {
+  FaultKind kind = FaultKind::kLinkDown;
+  std::string key_path;  // "fabric.faults[0]"
+  // link-down, degrade, lossy: a switch port's name (either end of the cable: "leaf0/spine1",
+  // "leaf0/spine1:2", "spine0/super1") or a port's (its cable to the fabric).
+  std::string link;
+  std::string port;  // pfc-storm: the port that sends the pauses
+  uint64_t at_ns = 0;
+  uint64_t until_ns = 0;  // 0: until the run ends (required for pfc-storm)
+  uint64_t detection_ns = 1'000'000;
+  uint64_t speed_bps = 0;
+  uint8_t priority = 3;
+  double drop_probability = 0;
+  double corrupt_probability = 0;  // the frame arrives with a bad ICRC: the receiving NIC drops it
+  double reorder_probability = 0;  // the frame leaving a switch port overtakes the one ahead of it
+};
+
 struct FabricConfig {
   Topology topology = Topology::kSingleSwitch;
   uint64_t propagation_delay_ns = 1'000;  // one way, per link
@@ -130,6 +157,7 @@ struct FabricConfig {
   RailsConfig rails;
   double drop_probability = 0;  // on every link
   std::vector<FabricPortOverride> port_overrides;
+  std::vector<FabricFault> faults;  // in file order
 
   // The settings that apply to a port's link: its override, else the fabric-wide ones.
   const FabricPortOverride* override_for(std::string_view port) const;

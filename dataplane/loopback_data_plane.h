@@ -47,6 +47,8 @@ class LoopbackDataPlane final : public DataPlane {
   // transport.
   PortRecord port_record(size_t port) const override;
 
+  // What the configured faults (fabric.faults) did.
+  std::vector<std::string> notes() const override { return twin_->fault_report(); }
   void sample_queues(QueueSink& sink, clock::Nanos interval_ns) override;
   std::vector<std::string> switch_port_names() const override;
 

@@ -66,6 +66,9 @@ struct Packet {
   uint8_t dscp = 0;
   uint8_t ecn = ecn::kNotEct;
   PacketKind kind = PacketKind::kRoce;
+  // Damaged on the way (a twin fault) with its Ethernet FCS still good: the receiving NIC's ICRC
+  // check fails and it discards the frame.
+  bool icrc_bad = false;
 
   // BTH.
   uint8_t opcode = 0;

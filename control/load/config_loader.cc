@@ -9,6 +9,7 @@
 
 #include "control/check/config_checks.h"
 #include "control/check/derived_values.h"
+#include "control/check/fault_checks.h"
 #include "control/check/job_filter.h"
 #include "control/load/document_context.h"
 #include "control/load/key_path.h"
@@ -193,6 +194,7 @@ LoadedConfig load_config_text(const std::string& text, const std::string& name,
   derive_path_mtu(config);
   derive_leaf_spine(config);
   check_config(config, present, loaded.source_map, loaded.diagnostics);
+  check_faults(config, loaded.source_map, loaded.diagnostics);
 
   loaded.traces.assign(config.workload.jobs.size(), std::nullopt);
   if (options.read_traces) {

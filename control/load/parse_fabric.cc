@@ -133,6 +133,69 @@ void parse_port_override(MapReader& section, const config::FabricConfig& fabric,
   section.finish();
 }
 
+// One fault. Every kind's keys are read (so none is reported unknown), then each key given that
+// the kind does not use is an error, as is one it needs and lacks.
+void parse_fault(MapReader& section, config::FabricFault& out) {
+  DocumentContext& ctx = section.context();
+  out.key_path = section.path();
+  section.require("kind", "link-down, degrade, pfc-storm or lossy");
+  section.choice("kind", out.kind, config::fault_kind_names());
+  constexpr uint64_t kHour = 3600 * kSecond;
+  section.duration("at", out.at_ns, 0, kHour);
+  const bool until = section.duration("until", out.until_ns, 1, kHour);
+  section.text("link", out.link);
+  section.text("port", out.port);
+  section.duration("detection", out.detection_ns, 0, kHour);
+  section.rate("speed", out.speed_bps, 1'000'000, 3'200'000'000'000ull);
+  section.integer("priority", out.priority, 0, 7);
+  section.real("drop_probability", out.drop_probability, RealRange{0, 1, false});
+  section.real("corrupt_probability", out.corrupt_probability, RealRange{0, 1, false});
+  section.real("reorder_probability", out.reorder_probability, RealRange{0, 1, false});
+
+  using config::FaultKind;
+  const std::string_view kind = config::fault_kind_name(out.kind);
+  struct Key {
+    const char* name;
+    bool used;
+    bool needed;
+    const char* what;
+  };
+  const bool lossy = out.kind == FaultKind::kLossy;
+  const Key keys[] = {
+      {"link", out.kind != FaultKind::kPfcStorm, out.kind != FaultKind::kPfcStorm,
+       "the link: a switch port's name (leaf0/spine1) or a port's"},
+      {"port", out.kind == FaultKind::kPfcStorm, out.kind == FaultKind::kPfcStorm,
+       "the port that sends the pauses"},
+      {"until", true, out.kind == FaultKind::kPfcStorm, "when the storm ends"},
+      {"detection", out.kind == FaultKind::kLinkDown, false, ""},
+      {"speed", out.kind == FaultKind::kDegrade, out.kind == FaultKind::kDegrade,
+       "the link's speed while degraded"},
+      {"priority", out.kind == FaultKind::kPfcStorm, false, ""},
+      {"drop_probability", lossy, false, ""},
+      {"corrupt_probability", lossy, false, ""},
+      {"reorder_probability", lossy, false, ""},
+  };
+  for (const Key& key : keys) {
+    if (section.has(key.name) && !key.used) {
+      ctx.error(Problem::kInconsistent, section.get(key.name), section.key_path(key.name),
+                fmt::format("{} does not apply to a {} fault", key.name, kind));
+    } else if (key.needed) {
+      section.require(key.name, key.what);
+    }
+  }
+  if (until && out.until_ns <= out.at_ns) {
+    ctx.error(Problem::kInconsistent, section.get("until"), section.key_path("until"),
+              fmt::format("until ({} ns) must come after at ({} ns)", out.until_ns, out.at_ns));
+  }
+  if (lossy && out.drop_probability == 0 && out.corrupt_probability == 0 &&
+      out.reorder_probability == 0) {
+    ctx.error(Problem::kInconsistent, section.get("kind"), section.key_path("kind"),
+              "a lossy fault needs drop_probability, corrupt_probability or "
+              "reorder_probability above 0");
+  }
+  section.finish();
+}
+
 void check_against_buffer(DocumentContext& ctx, const SourceMap& where,
                           const config::FabricConfig& fabric, const std::string& path,
                           const config::EcnMarking& ecn, const config::PfcConfig& pfc) {
@@ -224,6 +287,12 @@ void parse_fabric(MapReader& section, config::FabricConfig& out) {
                            override_entry.pfc);
     }
     out.port_overrides.push_back(std::move(override_entry));
+  }
+  for (const auto& item : section.list("faults")) {
+    MapReader entry(ctx, item.node, item.path);
+    config::FabricFault fault;
+    parse_fault(entry, fault);
+    out.faults.push_back(std::move(fault));
   }
   section.finish();
 }

@@ -1,6 +1,6 @@
 #include "control/plan/traffic_plan.h"
 
-#include "nic/loopback/fabric_layout.h"
+#include "control/plan/twin_layout.h"
 #include "nic/port_frame_format.h"
 
 #include <fmt/format.h>
@@ -217,20 +217,6 @@ collectives::CollectiveSpec base_collective_spec(const config::RunConfig& config
 namespace {
 
 // On the fabric twin, each rank's longest path: the switches its network messages cross.
-// The twin the loopback ports are cabled into, if every port is on it and it can be built.
-std::optional<nic::loopback::FabricLayout> twin_layout(const config::RunConfig& config) {
-  std::vector<nic::loopback::TwinPortSpec> specs;
-  for (const config::PortConfig& port : config.ports) {
-    if (!config::on_fabric_twin(config, port)) return std::nullopt;
-    specs.push_back({port.name, port.speed_bps});
-  }
-  try {
-    return nic::loopback::FabricLayout(config.fabric, specs);
-  } catch (const std::exception&) {
-    return std::nullopt;  // a fabric the twin cannot build: `run` says why
-  }
-}
-
 void add_path_lengths(const LoadedConfig& loaded, TrafficPlan& plan) {
   const std::optional<nic::loopback::FabricLayout> layout = twin_layout(loaded.config);
   if (!layout) return;

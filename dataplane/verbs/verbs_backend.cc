@@ -17,8 +17,12 @@ std::unique_ptr<DataPlane> make_verbs_data_plane(const config::RunConfig& config
     auto rnic = std::make_unique<SoftwareRnic>(config, options);
     // Across processes the RNIC keeps its own wall clock and moves on when polled.
     clock::VirtualClock* clock = rnic->across_processes() ? nullptr : &rnic->clock();
-    return std::make_unique<VerbsDataPlane>(config, observer, std::move(rnic), clock,
-                                            RnicHostPaths{}, &processes);
+    const nic::loopback::FabricTwin* twin = rnic->across_processes() ? nullptr : &rnic->twin();
+    auto plane = std::make_unique<VerbsDataPlane>(config, observer, std::move(rnic), clock,
+                                                  RnicHostPaths{}, &processes);
+    // The twin lives as long as the RNIC, which the data plane owns.
+    if (twin != nullptr) plane->add_note_source([twin] { return twin->fault_report(); });
+    return plane;
   }
   return std::make_unique<VerbsDataPlane>(config, observer,
                                           std::make_unique<nic::verbs::LibibverbsProvider>(),

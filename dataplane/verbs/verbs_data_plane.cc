@@ -338,6 +338,14 @@ VerbsDataPlane::VerbsDataPlane(const config::RunConfig& config, transport::FlowO
   }
 }
 
+std::vector<std::string> VerbsDataPlane::notes() const {
+  std::vector<std::string> all = notes_;
+  for (const auto& source : note_sources_) {
+    for (std::string& note : source()) all.push_back(std::move(note));
+  }
+  return all;
+}
+
 VerbsDataPlane::~VerbsDataPlane() {
   // Queue pairs before the completion queues and devices they are on.
   connections_.clear();

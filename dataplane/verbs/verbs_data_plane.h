@@ -30,6 +30,7 @@
 // to RTR and RTS with its peers' facts. From then on, the processes meet only on the wire.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -93,7 +94,12 @@ class VerbsDataPlane final : public DataPlane, private clock::EventHandler {
   // Per port: the per-QP rate limits of its connections with work outstanding, at most its line
   // rate; 0 where no limit is set (the NIC's DCQCN rates are not visible through verbs).
   void paced_rates_bps(std::vector<double>& per_port) override;
-  std::vector<std::string> notes() const override { return notes_; }
+  std::vector<std::string> notes() const override;
+  // Adds the notes `source` gives at the end of the run to this data plane's own (the software
+  // RNIC's twin: what its faults did). `source` must outlive the data plane.
+  void add_note_source(std::function<std::vector<std::string>()> source) {
+    note_sources_.push_back(std::move(source));
+  }
 
   struct Device;
   struct Port;
@@ -159,6 +165,7 @@ class VerbsDataPlane final : public DataPlane, private clock::EventHandler {
   std::vector<uint32_t> connection_of_requester_;  // by the plan's requester QP number
   std::vector<ibv_wc> completions_;                // one poll's burst
   std::vector<std::string> notes_;
+  std::vector<std::function<std::vector<std::string>()>> note_sources_;
   size_t quoted_failures_ = 0;
   uint64_t events_ = 0;
 };

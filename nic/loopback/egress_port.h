@@ -7,6 +7,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <utility>
 
 #include "clock/time.h"
 #include "common/ring_queue.h"
@@ -59,6 +60,12 @@ class EgressPort {
     return -1;
   }
 
+  size_t queued_packets(uint8_t priority) const { return queues_[priority].size(); }
+  // The second packet of a class goes before the first (a reordering fault).
+  void swap_first_two(uint8_t priority) {
+    RingQueue<QueuedPacket>& queue = queues_[priority];
+    std::swap(queue[0], queue[1]);
+  }
   // Removes and returns the oldest packet of a class that holds one.
   QueuedPacket pop(uint8_t priority, clock::Nanos now) {
     RingQueue<QueuedPacket>& queue = queues_[priority];

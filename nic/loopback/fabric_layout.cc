@@ -291,6 +291,23 @@ void FabricLayout::build_clos(const config::FabricConfig& config,
   }
 }
 
+std::optional<size_t> FabricLayout::host_named(std::string_view name) const {
+  for (size_t host = 0; host < host_names_.size(); ++host) {
+    if (host_names_[host] == name) return host;
+  }
+  return std::nullopt;
+}
+
+std::optional<size_t> FabricLayout::cable_named(std::string_view name) const {
+  if (const std::optional<size_t> host = host_named(name)) {
+    return switch_ports_[host_switch_port(*host)].cable;
+  }
+  for (const SwitchPortInfo& port : switch_ports_) {
+    if (port.name == name) return port.cable;
+  }
+  return std::nullopt;
+}
+
 uint32_t FabricLayout::host_switch_port(size_t host) const {
   if (host >= hosts()) {
     throw std::out_of_range("fabric twin: no host port " + std::to_string(host));

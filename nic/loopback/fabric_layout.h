@@ -26,8 +26,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -97,6 +99,10 @@ class FabricLayout {
   size_t cables() const { return cables_.size(); }
   const CableInfo& cable(size_t index) const { return cables_.at(index); }
 
+  // The cable a name stands for: a switch port's (either end: "leaf0/spine1", "spine0/super1:1")
+  // or a host's (its cable to the fabric); and the host a name stands for.
+  std::optional<size_t> cable_named(std::string_view name) const;
+  std::optional<size_t> host_named(std::string_view name) const;
   // The switch port host `host` is cabled to.
   uint32_t host_switch_port(size_t host) const;
   // The switches a packet from host `from` to host `to` crosses: 1 on one switch or leaf, 3

@@ -100,6 +100,7 @@ FabricTwin::FabricTwin(const config::FabricConfig& config, std::span<const TwinP
     }
     buffers_.emplace_back(config.buffer, info.first_port, info.ports);
   }
+  schedule_faults(config);
 }
 
 QueueSample FabricTwin::queue(size_t switch_port, uint8_t priority) const {
@@ -203,6 +204,9 @@ void FabricTwin::on_event(uint64_t tag, clock::Nanos now) {
       return;
     case TwinEvent::kCableState:
       set_cable_up(static_cast<uint32_t>(payload), (payload >> 32) != 0);
+      return;
+    case TwinEvent::kFault:
+      apply_fault(static_cast<uint32_t>(payload >> 1), (payload & 1) != 0);
       return;
     case TwinEvent::kRouteState:
       layout_.set_cable_known_down(static_cast<uint32_t>(payload), (payload >> 32) == 0);

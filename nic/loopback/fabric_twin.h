@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "clock/scheduler.h"
@@ -75,6 +76,9 @@ class FabricTwin final : private clock::EventHandler {
   // before the previous would expire, as a NIC with a stuck receive path does. The last pause
   // runs out its time after `until`.
   void start_pfc_storm(size_t host, uint8_t priority, clock::Nanos from, clock::Nanos until);
+  // What each fault of the configuration (fabric.faults, scheduled when the twin is built) did so
+  // far, a line each: when it acted and what it cost, from the counters of its link or port.
+  std::vector<std::string> fault_report() const;
 
  private:
   friend class LoopbackPort;
@@ -124,6 +128,13 @@ class FabricTwin final : private clock::EventHandler {
   void owe_pfc_frame(uint32_t switch_port, uint8_t priority, uint16_t quanta, clock::Nanos now);
   void refresh_pause(uint64_t payload, clock::Nanos now);
   void storm_tick(uint32_t storm, clock::Nanos now);
+
+  // Faults of the configuration (twin_faults.cc). A degrade or lossy fault starts and ends by a
+  // kFault event (its index, and whether it ends); link-down and storms use the hooks above.
+  void schedule_faults(const config::FabricConfig& config);
+  void apply_fault(uint32_t index, bool ends);
+  std::vector<config::FabricFault> faults_;
+  std::vector<uint32_t> fault_targets_;  // per fault: its cable, or its host for a storm
   clock::Nanos pause_duration(uint16_t quanta, uint64_t rate_bps) const;
 
   PortCounters& counters_of(Endpoint endpoint) {

@@ -40,6 +40,8 @@ struct Link {
   clock::Nanos propagation_ns = 0;
   RingQueue<InFlightPacket> in_flight;  // oldest first
   double drop_probability = 0;
+  double corrupt_probability = 0;  // the frame arrives with a bad ICRC
+  double reorder_probability = 0;  // a frame leaving a switch port overtakes the one ahead of it
   SplitMix64 fault_rng;
   bool up = true;
   Endpoint from;
@@ -57,6 +59,8 @@ struct Link {
   // Whether the frame about to be sent is lost to the link's fault probability; draws a random
   // number only when that probability is set.
   bool loses_frame() { return drop_probability > 0 && fault_rng.chance(drop_probability); }
+  bool corrupts_frame() { return corrupt_probability > 0 && fault_rng.chance(corrupt_probability); }
+  bool reorders_frame() { return reorder_probability > 0 && fault_rng.chance(reorder_probability); }
 };
 
 }  // namespace etwire::nic::loopback

@@ -24,6 +24,12 @@ struct PortCounters {
   // At the switch port a frame arrived on: the switch had no way to its destination (another
   // plane of a multi-plane fabric).
   uint64_t drops_no_route = 0;
+  // At a NIC port: frames that arrived damaged (a lossy link's corrupt probability) and failed
+  // the ICRC check.
+  uint64_t drops_bad_icrc = 0;
+  // At a switch port: frames that overtook the one ahead of them in their queue (a lossy link's
+  // reorder probability).
+  uint64_t reordered = 0;
 
   // PFC frames: pauses (quanta > 0) and resumes (quanta 0) this port sent and received.
   uint64_t pfc_pauses_sent = 0;
@@ -31,7 +37,9 @@ struct PortCounters {
   uint64_t pfc_pauses_received = 0;
   uint64_t pfc_resumes_received = 0;
 
-  uint64_t drops() const { return drops_buffer + drops_fault + drops_link_down + drops_no_route; }
+  uint64_t drops() const {
+    return drops_buffer + drops_fault + drops_link_down + drops_no_route + drops_bad_icrc;
+  }
 };
 
 }  // namespace etwire::nic::loopback

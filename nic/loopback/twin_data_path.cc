@@ -61,6 +61,7 @@ void FabricTwin::launch(uint32_t link_index, uint32_t slot, uint32_t bytes, cloc
     pool_.release(slot);
     return;
   }
+  if (link.corrupts_frame()) pool_[slot].icrc_bad = true;
   const clock::Nanos arrives_at = last_byte_out + link.frame_delay_ns;
   const bool first_in_flight = link.in_flight.empty();
   link.in_flight.push_back(InFlightPacket{slot, arrives_at});
@@ -101,6 +102,10 @@ void FabricTwin::deliver_to_host(uint32_t host, uint32_t slot, clock::Nanos now)
   Host& destination = hosts_[host];
   ++destination.counters.rx_packets;
   destination.counters.rx_bytes += packet.wire_bytes;
+  if (packet.icrc_bad) {
+    ++destination.counters.drops_bad_icrc;
+    return;
+  }
   if (PacketReceiver* receiver = destination.port.receiver()) receiver->receive(packet, now);
 }
 
@@ -177,6 +182,11 @@ void FabricTwin::try_start(uint32_t port_index, clock::Nanos now) {
     return;
   }
   const auto priority = static_cast<uint8_t>(next);
+  if (link.reorder_probability > 0 && egress.queued_packets(priority) >= 2 &&
+      link.reorders_frame()) {
+    egress.swap_first_two(priority);
+    ++port.counters.reordered;
+  }
   const QueuedPacket packet = egress.pop(priority, now);
   if (packet.ecn_capable && port.red.marks_on_dequeue()) {
     mark_if_congested(port, priority, pool_[packet.slot]);

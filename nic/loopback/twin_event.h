@@ -16,6 +16,7 @@ enum class TwinEvent : uint8_t {
   kStormTick,         // storm index: a NIC port in a PFC storm sends its next pause
   kCableState,        // cable, up: a scheduled link down/up
   kRouteState,        // cable, up: the fabric's routing learns of a link down/up
+  kFault,             // fault index x 2 + 1 when it ends: a configured fault starts or ends
 };
 
 namespace twin_tag {

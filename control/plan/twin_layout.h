@@ -1,0 +1,18 @@
+// The fabric twin's layout as a configuration builds it, for the checks and plans made before a
+// run: which switches and links there are, their names, and the paths between ports.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "config/run_config.h"
+#include "nic/loopback/fabric_layout.h"
+
+namespace etwire::control {
+
+// The layout when every port of the run is on the fabric twin (config::on_fabric_twin); nullopt
+// when a port is not, or when the twin cannot be built (then `why`, if given, gets its message).
+std::optional<nic::loopback::FabricLayout> twin_layout(const config::RunConfig& config,
+                                                       std::string* why = nullptr);
+
+}  // namespace etwire::control
