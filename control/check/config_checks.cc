@@ -483,7 +483,8 @@ class Checker {
         break;
       }
     }
-    if (f.topology == config::Topology::kLeafSpine && f.leaf_spine.ports_per_leaf > 0) {
+    if (f.topology != config::Topology::kSingleSwitch && f.rails.nics_per_host == 0 &&
+        f.leaf_spine.ports_per_leaf > 0) {
       size_t loopback = static_cast<size_t>(std::count_if(
           config_.ports.begin(), config_.ports.end(),
           [this](const config::PortConfig& p) { return on_fabric_twin(config_, p); }));
