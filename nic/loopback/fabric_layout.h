@@ -8,7 +8,7 @@
 //   leaf-spine:    leaves 0..L-1 ("leaf0"...) then spines ("spine0"...). Leaf l holds hosts
 //                  l*P .. l*P+P-1 (P = ports_per_leaf; the last leaf may hold fewer) on its first
 //                  ports, then K uplinks per spine (K = links, parallel links per leaf-spine pair):
-//                  uplink (s, k) is its port host_ports + s*K + k; spine s has K ports per leaf,
+//                  uplink (s, k) is its port down_ports + s*K + k; spine s has K ports per leaf,
 //                  (l, k) at l*K + k. Cables: hosts 0..H-1, then link k of (l, s) is cable
 //                  H + (l*S + s)*K + k. With K > 1 a link's ports are named "leaf0/spine1:k".
 //   three-tier:    the same leaves, in pods of leaves_per_pod; each pod has S spines of its own
@@ -18,9 +18,9 @@
 //                  is "super<s*G+g>", with K2 ports per pod: (q, k2) at q*K2 + k2. Their cables
 //                  follow the leaf-spine ones, spine by spine, then g, then k2.
 //   rails:         on either, host h is NIC h % N of server h / N (N = nics_per_host); group
-//                  server / P of servers has N rail leaves, NIC i on leaf group*N + i, at the
-//                  server's place in the group. With planes, rail leaf l is in plane (l % N) %
-//                  planes; every plane has its own spines and super-spines (plane p's spines come
+//                  server / ports_per_leaf of servers has N rail leaves, NIC i on leaf group*N + i,
+//                  at the server's place in the group. With planes, rail leaf l is in plane (l % N)
+//                  % planes; every plane has its own spines and super-spines (plane p's spines come
 //                  after plane p-1's, and so do its super-spines), and a leaf's slot counts only
 //                  its pod's leaves of its plane.
 #pragma once
@@ -48,7 +48,8 @@ struct TwinPortSpec {
 
 enum class SwitchRole : uint8_t { kSingle, kLeaf, kSpine, kSuperSpine };
 
-// Returned by egress_port when a switch has no way to the destination (another plane).
+// Returned by egress_port when a switch has no way to the destination (another plane, or every
+// path to it known down).
 inline constexpr uint32_t kNoRoute = 0xFFFFFFFF;
 
 struct SwitchInfo {
