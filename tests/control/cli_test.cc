@@ -23,9 +23,9 @@ testing::CommandResult etwire_stdout(const std::string& args) {
 }
 
 TEST(ValidateCommand, ShippedConfigsPass) {
-  for (const char* name :
-       {"loopback-demo.yaml", "twin-congestion.yaml", "dpdk-lab.yaml", "dpdk-ring.yaml",
-        "verbs-lab.yaml", "verbs-software.yaml", "case-study-moe-mix.yaml"}) {
+  for (const char* name : {"loopback-demo.yaml", "twin-congestion.yaml", "dpdk-lab.yaml",
+                           "dpdk-ring.yaml", "verbs-lab.yaml", "verbs-software.yaml",
+                           "case-study-moe-mix.yaml", "three-tier-rails.yaml"}) {
     auto r = etwire(std::string("validate configs/") + name);
     EXPECT_EQ(r.code, 0) << r.output;
     EXPECT_THAT(r.output, HasSubstr(std::string("OK configs/") + name + ": "));
@@ -105,6 +105,23 @@ TEST(PlanCommand, JsonParses) {
   EXPECT_EQ(j["jobs"][0]["ranks"][5]["ipv4"], "192.168.11.2");
   EXPECT_EQ(j["ports"].size(), 2u);
   EXPECT_EQ(j["busiest_port"]["bytes_sent"], 4 * 7 * (1 << 20));
+}
+
+// Rank i of each server on NIC i (placement rail), and the paths that follow on a rail-optimized
+// three-tier twin: the ring between servers leaves from NIC 3 of one and arrives on NIC 0 of the
+// next (3 switches across rails within a pod, 5 across pods); ranks on NICs the ring does not use
+// send nothing over the network.
+TEST(PlanCommand, ShowsRailPlacementAndThreeTierPaths) {
+  auto r = etwire_stdout("plan configs/three-tier-rails.yaml --json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  const auto& ranks = j["jobs"][0]["ranks"];
+  ASSERT_EQ(ranks.size(), 16u);
+  EXPECT_EQ(ranks[5]["port"], "n9");       // host 1, local rank 1: server 1, NIC 1
+  EXPECT_EQ(ranks[12]["port"], "n24");     // host 3, local rank 0: server 3, NIC 0
+  EXPECT_EQ(ranks[3]["max_switches"], 3);  // n3 -> n8: rails 3 and 0 of pod 0
+  EXPECT_EQ(ranks[7]["max_switches"], 5);  // n11 -> n16: pod 0 to pod 1
+  EXPECT_EQ(ranks[1]["max_switches"], 0);  // scale-up only
 }
 
 TEST(PlanCommand, RefusesAnInvalidConfig) {
