@@ -66,7 +66,11 @@ SectionPresence read_sections(const YAML::Node& root, const std::string& default
   parse_transport(transport, config.transport);
   present.fabric = top.has("fabric");
   MapReader fabric = top.section("fabric");
-  parse_fabric(fabric, config.fabric);
+  std::vector<const config::PortConfig*> twin_ports;
+  for (const auto& port : config.ports) {
+    if (config::on_fabric_twin(config, port)) twin_ports.push_back(&port);
+  }
+  parse_fabric(fabric, config_dir, twin_ports, config.fabric);
   MapReader telemetry = top.section("telemetry");
   parse_telemetry(telemetry, config.telemetry);
   top.finish();

@@ -6,6 +6,7 @@
 
 #include "common/exact_bytes.h"
 #include "common/units.h"
+#include "control/load/infragraph_import.h"
 #include "control/load/section_parsers.h"
 
 namespace etwire::control {
@@ -218,8 +219,13 @@ void check_against_buffer(DocumentContext& ctx, const SourceMap& where,
 
 }  // namespace
 
-void parse_fabric(MapReader& section, config::FabricConfig& out) {
+void parse_fabric(MapReader& section, const std::string& config_dir,
+                  const std::vector<const config::PortConfig*>& twin_ports,
+                  config::FabricConfig& out) {
   DocumentContext& ctx = section.context();
+  import_infragraph(section, config_dir, twin_ports, out);
+  // Beside fabric.infragraph the shape keys are errors already: none is required.
+  const bool from_graph = section.has("infragraph");
   section.choice("topology", out.topology, config::topology_names());
   section.duration("propagation_delay", out.propagation_delay_ns, 0, kSecond);
   section.duration("switch_latency", out.switch_latency_ns, 0, kSecond);
@@ -235,13 +241,13 @@ void parse_fabric(MapReader& section, config::FabricConfig& out) {
   MapReader leaf_spine = section.section("leaf_spine");
   parse_leaf_spine(leaf_spine, out.leaf_spine);
   const bool clos = out.topology != config::Topology::kSingleSwitch;
-  if (clos && out.leaf_spine.ports_per_leaf == 0) {
+  if (clos && out.leaf_spine.ports_per_leaf == 0 && !from_graph) {
     leaf_spine.require("ports_per_leaf", "how many ports attach to each leaf switch");
   }
   MapReader three_tier = section.section("three_tier");
   parse_three_tier(three_tier, out.three_tier);
   if (out.topology == config::Topology::kThreeTier) {
-    if (out.three_tier.leaves_per_pod == 0) {
+    if (out.three_tier.leaves_per_pod == 0 && !from_graph) {
       three_tier.require("leaves_per_pod", "how many leaves each pod holds");
     }
   } else if (section.has("three_tier")) {
