@@ -1,10 +1,23 @@
 // The data plane in virtual time: an all-to-all over the fabric twin, measuring how many
 // scheduler events per second one core processes and how much state each flow in progress costs.
 //
-//   bench_dataplane [--ranks N] [--bytes PER_RANK] [--ports-per-leaf P] [--spines S]
+//   bench_dataplane [--ranks N] [--bytes PER_RANK] [--speed GBPS] [--ports-per-leaf P]
+//                   [--spines S] [--links K] [--topology leaf-spine|three-tier]
+//                   [--leaves-per-pod L] [--super-spines G] [--super-links K2]
+//                   [--order ascending|shifted] [--peers N]
 //
 // Defaults: 64 ranks (one per 100G port), 64 MiB per rank (each rank sends 1 MiB to each
 // other rank at once), leaf-spine with 8 ports per leaf and 4 spines, NVIDIA DCQCN defaults.
+// Inner links run at the speeds that make every tier 1:1. With --topology three-tier, every L
+// consecutive leaves (default 8) are a pod with S spines of its own, and each spine has G
+// super-spines (default 4) in its group; the share of flows between pods, which cross the
+// super-spines, is printed.
+// The order in which each rank posts its messages is the order its port takes turns between them:
+// ascending (the default) has every rank post to rank 0, 1, 2..., so that at the start all ranks
+// send to the same rank at once; shifted has rank r post to r+1, r+2... (the pairwise exchange
+// order of all-to-all implementations), so that at each turn the ranks send to distinct ranks.
+// --peers N (default ranks - 1, all of them) has each rank send to only N peers, spread evenly over
+// the ranks: r + k x floor(ranks / (N + 1)) for k = 1..N, bytes per rank / (N + 1) to each.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -28,21 +41,56 @@ using namespace etwire;
 struct Options {
   uint32_t ranks = 64;
   uint64_t bytes_per_rank = 64ull << 20;
+  uint64_t speed_gbps = 100;
   uint32_t ports_per_leaf = 8;
   uint32_t spines = 4;
+  uint32_t links = 1;
+  config::Topology topology = config::Topology::kLeafSpine;
+  uint32_t leaves_per_pod = 8;
+  uint32_t super_spines = 4;
+  uint32_t super_links = 1;
+  bool shifted = false;
+  uint32_t peers = 0;  // 0: every other rank
 };
+
+constexpr const char* kUsage =
+    "bench_dataplane [--ranks N] [--bytes PER_RANK] [--speed GBPS] [--ports-per-leaf P]\n"
+    "                [--spines S] [--links K] [--topology leaf-spine|three-tier]\n"
+    "                [--leaves-per-pod L] [--super-spines G] [--super-links K2]\n"
+    "                [--order ascending|shifted] [--peers N]";
 
 Options parse(int argc, char** argv) {
   Options options;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") {
-      std::puts("bench_dataplane [--ranks N] [--bytes PER_RANK] [--ports-per-leaf P] [--spines S]");
+      std::puts(kUsage);
       std::exit(0);
     }
     if (i + 1 >= argc) {
       std::fprintf(stderr, "bench_dataplane: %s needs a value\n", flag.c_str());
       std::exit(2);
+    }
+    if (flag == "--topology") {
+      const std::string name = argv[++i];
+      if (name == "leaf-spine") {
+        options.topology = config::Topology::kLeafSpine;
+      } else if (name == "three-tier") {
+        options.topology = config::Topology::kThreeTier;
+      } else {
+        std::fprintf(stderr, "bench_dataplane: unknown topology %s\n", name.c_str());
+        std::exit(2);
+      }
+      continue;
+    }
+    if (flag == "--order") {
+      const std::string name = argv[++i];
+      if (name != "ascending" && name != "shifted") {
+        std::fprintf(stderr, "bench_dataplane: unknown order %s\n", name.c_str());
+        std::exit(2);
+      }
+      options.shifted = name == "shifted";
+      continue;
     }
     const uint64_t value = std::strtoull(argv[++i], nullptr, 10);
     if (flag == "--ranks") {
@@ -53,12 +101,40 @@ Options parse(int argc, char** argv) {
       options.ports_per_leaf = static_cast<uint32_t>(value);
     } else if (flag == "--spines") {
       options.spines = static_cast<uint32_t>(value);
+    } else if (flag == "--speed") {
+      options.speed_gbps = value;
+    } else if (flag == "--links") {
+      options.links = static_cast<uint32_t>(value);
+    } else if (flag == "--leaves-per-pod") {
+      options.leaves_per_pod = static_cast<uint32_t>(value);
+    } else if (flag == "--super-spines") {
+      options.super_spines = static_cast<uint32_t>(value);
+    } else if (flag == "--super-links") {
+      options.super_links = static_cast<uint32_t>(value);
+    } else if (flag == "--peers") {
+      options.peers = static_cast<uint32_t>(value);
     } else {
       std::fprintf(stderr, "bench_dataplane: unknown flag %s\n", flag.c_str());
       std::exit(2);
     }
   }
+  if (options.peers == 0 || options.peers >= options.ranks) options.peers = options.ranks - 1;
   return options;
+}
+
+// Calls visit(dst) for each rank `src` sends to, in the order it posts to them.
+template <typename Visitor>
+void for_each_peer(const Options& options, uint32_t src, Visitor&& visit) {
+  const uint32_t n = options.ranks;
+  const uint32_t stride = n / (options.peers + 1);
+  if (options.shifted) {
+    for (uint32_t k = 1; k <= options.peers; ++k) visit((src + k * stride) % n);
+    return;
+  }
+  for (uint32_t dst = 0; dst < n; ++dst) {
+    const uint32_t offset = (dst + n - src) % n;
+    if (offset != 0 && offset % stride == 0 && offset / stride <= options.peers) visit(dst);
+  }
 }
 
 // Counts completions and tracks the most flows in progress at once.
@@ -84,38 +160,52 @@ long peak_rss_kb() {
 
 int main(int argc, char** argv) {
   const Options options = parse(argc, argv);
-  constexpr uint64_t kSpeed = 100'000'000'000;
+  const uint64_t speed = options.speed_gbps * 1'000'000'000;
+  const bool three_tier = options.topology == config::Topology::kThreeTier;
 
   config::FabricConfig fabric;
-  fabric.topology = config::Topology::kLeafSpine;
+  fabric.topology = options.topology;
   fabric.leaf_spine.ports_per_leaf = options.ports_per_leaf;
   fabric.leaf_spine.spines = options.spines;
+  fabric.leaf_spine.links = options.links;
+  if (three_tier) {
+    fabric.three_tier.leaves_per_pod = options.leaves_per_pod;
+    fabric.three_tier.super_spines = options.super_spines;
+    fabric.three_tier.links = options.super_links;
+  }
   std::vector<nic::loopback::TwinPortSpec> specs;
   for (uint32_t i = 0; i < options.ranks; ++i) {
     std::string name = "p";
     name += std::to_string(i);
-    specs.push_back({name, kSpeed});
+    specs.push_back({name, speed});
   }
   config::TransportConfig config;
 
   clock::VirtualClock clock;
   nic::loopback::FabricTwin twin(fabric, specs, clock, 1);
+  const nic::loopback::FabricLayout& layout = twin.layout();
+  // Flows whose path crosses the super-spines (5 switches); all flows carry the same bytes.
+  uint64_t between_pods = 0;
+  for (uint32_t src = 0; src < options.ranks; ++src) {
+    for_each_peer(options, src, [&](uint32_t dst) {
+      if (layout.switches_between(src, dst) == 5) ++between_pods;
+    });
+  }
   Tally tally;
   transport::Transport transport(config, clock, tally);
   for (uint32_t i = 0; i < options.ranks; ++i) transport.add_port(twin.port(i), {}, {});
 
-  const uint64_t per_peer = options.bytes_per_rank / options.ranks;
+  const uint64_t per_peer = options.bytes_per_rank / (options.peers + 1);
   const long rss_before = peak_rss_kb();
   const auto start = std::chrono::steady_clock::now();
   uint32_t flows = 0;
   for (uint32_t src = 0; src < options.ranks; ++src) {
-    for (uint32_t dst = 0; dst < options.ranks; ++dst) {
-      if (src == dst) continue;
+    for_each_peer(options, src, [&](uint32_t dst) {
       const auto connection =
           transport.connect(src, dst, static_cast<uint16_t>(49152 + (src * 131 + dst) % 16384));
       transport.post(connection, per_peer, {});
       ++flows;
-    }
+    });
   }
   const uint32_t peak_flows = transport.flows_in_progress();
   size_t peak_pending = 0;
@@ -138,12 +228,35 @@ int main(int argc, char** argv) {
   const size_t per_flow =
       transport::Transport::connection_state_bytes() + transport::Transport::flow_state_bytes();
 
-  std::printf(
-      "ranks %u, %llu bytes per rank, %u flows of %llu bytes, leaf-spine %u ports/leaf, "
-      "%u spines, uplinks %.0f Gb/s\n",
-      options.ranks, static_cast<unsigned long long>(options.bytes_per_rank), flows,
-      static_cast<unsigned long long>(per_peer), options.ports_per_leaf, options.spines,
-      static_cast<double>(twin.layout().uplink_speed_bps()) / 1e9);
+  if (!three_tier) {
+    std::printf(
+        "ranks %u, %llu bytes per rank, %u flows of %llu bytes, leaf-spine %u ports/leaf, "
+        "%u spines, uplinks %.0f Gb/s\n",
+        options.ranks, static_cast<unsigned long long>(options.bytes_per_rank), flows,
+        static_cast<unsigned long long>(per_peer), options.ports_per_leaf, options.spines,
+        static_cast<double>(layout.uplink_speed_bps()) / 1e9);
+    if (options.speed_gbps != 100 || options.links != 1) {
+      std::printf("ports %llu Gb/s, %zu leaves, %zu links per leaf-spine pair\n",
+                  static_cast<unsigned long long>(options.speed_gbps), layout.leaves(),
+                  layout.links());
+    }
+  } else {
+    std::printf(
+        "ranks %u at %llu Gb/s, %llu bytes per rank, %u flows of %llu bytes, three-tier: %zu "
+        "leaves of %u ports in %zu pods, %zu spines per pod (x%zu links of %.0f Gb/s), %zu "
+        "super-spines per group (x%zu links of %.0f Gb/s)\n",
+        options.ranks, static_cast<unsigned long long>(options.speed_gbps),
+        static_cast<unsigned long long>(options.bytes_per_rank), flows,
+        static_cast<unsigned long long>(per_peer), layout.leaves(), options.ports_per_leaf,
+        layout.pods(), layout.spines(), layout.links(),
+        static_cast<double>(layout.uplink_speed_bps()) / 1e9, layout.super_spines(),
+        layout.super_links(), static_cast<double>(layout.spine_uplink_speed_bps()) / 1e9);
+    std::printf("flows between pods (through super-spines) %llu of %u (%.1f %%)\n",
+                static_cast<unsigned long long>(between_pods), flows,
+                100.0 * static_cast<double>(between_pods) / flows);
+  }
+  std::printf("twin: %zu switches, %zu switch ports, %zu cables\n", layout.switches(),
+              layout.switch_ports(), layout.cables());
   std::printf("flows finished %llu (failed %llu), virtual time %.3f ms\n",
               static_cast<unsigned long long>(tally.finished),
               static_cast<unsigned long long>(tally.failed),
