@@ -70,6 +70,9 @@ const Diagnostic* find(const LoadedConfig& loaded, const std::string& key_path,
   }
   return nullptr;
 }
+// The diagnostic found would not outlive a temporary configuration.
+const Diagnostic* find(const LoadedConfig&& loaded, const std::string& key_path,
+                       const std::string& says) = delete;
 
 // The 1-based line on which `text` first occurs in `in`.
 int line_of(const std::string& in, const std::string& text) {
@@ -323,7 +326,8 @@ TEST(InfraGraphImport, WhatTheTwinCannotModelIsRefusedByName) {
   }
   // Located at the edge itself: the leaf-to-leaf one is the file's last.
   const std::string graph = cases[0].graph;
-  const Diagnostic* d = find(load_written(graph), "edges[6]", "directly");
+  const LoadedConfig leaf_to_leaf = load_written(graph);  // outlives the diagnostic found in it
+  const Diagnostic* d = find(leaf_to_leaf, "edges[6]", "directly");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->where.line,
             line_of(graph, "  - ep1: {instance: \"leafsw[0]\", component: \"port[6]\"}"));
