@@ -143,10 +143,10 @@ void FabricLayout::check_clos(const config::FabricConfig& config) const {
   }
 }
 
-void FabricLayout::place_hosts(const config::FabricConfig& config, uint32_t hosts) {
+void FabricLayout::place_hosts(const config::FabricConfig& config, uint32_t hosts,
+                               uint32_t leaves_per_pod) {
   const uint32_t per_leaf = config.leaf_spine.ports_per_leaf;
   const uint32_t nics = config.rails.nics_per_host;
-  const auto leaves_per_pod = static_cast<uint32_t>(leaves_ / pods_ + (leaves_ % pods_ != 0));
   const auto planes = static_cast<uint32_t>(planes_);
   for (uint32_t leaf = 0; leaf < leaves_; ++leaf) {
     LeafPlace place;
@@ -183,9 +183,11 @@ void FabricLayout::build_clos(const config::FabricConfig& config,
   const auto hosts = static_cast<uint32_t>(ports.size());
   leaves_ = config::leaves_for(config, hosts);
   planes_ = config.rails.planes;
-  pods_ = three_tier
-              ? (leaves_ + config.three_tier.leaves_per_pod - 1) / config.three_tier.leaves_per_pod
-              : 1;
+  // Consecutive leaves form pods of leaves_per_pod (the last may hold fewer); one pod of every
+  // leaf on two tiers.
+  const auto leaves_per_pod =
+      three_tier ? config.three_tier.leaves_per_pod : static_cast<uint32_t>(leaves_);
+  pods_ = (leaves_ + leaves_per_pod - 1) / leaves_per_pod;
   spines_ = ls.spines;
   spines_total_ = spines_ * pods_ * planes_;
   links_ = ls.links;
@@ -195,7 +197,7 @@ void FabricLayout::build_clos(const config::FabricConfig& config,
     super_links_ = config.three_tier.links;
     spine_uplinks_ = config::spine_uplinks(config);
   }
-  place_hosts(config, hosts);
+  place_hosts(config, hosts, leaves_per_pod);
 
   uint64_t fastest = 0;
   for (const TwinPortSpec& port : ports) fastest = std::max(fastest, port.speed_bps);

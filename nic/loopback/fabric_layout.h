@@ -199,7 +199,7 @@ class FabricLayout {
   void build_single_switch(const config::FabricConfig& config, std::span<const TwinPortSpec> ports);
   void build_clos(const config::FabricConfig& config, std::span<const TwinPortSpec> ports);
   void check_clos(const config::FabricConfig& config) const;
-  void place_hosts(const config::FabricConfig& config, uint32_t hosts);
+  void place_hosts(const config::FabricConfig& config, uint32_t hosts, uint32_t leaves_per_pod);
   uint32_t add_switch(std::string name, SwitchRole role, uint32_t role_index, uint32_t ports,
                       uint32_t down_ports);
   void add_host_cable(const config::FabricConfig& config, const TwinPortSpec& spec, uint32_t host,

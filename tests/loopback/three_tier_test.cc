@@ -75,6 +75,23 @@ TEST(FabricTwinThreeTier, LayoutHasPodsAndSuperSpineGroups) {
   EXPECT_EQ(layout.switches_between(0, 7), 5u);
 }
 
+// Pods hold leaves_per_pod consecutive leaves; only the last may hold fewer.
+TEST(FabricTwinThreeTier, PodsHoldLeavesPerPodLeavesAndTheLastTheRest) {
+  config::FabricConfig config = three_tier();
+  config.three_tier.leaves_per_pod = 4;
+  const auto ports = uniform_ports(18);  // 9 leaves of 2: pods of 4, 4 and 1
+  const FabricLayout layout(config, ports);
+  EXPECT_EQ(layout.pods(), 3u);
+  EXPECT_EQ(layout.switch_info(layout.leaf_switch(3)).pod, 0u);
+  EXPECT_EQ(layout.switch_info(layout.leaf_switch(4)).pod, 1u);
+  EXPECT_EQ(layout.switch_info(layout.leaf_switch(8)).pod, 2u);
+  EXPECT_EQ(layout.switches_between(0, 7), 3u);  // leaves 0 and 3: one pod
+  EXPECT_EQ(layout.switches_between(0, 8), 5u);  // leaves 0 and 4
+  // A spine of the first pod has a port per leaf of it; one of the last pod, one.
+  EXPECT_EQ(layout.switch_info(layout.spine_switch(0)).down_ports, 4u);
+  EXPECT_EQ(layout.switch_info(layout.spine_switch(4)).down_ports, 1u);
+}
+
 TEST(FabricTwinThreeTier, OneFlowTimingsOnEveryPathLength) {
   const auto ports = uniform_ports(8);
   struct Case {
