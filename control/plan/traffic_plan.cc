@@ -216,7 +216,8 @@ collectives::CollectiveSpec base_collective_spec(const config::RunConfig& config
 
 namespace {
 
-// On the fabric twin, each rank's longest path: the switches its network messages cross.
+// On the fabric twin, each rank's longest path (the switches its network messages cross), and
+// each job's connections between planes, which have none.
 void add_path_lengths(const LoadedConfig& loaded, TrafficPlan& plan) {
   const std::optional<nic::loopback::FabricLayout> layout = twin_layout(loaded.config);
   if (!layout) return;
@@ -225,12 +226,17 @@ void add_path_lengths(const LoadedConfig& loaded, TrafficPlan& plan) {
     const auto& placement = *loaded.placements[j];
     auto& ranks = plan.jobs[j];
     for (const PlannedConnection& c : plan.connections[j]) {
-      const uint32_t switches =
-          layout->switches_between(placement.port(c.src), placement.port(c.dst));
+      const uint32_t src = placement.port(c.src);
+      const uint32_t dst = placement.port(c.dst);
+      const uint32_t switches = layout->switches_between(src, dst);
       for (int32_t rank : {c.src, c.dst}) {
         uint32_t& longest = ranks[static_cast<size_t>(rank)].max_switches;
         longest = std::max(longest, switches);
       }
+      if (switches != 0) continue;
+      std::optional<PlaneCrossing>& crossing = plan.plane_crossings[j];
+      if (!crossing) crossing = PlaneCrossing{c, layout->plane_of(src), layout->plane_of(dst), 0};
+      ++crossing->connections;
     }
   }
 }
@@ -243,6 +249,7 @@ TrafficPlan plan_traffic(const LoadedConfig& loaded, Diagnostics& out) {
   plan.jobs.resize(config.workload.jobs.size());
   plan.connections.resize(config.workload.jobs.size());
   plan.ports.resize(config.ports.size());
+  plan.plane_crossings.resize(config.workload.jobs.size());
   for (size_t j = 0; j < config.workload.jobs.size(); ++j) {
     if (j >= loaded.traces.size() || !loaded.traces[j] || j >= loaded.placements.size() ||
         !loaded.placements[j]) {
@@ -273,32 +280,23 @@ TrafficPlan plan_traffic(const LoadedConfig& loaded, Diagnostics& out) {
 void check_plane_crossings(const LoadedConfig& loaded, Diagnostics& out) {
   const config::RunConfig& config = loaded.config;
   if (config.fabric.rails.planes <= 1) return;
-  const std::optional<nic::loopback::FabricLayout> layout = twin_layout(config);
-  if (!layout) return;
   Diagnostics planning;  // what else planning finds, `run` reports when it happens
   const TrafficPlan plan = plan_traffic(loaded, planning);
-  for (size_t j = 0; j < plan.connections.size(); ++j) {
-    if (j >= loaded.placements.size() || !loaded.placements[j]) continue;
+  for (size_t j = 0; j < plan.plane_crossings.size(); ++j) {
+    if (!plan.plane_crossings[j]) continue;
+    const PlaneCrossing& crossing = *plan.plane_crossings[j];
     const auto& placement = *loaded.placements[j];
-    std::optional<PlannedConnection> first;
-    size_t crossing = 0;
-    for (const PlannedConnection& c : plan.connections[j]) {
-      if (layout->switches_between(placement.port(c.src), placement.port(c.dst)) != 0) continue;
-      if (!first) first = c;
-      ++crossing;
-    }
-    if (!first) continue;
-    const uint32_t src = placement.port(first->src);
-    const uint32_t dst = placement.port(first->dst);
+    const size_t more = crossing.connections - 1;
     out.add(loaded.source_map.make(
         Severity::kError, Problem::kInconsistent, "fabric.rails.planes",
         fmt::format("job \"{}\": rank {} on port \"{}\" (plane {}) sends to rank {} on port "
                     "\"{}\" (plane {}){}: the planes are separate networks with no path "
                     "between them; place the job so that its traffic stays within a plane",
-                    config.workload.jobs[j].name, first->src, config.ports[src].name,
-                    layout->plane_of(src), first->dst, config.ports[dst].name,
-                    layout->plane_of(dst),
-                    crossing > 1 ? fmt::format(", as {} more connections do", crossing - 1) : "")));
+                    config.workload.jobs[j].name, crossing.first.src,
+                    config.ports[placement.port(crossing.first.src)].name, crossing.src_plane,
+                    crossing.first.dst, config.ports[placement.port(crossing.first.dst)].name,
+                    crossing.dst_plane,
+                    more > 0 ? fmt::format(", as {} more connections do", more) : "")));
   }
 }
 

@@ -45,6 +45,15 @@ struct PlannedConnection {
   auto operator<=>(const PlannedConnection&) const = default;
 };
 
+// Ranks of a job that exchange traffic across planes of a multi-plane twin, which no path joins:
+// the first such connection, the planes of its ends, and how many connections cross.
+struct PlaneCrossing {
+  PlannedConnection first;
+  uint32_t src_plane = 0;
+  uint32_t dst_plane = 0;
+  size_t connections = 0;
+};
+
 struct TrafficPlan {
   std::vector<std::vector<RankTrafficPlan>> jobs;  // [job][rank], one iteration of the job
   // [job]: every direction of a connection that carries network traffic, sorted. A run split
@@ -54,6 +63,7 @@ struct TrafficPlan {
   std::optional<size_t> busiest_port;  // most bytes in one direction; none if idle
   uint64_t programs_generated = 0;     // distinct collectives turned into programs
   uint32_t max_qps_per_peer = 0;       // most QPs any rank pair uses
+  std::vector<std::optional<PlaneCrossing>> plane_crossings;  // [job]
 };
 
 // The generation choices every collective of job `job` shares (chunking, QPs per peer, byte
