@@ -32,9 +32,9 @@
 #include "config/port_config.h"
 #include "nic/dpdk/dpdk_port.h"
 #include "nic/dpdk/eal.h"
-#include "nic/dpdk/wire_directory.h"
 #include "nic/frame/payload_pattern.h"
 #include "nic/frame_size.h"
+#include "nic/wire_directory.h"
 #include "transport/transport.h"
 
 namespace {
@@ -81,7 +81,7 @@ nic::dpdk::DpdkPortSetup null_port(uint16_t device, uint32_t pmtu, uint64_t spee
 // Frames per second of DpdkPort::transmit on one core.
 double etwire_mpps(uint32_t pmtu, double seconds, uint32_t& frame_bytes) {
   frame::PayloadPattern payload(pmtu, pmtu);
-  nic::dpdk::WireDirectory directory;
+  nic::WireDirectory directory;
   directory.add(0, one_route());
   static int round = 0;
   nic::dpdk::DpdkPort port(null_port(0, pmtu, 400'000'000'000, "tx" + std::to_string(round++)),
@@ -172,7 +172,7 @@ Pacing pacing(uint64_t speed_bps, uint32_t pmtu, uint16_t tx_descriptors) {
   clock::WallClock clock;
   Discard discard;
   frame::PayloadPattern payload(pmtu, pmtu);
-  nic::dpdk::WireDirectory directory;
+  nic::WireDirectory directory;
   directory.add(0, one_route());
   static int round = 0;
   nic::dpdk::DpdkPortSetup setup = null_port(1, pmtu, speed_bps, "pace" + std::to_string(round++));

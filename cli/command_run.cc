@@ -208,6 +208,15 @@ CommandAction add_run_command(CLI::App& app) {
                                error.message());
       ready = kExitFailure;
     }
+    // Frames are captured where the results go (process 0 of a split run captures its own ports).
+    if (config.telemetry.record.pcap && writes_results && ready == kExitOk) {
+      try {
+        engine->capture_frames(out.string());
+      } catch (const std::runtime_error& e) {
+        std::cerr << fmt::format("error: {}\n", e.what());
+        ready = kExitFailure;
+      }
+    }
     // Split between processes, none starts unless all can.
     if (const int code = agree_to_start(session, ready); code != kExitOk) return code;
 

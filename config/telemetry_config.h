@@ -18,8 +18,15 @@ struct MetricsEndpoint {
 struct RecordConfig {
   bool flows = true;                      // flows.csv
   bool collectives = true;                // collectives.csv
-  bool pcap = false;                      // packets.pcap (frames as sent)
+  bool pcap = false;                      // capture/<port>.pcap: every frame, both ways
   uint64_t queue_sample_interval_ns = 0;  // twin queue-depth samples; 0 = off
+};
+
+// What record.pcap keeps: limits that keep a run from filling the disk.
+struct CaptureConfig {
+  uint64_t snap_length = 0;         // bytes kept of each frame; 0: whole frames
+  uint64_t max_bytes = 1ull << 30;  // of all capture files together; 0: no limit
+  uint64_t max_packets = 0;         // frames of all files together; 0: no limit
 };
 
 struct TelemetryConfig {
@@ -27,6 +34,7 @@ struct TelemetryConfig {
   // Results directory; relative paths are relative to the working directory of the run.
   std::string output_dir = "results";
   RecordConfig record;
+  CaptureConfig capture;
 };
 
 }  // namespace etwire::config

@@ -16,6 +16,7 @@
 #include "config/run_config.h"
 #include "dataplane/port_counters.h"
 #include "dataplane/queue_sample.h"
+#include "nic/wire_route.h"
 #include "transport/transport.h"
 
 namespace etwire::dataplane {
@@ -103,12 +104,24 @@ class DataPlane {
   // uses, how a rate limit is held, DCQCN settings, device errors), one sentence each; the run's
   // summary carries them.
   virtual std::vector<std::string> notes() const { return {}; }
+
+  // telemetry.record.pcap: starts writing every port's frames to <dir>/capture/<port>.pcap,
+  // before the run. Throws std::runtime_error naming what cannot be created. A data plane whose
+  // NICs build the frames themselves (verbs) captures nothing; validate says so.
+  virtual void capture_frames(const std::string& dir) { (void)dir; }
 };
 
 // Builds the data plane a configuration asks for; `observer` gets the transport's flow events.
 // Both must outlive the data plane.
 using DataPlaneFactory =
     std::function<std::unique_ptr<DataPlane>(const config::RunConfig&, transport::FlowObserver&)>;
+
+// The addresses of frames from `from` to `to`: their MACs and IPs, the run's IP version and the
+// sending port's VLAN.
+frame::FrameAddresses wire_addresses(const WireEndpoint& from, const WireEndpoint& to,
+                                     const config::RunConfig& config);
+// A connection's route with both ends on queue 0 (a backend with several queues sets them).
+nic::WireRoute wire_route(const WireConnection& connection, const config::RunConfig& config);
 
 // Payload bytes per second a port carries at full PMTU: pmtu / (pmtu + per-packet overhead) of
 // its line rate.

@@ -2,10 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <stdexcept>
 
+#include "dataplane/frame_capture.h"
 #include "dataplane/twin_port_counters.h"
+#include "nic/capture/capturing_port.h"
+#include "nic/frame/payload_pattern.h"
 #include "nic/port_frame_format.h"
+#include "nic/wire_directory.h"
 
 namespace etwire::dataplane {
 
@@ -82,27 +87,78 @@ class LoopbackDataPlane::QueueSampler {
   std::vector<double> utilization_;      // by switch port, over the last interval
 };
 
+struct LoopbackDataPlane::Capture {
+  // The twin is one thread on a virtual clock: a small ring per port is enough, since a full one
+  // makes the port wait for the writer rather than lose a frame.
+  static constexpr uint32_t kRingSlots = 512;
+  explicit Capture(const config::RunConfig& config)
+      : payload(config.transport.pmtu, config.transport.pmtu), frames(config, kRingSlots) {}
+
+  frame::PayloadPattern payload;
+  nic::WireDirectory directory;
+  uint32_t connections = 0;
+  FrameCapture frames;
+  std::vector<std::unique_ptr<nic::capture::CapturingPort>> ports;
+};
+
 LoopbackDataPlane::LoopbackDataPlane(const config::RunConfig& config,
                                      transport::FlowObserver& observer, uint32_t workers)
-    : specs_(twin_ports(config)), join_(observer) {
+    : config_(&config), specs_(twin_ports(config)), join_(observer) {
   if (workers == 0) throw std::invalid_argument("loopback data plane: no workers");
   twin_ =
       std::make_unique<nic::loopback::FabricTwin>(config.fabric, specs_, clock_, config.run.seed);
   for (uint32_t w = 0; w < workers; ++w) {
     workers_.push_back(std::make_unique<Worker>(config.transport, clock_, join_));
   }
+  if (config.telemetry.record.pcap) capture_ = std::make_unique<Capture>(config);
   for (size_t p = 0; p < specs_.size(); ++p) {
     const config::PortConfig& port = config.ports[p];
     const auto run_port = static_cast<uint32_t>(p);
-    worker_of(run_port).add_port(twin_->port(p), run_port, 0, port.qos,
-                                 nic::frame_format(config, port));
+    nic::Port* wire = &twin_->port(p);
+    if (capture_) {
+      frame::FrameAddresses pause;
+      pause.src_mac = port.mac.bytes;
+      capture_->ports.push_back(std::make_unique<nic::capture::CapturingPort>(
+          *wire, capture_->directory, capture_->payload, capture_->frames.add_ring(p),
+          capture_->frames.writer(), pause));
+      wire = capture_->ports.back().get();
+    }
+    worker_of(run_port).add_port(*wire, run_port, 0, port.qos, nic::frame_format(config, port));
   }
+}
+
+void LoopbackDataPlane::capture_frames(const std::string& dir) {
+  if (!capture_) return;
+  // Virtual time 0 is the moment the capture starts.
+  const auto epoch = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::system_clock::now().time_since_epoch());
+  capture_->frames.open(dir);
+  capture_->frames.begin(epoch.count() - clock_.now());
+}
+
+void LoopbackDataPlane::finish() {
+  if (capture_) capture_->frames.stop();
+}
+
+std::vector<std::string> LoopbackDataPlane::notes() const {
+  std::vector<std::string> notes = twin_->fault_report();
+  if (capture_) {
+    for (std::string& note : capture_->frames.notes(0)) notes.push_back(std::move(note));
+    uint64_t unaddressed = 0;
+    for (const auto& port : capture_->ports) unaddressed += port->unaddressed();
+    if (unaddressed > 0) {
+      notes.push_back(
+          fmt::format("capture: {} packets of no known connection were not captured", unaddressed));
+    }
+  }
+  return notes;
 }
 
 transport::ConnectionId LoopbackDataPlane::connect(const WireConnection& connection) {
   const WireEndpoint& requester = connection.requester;
   const WireEndpoint& responder = connection.responder;
   join_.add_connection(requester.port, requester.qpn, responder.port, responder.qpn);
+  if (capture_) capture_->directory.add(capture_->connections++, wire_route(connection, *config_));
   const HalfPlace sending{requester.port, 0, requester.qpn};
   const HalfPlace receiving{responder.port, 0, responder.qpn};
   worker_of(responder.port).open(sending, receiving, connection.udp_source_port);

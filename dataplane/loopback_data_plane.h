@@ -48,7 +48,9 @@ class LoopbackDataPlane final : public DataPlane {
   PortRecord port_record(size_t port) const override;
 
   // What the configured faults (fabric.faults) did.
-  std::vector<std::string> notes() const override { return twin_->fault_report(); }
+  std::vector<std::string> notes() const override;
+  void capture_frames(const std::string& dir) override;
+  void finish() override;
   void sample_queues(QueueSink& sink, clock::Nanos interval_ns) override;
   std::vector<std::string> switch_port_names() const override;
 
@@ -56,13 +58,19 @@ class LoopbackDataPlane final : public DataPlane {
 
  private:
   class QueueSampler;
+  // record.pcap: the frames the twin's packets would be, at every host port.
+  struct Capture;
 
   // Ports are dealt to workers in turn.
   Worker& worker_of(uint32_t port) { return *workers_[port % workers_.size()]; }
   const Worker& worker_of(uint32_t port) const { return *workers_[port % workers_.size()]; }
 
+  const config::RunConfig* config_;
   std::vector<nic::loopback::TwinPortSpec> specs_;
   clock::VirtualClock clock_;
+  // With telemetry.record.pcap. Its ports are the twin's ports' receivers and the workers' ports:
+  // it goes after both.
+  std::unique_ptr<Capture> capture_;
   std::unique_ptr<nic::loopback::FabricTwin> twin_;
   FlowJoin join_;
   std::vector<std::unique_ptr<Worker>> workers_;

@@ -90,6 +90,9 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   // Where samples of the twin's queues go (telemetry.record.queue_sample_interval; queues.csv),
   // besides telemetry; nullptr = none.
   void set_queue_writer(dataplane::QueueSink* queues) { queue_samples_.set_writer(queues); }
+  // telemetry.record.pcap: the data plane writes every port's frames under `dir` from now on
+  // (DataPlane::capture_frames; throws std::runtime_error naming what cannot be created).
+  void capture_frames(const std::string& dir) { data_plane_->capture_frames(dir); }
   // Where telemetry records go from now on (RunOptions::telemetry); nullptr stops them.
   void set_telemetry(telemetry::RecordRing* ring) {
     options_.telemetry = ring;

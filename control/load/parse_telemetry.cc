@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cstdint>
 
 #include "control/load/section_parsers.h"
 
@@ -77,6 +78,26 @@ void parse_telemetry(MapReader& section, config::TelemetryConfig& out) {
   record.boolean("pcap", out.record.pcap);
   record.duration("queue_sample_interval", out.record.queue_sample_interval_ns, 0, kHour);
   record.finish();
+  {
+    MapReader capture = section.section("capture");
+    // 0 keeps whole frames; a frame needs 60 bytes to show its headers.
+    if (capture.bytes("snap_length", out.capture.snap_length, 0, 65535) &&
+        out.capture.snap_length != 0 && out.capture.snap_length < 60) {
+      capture.context().error(Problem::kBadValue, capture.get("snap_length"),
+                              capture.key_path("snap_length"),
+                              fmt::format("{} bytes keep less than a frame's headers; use 60 or "
+                                          "more, or 0 for whole frames",
+                                          out.capture.snap_length));
+    }
+    capture.bytes("max_bytes", out.capture.max_bytes, 0, UINT64_MAX);
+    capture.integer("max_packets", out.capture.max_packets, 0, INT64_MAX);
+    capture.finish();
+    if (section.has("capture") && !out.record.pcap) {
+      section.context().warning(
+          Problem::kBadValue, section.get("capture"), section.key_path("capture"),
+          "capture limits have no effect while telemetry.record.pcap is false");
+    }
+  }
   section.finish();
 }
 

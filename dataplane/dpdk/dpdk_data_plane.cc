@@ -22,25 +22,6 @@ namespace {
 // Names of rings, devices and mempools are process-wide in DPDK: each data plane gets its own.
 std::atomic<uint32_t> instances{0};
 
-frame::FrameAddresses addresses(const WireEndpoint& from, const WireEndpoint& to,
-                                const config::RunConfig& config) {
-  frame::FrameAddresses a;
-  a.src_mac = from.mac.bytes;
-  a.dst_mac = to.mac.bytes;
-  a.ip_version = config.transport.ip_version;
-  a.vlan_id = config.ports[from.port].vlan;
-  if (a.ip_version == 6) {
-    a.src_ip = from.ipv6.value_or(config::Ipv6Address{}).bytes;
-    a.dst_ip = to.ipv6.value_or(config::Ipv6Address{}).bytes;
-  } else {
-    for (int i = 0; i < 4; ++i) {
-      a.src_ip[i] = static_cast<uint8_t>(from.ipv4.value >> (24 - 8 * i));
-      a.dst_ip[i] = static_cast<uint8_t>(to.ipv4.value >> (24 - 8 * i));
-    }
-  }
-  return a;
-}
-
 }  // namespace
 
 std::vector<std::string> eal_arguments(const config::RunConfig& config, uint32_t emulator) {
@@ -85,6 +66,8 @@ DpdkDataPlane::DpdkDataPlane(const config::RunConfig& config, transport::FlowObs
   for (const config::PortConfig& port : config.ports) {
     here_.push_back(config::drives_port(config, port, emulator));
   }
+  // A wall-clock port cannot wait for the writer: its ring holds some milliseconds of frames.
+  if (config.telemetry.record.pcap) capture_ = std::make_unique<FrameCapture>(config, 8192);
   nic::dpdk::start_eal(eal_arguments(config, emulator));
   const uint32_t instance = instances.fetch_add(1);
   devices_ = std::make_unique<nic::dpdk::RunDevices>(config, instance, emulator);
@@ -112,8 +95,13 @@ DpdkDataPlane::DpdkDataPlane(const config::RunConfig& config, transport::FlowObs
                   ? ""
                   : ", or leave dpdk.lcore out to run the port on the main lcore"));
         }
-        groups[lcore].push_back(
-            port_setup(p, queue, devices_->device(p), instance, devices_->rx_ring(p, queue)));
+        nic::dpdk::DpdkPortSetup setup =
+            port_setup(p, queue, devices_->device(p), instance, devices_->rx_ring(p, queue));
+        if (capture_) {
+          setup.capture_ring = &capture_->add_ring(p);
+          setup.capture_writer = &capture_->writer();
+        }
+        groups[lcore].push_back(std::move(setup));
       }
     }
     for (const auto& [lcore, setups] : groups) {
@@ -206,6 +194,11 @@ void DpdkDataPlane::start() {
                     down.size() == 1 ? "" : "s", fmt::join(down, ", ")));
   }
   clock_.restart();
+  if (capture_) {
+    const auto epoch = std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::system_clock::now().time_since_epoch());
+    capture_->begin(epoch.count() - clock_.now());
+  }
   for (auto& worker : workers_) worker->share_time_with(clock_);
   for (auto& worker : workers_) worker->launch();
 }
@@ -214,6 +207,21 @@ void DpdkDataPlane::finish() {
   if (finished_) return;
   finished_ = true;
   for (auto& worker : workers_) worker->stop();
+  if (capture_) capture_->stop();
+}
+
+void DpdkDataPlane::capture_frames(const std::string& dir) {
+  if (capture_) capture_->open(dir);
+}
+
+std::vector<std::string> DpdkDataPlane::notes() const {
+  std::vector<std::string> notes = notes_;
+  if (capture_) {
+    uint64_t lost = 0;
+    for (const auto& worker : workers_) lost += worker->capture_lost();
+    for (std::string& note : capture_->notes(lost)) notes.push_back(std::move(note));
+  }
+  return notes;
 }
 
 void DpdkDataPlane::poll() {
@@ -283,8 +291,8 @@ transport::ConnectionId DpdkDataPlane::connect(const WireConnection& connection)
                              : static_cast<uint16_t>(next_responder_queue_[to.port]++ % dst_queues);
   command.route.requester = {from.port, from.qpn, src_queue};
   command.route.responder = {to.port, to.qpn, dst_queue};
-  command.route.forward = addresses(from, to, config_);
-  command.route.backward = addresses(to, from, config_);
+  command.route.forward = wire_addresses(from, to, config_);
+  command.route.backward = wire_addresses(to, from, config_);
   // Refused here (a QP number twice, or beyond 24 bits) before any worker sees it.
   directory_.add(id, command.route);
   join_.add_connection(from.port, from.qpn, to.port, to.qpn,

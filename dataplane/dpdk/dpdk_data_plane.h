@@ -15,10 +15,11 @@
 #include "dataplane/data_plane.h"
 #include "dataplane/dpdk/port_worker.h"
 #include "dataplane/flow_join.h"
+#include "dataplane/frame_capture.h"
 #include "nic/dpdk/dpdk_port.h"
 #include "nic/dpdk/run_devices.h"
-#include "nic/dpdk/wire_directory.h"
 #include "nic/frame/payload_pattern.h"
+#include "nic/wire_directory.h"
 
 struct rte_ring;
 
@@ -60,7 +61,9 @@ class DpdkDataPlane final : public DataPlane {
   uint32_t flows_in_progress() const override { return static_cast<uint32_t>(join_.in_progress()); }
   PortRecord port_record(size_t port) const override;
   void paced_rates_bps(std::vector<double>& per_port) override;
-  std::vector<std::string> notes() const override { return notes_; }
+  std::vector<std::string> notes() const override;
+  // Files open now; frames are captured from start() on, on the run's clock.
+  void capture_frames(const std::string& dir) override;
 
   // Workers: on the main lcore first if any port runs there.
   size_t workers() const { return workers_.size(); }
@@ -82,7 +85,8 @@ class DpdkDataPlane final : public DataPlane {
   FlowJoin join_;
   clock::WallClock clock_;
   frame::PayloadPattern payload_;
-  nic::dpdk::WireDirectory directory_;  // checks every connection before the workers see it
+  nic::WireDirectory directory_;           // checks every connection before the workers see it
+  std::unique_ptr<FrameCapture> capture_;  // with telemetry.record.pcap; outlives the ports
   // Before the workers: their ports are set up on these devices, and go first.
   std::unique_ptr<nic::dpdk::RunDevices> devices_;
   std::vector<std::unique_ptr<PortWorker>> workers_;

@@ -18,8 +18,8 @@
 #include "config/run_config.h"
 #include "dataplane/worker_loop.h"
 #include "nic/dpdk/dpdk_port.h"
-#include "nic/dpdk/wire_directory.h"
 #include "nic/frame/payload_pattern.h"
+#include "nic/wire_directory.h"
 
 namespace etwire::dataplane {
 
@@ -67,6 +67,8 @@ class PortWorker final : public PollHook, public nic::dpdk::QueueHandover {
   void check() const;
 
   const std::optional<unsigned>& lcore() const { return lcore_; }
+  // Frames its ports' capture rings had no room for (after stop()).
+  uint64_t capture_lost() const;
   // The latest published counters of a port this worker drives (any thread).
   PortSample sample(uint32_t port) const { return loop_.sample(port); }
   uint64_t events_run() const { return loop_.events_run(); }
@@ -88,7 +90,7 @@ class PortWorker final : public PollHook, public nic::dpdk::QueueHandover {
 
   const config::RunConfig& config_;
   std::optional<unsigned> lcore_;
-  nic::dpdk::WireDirectory directory_;
+  nic::WireDirectory directory_;
   std::vector<std::unique_ptr<nic::dpdk::DpdkPort>> ports_;
   std::vector<uint32_t> local_of_;  // run-wide port index -> index in ports_, or kNotLocal
   // After the ports: its transport refers to them, and goes first.

@@ -301,15 +301,14 @@ void DpdkPort::stop() {
   return m;
 }
 
-void DpdkPort::transmit(const Packet& packet, clock::Nanos) {
+void DpdkPort::transmit(const Packet& packet, clock::Nanos now) {
+  now_ = now;
   if (packet.kind == PacketKind::kPfcPause) {
     queue_pause(packet);
     return;
   }
-  // The packet carries the QP number frames carry: the responder's for data, the requester's for
-  // ACK, NAK and CNP. Its connection gives the addresses.
-  const uint32_t connection = packet.is_data() ? directory_.by_responder_qpn(packet.dest_qpn)
-                                               : directory_.by_requester_qpn(packet.dest_qpn);
+  // The packet's connection gives the addresses.
+  const uint32_t connection = directory_.connection_of(packet);
   const WireRoute* route = directory_.route(connection);
   if (route == nullptr) {
     ++counters_.tx_unrouted;
@@ -381,6 +380,7 @@ bool DpdkPort::enqueue(rte_mbuf* frame) {
   }
   tx_wire_bytes_[pending_] = wire_bytes_of_frame(frame->pkt_len);
   tx_[pending_++] = frame;
+  capture(frame, capture::Direction::kTransmit);
   if (pending_ == setup_.burst) flush();
   return true;
 }
@@ -415,9 +415,11 @@ void DpdkPort::flush() {
 }
 
 uint32_t DpdkPort::poll(clock::Nanos now, const clock::Scheduler* clock) {
+  now_ = now;
   flush();
   const uint16_t n = rte_eth_rx_burst(setup_.device, setup_.queue, rx_.data(), setup_.burst);
   if (n > 0 && clock != nullptr) now = clock->now();  // one reading per burst that brought any
+  now_ = now;
   for (uint16_t i = 0; i < n; ++i) deliver(rx_[i], now);
   if (n > 0) rte_pktmbuf_free_bulk(rx_.data(), n);
   // A burst that came back short emptied the queue: no backlog to look at unless the partner
@@ -445,7 +447,19 @@ void DpdkPort::regulate(clock::Nanos now) {
   flush();
 }
 
+void DpdkPort::capture(const rte_mbuf* frame, capture::Direction direction) {
+  if (setup_.capture_ring == nullptr || !setup_.capture_writer->capturing()) return;
+  const uint32_t kept = std::min<uint32_t>(
+      {frame->pkt_len, setup_.capture_ring->snap_length(), static_cast<uint32_t>(linear_.size())});
+  const auto* bytes = static_cast<const uint8_t*>(rte_pktmbuf_read(frame, 0, kept, linear_.data()));
+  if (bytes == nullptr ||
+      !setup_.capture_ring->try_push(now_, direction, bytes, kept, frame->pkt_len)) {
+    ++counters_.capture_lost;
+  }
+}
+
 void DpdkPort::deliver(rte_mbuf* m, clock::Nanos now) {
+  capture(m, capture::Direction::kReceive);
   ++counters_.rx_frames;
   const uint32_t length = std::min<uint32_t>(m->pkt_len, static_cast<uint32_t>(linear_.size()));
   counters_.rx_bytes += wire_bytes_of_frame(m->pkt_len);
@@ -468,8 +482,7 @@ void DpdkPort::deliver(rte_mbuf* m, clock::Nanos now) {
     return;
   }
   if (status != frame::FrameStatus::kRoce) return;  // counted by the reader
-  const uint32_t connection = packet.is_data() ? directory_.by_responder_qpn(packet.dest_qpn)
-                                               : directory_.by_requester_qpn(packet.dest_qpn);
+  const uint32_t connection = directory_.connection_of(packet);
   const WireRoute* route = directory_.route(connection);
   if (route == nullptr) {
     ++counters_.rx_unknown_qp;

@@ -17,14 +17,16 @@
 #include <vector>
 
 #include "clock/scheduler.h"
+#include "nic/capture/capture_writer.h"
+#include "nic/capture/frame_capture_ring.h"
 #include "nic/dpdk/pause_generator.h"
-#include "nic/dpdk/wire_directory.h"
 #include "nic/frame/frame_reader.h"
 #include "nic/frame/frame_writer.h"
 #include "nic/frame/middle_frame_template.h"
 #include "nic/frame/payload_pattern.h"
 #include "nic/packet.h"
 #include "nic/port.h"
+#include "nic/wire_directory.h"
 
 struct rte_mbuf;
 struct rte_mempool;
@@ -69,6 +71,10 @@ struct DpdkPortSetup {
   // ring PMD cannot report its queue's occupancy, the ring's count is that occupancy. Needed for
   // PFC generation on such a device; nullptr otherwise.
   rte_ring* rx_ring = nullptr;
+  // telemetry.record.pcap: the ring this queue's frames go into, both ways, while the writer is
+  // capturing; a full ring loses the frame (counted), never holds the port up. nullptr: none.
+  capture::FrameCaptureRing* capture_ring = nullptr;
+  const capture::CaptureWriter* capture_writer = nullptr;
 };
 
 struct DpdkPortCounters {
@@ -82,6 +88,7 @@ struct DpdkPortCounters {
   uint64_t pauses_sent = 0;    // PFC frames with a non-zero time, per class
   uint64_t resumes_sent = 0;   // PFC frames with time 0
   uint64_t pauses_received = 0;
+  uint64_t capture_lost = 0;      // frames the capture ring had no room for
   uint64_t rx_handed_over = 0;    // arrived on this queue for another queue of the device
   uint64_t rx_handover_lost = 0;  // of those, found the other queue's ring full
 };
@@ -190,6 +197,8 @@ class DpdkPort final : public nic::Port {
   void start_generation(uint16_t rx_descriptors);
   void regulate(clock::Nanos now);
   void free_pools();
+  // Hands a frame to the capture ring, when capturing.
+  void capture(const rte_mbuf* frame, capture::Direction direction);
 
   DpdkPortSetup setup_;
   const frame::PayloadPattern& payload_;
@@ -218,6 +227,7 @@ class DpdkPort final : public nic::Port {
   std::vector<uint8_t> linear_;  // a frame that arrived in several segments, in one piece
   int note_offset_ = -1;         // of the mbuf field noting overwritten payload bytes
   uint32_t pending_ = 0;
+  clock::Nanos now_ = 0;  // of the last transmit or poll: the time frames queued since carry
   bool started_ = false;
   std::optional<PauseGenerator> generator_;  // set when PFC generation is enabled
   DpdkPortCounters counters_;

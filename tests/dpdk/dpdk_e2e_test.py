@@ -51,6 +51,9 @@ import tempfile
 import time
 from collections import Counter, defaultdict
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testing"))
+from frame_checks import scapy_icrc_check, tshark_fields  # noqa: E402
+
 SKIP = 77
 UPSTREAM = "../shared/traces/upstream/astra-sim/microbench_all_reduce_8npus_1MB/all_reduce"
 
@@ -251,17 +254,6 @@ def ring_against_loopback(args, work, ring_ports_yaml, *, lcores, qps_per_peer=1
     return f"{ring_summary['flows']} flows, {total} bytes, as on loopback"
 
 
-def tshark_fields(pcap, fields):
-    cmd = ["tshark", "-r", pcap, "-d", "udp.port==4791,infiniband", "-T", "fields",
-           "-E", "separator=|", "-E", "occurrence=f"]
-    for field in fields:
-        cmd += ["-e", field]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    if proc.returncode != 0:
-        raise AssertionError(f"tshark failed: {proc.stderr}")
-    return [line.split("|") for line in proc.stdout.splitlines() if line]
-
-
 def case_pcap(args, work):
     pcap = os.path.join(work, "tx.pcap")
     ports = f"""  - name: tap
@@ -308,36 +300,8 @@ def case_pcap(args, work):
                 assert in_message and opcode in (middle, last_imm), (qp, psn, opcode)
                 assert dmalen == "", f"QP {qp} PSN {psn}: RETH on a middle packet"
                 in_message = opcode == middle
-    icrc_check = subprocess.run(
-        ["/usr/bin/python3", "-c", SCAPY_CHECK, pcap], capture_output=True, text=True,
-        timeout=300)
-    if icrc_check.returncode != 0:
-        raise AssertionError("scapy ICRC check: " + icrc_check.stdout + icrc_check.stderr)
+    scapy_icrc_check(pcap)
     return f"{sent} frames, {len(by_qp)} QPs: tshark and scapy agree"
-
-
-# Runs under the system Python (Debian's python3-scapy): recomputes each frame's ICRC.
-SCAPY_CHECK = r"""
-import sys
-from scapy.all import UDP, bind_layers, raw, rdpcap
-from scapy.contrib.roce import BTH
-bind_layers(UDP, BTH, dport=4791)
-frames = rdpcap(sys.argv[1])
-bad = 0
-for i, frame in enumerate(frames):
-    bth = frame.getlayer(BTH)
-    if bth is None:
-        print(f"frame {i + 1}: no BTH")
-        bad += 1
-        continue
-    on_wire = raw(bth)[-4:]
-    expected = bth.compute_icrc(None)
-    if on_wire != expected:
-        print(f"frame {i + 1}: ICRC {on_wire.hex()}, scapy computes {expected.hex()}")
-        bad += 1
-print(f"{len(frames)} frames, {bad} bad")
-sys.exit(1 if bad or not frames else 0)
-"""
 
 
 def sh(*cmd):

@@ -1,4 +1,4 @@
-#include "nic/dpdk/wire_directory.h"
+#include "nic/wire_directory.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 
 #include "nic/packet.h"
 
-namespace etwire::nic::dpdk {
+namespace etwire::nic {
 
 void WireDirectory::add(uint32_t index, const WireRoute& route) {
   auto claim = [&](std::vector<uint32_t>& by_qpn, uint32_t qpn, const char* role) {
@@ -28,4 +28,4 @@ void WireDirectory::add(uint32_t index, const WireRoute& route) {
   routes_[index] = {route, true};
 }
 
-}  // namespace etwire::nic::dpdk
+}  // namespace etwire::nic

@@ -8,9 +8,10 @@
 #include <limits>
 #include <vector>
 
+#include "nic/packet.h"
 #include "nic/wire_route.h"
 
-namespace etwire::nic::dpdk {
+namespace etwire::nic {
 
 class WireDirectory {
  public:
@@ -32,6 +33,11 @@ class WireDirectory {
   uint32_t by_requester_qpn(uint32_t qpn) const {
     return qpn < requester_by_qpn_.size() ? requester_by_qpn_[qpn] : kNone;
   }
+  // The connection of a RoCE packet: it carries the QP number frames carry, the responder's for
+  // data and the requester's for ACK, NAK and CNP.
+  uint32_t connection_of(const Packet& packet) const {
+    return packet.is_data() ? by_responder_qpn(packet.dest_qpn) : by_requester_qpn(packet.dest_qpn);
+  }
 
  private:
   struct Slot {
@@ -43,4 +49,4 @@ class WireDirectory {
   std::vector<uint32_t> responder_by_qpn_;
 };
 
-}  // namespace etwire::nic::dpdk
+}  // namespace etwire::nic

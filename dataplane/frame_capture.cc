@@ -1,0 +1,104 @@
+#include "dataplane/frame_capture.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+
+namespace etwire::dataplane {
+
+namespace {
+
+// Headers before a data frame's payload at most (Ethernet, 802.1Q, IPv6, UDP, BTH, RETH or AETH,
+// ImmDt), its pad and ICRC; and the Ethernet header and tag around an IP packet of a port's MTU.
+constexpr uint32_t kLargestDataOverhead = 128 + 3;
+constexpr uint32_t kEthernetAroundMtu = 14 + 4;
+
+uint32_t largest_frame(const config::RunConfig& config) {
+  uint32_t largest = config.transport.pmtu + kLargestDataOverhead;
+  for (const config::PortConfig& port : config.ports) {
+    largest = std::max(largest, port.mtu + kEthernetAroundMtu);
+  }
+  return largest;
+}
+
+}  // namespace
+
+FrameCapture::FrameCapture(const config::RunConfig& config, uint32_t ring_slots)
+    : config_(config),
+      snap_length_(config.telemetry.capture.snap_length == 0
+                       ? largest_frame(config)
+                       : static_cast<uint32_t>(std::min<uint64_t>(
+                             config.telemetry.capture.snap_length, largest_frame(config)))),
+      ring_slots_(ring_slots),
+      rings_(config.ports.size()),
+      writer_(nic::capture::CaptureLimits{config.telemetry.capture.max_bytes,
+                                          config.telemetry.capture.max_packets}) {}
+
+FrameCapture::~FrameCapture() = default;
+
+nic::capture::FrameCaptureRing& FrameCapture::add_ring(size_t port) {
+  rings_.at(port).push_back(
+      std::make_unique<nic::capture::FrameCaptureRing>(ring_slots_, snap_length_));
+  return *rings_[port].back();
+}
+
+void FrameCapture::open(const std::string& dir) {
+  opened_ = true;
+  const std::filesystem::path folder = std::filesystem::path(dir) / "capture";
+  std::error_code error;
+  std::filesystem::create_directories(folder, error);
+  if (error) {
+    throw std::runtime_error(
+        fmt::format("{}: cannot create the capture folder: {}", folder.string(), error.message()));
+  }
+  for (size_t port = 0; port < rings_.size(); ++port) {
+    if (rings_[port].empty()) continue;  // a port another emulator process drives
+    std::vector<nic::capture::FrameCaptureRing*> rings;
+    for (auto& ring : rings_[port]) rings.push_back(ring.get());
+    writer_.add_file((folder / (config_.ports[port].name + ".pcap")).string(), std::move(rings),
+                     snap_length_);
+  }
+}
+
+void FrameCapture::begin(clock::Nanos epoch_offset) {
+  if (!opened_) return;
+  writer_.start(epoch_offset);
+  started_ = true;
+}
+
+void FrameCapture::stop() {
+  writer_.stop();
+  stopped_ = true;
+}
+
+std::vector<std::string> FrameCapture::notes(uint64_t lost) const {
+  // Before the end the writer's totals are its thread's.
+  if (!started_ || !stopped_) return {};
+  const nic::capture::CaptureTotals& totals = writer_.totals();
+  std::vector<std::string> notes;
+  const std::string where =
+      totals.files.empty()
+          ? std::string("capture/")
+          : std::filesystem::path(totals.files.front().path).parent_path().string() + "/";
+  notes.push_back(
+      fmt::format("capture: {} frames in {} file{} in {} ({:.1f} MB, {} bytes a frame "
+                  "at most)",
+                  totals.frames, totals.files.size(), totals.files.size() == 1 ? "" : "s", where,
+                  static_cast<double>(totals.bytes) / 1e6, snap_length_));
+  if (totals.limit_reached) {
+    const config::CaptureConfig& limits = config_.telemetry.capture;
+    notes.push_back(fmt::format(
+        "capture: stopped at its limit (telemetry.capture max_bytes {}, max_packets {}); later "
+        "frames are not in the files ({} reached the writer after it)",
+        limits.max_bytes, limits.max_packets, totals.frames_over_limit));
+  }
+  if (lost > 0) {
+    notes.push_back(fmt::format("capture: {} frames lost: the writer fell behind the ports", lost));
+  }
+  if (!totals.error.empty()) notes.push_back("capture: " + totals.error);
+  return notes;
+}
+
+}  // namespace etwire::dataplane

@@ -1,0 +1,53 @@
+// telemetry.record.pcap for a data plane: a capture ring for each queue of each port, and the
+// writer that drains them into <results>/capture/<port>.pcap within telemetry.capture's limits.
+// The data plane gives each port's producer its ring (a CapturingPort on the twin, the DpdkPort
+// itself on DPDK) and starts the capture once the results directory exists.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "clock/time.h"
+#include "config/run_config.h"
+#include "nic/capture/capture_writer.h"
+#include "nic/capture/frame_capture_ring.h"
+
+namespace etwire::dataplane {
+
+class FrameCapture {
+ public:
+  // Frames keep telemetry.capture.snap_length bytes, or whole frames: up to the PMTU's data frame
+  // or a port's MTU, whichever is larger. Each ring holds `ring_slots` frames (a power of two).
+  FrameCapture(const config::RunConfig& config, uint32_t ring_slots);
+  ~FrameCapture();
+
+  // Port `port`'s next ring (one per queue that captures it).
+  nic::capture::FrameCaptureRing& add_ring(size_t port);
+
+  // Creates <dir>/capture/ and a file for each port with a ring. Throws std::runtime_error
+  // naming the file or folder that cannot be created.
+  void open(const std::string& dir);
+  // Starts writing, if open() ran: producers capture from now on. Frame times plus `epoch_offset`
+  // are nanoseconds since the Unix epoch.
+  void begin(clock::Nanos epoch_offset);
+  // What the producers look at: whether to capture now.
+  const nic::capture::CaptureWriter& writer() const { return writer_; }
+  // Writes what is left and closes the files (after the ports' producers stopped).
+  void stop();
+  // After stop(): what was captured, for the run's notes. `lost` counts frames the producers could
+  // not hand over (a full ring on a wall-clock port).
+  std::vector<std::string> notes(uint64_t lost) const;
+
+ private:
+  const config::RunConfig& config_;
+  uint32_t snap_length_;
+  uint32_t ring_slots_;
+  std::vector<std::vector<std::unique_ptr<nic::capture::FrameCaptureRing>>> rings_;  // by port
+  nic::capture::CaptureWriter writer_;
+  bool opened_ = false;
+  bool started_ = false;
+  bool stopped_ = false;
+};
+
+}  // namespace etwire::dataplane

@@ -1,0 +1,85 @@
+// The capture writer: a thread of its own that drains the ports' capture rings into one capture
+// file per port, so a port's worker only copies bytes into a ring and never waits on a disk.
+// Files are pcap with nanosecond timestamps, written through libpcap; tshark, Wireshark and
+// scapy read them. Limits on the bytes and frames of all files together keep a run from filling
+// the disk: once one is reached the writer stops writing, and producers that look at full()
+// stop building frames.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "clock/time.h"
+#include "nic/capture/frame_capture_ring.h"
+
+namespace etwire::nic::capture {
+
+struct CaptureLimits {
+  uint64_t max_bytes = 0;    // of all files together, file headers included; 0: no limit
+  uint64_t max_packets = 0;  // frames of all files together; 0: no limit
+};
+
+struct CaptureFileTotals {
+  std::string path;
+  uint64_t frames = 0;
+  uint64_t bytes = 0;  // the file's size
+};
+
+struct CaptureTotals {
+  std::vector<CaptureFileTotals> files;
+  uint64_t frames = 0;
+  uint64_t bytes = 0;
+  // Frames that reached the writer after a limit was reached, and were not written.
+  uint64_t frames_over_limit = 0;
+  bool limit_reached = false;
+  std::string error;  // a file that could not be written: what happened; empty if none
+};
+
+class CaptureWriter {
+ public:
+  explicit CaptureWriter(CaptureLimits limits);
+  ~CaptureWriter();
+  CaptureWriter(const CaptureWriter&) = delete;
+  CaptureWriter& operator=(const CaptureWriter&) = delete;
+
+  // Before start(): creates (truncates) `path`, the file of the frames of `rings` (the queues of
+  // one port), which keep at most `snap_length` bytes of a frame. Throws std::runtime_error
+  // "<path>: <reason>" when the file cannot be created. The rings must outlive the writer.
+  void add_file(const std::string& path, std::vector<FrameCaptureRing*> rings,
+                uint32_t snap_length);
+  // Starts the thread; producers capture from now on. `epoch_offset` is added to frame times (the
+  // data plane's clock) to make the files' timestamps, nanoseconds since the Unix epoch.
+  void start(clock::Nanos epoch_offset);
+  // Writes what the rings still hold, closes the files and ends the thread. Call once the
+  // producers have stopped; again is a no-op.
+  void stop();
+  // Whether producers hand frames over (any thread): from start() until a limit is reached or
+  // the writer stops.
+  bool capturing() const { return capturing_.load(std::memory_order_relaxed); }
+  // After stop(): what was written.
+  const CaptureTotals& totals() const { return totals_; }
+
+ private:
+  struct File;
+
+  // Drains every ring once; returns the frames taken.
+  size_t drain();
+  void write(File& file, const CapturedFrame& frame);
+  void close();
+
+  CaptureLimits limits_;
+  clock::Nanos epoch_offset_ = 0;
+  std::vector<std::unique_ptr<File>> files_;
+  std::thread thread_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> capturing_{false};
+  bool full_ = false;  // the writer's: a limit was reached or a file failed
+  bool stopped_ = false;
+  CaptureTotals totals_;
+};
+
+}  // namespace etwire::nic::capture

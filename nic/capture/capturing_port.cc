@@ -1,0 +1,49 @@
+#include "nic/capture/capturing_port.h"
+
+#include <thread>
+
+namespace etwire::nic::capture {
+
+namespace {
+
+// Headers before the payload at most: Ethernet, 802.1Q, IPv6, UDP, BTH, RETH or AETH and ImmDt;
+// then the ICRC. Rounded up.
+constexpr size_t kLargestHeaders = 128;
+
+}  // namespace
+
+CapturingPort::CapturingPort(Port& inner, const WireDirectory& directory,
+                             const frame::PayloadPattern& payload, FrameCaptureRing& ring,
+                             const CaptureWriter& writer,
+                             const frame::FrameAddresses& pause_addresses)
+    : inner_(inner),
+      directory_(directory),
+      frame_writer_(payload),
+      ring_(ring),
+      pause_addresses_(pause_addresses),
+      writer_(writer),
+      frame_(payload.size() + kLargestHeaders) {}
+
+void CapturingPort::capture(const Packet& packet, clock::Nanos now, Direction direction) {
+  const frame::FrameAddresses* addresses = &pause_addresses_;
+  if (packet.kind == PacketKind::kRoce) {
+    const WireRoute* route = directory_.route(directory_.connection_of(packet));
+    if (route == nullptr) {
+      ++unaddressed_;
+      return;
+    }
+    addresses = packet.is_data() ? &route->forward : &route->backward;
+  }
+  const size_t length = frame_writer_.write(packet, *addresses, frame_.data(), frame_.size());
+  if (length == 0) return;
+  // A frame the twin damaged on the way: its receiver's ICRC check fails on it, and so does a
+  // reader of the capture. The ICRC is a RoCE frame's last four bytes (none is under 60 bytes).
+  if (packet.icrc_bad) frame_[length - 1] ^= 0xFF;
+  // The twin's time is virtual: waiting for the writer delays nothing a run measures.
+  const auto bytes = static_cast<uint32_t>(length);
+  while (!ring_.try_push(now, direction, frame_.data(), bytes, bytes)) {
+    std::this_thread::yield();
+  }
+}
+
+}  // namespace etwire::nic::capture

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""End-to-end tests of telemetry.record.pcap: etwire runs, then tshark and scapy read the files.
+
+    python3 tests/capture/capture_e2e_test.py --etwire build/release/etwire --source-dir . \
+        --case NAME
+
+Cases:
+
+  twin        configs/twin-congestion.yaml, one iteration, with ECN marking low enough that the
+              run marks and answers with CNPs. Every port has a capture file holding exactly the
+              frames its counters in summary.json say it sent and received; tshark decodes every
+              frame of every file as InfiniBand over UDP 4791 (none malformed) with the run's QP
+              numbers; CE-marked data frames and CNPs are in the capture, as many as the counters
+              say; scapy recomputes the ICRC of every frame of the files of a port that received
+              CE marks and one that received CNPs.
+  twin_limits The same run with telemetry.capture limits: max_packets caps the frames of all
+              files together, snap_length cuts each frame (tshark sees the original length), and
+              the summary's notes say the capture stopped at its limit.
+  dpdk_ring   configs/dpdk-ring.yaml (two net_ring ports wired back to back) with capture on:
+              each port's file holds frames of both directions; every frame the ports sent or
+              received is in a file or counted as lost in the notes; tshark and scapy accept
+              every captured frame.
+  bad_dir     A results directory where capture/ cannot be made: the run stops before the first
+              packet with an error naming the path.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testing"))
+from frame_checks import scapy_icrc_check, tshark_fields  # noqa: E402
+
+SKIP = 77
+CNP = 0x81
+
+
+def run_etwire(args, config, out, *sets, check=True):
+    cmd = [args.etwire, "run", os.path.join(args.source_dir, config), "--out", out,
+           "--no-metrics"]
+    for s in sets:
+        cmd += ["--set", s]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"etwire failed ({proc.returncode}): {proc.stderr[-3000:]}")
+    return proc
+
+
+CONGESTED = ("telemetry.record.pcap=true", "workload.iterations=1", "workload.warmup_iterations=0",
+             "fabric.ecn.kmin=20KB", "fabric.ecn.kmax=200KB", "collectives.chunk_size=64KiB")
+
+
+def congested_run(args, out, *extra):
+    return run_etwire(args, "configs/twin-congestion.yaml", out, *CONGESTED, *extra)
+
+
+def plan_addresses(args, config, *sets):
+    """By port name: the IPv4 addresses and QP numbers of its ranks, from `etwire plan --json`."""
+    cmd = [args.etwire, "plan", os.path.join(args.source_dir, config), "--json"]
+    for s in sets:
+        cmd += ["--set", s]
+    plan = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
+    ips, qpns = {}, set()
+    for job in plan["jobs"]:
+        for rank in job["ranks"]:
+            ips.setdefault(rank["port"], set()).add(rank["ipv4"])
+            qpns.update(range(rank["qpn_first"], rank["qpn_first"] + rank["qpn_count"]))
+    return ips, qpns
+
+
+def summary_of(out):
+    with open(os.path.join(out, "summary.json")) as f:
+        return json.load(f)
+
+
+def frame_count(pcap):
+    return len(tshark_fields(pcap, ["frame.number"]))
+
+
+def case_twin(args, work):
+    out = os.path.join(work, "out")
+    congested_run(args, out)
+    summary = summary_of(out)
+    ips, qpns = plan_addresses(args, "configs/twin-congestion.yaml", *CONGESTED)
+    ce_port = cnp_port = None
+    total = 0
+    for port in summary["ports"]:
+        pcap = os.path.join(out, "capture", port["name"] + ".pcap")
+        assert os.path.exists(pcap), f"no capture file for port {port['name']}"
+        rows = tshark_fields(pcap, ["frame.number", "infiniband.bth.opcode",
+                                    "infiniband.bth.destqp", "ip.dsfield.ecn", "_ws.malformed",
+                                    "ip.dst"])
+        expected = port["tx_packets"] + port["rx_packets"]
+        assert len(rows) == expected, (port["name"], len(rows), expected)
+        total += len(rows)
+        ce_in = cnp_in = cnp_out = 0
+        for number, opcode, qp, ecn, malformed, dst in rows:
+            assert malformed == "", f"{port['name']} frame {number}: malformed"
+            assert opcode != "", f"{port['name']} frame {number}: not decoded as InfiniBand"
+            assert int(qp, 0) in qpns, f"{port['name']} frame {number}: QP {qp} of no flow"
+            arriving = dst in ips[port["name"]]
+            if int(opcode) == CNP:
+                cnp_in += arriving
+                cnp_out += not arriving
+            elif ecn == "3" and arriving:
+                ce_in += 1
+        assert ce_in == port["ecn_marked_received"], (port["name"], ce_in,
+                                                      port["ecn_marked_received"])
+        assert cnp_in == port["cnps_received"], (port["name"], cnp_in, port["cnps_received"])
+        assert cnp_out == port["cnps_sent"], (port["name"], cnp_out, port["cnps_sent"])
+        if ce_in and ce_port is None:
+            ce_port = pcap
+        if cnp_in and cnp_port is None:
+            cnp_port = pcap
+    assert ce_port and cnp_port, "the run marked nothing: the case checks nothing"
+    for pcap in (ce_port, cnp_port):
+        scapy_icrc_check(pcap, allow_pfc=True)
+    marked = sum(p["ecn_marked_received"] for p in summary["ports"])
+    return (f"{total} frames in {len(summary['ports'])} files match the counters; {marked} CE "
+            f"marks and the CNPs found; scapy agrees on {os.path.basename(ce_port)} and "
+            f"{os.path.basename(cnp_port)}")
+
+
+
+
+def case_twin_limits(args, work):
+    out = os.path.join(work, "out")
+    proc = congested_run(args, out, "telemetry.capture.max_packets=5000",
+                         "telemetry.capture.snap_length=96")
+    total = 0
+    for name in sorted(os.listdir(os.path.join(out, "capture"))):
+        rows = tshark_fields(os.path.join(out, "capture", name),
+                             ["frame.len", "frame.cap_len"])
+        total += len(rows)
+        for length, kept in rows:
+            assert int(kept) == min(int(length), 96), (name, length, kept)
+        assert any(int(length) > 96 for length, _ in rows) or not rows, name
+    assert total == 5000, total
+    notes = " ".join(summary_of(out)["notes"])
+    assert "stopped at its limit" in notes, notes
+    assert "stopped at its limit" in proc.stdout, proc.stdout[-2000:]
+    return f"{total} frames of at most 96 bytes; the notes say the limit stopped it"
+
+
+def case_dpdk_ring(args, work):
+    out = os.path.join(work, "out")
+    proc = run_etwire(args, "configs/dpdk-ring.yaml", out, "telemetry.record.pcap=true",
+                      check=False)
+    if proc.returncode != 0 and "EAL" in proc.stderr:
+        print(f"skipped: DPDK cannot start here: {proc.stderr[-500:]}")
+        sys.exit(SKIP)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summary = summary_of(out)
+    captured = 0
+    for port in summary["ports"]:
+        pcap = os.path.join(out, "capture", port["name"] + ".pcap")
+        rows = tshark_fields(pcap, ["frame.number", "infiniband.bth.opcode", "_ws.malformed",
+                                    "ip.src"])
+        assert rows, f"{port['name']}: nothing captured"
+        assert all(opcode != "" and malformed == "" for _, opcode, malformed, _ in rows), pcap
+        assert len({src for *_, src in rows}) >= 2, f"{pcap}: frames of one direction only"
+        captured += len(rows)
+        scapy_icrc_check(pcap)
+    moved = sum(p["tx_packets"] + p["rx_packets"] for p in summary["ports"])
+    notes = " ".join(summary["notes"])
+    match = re.search(r"capture: (\d+) frames lost", notes)
+    lost = int(match.group(1)) if match else 0
+    assert captured + lost == moved, (captured, lost, moved, notes)
+    return f"{captured} frames captured and {lost} lost of {moved} the ports moved"
+
+
+def case_bad_dir(args, work):
+    out = os.path.join(work, "out")
+    os.makedirs(out)
+    with open(os.path.join(out, "capture"), "w") as f:
+        f.write("a file where the capture folder goes\n")
+    proc = run_etwire(args, "configs/loopback-demo.yaml", out, "telemetry.record.pcap=true",
+                      check=False)
+    assert proc.returncode != 0, "the run went on without its capture folder"
+    assert os.path.join(out, "capture") in proc.stderr, proc.stderr
+    assert not os.path.exists(os.path.join(out, "summary.json")), "the run started"
+    return "refused before the first packet: " + proc.stderr.strip().splitlines()[-1]
+
+
+CASES = {"twin": case_twin, "twin_limits": case_twin_limits, "dpdk_ring": case_dpdk_ring,
+         "bad_dir": case_bad_dir}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--etwire", required=True)
+    parser.add_argument("--source-dir", required=True)
+    parser.add_argument("--case", required=True, choices=sorted(CASES))
+    args = parser.parse_args()
+    if shutil.which("tshark") is None:
+        print("skipped: tshark is not installed (scripts/setup.sh installs it)")
+        return SKIP
+    work = tempfile.mkdtemp(prefix=f"etwire-capture-{args.case}-")
+    try:
+        print(f"{args.case}: {CASES[args.case](args, work)}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

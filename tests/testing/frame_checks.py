@@ -1,0 +1,58 @@
+"""Checks of captured RoCEv2 frames shared by the end-to-end tests: tshark's fields of every
+frame, and scapy's RoCE layer recomputing every ICRC (under the system Python, where Debian's
+python3-scapy is)."""
+
+import subprocess
+
+
+def tshark_fields(pcap, fields, display_filter=None):
+    """One list of `fields` per frame of `pcap`, decoded with UDP 4791 as InfiniBand."""
+    cmd = ["tshark", "-r", pcap, "-d", "udp.port==4791,infiniband", "-T", "fields",
+           "-E", "separator=|", "-E", "occurrence=f"]
+    if display_filter:
+        cmd += ["-Y", display_filter]
+    for field in fields:
+        cmd += ["-e", field]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0:
+        raise AssertionError(f"tshark failed on {pcap}: {proc.stderr}")
+    return [line.split("|") for line in proc.stdout.splitlines() if line]
+
+
+_SCAPY_CHECK = r"""
+import sys
+from scapy.all import UDP, Ether, bind_layers, raw, rdpcap
+from scapy.contrib.roce import BTH
+bind_layers(UDP, BTH, dport=4791)
+frames = rdpcap(sys.argv[1])
+pfc_allowed = sys.argv[2] == "1"
+bad = pfc = 0
+for i, frame in enumerate(frames):
+    bth = frame.getlayer(BTH)
+    if bth is None:
+        if pfc_allowed and frame.haslayer(Ether) and frame[Ether].type == 0x8808:
+            pfc += 1
+            continue
+        print(f"frame {i + 1}: no BTH")
+        bad += 1
+        continue
+    on_wire = raw(bth)[-4:]
+    expected = bth.compute_icrc(None)
+    if on_wire != expected:
+        print(f"frame {i + 1}: ICRC {on_wire.hex()}, scapy computes {expected.hex()}")
+        bad += 1
+print(f"{len(frames)} frames ({pfc} PFC), {bad} bad")
+sys.exit(1 if bad or not frames else 0)
+"""
+
+
+def scapy_icrc_check(pcap, allow_pfc=False):
+    """Every frame of `pcap` is RoCEv2 (or, if allowed, a MAC control frame) and carries the
+    ICRC scapy computes; raises AssertionError naming the first frames that do not."""
+    proc = subprocess.run(["/usr/bin/python3", "-c", _SCAPY_CHECK, pcap,
+                           "1" if allow_pfc else "0"],
+                          capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        raise AssertionError(f"scapy ICRC check of {pcap}: " + proc.stdout[-2000:] +
+                             proc.stderr[-2000:])
+    return proc.stdout.strip()
