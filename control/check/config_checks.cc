@@ -535,6 +535,11 @@ class Checker {
       }
     }
     if (!config_.telemetry.record.pcap) return;
+    if (config_.emulators.size() > 1) {
+      warning(Problem::kBackend, "telemetry.record.pcap",
+              "a run split between emulator processes captures the ports of process 0 only "
+              "(the process that writes the results)");
+    }
     bool all_verbs = std::all_of(
         config_.ports.begin(), config_.ports.end(),
         [](const config::PortConfig& p) { return p.backend == config::Backend::kVerbs; });
