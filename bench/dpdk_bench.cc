@@ -20,16 +20,20 @@
 // half of it is the catch-up. Rounds of the loop longer than the catch-up are counted: on a
 // shared machine they are where rate is lost.
 #include <rte_eal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "clock/wall_clock.h"
 #include "config/port_config.h"
+#include "nic/capture/capture_writer.h"
+#include "nic/capture/frame_capture_ring.h"
 #include "nic/dpdk/dpdk_port.h"
 #include "nic/dpdk/eal.h"
 #include "nic/frame/payload_pattern.h"
@@ -78,14 +82,28 @@ nic::dpdk::DpdkPortSetup null_port(uint16_t device, uint32_t pmtu, uint64_t spee
   return setup;
 }
 
-// Frames per second of DpdkPort::transmit on one core.
-double etwire_mpps(uint32_t pmtu, double seconds, uint32_t& frame_bytes) {
+// Frames per second of DpdkPort::transmit on one core. With `capture_snap` above 0, the port also
+// captures (telemetry.record.pcap) into a ring of 8192 frames of that many bytes, which a writer
+// thread writes to a file under /tmp; `lost` is then the share of frames the ring had no room for.
+double etwire_mpps(uint32_t pmtu, double seconds, uint32_t& frame_bytes, uint32_t capture_snap = 0,
+                   double* lost = nullptr) {
   frame::PayloadPattern payload(pmtu, pmtu);
   nic::WireDirectory directory;
   directory.add(0, one_route());
   static int round = 0;
-  nic::dpdk::DpdkPort port(null_port(0, pmtu, 400'000'000'000, "tx" + std::to_string(round++)),
-                           payload, directory);
+  nic::dpdk::DpdkPortSetup setup =
+      null_port(0, pmtu, 400'000'000'000, "tx" + std::to_string(round++));
+  std::optional<nic::capture::FrameCaptureRing> ring;
+  nic::capture::CaptureWriter writer({});
+  const std::string capture_file = "/tmp/bench_dpdk_capture_" + std::to_string(getpid()) + ".pcap";
+  if (capture_snap > 0) {
+    ring.emplace(8192, capture_snap);
+    writer.add_file(capture_file, {&*ring}, capture_snap);
+    writer.start(0);
+    setup.capture_ring = &*ring;
+    setup.capture_writer = &writer;
+  }
+  nic::dpdk::DpdkPort port(setup, payload, directory);
   nic::Packet packet;
   packet.opcode = nic::opcode::kWriteMiddle;
   packet.payload_bytes = pmtu;
@@ -110,6 +128,13 @@ double etwire_mpps(uint32_t pmtu, double seconds, uint32_t& frame_bytes) {
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const auto& counters = port.counters();
+  if (capture_snap > 0) {
+    writer.stop();
+    std::remove(capture_file.c_str());
+    if (lost != nullptr) {
+      *lost = static_cast<double>(counters.capture_lost) / static_cast<double>(counters.tx_frames);
+    }
+  }
   if (counters.tx_dropped != 0) {
     std::fprintf(stderr, "bench_dpdk: %llu frames dropped\n",
                  static_cast<unsigned long long>(counters.tx_dropped));
@@ -280,6 +305,20 @@ int main(int argc, char** argv) {
     const double theirs = options.testpmd ? testpmd_mpps(frame_bytes, options.seconds) : 0;
     std::printf("%6u %11u %13.2f %14.2f %7.2f\n", pmtu, frame_bytes, ours, theirs,
                 theirs > 0 ? ours / theirs : 0.0);
+  }
+  // The same transmit loop capturing every frame (telemetry.record.pcap), headers only and whole.
+  std::printf("\nTransmit with capture, same loop; a writer thread writes the file\n");
+  std::printf("%6s %6s %13s %13s %9s %9s\n", "pmtu", "snap", "off_Mpps", "capture_Mpps", "ratio",
+              "lost_%");
+  for (uint32_t pmtu : {4096u, 1024u}) {
+    for (uint32_t snap : {128u, pmtu + 131}) {
+      uint32_t frame_bytes = 0;
+      const double off = etwire_mpps(pmtu, options.seconds, frame_bytes);
+      double lost = 0;
+      const double on = etwire_mpps(pmtu, options.seconds, frame_bytes, snap, &lost);
+      std::printf("%6u %6u %13.2f %13.2f %9.2f %9.1f\n", pmtu, std::min(snap, frame_bytes), off, on,
+                  on / off, 100.0 * lost);
+    }
   }
   if (!options.pacing) {
     rte_eal_cleanup();
