@@ -463,9 +463,9 @@ class Checker {
     if (!any_loopback) {
       if (present.fabric) {
         warning(Problem::kBackend, "fabric",
-                "ignored: the fabric twin serves loopback ports and the software RNIC, and this "
-                "run has neither (dpdk and verbs ports are cabled to the real device under "
-                "test)");
+                "ignored by this run: the fabric twin serves loopback ports and the software "
+                "RNIC, and this run has neither (dpdk and verbs ports are cabled to the real "
+                "device under test); `run --predict` uses it as the twin of that device");
       }
       return;
     }
