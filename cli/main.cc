@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   remember(add_collective_command(app));
   remember(add_run_command(app));
   remember(add_devices_command(app));
+  remember(add_compare_command(app));
 
   try {
     app.parse(argc, argv);
