@@ -51,8 +51,8 @@ std::string metric_label(const ComparedMetric& m) {
 
 std::string run_line(const std::string& side, const std::string& label, const RunDigest& run) {
   return fmt::format("{}: {}{} (run {}, {}, {} ranks{}, config {})\n", side,
-                     label == side ? "" : fmt::format("{} = ", label), run.dir.string(),
-                     run.run_name.empty() ? "-" : run.run_name,
+                     label == side || label == run.dir.string() ? "" : fmt::format("{} = ", label),
+                     run.dir.string(), run.run_name.empty() ? "-" : run.run_name,
                      run.status.empty() ? "status unknown" : run.status, run.world_size,
                      run.topology.empty() ? "" : fmt::format(", {}", run.topology),
                      run.config_digest.empty() ? "-" : run.config_digest.substr(0, 12));
