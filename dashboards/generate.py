@@ -409,8 +409,8 @@ def overview():
         (12, 4, table(
             "Run",
             "Topology and configuration digest of each selected run, one row per host "
-            "(etwire_run_info).",
-            [target(sel("etwire_run_info", *rh), fmt="table", instant=True)],
+            "(etwire_run_info), also after the run ended.",
+            [target(last_in_range(sel("etwire_run_info", *rh)), fmt="table", instant=True)],
             [{"id": "organize", "options": {
                 "excludeByName": {"Time": True, "Value": True, "__name__": True,
                                   "instance": True, "job": True},
