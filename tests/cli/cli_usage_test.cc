@@ -26,7 +26,7 @@ TEST(CliUsage, UnknownCommandNamesItselfAndListsTheCommands) {
   auto r = etwire::testing::run_etwire("frobnicate");
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.output, HasSubstr("error: unknown command \"frobnicate\"; commands: "));
-  for (const char* command : {"run", "validate", "inspect", "devices"}) {
+  for (const char* command : {"run", "validate", "inspect", "devices", "compare"}) {
     EXPECT_THAT(r.output, HasSubstr(command));
   }
   // Flags before the word do not hide it.
