@@ -16,7 +16,8 @@ What it proves, one case each:
                   away, its panels read as Grafana shows them: the run-state panel has one tile,
                   "completed"; every table (the "over the run" ones, Run) still has the final
                   values (flows as in summary.json); and port throughput panels are in bits per second (a bits unit,
-                  and throughput / utilisation = the port's speed in bits per second).
+                  and throughput / utilisation = the port's speed in bits per second; the line
+                  rate beside the paced rate is that speed).
   promtool        The exposition served during the linger (queues sampled) passes `promtool check
                   metrics`, and its etwire_* metric families are exactly the ones of
                   docs/monitoring.md's metric
@@ -601,6 +602,21 @@ def check_throughput_in_bits(api, source_dir, variables, start, end, summary):
         if compared == 0:
             raise Failure("panel %r: no moment with a utilisation above 1%% to compare at"
                           % panel["title"])
+    # The line rate beside the paced rate is the port's speed in bits per second.
+    found = panels_titled(source_dir, lambda t: t == "Paced rate vs line rate")
+    if len(found) != 1:
+        raise Failure("expected one 'Paced rate vs line rate' panel, found %d" % len(found))
+    path, panel = found[0]
+    line_rate = [t for t in panel["targets"] if t.get("legendFormat", "").endswith("line rate")]
+    if panel["fieldConfig"]["defaults"].get("unit") not in BITS_PER_SECOND_UNITS or not line_rate:
+        raise Failure("%s, panel %r: expected a line rate target and a bits-per-second unit, "
+                      "found unit %r" % (path, panel["title"],
+                                         panel["fieldConfig"]["defaults"].get("unit")))
+    for labels, value in shown_series(api, line_rate[0], variables, start, end):
+        if value != speeds.get(labels.get("port")):
+            raise Failure("%s, panel %r: port %s line rate %r, expected its speed %r bit/s"
+                          % (path, panel["title"], labels.get("port"), value,
+                             speeds.get(labels.get("port"))))
 
 
 def check_after_the_run(api, source_dir, run, summary):
