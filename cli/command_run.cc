@@ -3,6 +3,7 @@
 // report on stdout. Serves Prometheus metrics while it runs (and for telemetry.metrics.linger
 // after), and pushes them to a Pushgateway at the end when one is configured.
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -81,8 +82,12 @@ bool write_results(const engine::RunResults& results, const std::filesystem::pat
                    bool collectives_csv) {
   try {
     outputs::write_summary_json(results, (out / "summary.json").string());
-    if (collectives_csv)
+    spdlog::debug("wrote {}", (out / "summary.json").string());
+    if (collectives_csv) {
       outputs::write_collectives_csv(results, (out / "collectives.csv").string());
+      spdlog::debug("wrote {}: {} collective instances", (out / "collectives.csv").string(),
+                    results.collectives.size());
+    }
     return true;
   } catch (const std::exception& e) {
     std::cerr << fmt::format("error: {}\n", e.what());
@@ -153,6 +158,7 @@ int run_configuration(const RunCommandOptions* opts) {
       code != kExitOk) {
     return code;
   }
+  log_ports_set_up(config);
   // Telemetry when metrics are served or pushed. The endpoint binds before anything is written:
   // an address in use stops the run here.
   std::optional<telemetry::RunTelemetry> telemetry;
@@ -252,6 +258,7 @@ int run_configuration(const RunCommandOptions* opts) {
       if (!file) return;
       try {
         file->close();
+        spdlog::debug("wrote {}", file->path());
       } catch (const std::exception& e) {
         std::cerr << fmt::format("error: {}\n", e.what());
         written = false;

@@ -44,6 +44,7 @@ int check_devices(const cluster::Session& session, const config::RunConfig& conf
   std::unique_ptr<dataplane::DataPlane> data_plane;
   const int code = set_up_every_process(session, config, [&] {
     data_plane = data_plane_factory(config)(config, flows);
+    log_ports_set_up(config);
     for (const std::string& note : data_plane->notes()) std::cout << "  " << note << "\n";
     std::cout << fmt::format("devices: {} port{} set up and checked\n", data_plane->ports(),
                              data_plane->ports() == 1 ? "" : "s");

@@ -1,6 +1,7 @@
 #include "cli/data_plane_choice.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <iostream>
 #include <stdexcept>
@@ -18,6 +19,11 @@ namespace etwire::cli {
 dataplane::DataPlaneFactory data_plane_factory(const config::RunConfig& config) {
   const config::Backend backend =
       config.ports.empty() ? config::Backend::kLoopback : config.ports.front().backend;
+  spdlog::debug("data plane: {} ({} port{}{})", config::backend_name(backend), config.ports.size(),
+                config.ports.size() == 1 ? "" : "s",
+                backend == config::Backend::kLoopback
+                    ? fmt::format(", fabric twin {}", config::topology_name(config.fabric.topology))
+                    : "");
   switch (backend) {
     case config::Backend::kDpdk: {
       // Under MPI, this process's emulator's ports.
@@ -34,6 +40,36 @@ dataplane::DataPlaneFactory data_plane_factory(const config::RunConfig& config) 
   return [](const config::RunConfig& c, transport::FlowObserver& observer) {
     return std::make_unique<dataplane::LoopbackDataPlane>(c, observer);
   };
+}
+
+namespace {
+
+// Where a port's traffic goes: the device, or the twin for a loopback port.
+std::string port_device(const config::PortConfig& port) {
+  switch (port.backend) {
+    case config::Backend::kDpdk:
+      if (!port.dpdk.vdev.empty()) return port.dpdk.vdev;
+      if (!port.dpdk.pci.empty()) return port.dpdk.pci;
+      return port.dpdk.port_id ? fmt::format("DPDK port {}", *port.dpdk.port_id) : "";
+    case config::Backend::kVerbs:
+      return fmt::format("{} port {}", port.verbs.device, port.verbs.port);
+    case config::Backend::kLoopback:
+      break;
+  }
+  return "fabric twin";
+}
+
+}  // namespace
+
+void log_ports_set_up(const config::RunConfig& config) {
+  if (!spdlog::should_log(spdlog::level::debug)) return;
+  const auto emulator = static_cast<uint32_t>(cluster::Session::current().rank());
+  for (const config::PortConfig& port : config.ports) {
+    if (!config::drives_port(config, port, emulator)) continue;
+    spdlog::debug("port {}: {}, {:g} Gb/s, MTU {}, {}, {}", port.name,
+                  config::backend_name(port.backend), static_cast<double>(port.speed_bps) / 1e9,
+                  port.mtu, port.ipv4.to_string(), port_device(port));
+  }
 }
 
 int set_up(const std::function<void()>& setup) {

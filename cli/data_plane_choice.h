@@ -12,6 +12,10 @@ namespace etwire::cli {
 // run on a machine without RDMA devices: nic::verbs::NoRdmaDevice).
 dataplane::DataPlaneFactory data_plane_factory(const config::RunConfig& config);
 
+// With -v, one debug line per port this process drives: backend, speed, MTU and device. Called
+// once the data plane is set up, so the lines say what was opened.
+void log_ports_set_up(const config::RunConfig& config);
+
 // Runs `setup` (building a data plane, or what builds one) and reports what it throws as `run`
 // does: "error: ..." on stderr and the exit code, 2 for the configuration or a machine without
 // RDMA devices, 1 for a device that cannot be set up; kExitOk when nothing was thrown.

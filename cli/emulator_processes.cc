@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "cli/exit_codes.h"
 #include "cluster/agreement.h"
 #include "common/duration.h"
+#include "control/plan/config_summary.h"
 #include "engine/config_digest.h"
 
 namespace etwire::cli {
@@ -123,6 +125,9 @@ int settle_loaded_config(const cluster::Session& session, const std::string& con
     join_emulator_processes(session, setup);
     return kExitBadInput;
   }
+  spdlog::debug("loaded {}{}: {}", config_file,
+                overrides.empty() ? "" : fmt::format(" with --set {}", fmt::join(overrides, " ")),
+                control::summarize_config(loaded));
   return join_emulator_processes(session, setup, offsets);
 }
 

@@ -4,11 +4,13 @@
 
 #include <CLI/CLI.hpp>
 #include <exception>
+#include <iostream>
 #include <utility>
 #include <vector>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/unknown_command.h"
 #include "cluster/session.h"
 #include "trace/trace_error.h"
 
@@ -23,7 +25,11 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "etwire 0.1.0");
   app.require_subcommand(1);
   bool verbose = false;
-  app.add_flag("-v,--verbose", verbose, "Log debug detail to stderr");
+  app.add_flag("-v,--verbose", verbose,
+               "Log debug detail to stderr: the configuration loaded, the data plane and ports "
+               "set up, the files written");
+  // Subcommands inherit this when added: `etwire run -v config.yaml` works as `etwire -v run`.
+  app.fallthrough();
 
   std::vector<std::pair<CLI::App*, CommandAction>> commands;
   auto remember = [&](CommandAction action) {
@@ -37,10 +43,15 @@ int main(int argc, char** argv) {
   remember(add_collective_command(app));
   remember(add_run_command(app));
   remember(add_devices_command(app));
+  remember(add_compare_command(app));
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (auto unknown = unknown_command_message(app, argc, argv)) {
+      std::cerr << *unknown;
+      return kExitBadInput;
+    }
     int code = app.exit(e);
     return code == 0 ? kExitOk : kExitBadInput;
   }

@@ -13,6 +13,16 @@ loopback ports replayed with --time-scale it stays comparable with the port spee
 rate, which are per data-plane second too. Quantiles, which do not depend on the time base, use
 rate() directly.
 
+Bits: throughput and rate panels of ports show bits per second (Grafana unit "bps", read as
+Gb/s), as network people read link speeds; the metrics count bytes, so those queries multiply by
+8 (see bits_per_second). Bus and algorithm bandwidth stay in bytes per second (GB/s), as
+nccl-tests prints them.
+
+Over the run: tables and tiles that show where a run ended are instant queries of the last value
+over the dashboard's range (last_over_time(...[$__range]), see last_in_range), not of the current
+sample: once a run ends and its endpoint goes away, Prometheus marks its series stale and a plain
+instant query finds nothing, while the last value in the range is the run's final one.
+
 Hosts: every query also matches host=~"$host". A run split between emulator processes on several
 hosts has series from each; the host selector narrows the panels to some of them, and the sums
 add up the selected hosts' series as they add up ports or jobs.
@@ -31,6 +41,7 @@ HOST = 'host=~"$host"'
 JOB = 'job_name=~"$job"'
 PORT = 'port=~"$port"'
 WINDOW = "[$__rate_interval]"
+RANGE = "[$__range]"
 VTIME = "etwire_run_virtual_time_seconds"
 
 OTHER_DASHBOARDS_LINK = {
@@ -78,6 +89,17 @@ def per_second(counter, by, *matchers):
     )
 
 
+def bits_per_second(bytes_per_second_expr):
+    """A bytes-per-second query in bits per second."""
+    return "8 * (%s)" % bytes_per_second_expr
+
+
+def last_in_range(selector):
+    """The last sample of each series over the dashboard's range: a run's final value, still
+    there after the run ended and its series went stale."""
+    return "last_over_time(%s%s)" % (selector, RANGE)
+
+
 def quantile_over_window(q, histogram, by, *matchers):
     return "histogram_quantile(%s, sum by (%s, le) (rate(%s%s)))" % (
         q, by, sel(histogram + "_bucket", *matchers), WINDOW)
@@ -85,12 +107,17 @@ def quantile_over_window(q, histogram, by, *matchers):
 
 def quantile_over_run(q, histogram, by, *matchers):
     return "histogram_quantile(%s, sum by (%s, le) (%s))" % (
-        q, by, sel(histogram + "_bucket", *matchers))
+        q, by, last_in_range(sel(histogram + "_bucket", *matchers)))
 
 
 def mean_over_run(histogram, by, *matchers):
     return "sum by (%s) (%s) / sum by (%s) (%s)" % (
-        by, sel(histogram + "_sum", *matchers), by, sel(histogram + "_count", *matchers))
+        by, last_in_range(sel(histogram + "_sum", *matchers)), by,
+        last_in_range(sel(histogram + "_count", *matchers)))
+
+
+def total_over_run(counter, by, *matchers):
+    return "sum by (%s) (%s)" % (by, last_in_range(sel(counter, *matchers)))
 
 
 QUANTILES = [("0.5", "p50"), ("0.9", "p90"), ("0.99", "p99"), ("0.999", "p99.9")]
@@ -373,16 +400,17 @@ def overview():
     panels = [
         (6, 4, stat(
             "Run state",
-            "Current state of each selected run: running, completed, flows-failed, stuck, "
-            "interrupted or failed.",
-            [target('max by (run, state) (%s) == 1' % sel("etwire_run_state", *rh),
-                    legend="{{run}}: {{state}}")],
+            "Current state of each selected run, one tile per run: running, completed, "
+            "flows-failed, stuck, interrupted or failed. A run that ended keeps its final state "
+            "for the dashboard's time range.",
+            [target('max by (run, state) (%s) == 1' % last_in_range(sel("etwire_run_state", *rh)),
+                    legend="{{run}}: {{state}}", instant=True)],
             text_mode="name", color_mode="background", overrides=state_colors)),
         (12, 4, table(
             "Run",
             "Topology and configuration digest of each selected run, one row per host "
-            "(etwire_run_info).",
-            [target(sel("etwire_run_info", *rh), fmt="table", instant=True)],
+            "(etwire_run_info), also after the run ended.",
+            [target(last_in_range(sel("etwire_run_info", *rh)), fmt="table", instant=True)],
             [{"id": "organize", "options": {
                 "excludeByName": {"Time": True, "Value": True, "__name__": True,
                                   "instance": True, "job": True},
@@ -508,17 +536,16 @@ def flows():
             "FCT over the run",
             "Flow completion times since the run started, per collective type: flows "
             "completed, quantiles, mean and failed flows (measured iterations).",
-            [("flows", "sum by (%s) (%s)" % (by, sel(fct + "_count", *rj)), "none")]
+            [("flows", total_over_run(fct + "_count", by, *rj), "none")]
             + [(name, quantile_over_run(q, fct, by, *rj), None) for q, name in QUANTILES]
             + [("mean", mean_over_run(fct, by, *rj), None),
-               ("failed flows", "sum by (%s) (%s)" % (by, sel("etwire_flows_failed_total", *rj)),
-                "none")],
+               ("failed flows", total_over_run("etwire_flows_failed_total", by, *rj), "none")],
             unit="s")),
         (24, 7, merged_table(
             "CCT over the run",
             "Collective completion times since the run started, per collective type: "
             "instances completed, quantiles and mean (measured iterations).",
-            [("collectives", "sum by (%s) (%s)" % (by, sel(cct + "_count", *rj)), "none")]
+            [("collectives", total_over_run(cct + "_count", by, *rj), "none")]
             + [(name, quantile_over_run(q, cct, by, *rj), None) for q, name in QUANTILES]
             + [("mean", mean_over_run(cct, by, *rj), None)],
             unit="s")),
@@ -609,6 +636,7 @@ def ports():
     paced = "max by (run, port) (%s)" % sel("etwire_port_paced_rate_bytes_per_second", *rp)
 
     def throughput(direction):
+        """Bytes per second: utilisation divides it by the speed, also in bytes."""
         return per_second("etwire_port_%s_bytes_total" % direction, "run, port", *rp)
 
     line_rate_dashed = [{
@@ -619,12 +647,14 @@ def ports():
     panels = [
         (12, 8, timeseries(
             "Transmit throughput",
-            "Bytes transmitted per second of the data plane's clock.",
-            [target(throughput("transmit"), legend="{{port}}")], unit="Bps")),
+            "Bits transmitted per second of the data plane's clock (wire bytes x 8, preamble "
+            "and gap included, so a saturated link reads its line rate).",
+            [target(bits_per_second(throughput("transmit")), legend="{{port}}")], unit="bps")),
         (12, 8, timeseries(
             "Receive throughput",
-            "Bytes received per second of the data plane's clock.",
-            [target(throughput("receive"), legend="{{port}}")], unit="Bps")),
+            "Bits received per second of the data plane's clock (wire bytes x 8, preamble and "
+            "gap included).",
+            [target(bits_per_second(throughput("receive")), legend="{{port}}")], unit="bps")),
         (12, 8, timeseries(
             "Transmit utilisation",
             "Transmit throughput / port speed (line rate).",
@@ -649,9 +679,9 @@ def ports():
             "Paced rate vs line rate",
             "Sum of the DCQCN rates of the port's QPs that have data to send (at most the line "
             "rate), and the line rate (dashed).",
-            [target(paced, legend="{{port}} paced"),
-             target(speed, legend="{{port}} line rate")],
-            unit="Bps", overrides=line_rate_dashed)),
+            [target(bits_per_second(paced), legend="{{port}} paced"),
+             target(bits_per_second(speed), legend="{{port}} line rate")],
+            unit="bps", overrides=line_rate_dashed)),
         (12, 8, timeseries(
             "Paced rate / line rate",
             "Paced rate as a fraction of the line rate; 1 when the port's QPs with data to "

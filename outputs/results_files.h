@@ -84,6 +84,7 @@ class QueueCsvWriter final : public dataplane::QueueSink {
 
   void append(const dataplane::QueueRow& row, std::string_view switch_port) override;
   void close() { file_.close(); }
+  const std::string& path() const { return file_.path(); }
   uint64_t rows() const { return rows_; }
 
  private:

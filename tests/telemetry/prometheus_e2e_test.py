@@ -12,7 +12,12 @@ What it proves, one case each:
                   Grafana's variables substituted) parses and returns finite data for that run,
                   the twin's queue depth and link utilization panels included. The final
                   scraped values agree with the run's summary.json (trace nodes, transmitted bytes,
-                  measured flows) and the run state is "completed".
+                  measured flows) and the run state is "completed". After the run's endpoint went
+                  away, its panels read as Grafana shows them: the run-state panel has one tile,
+                  "completed"; every table (the "over the run" ones, Run) still has the final
+                  values (flows as in summary.json); and port throughput panels are in bits per second (a bits unit,
+                  and throughput / utilisation = the port's speed in bits per second; the line
+                  rate beside the paced rate is that speed).
   promtool        The exposition served during the linger (queues sampled) passes `promtool check
                   metrics`, and its etwire_* metric families are exactly the ones of
                   docs/monitoring.md's metric
@@ -476,6 +481,162 @@ def check_dashboards(api, source_dir, variables, start, end):
     return len(queries)
 
 
+# --- panels as Grafana shows them -------------------------------------------------------------
+
+# Grafana's units of bits per second (SI prefixes, as link speeds are given).
+BITS_PER_SECOND_UNITS = ("bps", "Kbits", "Mbits", "Gbits", "Tbits")
+
+
+def panels_titled(source_dir, predicate):
+    """(file, panel) of every dashboard panel whose title satisfies predicate(title)."""
+    found = []
+    for path in sorted(glob.glob(os.path.join(source_dir, "dashboards", "*.json"))):
+        with open(path, encoding="utf-8") as f:
+            board = json.load(f)
+        for panel in walk_panels(board.get("panels", [])):
+            if predicate(panel.get("title", "")):
+                found.append((os.path.relpath(path, source_dir), panel))
+    return found
+
+
+def shown_series(api, target, variables, start, at):
+    """[(labels, value)]: what a panel target shows at `at`, as Grafana asks for it. An instant
+    target is evaluated at `at`; a range target over start..at, each series reduced to its last
+    finite value (the stat and table panels' "last not null")."""
+    expr = substitute(target["expr"], variables)
+    if target.get("instant"):
+        answer = api.query(expr, at)
+        if answer.get("status") != "success":
+            raise Failure("%s: %s" % (expr, describe(answer)))
+        return [(s["metric"], float(s["value"][1])) for s in answer["data"]["result"]
+                if math.isfinite(float(s["value"][1]))]
+    answer = api.query_range(expr, start, at)
+    if answer.get("status") != "success":
+        raise Failure("%s: %s" % (expr, describe(answer)))
+    shown = []
+    for series in answer["data"]["result"]:
+        finite = [float(v) for _, v in series["values"] if math.isfinite(float(v))]
+        if finite:
+            shown.append((series["metric"], finite[-1]))
+    return shown
+
+
+def check_run_state_tiles(api, source_dir, variables, start, at):
+    """The run-state panel shows one tile per run, the final state, once the run ended."""
+    panels = panels_titled(source_dir, lambda title: title == "Run state")
+    if not panels:
+        raise Failure("no 'Run state' panel in dashboards/*.json")
+    for path, panel in panels:
+        tiles = [labels for target in panel["targets"]
+                 for labels, _ in shown_series(api, target, variables, start, at)]
+        states = sorted(labels.get("state", "?") for labels in tiles)
+        if states != ["completed"]:
+            raise Failure("%s, panel 'Run state' after the run ended: tiles %s, expected one tile "
+                          "'completed' (one tile per run)" % (path, states))
+
+
+def check_tables_after_the_run(api, source_dir, variables, start, at, summary):
+    """Every table (the "over the run" tables, the Run table) still has the run's final values
+    after the run ended."""
+    panels = [(path, panel) for path, panel in panels_titled(source_dir, lambda title: True)
+              if panel.get("type") == "table"]
+    if not any("over the run" in panel["title"] for _, panel in panels):
+        raise Failure("no 'over the run' table in dashboards/*.json")
+    problems = []
+    for path, panel in panels:
+        for target in panel["targets"]:
+            shown = shown_series(api, target, variables, start, at)
+            if not shown:
+                problems.append("  %s, panel %r target %s: no data after the run ended\n"
+                                "    expr: %s" % (path, panel["title"], target.get("refId"),
+                                                  substitute(target["expr"], variables)))
+            if panel["title"] == "FCT over the run" and target.get("refId") == "A" and shown:
+                flows = sum(value for _, value in shown)
+                if flows != summary_measured_flows(summary):
+                    problems.append("  %s, panel 'FCT over the run': %r flows after the run "
+                                    "ended, summary.json fct[] has %r"
+                                    % (path, flows, summary_measured_flows(summary)))
+    if problems:
+        raise Failure("tables lost the final values:\n" + "\n".join(problems))
+    return len(panels)
+
+
+def check_throughput_in_bits(api, source_dir, variables, start, end, summary):
+    """Port throughput panels are in bits per second: their unit, and their values (throughput /
+    utilisation at the same moment is the port's speed, which summary.json gives in bits/s)."""
+    speeds = {port["name"]: float(port["speed_bps"]) for port in summary["ports"]}
+    for direction in ("Transmit", "Receive"):
+        found = panels_titled(source_dir, lambda t, d=direction: t == "%s throughput" % d)
+        utilisation = panels_titled(source_dir, lambda t, d=direction: t == "%s utilisation" % d)
+        if len(found) != 1 or len(utilisation) != 1:
+            raise Failure("expected one '%s throughput' and one '%s utilisation' panel, found "
+                          "%d and %d" % (direction, direction, len(found), len(utilisation)))
+        path, panel = found[0]
+        unit = panel["fieldConfig"]["defaults"].get("unit")
+        if unit not in BITS_PER_SECOND_UNITS:
+            raise Failure("%s, panel %r: unit %r, expected bits per second (one of %s)"
+                          % (path, panel["title"], unit, ", ".join(BITS_PER_SECOND_UNITS)))
+
+        def by_port_and_time(target):
+            answer = api.query_range(substitute(target["expr"], variables), start, end)
+            if answer.get("status") != "success":
+                raise Failure("%s: %s" % (target["expr"], describe(answer)))
+            return {(s["metric"].get("port"), t): float(v)
+                    for s in answer["data"]["result"] for t, v in s["values"]}
+        rates = by_port_and_time(panel["targets"][0])
+        fractions = by_port_and_time(utilisation[0][1]["targets"][0])
+        compared = 0
+        for key, fraction in fractions.items():
+            rate = rates.get(key)
+            if rate is None or not math.isfinite(fraction) or fraction < 0.01:
+                continue
+            speed = speeds.get(key[0])
+            if speed is None:
+                raise Failure("port %r of %r is not in summary.json" % (key[0], panel["title"]))
+            if abs(rate / fraction - speed) > 1e-6 * speed:
+                raise Failure("%s, panel %r, port %s: throughput %g / utilisation %g = %g, "
+                              "expected the port's speed %g bit/s"
+                              % (path, panel["title"], key[0], rate, fraction, rate / fraction,
+                                 speed))
+            compared += 1
+        if compared == 0:
+            raise Failure("panel %r: no moment with a utilisation above 1%% to compare at"
+                          % panel["title"])
+    # The line rate beside the paced rate is the port's speed in bits per second.
+    found = panels_titled(source_dir, lambda t: t == "Paced rate vs line rate")
+    if len(found) != 1:
+        raise Failure("expected one 'Paced rate vs line rate' panel, found %d" % len(found))
+    path, panel = found[0]
+    line_rate = [t for t in panel["targets"] if t.get("legendFormat", "").endswith("line rate")]
+    if panel["fieldConfig"]["defaults"].get("unit") not in BITS_PER_SECOND_UNITS or not line_rate:
+        raise Failure("%s, panel %r: expected a line rate target and a bits-per-second unit, "
+                      "found unit %r" % (path, panel["title"],
+                                         panel["fieldConfig"]["defaults"].get("unit")))
+    for labels, value in shown_series(api, line_rate[0], variables, start, end):
+        if value != speeds.get(labels.get("port")):
+            raise Failure("%s, panel %r: port %s line rate %r, expected its speed %r bit/s"
+                          % (path, panel["title"], labels.get("port"), value,
+                             speeds.get(labels.get("port"))))
+
+
+def check_after_the_run(api, source_dir, run, summary):
+    """The panels as Grafana shows them once the run ended and its series went stale."""
+    # Two scrape intervals after the endpoint closed: a scrape has failed and marked every series
+    # of the run stale, as it is for anyone looking after a run.
+    time.sleep(max(0.0, run.ended_at + 2.5 - time.time()))
+    at = time.time()
+    start = run.started_at - 1
+    variables = dict(FIXED_VARIABLES, __range="%ds" % math.ceil(at - start))
+    answer = api.query('etwire_run_state{run="%s"}' % RUN_NAME, at)
+    if answer.get("status") != "success" or answer["data"]["result"]:
+        raise Failure("the run's series should be stale %.1f s after it ended; got %s"
+                      % (at - run.ended_at, describe(answer)))
+    check_run_state_tiles(api, source_dir, variables, start, at)
+    tables = check_tables_after_the_run(api, source_dir, variables, start, at, summary)
+    check_throughput_in_bits(api, source_dir, variables, start, at, summary)
+    return tables
+
+
 # --- the results files ------------------------------------------------------------------------
 
 def load_summary(results_dir):
@@ -606,8 +767,11 @@ def case_dashboards(ctx):
         # 2 s into the 3 s linger: a scrape of the final values has happened, and none can have
         # failed yet and marked the series stale (whatever etwire's shutdown takes).
         _, linger_at = run.wait_for_line(r"serving the final metrics at ", 1)
-        check_final_values(api, load_summary(results), linger_at + 2)
-        return "%d dashboard queries" % count
+        summary = load_summary(results)
+        check_final_values(api, summary, linger_at + 2)
+        tables = check_after_the_run(api, ctx.source_dir, run, summary)
+        return "%d dashboard queries; after the run: one run-state tile, %d tables, " \
+            "throughput in bits" % (count, tables)
     except Failure as e:
         raise Failure("%s\nprometheus log tail:\n%s" % (e, tail(log_path, 15)))
 

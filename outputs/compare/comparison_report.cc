@@ -1,0 +1,175 @@
+#include "outputs/compare/comparison_report.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "common/text_table.h"
+
+namespace etwire::outputs {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Counts print as integers; times and bandwidths with the decimals the console report uses.
+std::string value_text(const std::optional<double>& value, const std::string& unit) {
+  if (!value) return "-";
+  if (unit.empty()) return fmt::format("{:.0f}", *value);
+  if (unit == "ms") return fmt::format("{:.3f}", *value);
+  if (unit == "%") return fmt::format("{:.1f}", *value);
+  return fmt::format("{:.2f}", *value);
+}
+
+std::string delta_text(const ComparedMetric& m) {
+  if (!m.delta) return "-";
+  if (m.unit.empty()) return fmt::format("{:+.0f}", *m.delta);
+  return fmt::format("{:+.{}f}", *m.delta, m.unit == "ms" ? 3 : (m.unit == "%" ? 1 : 2));
+}
+
+std::string percent_text(const ComparedMetric& m) {
+  if (!m.delta) return "-";
+  if (!m.delta_percent) return "new";  // A is 0, B is not
+  return fmt::format("{:+.1f}%", *m.delta_percent);
+}
+
+std::string flag_text(const ComparedMetric& m) {
+  if (m.exceeded) return fmt::format("! >{:g}%", *m.tolerance_percent);
+  if (m.tolerance_percent && m.delta) return "ok";
+  return "";
+}
+
+std::string metric_label(const ComparedMetric& m) {
+  return m.unit.empty() ? m.metric : fmt::format("{} ({})", m.metric, m.unit);
+}
+
+std::string run_line(const std::string& side, const std::string& label, const RunDigest& run) {
+  return fmt::format("{}: {}{} (run {}, {}, {} ranks{}, config {})\n", side,
+                     label == side || label == run.dir.string() ? "" : fmt::format("{} = ", label),
+                     run.dir.string(), run.run_name.empty() ? "-" : run.run_name,
+                     run.status.empty() ? "status unknown" : run.status, run.world_size,
+                     run.topology.empty() ? "" : fmt::format(", {}", run.topology),
+                     run.config_digest.empty() ? "-" : run.config_digest.substr(0, 12));
+}
+
+void append_section(const RunComparison& c, ComparedSection section, const std::string& title,
+                    const std::string& subject_header, std::string& out) {
+  std::vector<std::string> headers;
+  if (!subject_header.empty()) headers.push_back(subject_header);
+  for (const std::string& h : {std::string("metric"), c.label_a, c.label_b, std::string("delta"),
+                               std::string("delta_%"), std::string("tolerance")}) {
+    headers.push_back(h);
+  }
+  const bool any_tolerance = !c.tolerances.empty();
+  if (!any_tolerance) headers.pop_back();
+  TextTable table(headers);
+  for (const ComparedMetric& m : c.metrics) {
+    if (m.section != section) continue;
+    std::vector<std::string> row;
+    if (!subject_header.empty()) row.push_back(m.subject);
+    row.push_back(metric_label(m));
+    row.push_back(value_text(m.a, m.unit));
+    row.push_back(value_text(m.b, m.unit));
+    row.push_back(delta_text(m));
+    row.push_back(percent_text(m));
+    if (any_tolerance) row.push_back(flag_text(m));
+    table.add_row(std::move(row));
+  }
+  if (table.rows() == 0) return;
+  out += fmt::format("\n{}\n", title);
+  out += table.render();
+}
+
+Json optional_json(const std::optional<double>& value) {
+  if (!value || !std::isfinite(*value)) return nullptr;
+  return *value;
+}
+
+Json run_json(const std::string& label, const RunDigest& run) {
+  Json j;
+  j["label"] = label;
+  j["dir"] = run.dir.string();
+  j["run"] = run.run_name;
+  j["status"] = run.status;
+  j["config_digest"] = run.config_digest;
+  j["world_size"] = run.world_size;
+  j["topology"] = run.topology;
+  return j;
+}
+
+}  // namespace
+
+std::string comparison_text(const RunComparison& c) {
+  std::string out;
+  out += run_line("A", c.label_a, c.a);
+  out += run_line("B", c.label_b, c.b);
+  out += fmt::format("delta = B - A; delta_% = delta / A (\"new\": A is 0, B is not)\n");
+  if (!c.only_in_a.empty())
+    out += fmt::format("Only {} has {}\n", c.label_a, fmt::join(c.only_in_a, ", "));
+  if (!c.only_in_b.empty())
+    out += fmt::format("Only {} has {}\n", c.label_b, fmt::join(c.only_in_b, ", "));
+  append_section(c, ComparedSection::kCollectives,
+                 "Collectives, measured iterations (cct: mean, cct_p50: median; busbw: mean; "
+                 "ideal: busbw / goodput)",
+                 "collective", out);
+  append_section(c, ComparedSection::kFct,
+                 "Flow completion times, measured iterations (nearest rank)", "collective", out);
+  append_section(c, ComparedSection::kIterations, "Iterations, measured (JCT)", "iteration", out);
+  append_section(c, ComparedSection::kCongestion, "Congestion counters, summed over the ports", "",
+                 out);
+  if (!c.tolerances.empty()) {
+    const size_t exceeded = c.exceeded();
+    out += exceeded == 0 ? "\nWithin tolerance: no delta beyond it.\n"
+                         : fmt::format("\nBeyond tolerance: {} metric{} (marked !).\n", exceeded,
+                                       exceeded == 1 ? "" : "s");
+  }
+  return out;
+}
+
+std::string comparison_json(const RunComparison& c) {
+  Json doc;
+  doc["a"] = run_json(c.label_a, c.a);
+  doc["b"] = run_json(c.label_b, c.b);
+  Json tolerances = Json::object();
+  tolerances["default_percent"] = optional_json(c.tolerances.all());
+  Json per_metric = Json::object();
+  for (const auto& [metric, percent] : c.tolerances.per_metric()) per_metric[metric] = percent;
+  tolerances["per_metric_percent"] = std::move(per_metric);
+  doc["tolerances"] = std::move(tolerances);
+  Json metrics = Json::array();
+  for (const ComparedMetric& m : c.metrics) {
+    Json j;
+    j["section"] = compared_section_name(m.section);
+    j["subject"] = m.subject;
+    j["metric"] = m.metric;
+    j["unit"] = m.unit;
+    j["a"] = optional_json(m.a);
+    j["b"] = optional_json(m.b);
+    j["delta"] = optional_json(m.delta);
+    j["delta_percent"] = optional_json(m.delta_percent);
+    j["tolerance_percent"] = optional_json(m.tolerance_percent);
+    j["exceeded"] = m.exceeded;
+    metrics.push_back(std::move(j));
+  }
+  doc["metrics"] = std::move(metrics);
+  doc["only_in_a"] = c.only_in_a;
+  doc["only_in_b"] = c.only_in_b;
+  doc["exceeded"] = c.exceeded();
+  return doc.dump(2) + "\n";
+}
+
+void write_comparison_json(const RunComparison& comparison, const std::string& path) {
+  const std::string text = comparison_json(comparison);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out << text;
+  if (out) out.flush();
+  if (!out) throw std::runtime_error(fmt::format("{}: {}", path, std::strerror(errno)));
+}
+
+}  // namespace etwire::outputs
