@@ -27,7 +27,9 @@ std::optional<std::string> unknown_command_message(const CLI::App& app, int argc
     }
     return fmt::format("error: unknown command \"{}\"; commands: {}\n", word, commands);
   }
-  return std::nullopt;
+  // No word at all: a command was expected.
+  return fmt::format(
+      "error: a command is required; commands: {} (etwire COMMAND --help says more)\n", commands);
 }
 
 }  // namespace etwire::cli

@@ -1,5 +1,5 @@
 // The top level of the command line: -v turns on debug logs of the setup steps, and a word that
-// names no command says so and lists the commands.
+// names no command, or no command at all, says so and lists the commands.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -43,6 +43,15 @@ TEST(CliUsage, ErrorsOfAKnownCommandAreNotCalledAnUnknownCommand) {
   r = etwire::testing::run_etwire("");
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.output, Not(HasSubstr("unknown command")));
+}
+
+TEST(CliUsage, NoCommandAtAllListsTheCommands) {
+  for (const char* args : {"", "-v"}) {
+    const auto r = etwire::testing::run_etwire(args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_THAT(r.output, HasSubstr("error: a command is required; commands: ")) << args;
+    EXPECT_THAT(r.output, HasSubstr("compare")) << args;
+  }
 }
 
 TEST(CliUsage, VerboseLogsTheSetupStepsOnStderr) {
