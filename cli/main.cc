@@ -48,7 +48,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (auto unknown = unknown_command_message(app, argc, argv)) {
+    // --help and --version end the parse too, with exit code 0.
+    if (auto unknown =
+            e.get_exit_code() == 0 ? std::nullopt : unknown_command_message(app, argc, argv)) {
       std::cerr << *unknown;
       return kExitBadInput;
     }

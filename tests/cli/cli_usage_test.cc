@@ -54,6 +54,15 @@ TEST(CliUsage, NoCommandAtAllListsTheCommands) {
   }
 }
 
+TEST(CliUsage, HelpAndVersionAreNotMistakenForAMissingCommand) {
+  auto r = etwire::testing::run_etwire("--version");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_THAT(r.output, HasSubstr("etwire 0.1.0"));
+  r = etwire::testing::run_etwire("--help");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_THAT(r.output, Not(HasSubstr("error")));
+}
+
 TEST(CliUsage, VerboseLogsTheSetupStepsOnStderr) {
   // Before the command and after it alike.
   for (const std::string& args :
