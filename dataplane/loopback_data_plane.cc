@@ -122,6 +122,7 @@ LoopbackDataPlane::LoopbackDataPlane(const config::RunConfig& config,
           *wire, capture_->directory, capture_->payload, capture_->frames.add_ring(p),
           capture_->frames.writer(), pause));
       wire = capture_->ports.back().get();
+      twin_->port(p).set_arrival_tap(&capture_->ports.back()->arrivals());
     }
     worker_of(run_port).add_port(*wire, run_port, 0, port.qos, nic::frame_format(config, port));
   }

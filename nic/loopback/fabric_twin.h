@@ -42,7 +42,7 @@ class FabricTwin final : private clock::EventHandler {
 
   size_t ports() const { return hosts_.size(); }
   // The loopback NIC of host `host`.
-  Port& port(size_t host) { return hosts_.at(host).port; }
+  LoopbackPort& port(size_t host) { return hosts_.at(host).port; }
   const FabricLayout& layout() const { return layout_; }
 
   // Counters of a host's NIC side and of a switch port (global index).

@@ -102,6 +102,7 @@ void FabricTwin::deliver_to_host(uint32_t host, uint32_t slot, clock::Nanos now)
   Host& destination = hosts_[host];
   ++destination.counters.rx_packets;
   destination.counters.rx_bytes += packet.wire_bytes;
+  if (PacketReceiver* tap = destination.port.arrival_tap()) tap->receive(packet, now);
   if (packet.icrc_bad) {
     ++destination.counters.drops_bad_icrc;
     return;

@@ -13,6 +13,9 @@ Cases:
               numbers; CE-marked data frames and CNPs are in the capture, as many as the counters
               say; scapy recomputes the ICRC of every frame of the files of a port that received
               CE marks and one that received CNPs.
+  twin_corrupt  configs/loopback-demo.yaml with a lossy fault that corrupts frames on one
+              host's link: that host's capture holds the damaged frames its NIC discarded, and
+              scapy finds exactly as many wrong ICRCs in it as the fault's note counts.
   twin_limits The same run with telemetry.capture limits: max_packets caps the frames of all
               files together, snap_length cuts each frame (tshark sees the original length), and
               the summary's notes say the capture stopped at its limit.
@@ -128,6 +131,27 @@ def case_twin(args, work):
 
 
 
+def case_twin_corrupt(args, work):
+    out = os.path.join(work, "out")
+    demo = "configs/loopback-demo.yaml"
+    ports = json.loads(subprocess.run(
+        [args.etwire, "plan", os.path.join(args.source_dir, demo), "--json"],
+        capture_output=True, text=True, check=True).stdout)["ports"]
+    victim = ports[0]["name"]
+    run_etwire(args, demo, out, "telemetry.record.pcap=true",
+               f"fabric.faults=[{{kind: lossy, link: {victim}, corrupt_probability: 0.02}}]")
+    notes = " ".join(summary_of(out)["notes"])
+    match = re.search(r"(\d+) delivered with a bad ICRC", notes)
+    assert match, notes
+    bad_total = int(match.group(1))
+    assert bad_total > 0, "nothing was corrupted: the case checks nothing"
+    # Frames damaged on their way to the victim are discarded by its NIC, after its capture saw
+    # them; those it sent are captured whole as they leave.
+    scapy_icrc_check(os.path.join(out, "capture", victim + ".pcap"), allow_pfc=True,
+                     expected_bad=bad_total)
+    return f"{bad_total} damaged frames in the captures, each with a wrong ICRC"
+
+
 def case_twin_limits(args, work):
     out = os.path.join(work, "out")
     proc = congested_run(args, out, "telemetry.capture.max_packets=5000",
@@ -187,7 +211,7 @@ def case_bad_dir(args, work):
     return "refused before the first packet: " + proc.stderr.strip().splitlines()[-1]
 
 
-CASES = {"twin": case_twin, "twin_limits": case_twin_limits, "dpdk_ring": case_dpdk_ring,
+CASES = {"twin": case_twin, "twin_corrupt": case_twin_corrupt, "twin_limits": case_twin_limits, "dpdk_ring": case_dpdk_ring,
          "bad_dir": case_bad_dir}
 
 

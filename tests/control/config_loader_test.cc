@@ -324,8 +324,9 @@ fabric:
 )");
   EXPECT_TRUE(loaded.ok()) << errors_of(loaded);
   EXPECT_THAT(errors_of(loaded),
-              HasSubstr("inline.yaml:10:3: warning: fabric: ignored: the "
+              HasSubstr("inline.yaml:10:3: warning: fabric: ignored by this run: the "
                         "fabric twin serves loopback ports and the software RNIC"));
+  EXPECT_THAT(errors_of(loaded), HasSubstr("`run --predict` uses it"));
 }
 
 TEST(Loading, WithoutTracesPlacesOnlyJobsThatStateTheirSize) {
