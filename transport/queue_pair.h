@@ -12,6 +12,7 @@
 #include "clock/time.h"
 #include "transport/dcqcn_reaction_point.h"
 #include "transport/flow_pool.h"
+#include "transport/qp_counters.h"
 
 namespace etwire::transport {
 
@@ -61,6 +62,14 @@ struct RequesterQp {
   SendState state = SendState::kIdle;
   bool failed = false;
 
+  QpCounters counters;
+  // The time it had messages outstanding (posted, not yet acknowledged), and the DCQCN rate
+  // integrated over it: qps.csv's mean rate. `busy_since` is kNever while it has none.
+  clock::Nanos busy_since = clock::kNever;
+  clock::Nanos busy_ns = 0;
+  double busy_rate_integral = 0;
+  double rate_integral_at_busy_start = 0;
+
   bool has_packet_to_send() const { return !failed && next_psn < next_post_psn; }
   bool has_unacknowledged() const { return acked_psn < highest_sent_psn; }
 };
@@ -88,6 +97,7 @@ struct ResponderQp {
   // Without a local requester, CE marks seen since the last delivered message (the flow records
   // are kept by the requester's transport, which learns of them with the delivery).
   uint32_t ecn_marks_for_remote = 0;
+  QpCounters counters;
 };
 
 }  // namespace etwire::transport
