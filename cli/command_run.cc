@@ -1,7 +1,8 @@
 // `etwire run`: replays a configuration's jobs on the data plane and writes the results:
-// summary.json, collectives.csv and flows.csv in the output directory, and the nccl-tests-style
-// report on stdout. Serves Prometheus metrics while it runs (and for telemetry.metrics.linger
-// after), and pushes them to a Pushgateway at the end when one is configured.
+// summary.json, collectives.csv, flows.csv and qps.csv in the output directory, and the
+// nccl-tests-style report on stdout. Serves Prometheus metrics while it runs (and for
+// telemetry.metrics.linger after), and pushes them to a Pushgateway at the end when one is
+// configured.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -26,6 +27,7 @@
 #include "engine/config_digest.h"
 #include "engine/run_engine.h"
 #include "outputs/console_report.h"
+#include "outputs/qp_results.h"
 #include "outputs/results_files.h"
 #include "outputs/telemetry/run_telemetry.h"
 #include "trace/trace_error.h"
@@ -73,14 +75,16 @@ int exit_code_for(engine::RunStatus status) {
   return kExitFailure;
 }
 
-// Writes summary.json and collectives.csv; returns false (after saying why) when one cannot be
-// written.
+// Writes summary.json, collectives.csv and qps.csv (when the run's data plane counted QPs);
+// returns false (after saying why) when one cannot be written.
 bool write_results(const engine::RunResults& results, const std::filesystem::path& out,
-                   bool collectives_csv) {
+                   const config::RecordConfig& record) {
   try {
     outputs::write_summary_json(results, (out / "summary.json").string());
-    if (collectives_csv)
+    if (record.collectives)
       outputs::write_collectives_csv(results, (out / "collectives.csv").string());
+    if (record.qps && results.qps_counted)
+      outputs::write_qps_csv(results, (out / "qps.csv").string());
     return true;
   } catch (const std::exception& e) {
     std::cerr << fmt::format("error: {}\n", e.what());
@@ -265,7 +269,7 @@ CommandAction add_run_command(CLI::App& app) {
     if (options.progress) std::cerr << "\n";
     // Writes the result files and the report (process 0 of a split run); returns the exit code.
     const auto report = [&](const engine::RunResults& results) -> int {
-      bool written = write_results(results, out, config.telemetry.record.collectives);
+      bool written = write_results(results, out, config.telemetry.record);
       const auto close = [&](auto& file) {
         if (!file) return;
         try {

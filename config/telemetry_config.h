@@ -18,6 +18,7 @@ struct MetricsEndpoint {
 struct RecordConfig {
   bool flows = true;                      // flows.csv
   bool collectives = true;                // collectives.csv
+  bool qps = true;                        // qps.csv: one row per QP half
   bool pcap = false;                      // packets.pcap (frames as sent)
   uint64_t queue_sample_interval_ns = 0;  // twin queue-depth samples; 0 = off
 };

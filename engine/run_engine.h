@@ -222,6 +222,9 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   void deliver_remote(CollectiveInstance& instance, int32_t src, int32_t dst, uint16_t qp);
   void finish_local_transfer(uint32_t slot);
   transport::ConnectionId connection(uint32_t job, int32_t src, int32_t dst, uint16_t qp);
+  // At the end: the data plane's QP halves, each with the connection it belongs to
+  // (run_engine_qps.cc).
+  void collect_qp_records();
   void retire_finished_instances();
   // Opens every connection the traffic plan says the run's traffic takes (those with an end here),
   // before any traffic (run_engine_processes.cc).

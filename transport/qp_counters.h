@@ -4,6 +4,7 @@
 // one increment per event, no allocation, nothing shared with another worker.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 
@@ -35,6 +36,51 @@ struct QpCounters {
   uint64_t cnps_sent = 0;              // responder
   uint64_t cnps_received = 0;          // requester
 };
+
+// The one table that names the QP counters: qps.csv's columns, summary.json's keys and the
+// per-QP Prometheus series iterate it, so adding a counter is one member and one row.
+struct QpCounterField {
+  std::string_view name;    // qps.csv column, summary.json key
+  std::string_view metric;  // Prometheus counter name
+  std::string_view help;    // Prometheus help text
+  uint64_t QpCounters::*member;
+};
+
+inline constexpr std::array<QpCounterField, 10> kQpCounterFields{{
+    {"messages", "etwire_qp_messages_total",
+     "Messages the QP completed: acknowledged in full (requester) or delivered (responder).",
+     &QpCounters::messages},
+    {"bytes", "etwire_qp_payload_bytes_total",
+     "Payload bytes of the messages the QP completed (requester) or accepted in order "
+     "(responder).",
+     &QpCounters::bytes},
+    {"packets", "etwire_qp_data_packets_total",
+     "RoCE data packets the QP sent, retransmissions included (requester), or that arrived at "
+     "it (responder).",
+     &QpCounters::packets},
+    {"retransmitted_packets", "etwire_qp_retransmitted_packets_total",
+     "RoCE data packets the QP sent again.", &QpCounters::retransmitted_packets},
+    {"naks_sent", "etwire_qp_naks_sent_total", "PSN sequence error NAKs the QP sent.",
+     &QpCounters::naks_sent},
+    {"naks_received", "etwire_qp_naks_received_total", "PSN sequence error NAKs the QP received.",
+     &QpCounters::naks_received},
+    {"timeouts", "etwire_qp_timeouts_total", "Retransmission timeouts of the QP.",
+     &QpCounters::timeouts},
+    {"ecn_marked_received", "etwire_qp_ecn_marked_packets_total",
+     "CE-marked RoCE data packets that arrived at the QP.", &QpCounters::ecn_marked_received},
+    {"cnps_sent", "etwire_qp_cnps_sent_total", "Congestion notification packets the QP sent.",
+     &QpCounters::cnps_sent},
+    {"cnps_received", "etwire_qp_cnps_received_total",
+     "Congestion notification packets the QP received.", &QpCounters::cnps_received},
+}};
+
+static_assert(sizeof(QpCounters) == kQpCounterFields.size() * sizeof(uint64_t),
+              "every QpCounters member needs its row in kQpCounterFields");
+
+inline QpCounters& operator+=(QpCounters& total, const QpCounters& more) {
+  for (const QpCounterField& field : kQpCounterFields) total.*field.member += more.*field.member;
+  return total;
+}
 
 // One QP half as the transport reports it at the end of a run. Ports are numbered as packets
 // name them (the run's port index); QP numbers are the ones frames carry.

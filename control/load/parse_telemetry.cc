@@ -74,6 +74,7 @@ void parse_telemetry(MapReader& section, config::TelemetryConfig& out) {
   MapReader record = section.section("record");
   record.boolean("flows", out.record.flows);
   record.boolean("collectives", out.record.collectives);
+  record.boolean("qps", out.record.qps);
   record.boolean("pcap", out.record.pcap);
   record.duration("queue_sample_interval", out.record.queue_sample_interval_ns, 0, kHour);
   record.finish();

@@ -60,19 +60,6 @@ struct Totals {
   uint64_t rate_cuts = 0;
 };
 
-void add(QpCounters& total, const QpCounters& more) {
-  total.messages += more.messages;
-  total.bytes += more.bytes;
-  total.packets += more.packets;
-  total.retransmitted_packets += more.retransmitted_packets;
-  total.naks_sent += more.naks_sent;
-  total.naks_received += more.naks_received;
-  total.timeouts += more.timeouts;
-  total.ecn_marked_received += more.ecn_marked_received;
-  total.cnps_sent += more.cnps_sent;
-  total.cnps_received += more.cnps_received;
-}
-
 TEST(QpCounters, LossyCongestedIncastAddsUpToThePortCounters) {
   // 12 senders into one port, two connections each (24 requesters, 24 responders), 3 messages
   // per connection.
@@ -95,7 +82,7 @@ TEST(QpCounters, LossyCongestedIncastAddsUpToThePortCounters) {
   Totals totals;
   for (const QpStats& qp : qps) {
     if (qp.role == QpRole::kRequester) {
-      add(totals.requesters, qp.counters);
+      totals.requesters += qp.counters;
       totals.rate_cuts += qp.rate_cuts;
       EXPECT_LT(qp.port, kSenders);
       EXPECT_EQ(qp.remote_port, kSenders);
@@ -111,7 +98,7 @@ TEST(QpCounters, LossyCongestedIncastAddsUpToThePortCounters) {
         EXPECT_LT(qp.min_rate_bps, kLine);
       }
     } else {
-      add(totals.responders, qp.counters);
+      totals.responders += qp.counters;
       EXPECT_EQ(qp.port, kSenders);
       EXPECT_EQ(qp.counters.messages, 3u);
       EXPECT_EQ(qp.counters.bytes, 3 * kBytes);
