@@ -117,7 +117,7 @@ void write_qps_csv(const RunResults& results, const std::string& path) {
       line += s.busy_ns > 0 ? fmt::format(",{}", std::llround(s.mean_rate_bps)) : ",";
       line += fmt::format(",{}\n", s.busy_ns);
     } else {
-      line += ",,,\n";
+      line += ",,,,\n";
     }
     file.appended();
   }
