@@ -13,6 +13,7 @@ struct MetricsEndpoint {
   uint16_t port = 9464;
   uint64_t linger_ns = 0;   // keep serving this long after the run so the last values are scraped
   std::string pushgateway;  // "http://host:9091" to push at the end of short runs; "" = off
+  bool per_qp = false;      // series per QP half (cardinality: two per connection)
 };
 
 struct RecordConfig {

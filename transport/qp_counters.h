@@ -37,6 +37,13 @@ struct QpCounters {
   uint64_t cnps_received = 0;          // requester
 };
 
+// Which roles count a counter (QpCounterField::roles).
+inline constexpr uint8_t kRequesterCounts = 1;
+inline constexpr uint8_t kResponderCounts = 2;
+inline constexpr uint8_t role_bit(QpRole role) {
+  return role == QpRole::kRequester ? kRequesterCounts : kResponderCounts;
+}
+
 // The one table that names the QP counters: qps.csv's columns, summary.json's keys and the
 // per-QP Prometheus series iterate it, so adding a counter is one member and one row.
 struct QpCounterField {
@@ -44,34 +51,38 @@ struct QpCounterField {
   std::string_view metric;  // Prometheus counter name
   std::string_view help;    // Prometheus help text
   uint64_t QpCounters::*member;
+  // The roles that count it: the other role's row holds 0, and has no Prometheus series.
+  uint8_t roles;
 };
 
 inline constexpr std::array<QpCounterField, 10> kQpCounterFields{{
     {"messages", "etwire_qp_messages_total",
      "Messages the QP completed: acknowledged in full (requester) or delivered (responder).",
-     &QpCounters::messages},
+     &QpCounters::messages, kRequesterCounts | kResponderCounts},
     {"bytes", "etwire_qp_payload_bytes_total",
      "Payload bytes of the messages the QP completed (requester) or accepted in order "
      "(responder).",
-     &QpCounters::bytes},
+     &QpCounters::bytes, kRequesterCounts | kResponderCounts},
     {"packets", "etwire_qp_data_packets_total",
      "RoCE data packets the QP sent, retransmissions included (requester), or that arrived at "
      "it (responder).",
-     &QpCounters::packets},
+     &QpCounters::packets, kRequesterCounts | kResponderCounts},
     {"retransmitted_packets", "etwire_qp_retransmitted_packets_total",
-     "RoCE data packets the QP sent again.", &QpCounters::retransmitted_packets},
+     "RoCE data packets the QP sent again.", &QpCounters::retransmitted_packets, kRequesterCounts},
     {"naks_sent", "etwire_qp_naks_sent_total", "PSN sequence error NAKs the QP sent.",
-     &QpCounters::naks_sent},
+     &QpCounters::naks_sent, kResponderCounts},
     {"naks_received", "etwire_qp_naks_received_total", "PSN sequence error NAKs the QP received.",
-     &QpCounters::naks_received},
+     &QpCounters::naks_received, kRequesterCounts},
     {"timeouts", "etwire_qp_timeouts_total", "Retransmission timeouts of the QP.",
-     &QpCounters::timeouts},
+     &QpCounters::timeouts, kRequesterCounts},
     {"ecn_marked_received", "etwire_qp_ecn_marked_packets_total",
-     "CE-marked RoCE data packets that arrived at the QP.", &QpCounters::ecn_marked_received},
+     "CE-marked RoCE data packets that arrived at the QP.", &QpCounters::ecn_marked_received,
+     kResponderCounts},
     {"cnps_sent", "etwire_qp_cnps_sent_total", "Congestion notification packets the QP sent.",
-     &QpCounters::cnps_sent},
+     &QpCounters::cnps_sent, kResponderCounts},
     {"cnps_received", "etwire_qp_cnps_received_total",
-     "Congestion notification packets the QP received.", &QpCounters::cnps_received},
+     "Congestion notification packets the QP received.", &QpCounters::cnps_received,
+     kRequesterCounts},
 }};
 
 static_assert(sizeof(QpCounters) == kQpCounterFields.size() * sizeof(uint64_t),
@@ -98,6 +109,7 @@ struct QpStats {
   // acknowledged), weighted by time; 0 when it never had any (busy_ns 0).
   double mean_rate_bps = 0;
   clock::Nanos busy_ns = 0;
+  double rate_bps = 0;  // the DCQCN rate at the time of the snapshot (telemetry)
 };
 
 }  // namespace etwire::transport

@@ -295,6 +295,7 @@ void Transport::append_qp_stats(std::vector<QpStats>& out, clock::Nanos now) {
     stats.counters = qp.counters;
     stats.rate_cuts = qp.reaction_point.rate_cuts();
     stats.min_rate_bps = qp.reaction_point.min_rate_bps();
+    stats.rate_bps = static_cast<double>(qp.reaction_point.rate_bps(now));
     // A QP still busy counts up to `now`.
     stats.busy_ns = qp.busy_ns;
     double integral = qp.busy_rate_integral;

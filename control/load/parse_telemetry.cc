@@ -54,6 +54,7 @@ void parse_metrics(MapReader& section, config::MetricsEndpoint& out) {
     }
   }
   section.duration("linger", out.linger_ns, 0, kHour);
+  section.boolean("per_qp", out.per_qp);
   if (section.text("pushgateway", out.pushgateway) && !out.pushgateway.empty() &&
       out.pushgateway.rfind("http://", 0) != 0 && out.pushgateway.rfind("https://", 0) != 0) {
     ctx.error(Problem::kBadValue, section.get("pushgateway"), section.key_path("pushgateway"),
