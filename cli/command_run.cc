@@ -115,10 +115,10 @@ CommandAction add_run_command(CLI::App& app) {
       "run",
       "Replay every job of a run configuration on its ports (loopback ports: the fabric twin, in "
       "virtual time) and record flow and collective completion times, bandwidth and congestion "
-      "counters. Writes summary.json, collectives.csv and flows.csv to the output directory and "
-      "prints an nccl-tests-style report. Exit 0 when every job completed, 1 when flows failed, "
-      "2 for bad input, 3 when the run could not complete (nothing progressed, or the ranks' "
-      "traces disagree; the diagnosis says what was stuck), 130 when interrupted.");
+      "counters. Writes summary.json, collectives.csv, flows.csv and qps.csv to the output "
+      "directory and prints an nccl-tests-style report. Exit 0 when every job completed, 1 when "
+      "flows failed, 2 for bad input, 3 when the run could not complete (nothing progressed, or "
+      "the ranks' traces disagree; the diagnosis says what was stuck), 130 when interrupted.");
   cmd->add_option("config", opts->config, "The run configuration (YAML)")->required();
   cmd->add_option("-s,--set", opts->overrides,
                   "Override a key: KEY.PATH=VALUE, e.g. workload.iterations=10 (repeatable)")

@@ -233,5 +233,25 @@ TEST(RunQpStats, RecordQpsFalseWritesNoQpsCsv) {
   EXPECT_FALSE(fs::exists(out / "qps.csv"));
 }
 
+// On verbs ports the RNIC runs the QPs (here the software RNIC, behind the verbs seam as a
+// device would be): etwire has no per-QP counters of its own, so there are no rows rather than
+// rows of zeros.
+TEST(RunQpStats, VerbsRunsHaveNoQpRows) {
+  const fs::path scratch = testing::make_scratch_dir("run-qps-verbs");
+  const fs::path out = scratch / "results";
+  std::string args = "run ";
+  args += quoted(testing::source_dir() / "configs/verbs-lab.yaml");
+  args += " --out ";
+  args += quoted(out);
+  args += " --no-progress --no-metrics --set verbs.rnic=software";
+  const auto r = testing::run_etwire(args);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_FALSE(fs::exists(out / "qps.csv"));
+  const nlohmann::json summary = nlohmann::json::parse(slurp(out / "summary.json"));
+  ASSERT_TRUE(summary.contains("qps"));
+  EXPECT_TRUE(summary["qps"].is_null());
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("QPs")));
+}
+
 }  // namespace
 }  // namespace etwire
