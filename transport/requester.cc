@@ -50,7 +50,6 @@ nic::Packet Transport::next_data_packet(uint32_t requester, clock::Nanos now) {
   if (record.first_byte_out == clock::kNever) record.first_byte_out = now;
   TransportPortCounters& counters = ports_[qp.port].counters;
   ++counters.data_packets;
-  ++qp.counters.packets;
   counters.data_bytes += packet.wire_bytes;
   if (psn < qp.highest_sent_psn) {
     ++record.retransmitted_packets;
@@ -173,7 +172,7 @@ void Transport::on_cnp(uint32_t requester, clock::Nanos now) {
 
 void Transport::fail_connection(uint32_t requester, clock::Nanos now) {
   RequesterQp& qp = requesters_[requester];
-  end_busy(qp, now);
+  if (qp.head != kNoFlow) end_busy(qp, now);
   qp.failed = true;
   qp.timeout_at = clock::kNever;
   qp.cursor = kNoFlow;
@@ -189,17 +188,13 @@ void Transport::fail_connection(uint32_t requester, clock::Nanos now) {
 }
 
 void Transport::start_busy(RequesterQp& qp, clock::Nanos now) {
-  if (qp.busy_since != clock::kNever) return;
-  qp.busy_since = now;
-  qp.rate_integral_at_busy_start = qp.reaction_point.rate_time_integral(now);
+  qp.busy_ns -= now;
+  qp.busy_rate_integral -= qp.reaction_point.rate_time_integral(now);
 }
 
 void Transport::end_busy(RequesterQp& qp, clock::Nanos now) {
-  if (qp.busy_since == clock::kNever) return;
-  qp.busy_ns += now - qp.busy_since;
-  qp.busy_rate_integral +=
-      qp.reaction_point.rate_time_integral(now) - qp.rate_integral_at_busy_start;
-  qp.busy_since = clock::kNever;
+  qp.busy_ns += now;
+  qp.busy_rate_integral += qp.reaction_point.rate_time_integral(now);
 }
 
 void Transport::finish_flow(uint32_t slot, FlowStatus status, clock::Nanos now) {

@@ -54,7 +54,6 @@ void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Na
     qp.counters.bytes += packet.payload_bytes;
     if (ends_message(packet.opcode)) {
       ++qp.message_sequence;
-      ++qp.counters.messages;
       if (requester == nullptr) {
         observer_.on_delivered_to_responder(
             qp.remote_qpn, now, qp.ecn_marks_for_remote,

@@ -195,7 +195,7 @@ uint64_t Transport::post(uint32_t requester_qpn, uint64_t bytes, const FlowTags&
     return flow_id;
   }
   qp.next_post_psn += record.packets;
-  start_busy(qp, now);
+  if (qp.head == kNoFlow) start_busy(qp, now);
   if (qp.tail == kNoFlow) {
     qp.head = slot;
   } else {
@@ -292,16 +292,22 @@ void Transport::append_qp_stats(std::vector<QpStats>& out, clock::Nanos now) {
     stats.remote_port = qp.remote_port;
     stats.qpn = qp.qpn;
     stats.remote_qpn = qp.remote_qpn;
-    stats.counters = qp.counters;
+    stats.counters.messages = qp.counters.messages;
+    stats.counters.bytes = qp.counters.bytes;
+    stats.counters.packets = qp.highest_sent_psn + qp.counters.retransmitted_packets;
+    stats.counters.retransmitted_packets = qp.counters.retransmitted_packets;
+    stats.counters.naks_received = qp.counters.naks_received;
+    stats.counters.timeouts = qp.counters.timeouts;
+    stats.counters.cnps_received = qp.counters.cnps_received;
     stats.rate_cuts = qp.reaction_point.rate_cuts();
     stats.min_rate_bps = qp.reaction_point.min_rate_bps();
     stats.rate_bps = static_cast<double>(qp.reaction_point.rate_bps(now));
-    // A QP still busy counts up to `now`.
+    // A QP still busy counts up to `now` (its sums lack the current period's end).
     stats.busy_ns = qp.busy_ns;
     double integral = qp.busy_rate_integral;
-    if (qp.busy_since != clock::kNever) {
-      stats.busy_ns += now - qp.busy_since;
-      integral += qp.reaction_point.rate_time_integral(now) - qp.rate_integral_at_busy_start;
+    if (qp.head != kNoFlow) {
+      stats.busy_ns += now;
+      integral += qp.reaction_point.rate_time_integral(now);
     }
     if (stats.busy_ns > 0) stats.mean_rate_bps = integral / static_cast<double>(stats.busy_ns);
   }
@@ -312,7 +318,12 @@ void Transport::append_qp_stats(std::vector<QpStats>& out, clock::Nanos now) {
     stats.remote_port = qp.remote_port;
     stats.qpn = qp.qpn;
     stats.remote_qpn = qp.remote_qpn;
-    stats.counters = qp.counters;
+    stats.counters.messages = qp.message_sequence;
+    stats.counters.bytes = qp.counters.bytes;
+    stats.counters.packets = qp.counters.packets;
+    stats.counters.naks_sent = qp.counters.naks_sent;
+    stats.counters.ecn_marked_received = qp.counters.ecn_marked_received;
+    stats.counters.cnps_sent = qp.counters.cnps_sent;
   }
 }
 

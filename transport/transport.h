@@ -23,6 +23,7 @@
 #include "nic/port.h"
 #include "transport/flow_pool.h"
 #include "transport/flow_record.h"
+#include "transport/qp_counters.h"
 #include "transport/queue_pair.h"
 #include "transport/transport_port.h"
 
@@ -147,7 +148,8 @@ class Transport final : public clock::EventHandler {
   void arm_retransmit_timer(uint32_t requester, clock::Nanos now);
   void fail_connection(uint32_t requester, clock::Nanos now);
   void finish_flow(uint32_t slot, FlowStatus status, clock::Nanos now);
-  // Starts or ends the QP's time with messages outstanding (the mean rate's weight).
+  // Starts or ends the QP's time with messages outstanding (the mean rate's weight): start when
+  // a post finds nothing outstanding, end when the last is acknowledged or the QP fails.
   void start_busy(RequesterQp& qp, clock::Nanos now);
   void end_busy(RequesterQp& qp, clock::Nanos now);
 
