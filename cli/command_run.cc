@@ -1,7 +1,8 @@
 // `etwire run`: replays a configuration's jobs on the data plane and writes the results:
-// summary.json, collectives.csv and flows.csv in the output directory, and the nccl-tests-style
-// report on stdout. Serves Prometheus metrics while it runs (and for telemetry.metrics.linger
-// after), and pushes them to a Pushgateway at the end when one is configured.
+// summary.json, collectives.csv, flows.csv and qps.csv in the output directory, and the
+// nccl-tests-style report on stdout. Serves Prometheus metrics while it runs (and for
+// telemetry.metrics.linger after), and pushes them to a Pushgateway at the end when one is
+// configured.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -28,6 +29,7 @@
 #include "engine/config_digest.h"
 #include "engine/run_engine.h"
 #include "outputs/console_report.h"
+#include "outputs/qp_results.h"
 #include "outputs/results_files.h"
 #include "outputs/telemetry/run_telemetry.h"
 #include "trace/trace_error.h"
@@ -76,17 +78,21 @@ int exit_code_for(engine::RunStatus status) {
   return kExitFailure;
 }
 
-// Writes summary.json and collectives.csv; returns false (after saying why) when one cannot be
-// written.
+// Writes summary.json, collectives.csv and qps.csv (when the run's data plane counted QPs);
+// returns false (after saying why) when one cannot be written.
 bool write_results(const engine::RunResults& results, const std::filesystem::path& out,
-                   bool collectives_csv) {
+                   const config::RecordConfig& record) {
   try {
     outputs::write_summary_json(results, (out / "summary.json").string());
     spdlog::debug("wrote {}", (out / "summary.json").string());
-    if (collectives_csv) {
+    if (record.collectives) {
       outputs::write_collectives_csv(results, (out / "collectives.csv").string());
       spdlog::debug("wrote {}: {} collective instances", (out / "collectives.csv").string(),
                     results.collectives.size());
+    }
+    if (record.qps && results.qps_counted) {
+      outputs::write_qps_csv(results, (out / "qps.csv").string());
+      spdlog::debug("wrote {}", (out / "qps.csv").string());
     }
     return true;
   } catch (const std::exception& e) {
@@ -253,7 +259,7 @@ int run_configuration(const RunCommandOptions* opts) {
   if (options.progress) std::cerr << "\n";
   // Writes the result files and the report (process 0 of a split run); returns the exit code.
   const auto report = [&](const engine::RunResults& results) -> int {
-    bool written = write_results(results, out, config.telemetry.record.collectives);
+    bool written = write_results(results, out, config.telemetry.record);
     const auto close = [&](auto& file) {
       if (!file) return;
       try {
@@ -386,10 +392,10 @@ CommandAction add_run_command(CLI::App& app) {
       "run",
       "Replay every job of a run configuration on its ports (loopback ports: the fabric twin, in "
       "virtual time) and record flow and collective completion times, bandwidth and congestion "
-      "counters. Writes summary.json, collectives.csv and flows.csv to the output directory and "
-      "prints an nccl-tests-style report. Exit 0 when every job completed, 1 when flows failed, "
-      "2 for bad input, 3 when the run could not complete (nothing progressed, or the ranks' "
-      "traces disagree; the diagnosis says what was stuck), 130 when interrupted.");
+      "counters. Writes summary.json, collectives.csv, flows.csv and qps.csv to the output "
+      "directory and prints an nccl-tests-style report. Exit 0 when every job completed, 1 when "
+      "flows failed, 2 for bad input, 3 when the run could not complete (nothing progressed, or "
+      "the ranks' traces disagree; the diagnosis says what was stuck), 130 when interrupted.");
   cmd->add_option("config", opts->config, "The run configuration (YAML)")->required();
   cmd->add_option("-s,--set", opts->overrides,
                   "Override a key: KEY.PATH=VALUE, e.g. workload.iterations=10 (repeatable)")

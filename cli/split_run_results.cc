@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "outputs/qp_results.h"
 #include "outputs/results_files.h"
 
 namespace etwire::cli {
@@ -107,6 +108,8 @@ int keep_own_part(const cluster::Session& session, const config::RunConfig& conf
   try {
     std::filesystem::create_directories(own);
     outputs::write_summary_json(part, (own / "summary.json").string());
+    if (config.telemetry.record.qps && part.qps_counted)
+      outputs::write_qps_csv(part, (own / "qps.csv").string());
     if (flows != nullptr) {
       outputs::FlowCsvWriter csv((own / "flows.csv").string());
       for (const transport::FlowRecord& record : flows->records()) csv.append(record);

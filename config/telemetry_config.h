@@ -13,11 +13,13 @@ struct MetricsEndpoint {
   uint16_t port = 9464;
   uint64_t linger_ns = 0;   // keep serving this long after the run so the last values are scraped
   std::string pushgateway;  // "http://host:9091" to push at the end of short runs; "" = off
+  bool per_qp = false;      // series per QP half (cardinality: two per connection)
 };
 
 struct RecordConfig {
   bool flows = true;                      // flows.csv
   bool collectives = true;                // collectives.csv
+  bool qps = true;                        // qps.csv: one row per QP half
   bool pcap = false;                      // capture/<port>.pcap: every frame, both ways
   uint64_t queue_sample_interval_ns = 0;  // twin queue-depth samples; 0 = off
 };

@@ -17,6 +17,7 @@
 #include "dataplane/port_counters.h"
 #include "dataplane/queue_sample.h"
 #include "nic/wire_route.h"
+#include "transport/qp_counters.h"
 #include "transport/transport.h"
 
 namespace etwire::dataplane {
@@ -86,6 +87,15 @@ class DataPlane {
 
   // Counters of port `port` so far, in the engine's terms.
   virtual PortRecord port_record(size_t port) const = 0;
+
+  // Appends every QP half our transport holds on this process's ports, with its counters and
+  // DCQCN rates as of now (qps.csv), and returns true; false, appending nothing, when the QPs are
+  // not ours to count (an RNIC's). On the wall clock only after finish(), when the workers on
+  // other cores have stopped.
+  virtual bool append_qp_stats(std::vector<transport::QpStats>& out) {
+    (void)out;
+    return false;
+  }
 
   // Per port: the sum of the DCQCN rates of its QPs with data to send, at most its line rate.
   virtual void paced_rates_bps(std::vector<double>& per_port) = 0;

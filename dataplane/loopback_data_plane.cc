@@ -180,6 +180,11 @@ void LoopbackDataPlane::paced_rates_bps(std::vector<double>& per_port) {
   for (auto& worker : workers_) worker->add_paced_rates(per_port);
 }
 
+bool LoopbackDataPlane::append_qp_stats(std::vector<transport::QpStats>& out) {
+  for (auto& worker : workers_) worker->append_qp_stats(out, clock_.now());
+  return true;
+}
+
 LoopbackDataPlane::~LoopbackDataPlane() = default;
 
 void LoopbackDataPlane::poll() {

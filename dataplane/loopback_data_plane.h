@@ -43,6 +43,7 @@ class LoopbackDataPlane final : public DataPlane {
             const transport::FlowTags& tags) override;
   uint32_t flows_in_progress() const override { return static_cast<uint32_t>(join_.in_progress()); }
   void paced_rates_bps(std::vector<double>& per_port) override;
+  bool append_qp_stats(std::vector<transport::QpStats>& out) override;
   // Counters of port `port` so far: its NIC side in the twin, the switch port facing it, and the
   // transport.
   PortRecord port_record(size_t port) const override;

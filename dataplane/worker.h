@@ -60,6 +60,10 @@ class Worker {
   void add_paced_rates(std::vector<double>& per_port);
 
   transport::Transport& transport() { return *transport_; }
+  // Every QP half this worker holds (Transport::append_qp_stats).
+  void append_qp_stats(std::vector<transport::QpStats>& out, clock::Nanos now) {
+    transport_->append_qp_stats(out, now);
+  }
 
  private:
   static constexpr uint32_t kNone = ~0u;

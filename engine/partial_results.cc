@@ -128,6 +128,27 @@ class Writer {
     put(port.rate_limited_by);
     put(port.host);
   }
+  void put(const QpRecord& qp) {
+    const transport::QpStats& stats = qp.stats;
+    put(static_cast<uint8_t>(stats.role));
+    put(stats.port);
+    put(stats.remote_port);
+    put(stats.qpn);
+    put(stats.remote_qpn);
+    // The counter count first, as for ports.
+    put(uint32_t{transport::kQpCounterFields.size()});
+    for (const transport::QpCounterField& field : transport::kQpCounterFields)
+      put(stats.counters.*field.member);
+    put(stats.rate_cuts);
+    put(stats.min_rate_bps);
+    put(stats.mean_rate_bps);
+    put(stats.busy_ns);
+    put(qp.known);
+    put(qp.job);
+    put(qp.rank);
+    put(qp.peer);
+    put(qp.qp_index);
+  }
   void put(const FctPercentiles& fct) {
     put(fct.kind);
     put(fct.flows);
@@ -156,6 +177,8 @@ class Writer {
     put(r.iterations);
     put(r.ports);
     put(r.fct);
+    put(r.qps_counted);
+    put(r.qps);
     put(r.flows);
     put(r.failed_flows);
     put(r.flows_by_status);
@@ -356,6 +379,36 @@ class Reader {
     get(port.rate_limited_by);
     get(port.host);
   }
+  void get(QpRecord& qp) {
+    Section section(*this, "a QP record");
+    transport::QpStats& stats = qp.stats;
+    uint8_t role = 0;
+    get(role);
+    if (role > static_cast<uint8_t>(transport::QpRole::kResponder))
+      fail(fmt::format("a QP role of {}", role));
+    stats.role = static_cast<transport::QpRole>(role);
+    get(stats.port);
+    get(stats.remote_port);
+    get(stats.qpn);
+    get(stats.remote_qpn);
+    uint32_t counters = 0;
+    get(counters);
+    if (counters != transport::kQpCounterFields.size()) {
+      fail(fmt::format("{} QP counters where there are {}", counters,
+                       transport::kQpCounterFields.size()));
+    }
+    for (const transport::QpCounterField& field : transport::kQpCounterFields)
+      get(stats.counters.*field.member);
+    get(stats.rate_cuts);
+    get(stats.min_rate_bps);
+    get(stats.mean_rate_bps);
+    get(stats.busy_ns);
+    get(qp.known);
+    get(qp.job);
+    get(qp.rank);
+    get(qp.peer);
+    get(qp.qp_index);
+  }
   void get(FctPercentiles& fct) {
     Section section(*this, "FCT percentiles");
     get(fct.kind);
@@ -386,6 +439,8 @@ class Reader {
     get(r.iterations);
     get(r.ports);
     get(r.fct);
+    get(r.qps_counted);
+    get(r.qps);
     get(r.flows);
     get(r.failed_flows);
     get(r.flows_by_status);
@@ -733,6 +788,17 @@ RunResults merge_partials(std::vector<PartialResults> parts,
   merged.iterations = merge_iterations(parts);
   merged.ports = merge_ports(parts);
   merged.fct = fct_from_samples(parts);
+  // Each process counted the QP halves on its own ports: together, every half once. Counted
+  // only when every process could count its own.
+  merged.qps_counted = true;
+  for (const PartialResults& part : parts) {
+    merged.qps_counted = merged.qps_counted && part.results.qps_counted;
+  }
+  if (merged.qps_counted) {
+    for (const PartialResults& part : parts) {
+      merged.qps.insert(merged.qps.end(), part.results.qps.begin(), part.results.qps.end());
+    }
+  }
   return merged;
 }
 

@@ -225,6 +225,9 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   void deliver_remote(CollectiveInstance& instance, int32_t src, int32_t dst, uint16_t qp);
   void finish_local_transfer(uint32_t slot);
   transport::ConnectionId connection(uint32_t job, int32_t src, int32_t dst, uint16_t qp);
+  // At the end: the data plane's QP halves, each with the connection it belongs to
+  // (run_engine_qps.cc).
+  void collect_qp_records();
   void retire_finished_instances();
   // Opens every connection the traffic plan says the run's traffic takes (those with an end here),
   // before any traffic (run_engine_processes.cc).
@@ -253,6 +256,8 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   // The running totals of the run, its jobs and its ports; `finished`: the run has its final
   // status.
   void publish_snapshot(bool finished);
+  // telemetry.metrics.per_qp: a record per QP half of the data plane.
+  void publish_qps(telemetry::RecordRing& ring);
 
   // Stopping and reporting (run_engine_report.cc).
   void stop_stuck(std::string diagnosis);
@@ -329,7 +334,8 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   std::chrono::steady_clock::time_point last_report_;
   std::chrono::steady_clock::time_point last_snapshot_;
   clock::Nanos virtual_allowed_ = 0;  // time_scale: virtual time the wall clock has reached
-  std::vector<double> paced_rates_;   // per port, reused by every telemetry snapshot
+  std::vector<transport::QpStats> qp_snapshot_;  // reused by every per-QP snapshot
+  std::vector<double> paced_rates_;              // per port, reused by every telemetry snapshot
   RunResults results_;
 };
 

@@ -183,6 +183,7 @@ void RunEngine::finalize() {
   for (size_t p = 0; p < data_plane_->ports(); ++p) {
     results_.ports.push_back(data_plane_->port_record(p));
   }
+  collect_qp_records();
   results_.fct.clear();
   for (size_t kind = 0; kind < fct_samples_.size(); ++kind) {
     if (fct_samples_[kind].empty()) continue;

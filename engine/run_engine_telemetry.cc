@@ -55,6 +55,7 @@ telemetry::MetricLabels RunEngine::metric_labels() const {
   }
   if (config_.telemetry.record.queue_sample_interval_ns > 0)
     labels.switch_ports = data_plane_->switch_port_names();
+  labels.per_qp = config_.telemetry.metrics.per_qp;
   return labels;
 }
 
@@ -76,6 +77,21 @@ void RunEngine::publish_iteration(const IterationRecord& record) {
   if (!options_.telemetry) return;
   options_.telemetry->push(telemetry::Record::of(telemetry::IterationSample{
       record.job, record.iteration, record.warmup, record.jct(), record.max_exposed_comm()}));
+}
+
+void RunEngine::publish_qps(telemetry::RecordRing& ring) {
+  // On the wall clock the QPs can be read only once the workers stopped: their series appear at
+  // the end of the run (kept by metrics.linger and the push).
+  qp_snapshot_.clear();
+  if (!data_plane_->append_qp_stats(qp_snapshot_)) return;
+  for (const transport::QpStats& qp : qp_snapshot_) {
+    telemetry::QpSample sample{qp.port, qp.remote_port, qp.qpn,         qp.role,
+                               {},      qp.rate_cuts,   qp.rate_bps / 8};
+    for (size_t c = 0; c < sample.counters.size(); ++c) {
+      sample.counters[c] = qp.counters.*transport::kQpCounterFields[c].member;
+    }
+    ring.push(telemetry::Record::of(sample));
+  }
 }
 
 void RunEngine::publish_snapshot(bool finished) {
@@ -103,6 +119,7 @@ void RunEngine::publish_snapshot(bool finished) {
     }
     ring->push(telemetry::Record::of(sample));
   }
+  if (config_.telemetry.metrics.per_qp) publish_qps(*ring);
   ring->push(telemetry::Record::of(telemetry::RunSample{
       finished ? run_state(results_.status) : telemetry::RunState::kRunning, clock_.now()}));
 }

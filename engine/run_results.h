@@ -15,6 +15,7 @@
 #include "collectives/algorithm.h"
 #include "dataplane/port_counters.h"
 #include "transport/flow_record.h"
+#include "transport/qp_counters.h"
 
 namespace etwire::engine {
 
@@ -103,6 +104,20 @@ struct FctPercentiles {
   clock::Nanos max = 0;
 };
 
+// One QP half of our transport over the run (qps.csv): what the transport counted, and the
+// connection it belongs to as the engine opened it.
+struct QpRecord {
+  transport::QpStats stats;
+  // The engine opened the connection (job and ranks are set); false for a half the engine did
+  // not open, which a data plane should not have.
+  bool known = false;
+  uint32_t job = 0;
+  int32_t rank =
+      0;  // the rank on the QP's port: the sender of a requester, the receiver of a responder
+  int32_t peer = 0;       // the rank at the other end
+  uint32_t qp_index = 0;  // which of the QPs between the two ranks (collectives.qps_per_peer)
+};
+
 struct JobSummary {
   std::string name;
   std::string trace;
@@ -134,6 +149,10 @@ struct RunResults {
   std::vector<IterationRecord> iterations;    // completed iterations, by job then iteration
   std::vector<PortRecord> ports;
   std::vector<FctPercentiles> fct;  // one per collective kind that moved flows
+  // Every QP half on the ports of the run, when its data plane runs our transport (qps_counted);
+  // an RNIC's QPs are not ours to count, and are absent rather than zero.
+  bool qps_counted = false;
+  std::vector<QpRecord> qps;
   uint64_t flows = 0;
   uint64_t failed_flows = 0;
   // Flows by how they ended (transport::FlowStatus): which errors the failed ones met.

@@ -10,6 +10,7 @@
 #include "common/duration.h"
 #include "common/text_table.h"
 #include "common/units.h"
+#include "outputs/qp_results.h"
 #include "outputs/results_files.h"
 
 namespace etwire::outputs {
@@ -194,6 +195,7 @@ std::string console_report(const RunResults& results) {
   append_fct(results, out);
   append_iterations(results, out);
   append_congestion(results, out);
+  append_qp_report(results, out);
   append_status(results, out);
   return out;
 }

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "collectives/bandwidth.h"
+#include "outputs/qp_results.h"
 #include "transport/flow_record_csv.h"
 
 namespace etwire::outputs {
@@ -235,6 +236,7 @@ Json summary_json(const RunResults& results) {
   Json fct = Json::array();
   for (const FctPercentiles& f : results.fct) fct.push_back(fct_json(f));
   doc["fct"] = std::move(fct);
+  doc["qps"] = qps_summary_json(results);
 
   doc["flows"] = results.flows;
   doc["failed_flows"] = results.failed_flows;
@@ -250,7 +252,17 @@ Json summary_json(const RunResults& results) {
   return doc;
 }
 
-// RFC 4180: a field holding a comma, quote or line break is quoted, quotes doubled.
+void append_csv_value(const Json& value, std::string& out) {
+  if (value.is_string()) {
+    append_csv_text(value.get_ref<const std::string&>(), out);
+  } else {
+    // Numbers in their shortest round-trip form, booleans as true/false, as in summary.json.
+    out += value.dump();
+  }
+}
+
+}  // namespace
+
 void append_csv_text(std::string_view text, std::string& out) {
   if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
     out += text;
@@ -263,17 +275,6 @@ void append_csv_text(std::string_view text, std::string& out) {
   }
   out += '"';
 }
-
-void append_csv_value(const Json& value, std::string& out) {
-  if (value.is_string()) {
-    append_csv_text(value.get_ref<const std::string&>(), out);
-  } else {
-    // Numbers in their shortest round-trip form, booleans as true/false, as in summary.json.
-    out += value.dump();
-  }
-}
-
-}  // namespace
 
 std::string collective_type_label(collectives::CollectiveKind kind) {
   std::string label(collectives::collective_kind_name(kind));

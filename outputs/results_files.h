@@ -28,6 +28,10 @@ std::string group_label(int64_t group);
 // The job's name from results.jobs, or its index when the job is not listed.
 std::string job_label(const engine::RunResults& results, uint32_t job);
 
+// Appends `text` as one CSV field (RFC 4180: a field holding a comma, quote or line break is
+// quoted, quotes doubled).
+void append_csv_text(std::string_view text, std::string& out);
+
 void write_summary_json(const engine::RunResults& results, const std::string& path);
 void write_collectives_csv(const engine::RunResults& results, const std::string& path);
 

@@ -14,14 +14,15 @@ uint32_t saturating_increment(uint32_t value) {
 }  // namespace
 
 void DcqcnReactionPoint::reset(const config::DcqcnConfig* config, uint64_t line_rate_bps,
-                               clock::Nanos /*now: nothing runs before the first CNP*/) {
+                               clock::Nanos now) {
   *this = DcqcnReactionPoint{};
   config_ = config;
   enabled_ = config_ != nullptr && config_->enabled;
-  line_rate_bps_ = line_rate_bps;
   line_rate_ = static_cast<double>(line_rate_bps);
   current_rate_ = line_rate_;
   target_rate_ = line_rate_;
+  min_rate_ = line_rate_;
+  integrated_to_ = now;  // no timer runs before the first CNP: the rate is constant till then
   alpha_anchor_ = config_ != nullptr ? config_->initial_alpha : 0.0;
 }
 
@@ -66,7 +67,7 @@ void DcqcnReactionPoint::count_bytes_sent(uint64_t bytes, clock::Nanos now) {
   const uint64_t bytes_per_event = std::max<uint64_t>(config_->rate_increase_bytes, 1);
   while (bytes_since_increase_ >= bytes_per_event) {
     bytes_since_increase_ -= bytes_per_event;  // the remainder counts towards the next event
-    increase_event(/*from_timer=*/false);
+    increase_event(now, /*from_timer=*/false);
     if (at_line_rate()) {
       bytes_since_increase_ = 0;
       break;
@@ -91,7 +92,7 @@ void DcqcnReactionPoint::advance(clock::Nanos now) {
       cut_rate(cut_at, /*first_cnp=*/false);
     } else {
       next_increase_timer_ += increase_period;
-      increase_event(/*from_timer=*/true);
+      increase_event(event_at, /*from_timer=*/true);
     }
   }
   apply_alpha_updates_through(now);
@@ -116,6 +117,7 @@ void DcqcnReactionPoint::apply_alpha_updates_through(clock::Nanos now) {
 
 void DcqcnReactionPoint::cut_rate(clock::Nanos at, bool first_cnp) {
   const config::DcqcnConfig& config = *config_;
+  integrate_to(at);
   const double min_rate = std::min(static_cast<double>(config.min_rate_bps), line_rate_);
   if (first_cnp && config.rate_on_first_cnp_bps != 0) {
     // NVIDIA: rate_to_set_on_first_cnp sets both the current and the target rate.
@@ -133,6 +135,7 @@ void DcqcnReactionPoint::cut_rate(clock::Nanos at, bool first_cnp) {
     const double cut_fraction = std::min(alpha() * config.rate_cut_scale, config.max_rate_cut);
     current_rate_ = std::max(current_rate_ * (1.0 - cut_fraction), min_rate);
   }
+  min_rate_ = std::min(min_rate_, current_rate_);
   rate_cuts_ = saturating_increment(rate_cuts_);
   last_cut_ = at;
   cut_pending_ = false;
@@ -147,8 +150,9 @@ void DcqcnReactionPoint::cut_rate(clock::Nanos at, bool first_cnp) {
                                 static_cast<clock::Nanos>(config.rate_increase_period_ns), 1);
 }
 
-void DcqcnReactionPoint::increase_event(bool from_timer) {
+void DcqcnReactionPoint::increase_event(clock::Nanos at, bool from_timer) {
   const config::DcqcnConfig& config = *config_;
+  integrate_to(at);
   // The event is classified by the counts of events before it, so with F stages the first F
   // events after a cut are fast recovery (F = 1: exactly one). Spec 3.8: additive while either
   // counter stands at F or only one is past it; hyper only once both are past F. With F = 1 and

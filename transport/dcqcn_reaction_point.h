@@ -25,7 +25,8 @@ class DcqcnReactionPoint {
   // goes backwards between calls.
   uint64_t rate_bps(clock::Nanos now) {
     // Until the first CNP (or with DCQCN off) nothing moves the rate: the per-packet case.
-    if (!reacting()) return line_rate_bps_;
+    // Exact: the line rate is a whole number of b/s far below 2^53.
+    if (!reacting()) return static_cast<uint64_t>(line_rate_);
     return reacting_rate_bps(now);
   }
 
@@ -51,6 +52,15 @@ class DcqcnReactionPoint {
   double target_rate_bps() const { return target_rate_; }
   uint32_t cnps_received() const { return cnps_received_; }
   uint32_t rate_cuts() const { return rate_cuts_; }
+  // The lowest rate so far (the start rate until the first cut).
+  double min_rate_bps() const { return min_rate_; }
+  // The rate integrated over time since reset(), in b/s x ns, as of `now` (after applying every
+  // timer due by then): the difference of two readings over their time apart is the mean rate
+  // between them. Kept at each rate change, so reading it costs a multiplication.
+  double rate_time_integral(clock::Nanos now) {
+    advance(now);
+    return rate_integral_ + current_rate_ * static_cast<double>(now - integrated_to_);
+  }
 
  private:
   bool enabled() const { return enabled_; }
@@ -62,11 +72,14 @@ class DcqcnReactionPoint {
   void advance(clock::Nanos now);
   void apply_alpha_updates_through(clock::Nanos now);
   void cut_rate(clock::Nanos at, bool first_cnp);
-  void increase_event(bool from_timer);
+  void increase_event(clock::Nanos at, bool from_timer);
+  // Adds the current rate's share of the integral up to `at`, before the rate changes there.
+  void integrate_to(clock::Nanos at) {
+    rate_integral_ += current_rate_ * static_cast<double>(at - integrated_to_);
+    integrated_to_ = at;
+  }
 
   const config::DcqcnConfig* config_ = nullptr;
-  bool enabled_ = false;  // config_->enabled, read once: the config does not change in a run
-  uint64_t line_rate_bps_ = 0;
   double line_rate_ = 0;
   double current_rate_ = 0;  // RC
   double target_rate_ = 0;   // RT
@@ -83,9 +96,13 @@ class DcqcnReactionPoint {
   uint32_t byte_stage_ = 0;   // increase events from the byte counter since the last cut
   uint32_t cnps_received_ = 0;
   uint32_t rate_cuts_ = 0;
+  double min_rate_ = 0;
+  double rate_integral_ = 0;  // of the rate over [reset, integrated_to_), b/s x ns
+  clock::Nanos integrated_to_ = 0;
   bool cnp_in_alpha_period_ = false;
   bool cut_pending_ = false;  // a CNP arrived inside the reduce period; cut at last_cut_ + period
   bool seen_cnp_ = false;
+  bool enabled_ = false;  // config_->enabled, read once: the config does not change in a run
 };
 
 }  // namespace etwire::transport

@@ -15,6 +15,28 @@
 
 namespace etwire::transport {
 
+// What the halves count for qps.csv (reported as QpCounters, qp_counters.h), kept small since
+// it lives in every connection: 32-bit counts for events a QP meets far fewer than 2^32 times,
+// and nothing that other state already counts. A requester's packets sent are highest_sent_psn +
+// retransmitted_packets (every PSN goes out once before it is sent again); a responder's messages
+// delivered are its message_sequence.
+struct RequesterCounts {
+  uint64_t messages = 0;  // acknowledged in full
+  uint64_t bytes = 0;     // their payload
+  uint64_t retransmitted_packets = 0;
+  uint32_t naks_received = 0;
+  uint32_t timeouts = 0;
+  uint32_t cnps_received = 0;
+};
+
+struct ResponderCounts {
+  uint64_t bytes = 0;    // payload accepted in order
+  uint64_t packets = 0;  // data packets that arrived, duplicates and out-of-order ones included
+  uint32_t naks_sent = 0;
+  uint32_t ecn_marked_received = 0;
+  uint32_t cnps_sent = 0;
+};
+
 enum class SendState : uint8_t {
   kIdle,     // nothing to send (or failed)
   kReady,    // in its port's round-robin of QPs that may send now
@@ -61,6 +83,14 @@ struct RequesterQp {
   SendState state = SendState::kIdle;
   bool failed = false;
 
+  RequesterCounts counters;
+  // The time it had messages outstanding (posted, not yet acknowledged: head != kNoFlow), and
+  // the DCQCN rate integrated over that time, for qps.csv's mean rate. Each busy period
+  // subtracts its start's clock and integral and adds its end's, so no start needs keeping;
+  // while busy, both hold the sums so far minus the current period's start.
+  clock::Nanos busy_ns = 0;
+  double busy_rate_integral = 0;
+
   bool has_packet_to_send() const { return !failed && next_psn < next_post_psn; }
   bool has_unacknowledged() const { return acked_psn < highest_sent_psn; }
 };
@@ -88,6 +118,7 @@ struct ResponderQp {
   // Without a local requester, CE marks seen since the last delivered message (the flow records
   // are kept by the requester's transport, which learns of them with the delivery).
   uint32_t ecn_marks_for_remote = 0;
+  ResponderCounts counters;
 };
 
 }  // namespace etwire::transport

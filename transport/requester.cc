@@ -54,6 +54,7 @@ nic::Packet Transport::next_data_packet(uint32_t requester, clock::Nanos now) {
   if (psn < qp.highest_sent_psn) {
     ++record.retransmitted_packets;
     ++counters.retransmitted_packets;
+    ++qp.counters.retransmitted_packets;
   }
 
   qp.next_psn = psn + 1;
@@ -89,6 +90,7 @@ void Transport::on_retransmit_timer(uint32_t requester, clock::Nanos now) {
     return;
   }
   ++ports_[qp.port].counters.timeouts;
+  ++qp.counters.timeouts;
   if (++qp.retries > config_.retry_count) {
     fail_connection(requester, now);
     return;
@@ -104,6 +106,7 @@ void Transport::on_acknowledge(uint32_t requester, const nic::Packet& packet, cl
   const uint64_t psn = widen_psn(packet.psn, qp.acked_psn);
   if (packet.aeth_syndrome == nic::aeth::kNakSequenceError) {
     ++counters.naks_received;
+    ++qp.counters.naks_received;
     // Everything before the PSN the responder expects has arrived; resend from there.
     if (psn > qp.acked_psn) acknowledge_through(qp, psn - 1, now);
     if (psn < qp.acked_psn || psn > qp.highest_sent_psn) return;  // stale: already resolved
@@ -130,7 +133,13 @@ void Transport::acknowledge_through(RequesterQp& qp, uint64_t psn, clock::Nanos 
     if (flow.first_psn + flow.record.packets > qp.acked_psn) break;
     const uint32_t done = qp.head;
     qp.head = flow.next;
-    if (qp.head == kNoFlow) qp.tail = kNoFlow;
+    ++qp.counters.messages;
+    qp.counters.bytes += flow.record.bytes;
+    if (qp.head == kNoFlow) {
+      qp.tail = kNoFlow;
+      // Before the observer hears of the finish: it may post the QP's next message.
+      end_busy(qp, now);
+    }
     finish_flow(done, FlowStatus::kCompleted, now);
   }
   // Acknowledged beyond the resend point of a go-back: skip what already arrived.
@@ -154,6 +163,7 @@ void Transport::go_back_to(RequesterQp& qp, uint64_t psn) {
 
 void Transport::on_cnp(uint32_t requester, clock::Nanos now) {
   RequesterQp& qp = requesters_[requester];
+  ++qp.counters.cnps_received;
   qp.reaction_point.on_cnp(now);
   // The flow being sent when the notification arrives is the one that met the congestion.
   const uint32_t flow = qp.cursor != kNoFlow ? qp.cursor : qp.tail;
@@ -162,6 +172,7 @@ void Transport::on_cnp(uint32_t requester, clock::Nanos now) {
 
 void Transport::fail_connection(uint32_t requester, clock::Nanos now) {
   RequesterQp& qp = requesters_[requester];
+  if (qp.head != kNoFlow) end_busy(qp, now);
   qp.failed = true;
   qp.timeout_at = clock::kNever;
   qp.cursor = kNoFlow;
@@ -174,6 +185,16 @@ void Transport::fail_connection(uint32_t requester, clock::Nanos now) {
     status = FlowStatus::kFlushed;
   }
   qp.tail = kNoFlow;
+}
+
+void Transport::start_busy(RequesterQp& qp, clock::Nanos now) {
+  qp.busy_ns -= now;
+  qp.busy_rate_integral -= qp.reaction_point.rate_time_integral(now);
+}
+
+void Transport::end_busy(RequesterQp& qp, clock::Nanos now) {
+  qp.busy_ns += now;
+  qp.busy_rate_integral += qp.reaction_point.rate_time_integral(now);
 }
 
 void Transport::finish_flow(uint32_t slot, FlowStatus status, clock::Nanos now) {

@@ -32,10 +32,12 @@ void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Na
   ResponderQp& qp = responders_[responder];
   RequesterQp* requester = qp.local_requester == kNoQp ? nullptr : &requesters_[qp.local_requester];
   TransportPortCounters& counters = ports_[qp.port].counters;
+  ++qp.counters.packets;
 
   // Notification point: every CE-marked arrival counts, in order or not; CNPs are paced per QP.
   if (packet.ecn == nic::ecn::kCe) {
     ++counters.ecn_marked_received;
+    ++qp.counters.ecn_marked_received;
     if (requester == nullptr) {
       ++qp.ecn_marks_for_remote;
     } else if (requester->undelivered != kNoFlow) {
@@ -49,6 +51,7 @@ void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Na
   if (psn == qp.expected_psn) {
     ++qp.expected_psn;
     qp.nak_outstanding = false;
+    qp.counters.bytes += packet.payload_bytes;
     if (ends_message(packet.opcode)) {
       ++qp.message_sequence;
       if (requester == nullptr) {
@@ -113,6 +116,7 @@ void Transport::queue_acknowledge(ResponderQp& qp, uint8_t syndrome, uint64_t ps
     ++port.counters.acks_sent;
   } else {
     ++port.counters.naks_sent;
+    ++qp.counters.naks_sent;
   }
   port.control[packet.priority & (kPriorities - 1)].push_back(packet);
   kick(qp.port, scheduler_.now());
@@ -130,6 +134,7 @@ void Transport::queue_cnp(ResponderQp& qp, clock::Nanos now) {
   packet.bth_flags = nic::bth_flag::kBecn;
   packet.wire_bytes = nic::wire_bytes(packet, port.format);
   ++port.counters.cnps_sent;
+  ++qp.counters.cnps_sent;
   port.control[packet.priority & (kPriorities - 1)].push_back(packet);
   kick(qp.port, now);
 }

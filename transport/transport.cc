@@ -9,6 +9,10 @@
 
 namespace etwire::transport {
 
+std::string_view qp_role_name(QpRole role) {
+  return role == QpRole::kRequester ? "requester" : "responder";
+}
+
 std::string_view flow_status_name(FlowStatus status) {
   switch (status) {
     case FlowStatus::kCompleted:
@@ -191,6 +195,7 @@ uint64_t Transport::post(uint32_t requester_qpn, uint64_t bytes, const FlowTags&
     return flow_id;
   }
   qp.next_post_psn += record.packets;
+  if (qp.head == kNoFlow) start_busy(qp, now);
   if (qp.tail == kNoFlow) {
     qp.head = slot;
   } else {
@@ -272,6 +277,53 @@ void Transport::paced_rates_bps(std::vector<double>& per_port) const {
   }
   for (size_t p = 0; p < ports_.size(); ++p) {
     per_port[p] = std::min(per_port[p], static_cast<double>(ports_[p].speed_bps));
+  }
+}
+
+}  // namespace etwire::transport
+
+namespace etwire::transport {
+
+void Transport::append_qp_stats(std::vector<QpStats>& out, clock::Nanos now) {
+  for (RequesterQp& qp : requesters_) {
+    QpStats& stats = out.emplace_back();
+    stats.role = QpRole::kRequester;
+    stats.port = ports_[qp.port].id;
+    stats.remote_port = qp.remote_port;
+    stats.qpn = qp.qpn;
+    stats.remote_qpn = qp.remote_qpn;
+    stats.counters.messages = qp.counters.messages;
+    stats.counters.bytes = qp.counters.bytes;
+    stats.counters.packets = qp.highest_sent_psn + qp.counters.retransmitted_packets;
+    stats.counters.retransmitted_packets = qp.counters.retransmitted_packets;
+    stats.counters.naks_received = qp.counters.naks_received;
+    stats.counters.timeouts = qp.counters.timeouts;
+    stats.counters.cnps_received = qp.counters.cnps_received;
+    stats.rate_cuts = qp.reaction_point.rate_cuts();
+    stats.min_rate_bps = qp.reaction_point.min_rate_bps();
+    stats.rate_bps = static_cast<double>(qp.reaction_point.rate_bps(now));
+    // A QP still busy counts up to `now` (its sums lack the current period's end).
+    stats.busy_ns = qp.busy_ns;
+    double integral = qp.busy_rate_integral;
+    if (qp.head != kNoFlow) {
+      stats.busy_ns += now;
+      integral += qp.reaction_point.rate_time_integral(now);
+    }
+    if (stats.busy_ns > 0) stats.mean_rate_bps = integral / static_cast<double>(stats.busy_ns);
+  }
+  for (const ResponderQp& qp : responders_) {
+    QpStats& stats = out.emplace_back();
+    stats.role = QpRole::kResponder;
+    stats.port = ports_[qp.port].id;
+    stats.remote_port = qp.remote_port;
+    stats.qpn = qp.qpn;
+    stats.remote_qpn = qp.remote_qpn;
+    stats.counters.messages = qp.message_sequence;
+    stats.counters.bytes = qp.counters.bytes;
+    stats.counters.packets = qp.counters.packets;
+    stats.counters.naks_sent = qp.counters.naks_sent;
+    stats.counters.ecn_marked_received = qp.counters.ecn_marked_received;
+    stats.counters.cnps_sent = qp.counters.cnps_sent;
   }
 }
 

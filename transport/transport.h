@@ -23,6 +23,7 @@
 #include "nic/port.h"
 #include "transport/flow_pool.h"
 #include "transport/flow_record.h"
+#include "transport/qp_counters.h"
 #include "transport/queue_pair.h"
 #include "transport/transport_port.h"
 
@@ -103,6 +104,11 @@ class Transport final : public clock::EventHandler {
     return requesters_[requester_by_qpn_.at(qpn)];
   }
   const TransportTotals& totals() const { return totals_; }
+  // Appends every QP half opened here (requesters, then responders, in opening order) with its
+  // counters and, for requesters, DCQCN rate figures as of `now` (qp_counters.h). Reads each
+  // reaction point up to `now`, which changes nothing it will do. Not for the hot path: one
+  // pass over every QP.
+  void append_qp_stats(std::vector<QpStats>& out, clock::Nanos now);
   uint32_t flows_in_progress() const { return flows_.in_use(); }
   // Per port of this transport, what its QPs that have data to send are allowed now: the sum of
   // their DCQCN rates (as of each QP's last packet), at most the line rate. For telemetry: one
@@ -142,6 +148,10 @@ class Transport final : public clock::EventHandler {
   void arm_retransmit_timer(uint32_t requester, clock::Nanos now);
   void fail_connection(uint32_t requester, clock::Nanos now);
   void finish_flow(uint32_t slot, FlowStatus status, clock::Nanos now);
+  // Starts or ends the QP's time with messages outstanding (the mean rate's weight): start when
+  // a post finds nothing outstanding, end when the last is acknowledged or the QP fails.
+  void start_busy(RequesterQp& qp, clock::Nanos now);
+  void end_busy(RequesterQp& qp, clock::Nanos now);
 
   // Responder (responder.cc).
   void on_data(uint32_t responder, const nic::Packet& packet, clock::Nanos now);

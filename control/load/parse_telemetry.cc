@@ -55,6 +55,7 @@ void parse_metrics(MapReader& section, config::MetricsEndpoint& out) {
     }
   }
   section.duration("linger", out.linger_ns, 0, kHour);
+  section.boolean("per_qp", out.per_qp);
   if (section.text("pushgateway", out.pushgateway) && !out.pushgateway.empty() &&
       out.pushgateway.rfind("http://", 0) != 0 && out.pushgateway.rfind("https://", 0) != 0) {
     ctx.error(Problem::kBadValue, section.get("pushgateway"), section.key_path("pushgateway"),
@@ -75,6 +76,7 @@ void parse_telemetry(MapReader& section, config::TelemetryConfig& out) {
   MapReader record = section.section("record");
   record.boolean("flows", out.record.flows);
   record.boolean("collectives", out.record.collectives);
+  record.boolean("qps", out.record.qps);
   record.boolean("pcap", out.record.pcap);
   record.duration("queue_sample_interval", out.record.queue_sample_interval_ns, 0, kHour);
   record.finish();

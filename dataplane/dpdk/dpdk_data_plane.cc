@@ -234,6 +234,12 @@ void DpdkDataPlane::poll() {
   }
 }
 
+bool DpdkDataPlane::append_qp_stats(std::vector<transport::QpStats>& out) {
+  if (!finished_) return false;
+  for (auto& worker : workers_) worker->append_qp_stats(out, clock_.now());
+  return true;
+}
+
 uint64_t DpdkDataPlane::events_run() const {
   uint64_t events = events_;
   for (const auto& worker : workers_) events += worker->events_run();

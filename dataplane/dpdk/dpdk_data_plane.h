@@ -61,6 +61,8 @@ class DpdkDataPlane final : public DataPlane {
   uint32_t flows_in_progress() const override { return static_cast<uint32_t>(join_.in_progress()); }
   PortRecord port_record(size_t port) const override;
   void paced_rates_bps(std::vector<double>& per_port) override;
+  // After finish() only (the workers on other lcores have stopped); false before.
+  bool append_qp_stats(std::vector<transport::QpStats>& out) override;
   std::vector<std::string> notes() const override;
   // Files open now; frames are captured from start() on, on the run's clock.
   void capture_frames(const std::string& dir) override;

@@ -72,6 +72,10 @@ class PortWorker final : public PollHook, public nic::dpdk::QueueHandover {
   // The latest published counters of a port this worker drives (any thread).
   PortSample sample(uint32_t port) const { return loop_.sample(port); }
   uint64_t events_run() const { return loop_.events_run(); }
+  // Main lcore, after stop(): every QP half of this worker (Transport::append_qp_stats).
+  void append_qp_stats(std::vector<transport::QpStats>& out, clock::Nanos now) {
+    loop_.worker().append_qp_stats(out, now);
+  }
   // Connections this worker has opened so far (any thread): connection n is open once this
   // exceeds n, since they open in order.
   uint32_t connections_open() const { return loop_.connections_open(); }

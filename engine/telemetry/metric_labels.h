@@ -34,6 +34,8 @@ struct MetricLabels {
   // The fabric twin's switch ports ("leaf0/spine1"), by global index, when its queues are
   // sampled (telemetry.record.queue_sample_interval); empty otherwise.
   std::vector<std::string> switch_ports;
+  // telemetry.metrics.per_qp: QP records become series labelled by QP (else they are ignored).
+  bool per_qp = false;
 };
 
 }  // namespace etwire::telemetry

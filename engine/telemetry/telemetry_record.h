@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "dataplane/port_counters.h"
+#include "transport/qp_counters.h"
 
 namespace etwire::telemetry {
 
@@ -28,7 +29,8 @@ enum class RecordType : uint8_t {
   kJobProgress,
   kPort,
   kRun,
-  kQueue
+  kQueue,
+  kQp
 };
 
 // One flow (message) of a measured iteration finished.
@@ -83,6 +85,19 @@ struct QueueDepthSample {
   double utilization;
 };
 
+// A QP half's running totals (transport::kQpCounterFields' order) and its DCQCN rate now; only
+// with telemetry.metrics.per_qp. Named by numbers, which the exporter turns into labels: the run
+// port of each end, the role and the QP number on the wire.
+struct QpSample {
+  uint32_t port;
+  uint32_t remote_port;
+  uint32_t qpn;
+  transport::QpRole role;
+  std::array<uint64_t, transport::kQpCounterFields.size()> counters;
+  uint64_t rate_cuts;
+  double rate_bytes_per_second;
+};
+
 // The run's state and its data plane's clock.
 struct RunSample {
   RunState state;
@@ -99,6 +114,7 @@ struct Record {
     PortSample port;
     RunSample run;
     QueueDepthSample queue;
+    QpSample qp;
   };
 
   static Record of(const FlowSample& s) { return make(RecordType::kFlow, &Record::flow, s); }
@@ -114,6 +130,7 @@ struct Record {
   static Record of(const QueueDepthSample& s) {
     return make(RecordType::kQueue, &Record::queue, s);
   }
+  static Record of(const QpSample& s) { return make(RecordType::kQp, &Record::qp, s); }
 
  private:
   template <typename T>
@@ -126,5 +143,7 @@ struct Record {
 };
 
 static_assert(std::is_trivially_copyable_v<Record>, "records are copied into rings as bytes");
+// A QP's record is no larger than a port's: per-QP series do not make every record bigger.
+static_assert(sizeof(QpSample) <= sizeof(PortSample));
 
 }  // namespace etwire::telemetry

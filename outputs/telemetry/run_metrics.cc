@@ -191,6 +191,18 @@ RunMetrics::RunMetrics(MetricLabels labels)
     ports_.push_back(series);
   }
   collectives_.resize(labels_.jobs.size() * kKindCount * collectives::kAlgorithmCount);
+
+  if (labels_.per_qp) {
+    for (const transport::QpCounterField& field : transport::kQpCounterFields) {
+      qp_counter_families_.push_back(&family(BuildCounter(), registry, names,
+                                             std::string(field.metric), std::string(field.help)));
+    }
+    qp_rate_cuts_family_ = &family(BuildCounter(), registry, names, "etwire_qp_rate_cuts_total",
+                                   "DCQCN rate cuts of the requester QP.");
+    qp_rate_family_ =
+        &family(BuildGauge(), registry, names, "etwire_qp_dcqcn_rate_bytes_per_second",
+                "The requester QP's DCQCN rate at the last snapshot.");
+  }
 }
 
 void RunMetrics::apply(const Record& record) {
@@ -209,6 +221,8 @@ void RunMetrics::apply(const Record& record) {
       return apply_run(record.run);
     case RecordType::kQueue:
       return apply_queue(record.queue);
+    case RecordType::kQp:
+      return apply_qp(record.qp);
   }
 }
 
@@ -321,6 +335,45 @@ void RunMetrics::apply_run(const RunSample& sample) {
     state_[static_cast<size_t>(s)]->Set(static_cast<int>(sample.state) == s ? 1 : 0);
   }
   virtual_time_->Set(static_cast<double>(sample.virtual_time_ns) / kNsPerSecond);
+}
+
+RunMetrics::QpSeries& RunMetrics::qp_series(const QpSample& sample) {
+  auto [it, added] = qps_.try_emplace({sample.role, sample.port, sample.qpn});
+  QpSeries& series = it->second;
+  if (!added) return series;
+  const auto port_name = [&](uint32_t port) {
+    return port < labels_.ports.size() ? labels_.ports[port].name : std::to_string(port);
+  };
+  const prometheus::Labels by_qp{{"port", port_name(sample.port)},
+                                 {"remote_port", port_name(sample.remote_port)},
+                                 {"role", std::string(transport::qp_role_name(sample.role))},
+                                 {"qpn", std::to_string(sample.qpn)}};
+  for (size_t c = 0; c < transport::kQpCounterFields.size(); ++c) {
+    // A counter the role does not keep has no series rather than a 0 forever.
+    if ((transport::kQpCounterFields[c].roles & transport::role_bit(sample.role)) != 0) {
+      series.counters[c] = &qp_counter_families_[c]->Add(by_qp);
+    }
+  }
+  if (sample.role == transport::QpRole::kRequester) {
+    series.rate_cuts = &qp_rate_cuts_family_->Add(by_qp);
+    series.rate = &qp_rate_family_->Add(by_qp);
+  }
+  return series;
+}
+
+void RunMetrics::apply_qp(const QpSample& sample) {
+  if (!labels_.per_qp) return;
+  QpSeries& series = qp_series(sample);
+  for (size_t c = 0; c < sample.counters.size(); ++c) {
+    if (series.counters[c] != nullptr) {
+      add_growth(*series.counters[c], sample.counters[c], series.last.counters[c]);
+    }
+  }
+  if (series.rate_cuts != nullptr) {
+    add_growth(*series.rate_cuts, sample.rate_cuts, series.last.rate_cuts);
+    series.rate->Set(sample.rate_bytes_per_second);
+  }
+  series.last = sample;
 }
 
 }  // namespace etwire::telemetry

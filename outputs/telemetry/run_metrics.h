@@ -11,8 +11,10 @@
 #include <prometheus/registry.h>
 
 #include <array>
+#include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "engine/telemetry/metric_labels.h"
@@ -76,6 +78,15 @@ class RunMetrics {
     PortSample last{};
   };
 
+  // A QP half's series (telemetry.metrics.per_qp), made when its first record arrives: its
+  // role's counters (nullptr for the other role's), and for a requester its rate cuts and rate.
+  struct QpSeries {
+    std::array<prometheus::Counter*, transport::kQpCounterFields.size()> counters{};
+    prometheus::Counter* rate_cuts = nullptr;
+    prometheus::Gauge* rate = nullptr;
+    QpSample last{};
+  };
+
   // nullptr for indexes outside the run's labels.
   CollectiveSeries* series(uint32_t job, uint8_t kind, uint8_t algorithm);
   void apply_flow(const FlowSample& sample);
@@ -85,6 +96,8 @@ class RunMetrics {
   void apply_port(const PortSample& sample);
   void apply_run(const RunSample& sample);
   void apply_queue(const QueueDepthSample& sample);
+  void apply_qp(const QpSample& sample);
+  QpSeries& qp_series(const QpSample& sample);
 
   MetricLabels labels_;
   std::shared_ptr<prometheus::Registry> registry_;
@@ -106,6 +119,11 @@ class RunMetrics {
   prometheus::Family<prometheus::Gauge>& link_utilization_family_;
   std::vector<QueueSeries> queues_;                   // by switch port x 8 + priority
   std::vector<prometheus::Gauge*> link_utilization_;  // by switch port
+  // Per-QP families, only with labels_.per_qp (table order), and the series by (role, port, QP).
+  std::vector<prometheus::Family<prometheus::Counter>*> qp_counter_families_;
+  prometheus::Family<prometheus::Counter>* qp_rate_cuts_family_ = nullptr;
+  prometheus::Family<prometheus::Gauge>* qp_rate_family_ = nullptr;
+  std::map<std::tuple<transport::QpRole, uint32_t, uint32_t>, QpSeries> qps_;
 };
 
 }  // namespace etwire::telemetry

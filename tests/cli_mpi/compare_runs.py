@@ -97,6 +97,19 @@ else:
           f"tx {sent[fewer]} B by the run that resent {resent[fewer]} packets ({fewer}), "
           f"{sent[more]} B by the one that resent {resent[more]} ({more})")
 check(split["flows"] == one["flows"], f"flows {split['flows']} vs {one['flows']}")
+# QP halves: each process's own, gathered to process 0 (none on verbs ports: null in both runs).
+check((split.get("qps") is None) == (one.get("qps") is None),
+      f"qps: {split.get('qps') is not None} split, {one.get('qps') is not None} in one process")
+if split.get("qps") is not None and one.get("qps") is not None:
+    check(split["qps"]["count"] == one["qps"]["count"],
+          f"qps: {split['qps']['count']} halves split, {one['qps']['count']} in one process")
+    qp_rows = list(csv.DictReader(open(f"{split_dir}/qps.csv")))
+    check(len(qp_rows) == split["qps"]["count"],
+          f"qps.csv: {len(qp_rows)} rows, summary.json counts {split['qps']['count']}")
+    sent = sum(int(r["packets"]) for r in qp_rows if r["role"] == "requester")
+    check(sent == sum(p["data_packets"] for p in ports.values()),
+          f"qps.csv: requesters sent {sent} data packets, the ports "
+          f"{sum(p['data_packets'] for p in ports.values())}")
 
 rows = list(csv.DictReader(open(f"{split_dir}/flows.csv")))
 one_rows = list(csv.DictReader(open(f"{one_dir}/flows.csv")))

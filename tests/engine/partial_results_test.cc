@@ -93,6 +93,26 @@ void expect_equal(const FctPercentiles& a, const FctPercentiles& b) {
   EXPECT_EQ(a.max, b.max);
 }
 
+void expect_equal(const QpRecord& a, const QpRecord& b) {
+  EXPECT_EQ(a.stats.role, b.stats.role);
+  EXPECT_EQ(a.stats.port, b.stats.port);
+  EXPECT_EQ(a.stats.remote_port, b.stats.remote_port);
+  EXPECT_EQ(a.stats.qpn, b.stats.qpn);
+  EXPECT_EQ(a.stats.remote_qpn, b.stats.remote_qpn);
+  for (const transport::QpCounterField& field : transport::kQpCounterFields) {
+    EXPECT_EQ(a.stats.counters.*field.member, b.stats.counters.*field.member) << field.name;
+  }
+  EXPECT_EQ(a.stats.rate_cuts, b.stats.rate_cuts);
+  EXPECT_EQ(a.stats.min_rate_bps, b.stats.min_rate_bps);
+  EXPECT_EQ(a.stats.mean_rate_bps, b.stats.mean_rate_bps);
+  EXPECT_EQ(a.stats.busy_ns, b.stats.busy_ns);
+  EXPECT_EQ(a.known, b.known);
+  EXPECT_EQ(a.job, b.job);
+  EXPECT_EQ(a.rank, b.rank);
+  EXPECT_EQ(a.peer, b.peer);
+  EXPECT_EQ(a.qp_index, b.qp_index);
+}
+
 void expect_equal(const RunResults& a, const RunResults& b) {
   EXPECT_EQ(a.status, b.status);
   EXPECT_EQ(a.diagnosis, b.diagnosis);
@@ -133,6 +153,12 @@ void expect_equal(const RunResults& a, const RunResults& b) {
   }
   ASSERT_EQ(a.fct.size(), b.fct.size());
   for (size_t k = 0; k < a.fct.size(); ++k) expect_equal(a.fct[k], b.fct[k]);
+  EXPECT_EQ(a.qps_counted, b.qps_counted);
+  ASSERT_EQ(a.qps.size(), b.qps.size());
+  for (size_t q = 0; q < a.qps.size(); ++q) {
+    SCOPED_TRACE(q);
+    expect_equal(a.qps[q], b.qps[q]);
+  }
   EXPECT_EQ(a.flows, b.flows);
   EXPECT_EQ(a.failed_flows, b.failed_flows);
   EXPECT_EQ(a.flows_by_status, b.flows_by_status);
@@ -245,6 +271,28 @@ PartialResults rich_part() {
 
   r.fct.push_back({CollectiveType::kAllGather, 3, 10, 20, 30, 40, 50});
   r.fct.push_back({std::nullopt, 1, 5, 6, 7, 8, 9});
+  r.qps_counted = true;
+  QpRecord qp;
+  qp.stats.role = transport::QpRole::kResponder;
+  qp.stats.port = 1;
+  qp.stats.remote_port = 0;
+  qp.stats.qpn = 0x123456;
+  qp.stats.remote_qpn = 77;
+  uint64_t value = 1000;
+  for (const transport::QpCounterField& field : transport::kQpCounterFields) {
+    qp.stats.counters.*field.member = ++value;
+  }
+  qp.stats.rate_cuts = 12;
+  qp.stats.min_rate_bps = 1.25e9;
+  qp.stats.mean_rate_bps = 87.5e9;
+  qp.stats.busy_ns = 4'567;
+  qp.known = true;
+  qp.job = 1;
+  qp.rank = 5;
+  qp.peer = -6;
+  qp.qp_index = 3;
+  r.qps.push_back(qp);
+  r.qps.push_back(QpRecord{});
   r.flows = 31;
   r.failed_flows = 4;
   for (size_t s = 0; s < r.flows_by_status.size(); ++s) r.flows_by_status[s] = 100 + s;
@@ -367,6 +415,36 @@ struct TwoParts {
     }
   }
 };
+
+// Each process counted the QP halves on its own ports: merged, every half once; and a process
+// that could not count its QPs makes the run's QPs uncounted rather than partly counted.
+TEST(PartialResults, GathersEveryProcesssQps) {
+  const auto half = [](uint32_t port, uint32_t qpn, uint64_t retransmitted) {
+    QpRecord qp;
+    qp.stats.port = port;
+    qp.stats.qpn = qpn;
+    qp.stats.counters.retransmitted_packets = retransmitted;
+    return qp;
+  };
+  TwoParts parts;
+  parts.a.results.qps_counted = true;
+  parts.a.results.qps = {half(0, 10, 1), half(1, 11, 2)};
+  parts.b.results.qps_counted = true;
+  parts.b.results.qps = {half(2, 20, 3)};
+  const RunResults merged = merge_partials({parts.a, parts.b});
+  EXPECT_TRUE(merged.qps_counted);
+  ASSERT_EQ(merged.qps.size(), 3u);
+  EXPECT_EQ(merged.qps[0].stats.qpn, 10u);
+  EXPECT_EQ(merged.qps[1].stats.qpn, 11u);
+  EXPECT_EQ(merged.qps[2].stats.qpn, 20u);
+  EXPECT_EQ(merged.qps[2].stats.counters.retransmitted_packets, 3u);
+
+  parts.b.results.qps_counted = false;
+  parts.b.results.qps.clear();
+  const RunResults partly = merge_partials({parts.a, parts.b});
+  EXPECT_FALSE(partly.qps_counted);
+  EXPECT_TRUE(partly.qps.empty());
+}
 
 TEST(PartialResults, MergesTwoProcessesOfOneJob) {
   TwoParts parts;

@@ -1,0 +1,38 @@
+// The per-QP results of a run (RunResults::qps): qps.csv with one row per QP half, the bounded
+// `qps` section of summary.json, and the console's few QPs that met the most congestion. A run
+// whose data plane does not run our transport (an RNIC) has no QP rows: no qps.csv, `qps` null,
+// no console section, never zeros.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "engine/run_results.h"
+
+namespace etwire::outputs {
+
+// QPs listed by name in summary.json's `qps.top` per ranking, and on the console.
+inline constexpr size_t kTopQps = 5;
+
+// qps.csv's first line (with its line break).
+std::string_view qps_csv_header();
+// One line per QP half, ordered by port, role, QP number: role, its port and the remote port
+// (names), QP numbers on the wire, job, rank and peer (empty when the engine did not open its
+// connection), every counter of transport::kQpCounterFields, then for requesters rate_cuts,
+// min_rate_bps, mean_rate_bps and busy_ns (empty for responders; the mean also for a requester
+// that never had a message outstanding). Throws std::runtime_error("<path>: <reason>").
+void write_qps_csv(const engine::RunResults& results, const std::string& path);
+
+// summary.json's `qps`: counts of halves by role, every counter summed, requesters' rate cuts
+// and lowest rate, and the kTopQps requesters by retransmissions, by CNPs received and by rate
+// cuts (those with any). Null when the QPs were not counted.
+nlohmann::ordered_json qps_summary_json(const engine::RunResults& results);
+
+// The console's section: the requesters that retransmitted or whose rate DCQCN cut, at most
+// kTopQps of them, most retransmissions and cuts first; one line when none did. Nothing when
+// the QPs were not counted.
+void append_qp_report(const engine::RunResults& results, std::string& out);
+
+}  // namespace etwire::outputs
