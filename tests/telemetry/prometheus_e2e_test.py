@@ -864,8 +864,10 @@ def case_promtool(ctx):
         "--no-progress", "--out", os.path.join(ctx.workdir, "results"),
         "--set", "telemetry.metrics.listen=127.0.0.1:0",
         "--set", "telemetry.metrics.linger=2s",
-        # The twin's queue gauges have series only when queues are sampled.
-        "--set", "telemetry.record.queue_sample_interval=10us"])
+        # The twin's queue gauges have series only when queues are sampled, and the per-QP
+        # series only behind their switch.
+        "--set", "telemetry.record.queue_sample_interval=10us",
+        "--set", "telemetry.metrics.per_qp=true"])
     match, _ = run.wait_for_line(r"metrics at (http://127\.0\.0\.1:\d+/metrics)", 15)
     url = match.group(1)
     run.wait_for_line(r"serving the final metrics at ", 15)
