@@ -85,6 +85,9 @@ class DataPlane {
 
   // Counters of port `port` so far, in the engine's terms.
   virtual PortRecord port_record(size_t port) const = 0;
+  // Only the counters of port_record(port), read without allocating (the port time series reads
+  // them every sample).
+  virtual PortCounters port_counters(size_t port) const { return port_record(port); }
 
   // Per port: the sum of the DCQCN rates of its QPs with data to send, at most its line rate.
   virtual void paced_rates_bps(std::vector<double>& per_port) = 0;

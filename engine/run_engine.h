@@ -30,6 +30,8 @@
 #include "engine/collective_instance.h"
 #include "engine/flow_sink.h"
 #include "engine/partial_results.h"
+#include "engine/port_sampler.h"
+#include "engine/port_series_sink.h"
 #include "engine/queue_sample_tee.h"
 #include "engine/rank_runtime.h"
 #include "engine/run_results.h"
@@ -90,6 +92,9 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   // Where samples of the twin's queues go (telemetry.record.queue_sample_interval; queues.csv),
   // besides telemetry; nullptr = none.
   void set_queue_writer(dataplane::QueueSink* queues) { queue_samples_.set_writer(queues); }
+  // Where the time series of port counters goes (telemetry.record.port_sample_interval;
+  // ports.csv); nullptr = none. Before run().
+  void set_port_writer(PortSeriesSink* ports);
   // Where telemetry records go from now on (RunOptions::telemetry); nullptr stops them.
   void set_telemetry(telemetry::RecordRing* ring) {
     options_.telemetry = ring;
@@ -289,6 +294,8 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   std::vector<RemoteDelivery> remote_deliveries_;
   // Samples of the twin's queues, to the queue writer and to telemetry.
   QueueSampleTee queue_samples_;
+  // The port counters' time series, when asked for and written somewhere.
+  std::unique_ptr<PortSampler> port_sampler_;
 
   std::map<InstanceKey, std::unique_ptr<CollectiveInstance>> instances_;
   std::unordered_map<uint64_t, CollectiveInstance*> instance_by_id_;

@@ -36,6 +36,21 @@ void RunEngine::sample_queues() {
   data_plane_->sample_queues(queue_samples_, interval);
 }
 
+void RunEngine::set_port_writer(PortSeriesSink* ports) {
+  // Unset: a few hundred samples on a typical run of either clock, without flooding the disk on a
+  // long lab run.
+  constexpr clock::Nanos kVirtualTimeDefault = 10'000;
+  constexpr clock::Nanos kWallClockDefault = 1'000'000;
+  const auto& configured = config_.telemetry.record.port_sample_interval_ns;
+  const clock::Nanos interval =
+      configured ? static_cast<clock::Nanos>(*configured)
+                 : (data_plane_->virtual_time() ? kVirtualTimeDefault : kWallClockDefault);
+  port_sampler_.reset();
+  if (ports != nullptr && interval > 0) {
+    port_sampler_ = std::make_unique<PortSampler>(*data_plane_, interval, *ports);
+  }
+}
+
 telemetry::MetricLabels RunEngine::metric_labels() const {
   telemetry::MetricLabels labels;
   labels.run = results_.run_name;
