@@ -18,5 +18,6 @@ CommandAction add_plan_command(CLI::App& app);
 CommandAction add_collective_command(CLI::App& app);
 CommandAction add_run_command(CLI::App& app);
 CommandAction add_devices_command(CLI::App& app);
+CommandAction add_report_command(CLI::App& app);
 
 }  // namespace etwire::cli

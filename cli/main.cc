@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   remember(add_collective_command(app));
   remember(add_run_command(app));
   remember(add_devices_command(app));
+  remember(add_report_command(app));
 
   try {
     app.parse(argc, argv);
