@@ -18,7 +18,7 @@ namespace {
 
 constexpr std::string_view kStyle = R"css(
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 24px auto;
-       max-width: 1200px; color: #1d1d1f; background: #fff; }
+       padding: 0 24px; max-width: 1200px; color: #1d1d1f; background: #fff; }
 h1 { font-size: 22px; margin-bottom: 4px; }
 h2 { font-size: 17px; margin-top: 28px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
 h3 { font-size: 14px; margin: 14px 0 6px; }
@@ -28,6 +28,7 @@ th, td { padding: 3px 10px; border-bottom: 1px solid #eee; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 th { background: #f5f5f7; }
 .chart { position: relative; height: 340px; margin: 8px 0 4px; }
+.chart[data-note="true"] { height: auto; }
 .note { color: #8a5a00; background: #fff8e6; border-left: 3px solid #f0b400; padding: 6px 10px;
         font-size: 13px; margin: 6px 0; }
 .caption { color: #555; font-size: 12px; margin: 2px 0 14px; }
@@ -228,7 +229,9 @@ void append_chart(const ReportChart& chart, std::string_view caption, std::strin
   }
   out += fmt::format("<div class=\"chart\" id=\"chart-{}\" data-chart=\"{}\"></div>\n",
                      escape(chart.id), escape(chart.id));
-  if (!caption.empty()) out += fmt::format("<p class=\"caption\">{}</p>\n", escape(caption));
+  if (!chart.series.empty() && !caption.empty()) {
+    out += fmt::format("<p class=\"caption\">{}</p>\n", escape(caption));
+  }
 }
 
 // JSON inside a <script> element: "</script>" or "<!--" in a label must not end it early.
