@@ -85,7 +85,7 @@ void PortSampler::start(clock::Nanos now) {
   next_ = (now / interval_ + 1) * interval_;
 }
 
-void PortSampler::take_before(clock::Nanos next_event) {
+void PortSampler::take_samples_before(clock::Nanos next_event) {
   while (next_ < next_event) {
     take(next_);
     next_ += interval_;
@@ -95,8 +95,7 @@ void PortSampler::take_before(clock::Nanos next_event) {
   }
 }
 
-void PortSampler::take_due(clock::Nanos now) {
-  if (now < next_) return;
+void PortSampler::take_sample_at(clock::Nanos now) {
   take(now);
   // Samples missed while the loop was busy are not made up: the next one is the next multiple.
   next_ = (now / interval_ + 1) * interval_;

@@ -35,9 +35,14 @@ class PortSampler {
   // The first row: the counters at the run's start.
   void start(clock::Nanos now);
   // Virtual time: takes the samples due before `next_event` (the time of the next pending event).
-  void take_before(clock::Nanos next_event);
+  // Called before every poll: the common case, nothing due, is one comparison.
+  void take_before(clock::Nanos next_event) {
+    if (next_ < next_event) take_samples_before(next_event);
+  }
   // Wall clock: takes a sample when one is due by `now`.
-  void take_due(clock::Nanos now);
+  void take_due(clock::Nanos now) {
+    if (next_ <= now) take_sample_at(now);
+  }
   // The last row: the counters once the run has ended (after DataPlane::finish()).
   void finish(clock::Nanos now);
 
@@ -49,6 +54,8 @@ class PortSampler {
   void write(const std::vector<dataplane::PortCounters>& counters, const std::vector<double>& rates,
              clock::Nanos at);
   void take(clock::Nanos at);
+  void take_samples_before(clock::Nanos next_event);
+  void take_sample_at(clock::Nanos now);
 
   dataplane::DataPlane& data_plane_;
   clock::Nanos interval_;

@@ -39,7 +39,7 @@ void RunEngine::sample_queues() {
 void RunEngine::set_port_writer(PortSeriesSink* ports) {
   // Unset: a few hundred samples on a typical run of either clock, without flooding the disk on a
   // long lab run.
-  constexpr clock::Nanos kVirtualTimeDefault = 10'000;
+  constexpr clock::Nanos kVirtualTimeDefault = 20'000;
   constexpr clock::Nanos kWallClockDefault = 1'000'000;
   const auto& configured = config_.telemetry.record.port_sample_interval_ns;
   const clock::Nanos interval =
