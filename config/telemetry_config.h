@@ -22,7 +22,7 @@ struct RecordConfig {
   bool pcap = false;                      // packets.pcap (frames as sent)
   uint64_t queue_sample_interval_ns = 0;  // twin queue-depth samples; 0 = off
   // ports.csv: port counters over time; 0 = off. Unset: 20 us of virtual time on the fabric twin,
-  // 1 ms on the wall clock (devices), a few hundred samples either way on a typical run.
+  // 10 ms on the wall clock (devices), a few hundred samples either way on a typical run.
   std::optional<uint64_t> port_sample_interval_ns;
 };
 

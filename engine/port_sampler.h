@@ -13,7 +13,8 @@
 // with it. So the difference between two consecutive rows is exact over their interval, and an
 // idle minute costs two rows. The first row is at the run's start, the last at its end.
 //
-// Storage is sized once at construction: taking a sample allocates nothing.
+// Storage is sized once at construction: taking a sample allocates nothing (beyond what the data
+// plane's DataPlane::port_counters does: nothing on the twin or DPDK; an RNIC reads sysfs).
 #pragma once
 
 #include <cstdint>
