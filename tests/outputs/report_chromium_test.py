@@ -81,7 +81,7 @@ def make_report(args, run_dir):
 def chromium(work, page, *mode):
     profile = tempfile.mkdtemp(prefix="chromium-profile-", dir=work)
     argv = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-            f"--user-data-dir={profile}", "--hide-scrollbars", "--window-size=1280,3600",
+            f"--user-data-dir={profile}", "--hide-scrollbars", "--window-size=1200,2400",
             "--virtual-time-budget=10000", *mode, "file://" + os.path.abspath(page)]
     result = subprocess.run(argv, capture_output=True, text=True, timeout=CHROMIUM_TIMEOUT_S,
                             cwd=work)
