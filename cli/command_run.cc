@@ -29,6 +29,7 @@
 #include "engine/config_digest.h"
 #include "engine/run_engine.h"
 #include "outputs/console_report.h"
+#include "outputs/port_csv_writer.h"
 #include "outputs/qp_results.h"
 #include "outputs/results_files.h"
 #include "outputs/telemetry/run_telemetry.h"
@@ -223,6 +224,13 @@ int run_configuration(const RunCommandOptions* opts) {
     queues.emplace((out / "queues.csv").string());
     engine->set_queue_writer(&*queues);
   }
+  // The port counters over time, on the data plane's clock: on unless the interval is set to 0.
+  std::optional<outputs::PortCsvWriter> ports;
+  const auto& port_interval = config.telemetry.record.port_sample_interval_ns;
+  if ((!port_interval || *port_interval > 0) && writes_results) {
+    ports.emplace((out / "ports.csv").string());
+    engine->set_port_writer(&*ports);
+  }
 
   std::signal(SIGINT, request_stop);
   std::signal(SIGTERM, request_stop);
@@ -272,6 +280,7 @@ int run_configuration(const RunCommandOptions* opts) {
     };
     close(flows);
     close(queues);
+    close(ports);
     if (!written) return kExitFailure;
     std::cout << outputs::console_report(results) << std::flush;
     if (telemetry) linger(*telemetry);

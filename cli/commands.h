@@ -19,5 +19,6 @@ CommandAction add_collective_command(CLI::App& app);
 CommandAction add_run_command(CLI::App& app);
 CommandAction add_devices_command(CLI::App& app);
 CommandAction add_compare_command(CLI::App& app);
+CommandAction add_report_command(CLI::App& app);
 
 }  // namespace etwire::cli

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace etwire::config {
@@ -22,6 +23,9 @@ struct RecordConfig {
   bool qps = true;                        // qps.csv: one row per QP half
   bool pcap = false;                      // capture/<port>.pcap: every frame, both ways
   uint64_t queue_sample_interval_ns = 0;  // twin queue-depth samples; 0 = off
+  // ports.csv: port counters over time; 0 = off. Unset: 20 us of virtual time on the fabric twin,
+  // 10 ms on the wall clock (devices), a few hundred samples either way on a typical run.
+  std::optional<uint64_t> port_sample_interval_ns;
 };
 
 // What record.pcap keeps: limits that keep a run from filling the disk.

@@ -87,6 +87,9 @@ class DataPlane {
 
   // Counters of port `port` so far, in the engine's terms.
   virtual PortRecord port_record(size_t port) const = 0;
+  // Only the counters of port_record(port), read without allocating (the port time series reads
+  // them every sample).
+  virtual PortCounters port_counters(size_t port) const { return port_record(port); }
 
   // Appends every QP half our transport holds on this process's ports, with its counters and
   // DCQCN rates as of now (qps.csv), and returns true; false, appending nothing, when the QPs are

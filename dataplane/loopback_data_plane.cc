@@ -204,10 +204,14 @@ std::vector<std::string> LoopbackDataPlane::switch_port_names() const {
   return names;
 }
 
-PortRecord LoopbackDataPlane::port_record(size_t port) const {
+PortCounters LoopbackDataPlane::port_counters(size_t port) const {
   const auto p = static_cast<uint32_t>(port);
+  return twin_port_counters(*twin_, port, worker_of(p).counters(p));
+}
+
+PortRecord LoopbackDataPlane::port_record(size_t port) const {
   PortRecord record;
-  static_cast<PortCounters&>(record) = twin_port_counters(*twin_, port, worker_of(p).counters(p));
+  static_cast<PortCounters&>(record) = port_counters(port);
   record.name = specs_[port].name;
   record.speed_bps = specs_[port].speed_bps;
   return record;

@@ -47,6 +47,7 @@ class LoopbackDataPlane final : public DataPlane {
   // Counters of port `port` so far: its NIC side in the twin, the switch port facing it, and the
   // transport.
   PortRecord port_record(size_t port) const override;
+  PortCounters port_counters(size_t port) const override;
 
   // What the configured faults (fabric.faults) did.
   std::vector<std::string> notes() const override;

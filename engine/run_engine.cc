@@ -128,6 +128,7 @@ const RunResults& RunEngine::run() {
   data_plane_->start();
   clock_at_start_ = read_clocks();
   publish_snapshot(false);
+  if (port_sampler_) port_sampler_->start(clock_.now());
   try {
     // On the wall clock, a QP set up on a device takes time that belongs to no collective: every
     // planned connection is opened before the first packet. Split between processes, the
@@ -162,6 +163,14 @@ const RunResults& RunEngine::run() {
       if (time_scale > 0 && data_plane_->next_event_time() > virtual_allowed_) {
         keep_to_time_scale(time_scale, wall_start);
         continue;
+      }
+      if (port_sampler_) {
+        // Between polls, never inside one: no per-packet work (port_sampler.h).
+        if (virtual_time) {
+          port_sampler_->take_before(data_plane_->next_event_time());
+        } else {
+          port_sampler_->take_due(data_plane_->next_event_time());
+        }
       }
       data_plane_->poll();
       if ((++polls & 0xFFF) == 0) every_so_often(std::chrono::steady_clock::now());

@@ -30,6 +30,8 @@
 #include "engine/collective_instance.h"
 #include "engine/flow_sink.h"
 #include "engine/partial_results.h"
+#include "engine/port_sampler.h"
+#include "engine/port_series_sink.h"
 #include "engine/queue_sample_tee.h"
 #include "engine/rank_runtime.h"
 #include "engine/run_results.h"
@@ -93,6 +95,9 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   // telemetry.record.pcap: the data plane writes every port's frames under `dir` from now on
   // (DataPlane::capture_frames; throws std::runtime_error naming what cannot be created).
   void capture_frames(const std::string& dir) { data_plane_->capture_frames(dir); }
+  // Where the time series of port counters goes (telemetry.record.port_sample_interval;
+  // ports.csv); nullptr = none. Before run().
+  void set_port_writer(PortSeriesSink* ports);
   // Where telemetry records go from now on (RunOptions::telemetry); nullptr stops them.
   void set_telemetry(telemetry::RecordRing* ring) {
     options_.telemetry = ring;
@@ -297,6 +302,8 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   std::vector<RemoteDelivery> remote_deliveries_;
   // Samples of the twin's queues, to the queue writer and to telemetry.
   QueueSampleTee queue_samples_;
+  // The port counters' time series, when asked for and written somewhere.
+  std::unique_ptr<PortSampler> port_sampler_;
 
   std::map<InstanceKey, std::unique_ptr<CollectiveInstance>> instances_;
   std::unordered_map<uint64_t, CollectiveInstance*> instance_by_id_;

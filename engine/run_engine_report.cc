@@ -177,6 +177,7 @@ void RunEngine::finalize() {
   clock_at_end_ = read_clocks();
   data_plane_->finish();
   results_.end_time = clock_.now();
+  if (port_sampler_) port_sampler_->finish(results_.end_time);
   results_.events = data_plane_->events_run();
   results_.notes = data_plane_->notes();
   results_.ports.clear();

@@ -36,6 +36,22 @@ void RunEngine::sample_queues() {
   data_plane_->sample_queues(queue_samples_, interval);
 }
 
+void RunEngine::set_port_writer(PortSeriesSink* ports) {
+  // Unset: a few hundred samples on a typical run of either clock. A lab run lasts seconds to
+  // minutes, and a sample of an RNIC's port reads its counters from sysfs (tens of microseconds
+  // per port), so the wall clock samples far less often than the twin's virtual time.
+  constexpr clock::Nanos kVirtualTimeDefault = 20'000;
+  constexpr clock::Nanos kWallClockDefault = 10'000'000;
+  const auto& configured = config_.telemetry.record.port_sample_interval_ns;
+  const clock::Nanos interval =
+      configured ? static_cast<clock::Nanos>(*configured)
+                 : (data_plane_->virtual_time() ? kVirtualTimeDefault : kWallClockDefault);
+  port_sampler_.reset();
+  if (ports != nullptr && interval > 0) {
+    port_sampler_ = std::make_unique<PortSampler>(*data_plane_, interval, *ports);
+  }
+}
+
 telemetry::MetricLabels RunEngine::metric_labels() const {
   telemetry::MetricLabels labels;
   labels.run = results_.run_name;

@@ -11,6 +11,7 @@
 #include "common/text_table.h"
 #include "common/units.h"
 #include "outputs/qp_results.h"
+#include "outputs/result_tables.h"
 #include "outputs/results_files.h"
 
 namespace etwire::outputs {
@@ -24,21 +25,10 @@ using engine::RunResults;
 
 namespace {
 
-constexpr double kBytesPerGB = 1e9;
-constexpr double kNanosPerMicro = 1e3;
 constexpr double kNanosPerMilli = 1e6;
-
-// Point-to-point sorts after every collective type.
-int kind_order(collectives::CollectiveKind kind) {
-  return kind ? static_cast<int>(*kind) : trace::kCollectiveTypeCount;
-}
 
 std::string duration_text(clock::Nanos nanos) {
   return nanos < 0 ? fmt::format("{} ns", nanos) : format_duration_ns(static_cast<uint64_t>(nanos));
-}
-
-std::string micros_text(clock::Nanos nanos) {
-  return fmt::format("{:.2f}", static_cast<double>(nanos) / kNanosPerMicro);
 }
 
 std::string millis_text(clock::Nanos nanos) {
@@ -54,60 +44,27 @@ void append_run_line(const RunResults& results, std::string& out) {
   out += fmt::format(", seed {}\n", results.seed);
 }
 
-// Instances of one (job, collective, size, group size), summed for their means.
-struct CollectiveGroup {
-  collectives::CollectiveKind kind;
-  uint64_t count = 0;
-  double cct_ns = 0;
-  double algbw = 0;
-  double busbw = 0;
-};
+std::string render(const TableCells& cells) {
+  TextTable table(cells.header);
+  for (const auto& row : cells.rows) table.add_row(row);
+  return table.render();
+}
 
 void append_collectives(const RunResults& results, std::string& out) {
-  using Key = std::tuple<uint32_t, int, uint64_t, uint32_t>;  // job, kind, trace bytes, group size
-  std::map<Key, CollectiveGroup> groups;
-  for (const CollectiveRecord& c : results.collectives) {
-    if (c.warmup) continue;
-    CollectiveGroup& g = groups[Key{c.job, kind_order(c.kind), c.trace_bytes, c.group_size}];
-    g.kind = c.kind;
-    ++g.count;
-    g.cct_ns += static_cast<double>(c.cct());
-    g.algbw += c.algbw_bytes_per_second();
-    g.busbw += c.busbw_bytes_per_second();
-  }
-  if (groups.empty()) {
+  const TableCells table = collective_table(results);
+  if (table.rows.empty()) {
     out += "No measured collective instances (none completed outside warm-up iterations).\n";
     return;
   }
   out +=
       "Collectives, measured iterations (time: mean CCT from the last arrival; GB/s = 1e9 B/s)\n";
-  TextTable table({"job", "collective", "size", "count", "group", "time_us", "algbw_GBps",
-                   "busbw_GBps", "ideal_%"});
-  for (const auto& [key, g] : groups) {
-    const auto& [job, order, trace_bytes, group_size] = key;
-    const double n = static_cast<double>(g.count);
-    const double busbw = g.busbw / n;
-    table.add_row({job_label(results, job), collective_type_label(g.kind),
-                   format_bytes(trace_bytes), std::to_string(g.count), std::to_string(group_size),
-                   fmt::format("{:.1f}", g.cct_ns / n / kNanosPerMicro),
-                   fmt::format("{:.2f}", g.algbw / n / kBytesPerGB),
-                   fmt::format("{:.2f}", busbw / kBytesPerGB),
-                   fmt::format("{:.1f}", collectives::ideal_percent(
-                                             busbw, results.goodput_bytes_per_second))});
-  }
-  out += table.render();
+  out += render(table);
 }
 
 void append_fct(const RunResults& results, std::string& out) {
   if (results.fct.empty()) return;
   out += "\nFlow completion times, measured iterations (us, nearest rank)\n";
-  TextTable table({"collective", "flows", "p50", "p90", "p99", "p99.9", "max"});
-  for (const FctPercentiles& f : results.fct) {
-    table.add_row({collective_type_label(f.kind), std::to_string(f.flows), micros_text(f.p50),
-                   micros_text(f.p90), micros_text(f.p99), micros_text(f.p999),
-                   micros_text(f.max)});
-  }
-  out += table.render();
+  out += render(fct_table(results));
 }
 
 void append_iterations(const RunResults& results, std::string& out) {

@@ -36,6 +36,8 @@ packages=(
   libibverbs-dev
   # One run across several emulator processes, started by mpirun (Open MPI).
   openmpi-bin libopenmpi-dev
+  # `etwire report` embeds Chart.js in the binary; its test renders the report in headless Chromium.
+  libjs-chart.js chromium
 )
 
 missing=()

@@ -79,6 +79,10 @@ void parse_telemetry(MapReader& section, config::TelemetryConfig& out) {
   record.boolean("qps", out.record.qps);
   record.boolean("pcap", out.record.pcap);
   record.duration("queue_sample_interval", out.record.queue_sample_interval_ns, 0, kHour);
+  uint64_t port_interval = 0;
+  if (record.duration("port_sample_interval", port_interval, 0, kHour)) {
+    out.record.port_sample_interval_ns = port_interval;
+  }
   record.finish();
   {
     MapReader capture = section.section("capture");

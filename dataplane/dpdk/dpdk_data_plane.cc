@@ -382,6 +382,15 @@ void DpdkDataPlane::paced_rates_bps(std::vector<double>& per_port) {
   }
 }
 
+PortCounters DpdkDataPlane::port_counters(size_t index) const {
+  PortCounters counters;
+  if (!here_[index]) return counters;
+  for (uint32_t worker : queue_workers_[index]) {
+    counters += workers_[worker]->sample(static_cast<uint32_t>(index)).counters;
+  }
+  return counters;
+}
+
 PortRecord DpdkDataPlane::port_record(size_t index) const {
   if (!here_[index]) {
     // Another emulator process drives it and counts for it.

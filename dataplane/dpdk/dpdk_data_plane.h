@@ -60,6 +60,7 @@ class DpdkDataPlane final : public DataPlane {
             const transport::FlowTags& tags) override;
   uint32_t flows_in_progress() const override { return static_cast<uint32_t>(join_.in_progress()); }
   PortRecord port_record(size_t port) const override;
+  PortCounters port_counters(size_t port) const override;
   void paced_rates_bps(std::vector<double>& per_port) override;
   // After finish() only (the workers on other lcores have stopped); false before.
   bool append_qp_stats(std::vector<transport::QpStats>& out) override;

@@ -1,0 +1,66 @@
+// `etwire report RUN_DIR [-o FILE]`: one self-contained HTML page of a run's results (default
+// RUN_DIR/report.html) that opens offline: the nccl-tests table, busbw per iteration, the FCT CDF
+// per collective type, port throughput, queue depth and congestion counters over time. Exit 0
+// with the page written; 2 when RUN_DIR is not a results directory or a file in it is malformed
+// (the message names the file and line); 1 when the page cannot be written.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "outputs/report/html_report.h"
+#include "outputs/report/report_input_error.h"
+#include "outputs/results_files.h"
+
+namespace etwire::cli {
+
+namespace {
+
+struct ReportOptions {
+  std::string run_dir;
+  std::string out;
+};
+
+}  // namespace
+
+CommandAction add_report_command(CLI::App& app) {
+  auto opts = std::make_shared<ReportOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "report",
+      "Write one self-contained HTML page of a run's results (opens offline): the nccl-tests "
+      "table, busbw per iteration, the FCT CDF per collective type, port throughput, queue depth "
+      "and congestion counters over time.");
+  sub->add_option("RUN_DIR", opts->run_dir, "A results directory of etwire run (summary.json)")
+      ->required();
+  sub->add_option("-o,--out", opts->out, "The HTML file to write (default RUN_DIR/report.html)");
+  return [opts]() -> int {
+    namespace report = outputs::report;
+    std::string page;
+    try {
+      const std::vector<report::ReportRun> runs{
+          report::load_report_run(opts->run_dir, std::filesystem::path(opts->run_dir).string())};
+      page = report::html_report(runs);
+    } catch (const report::ReportInputError& e) {
+      std::cerr << fmt::format("error: {}\n", e.what());
+      return kExitBadInput;
+    }
+    const std::string out = opts->out.empty()
+                                ? (std::filesystem::path(opts->run_dir) / "report.html").string()
+                                : opts->out;
+    try {
+      outputs::StreamedFile file(out);
+      file.buffer() += page;
+      file.close();
+    } catch (const std::runtime_error& e) {
+      std::cerr << fmt::format("error: {}\n", e.what());
+      return kExitFailure;
+    }
+    std::cout << out << "\n";
+    return kExitOk;
+  };
+}
+
+}  // namespace etwire::cli

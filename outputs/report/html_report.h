@@ -1,0 +1,23 @@
+// The HTML page of `etwire report`: one self-contained file (Chart.js and the data inline) that
+// opens offline in any browser. It shows, per run, the nccl-tests-style table and the FCT
+// percentiles as the console prints them, then the charts: busbw per iteration, the FCT CDF per
+// collective type, each port's throughput, the twin's queue depths and the congestion counters
+// over time. Given several runs (a comparison), every chart overlays them, each run's series
+// named by its label.
+//
+// Each chart's box carries, once Chart.js has drawn it, data-points (the points drawn) and
+// data-rendered="true"; a chart without data shows why and carries data-points="0" and
+// data-note="true". The Chromium test reads these.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "outputs/report/report_run.h"
+
+namespace etwire::outputs::report {
+
+// Reads the runs' CSV files as it goes; throws ReportInputError for a malformed one.
+std::string html_report(const std::vector<ReportRun>& runs);
+
+}  // namespace etwire::outputs::report

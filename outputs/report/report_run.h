@@ -1,0 +1,27 @@
+// One run as `etwire report` reads it: a label and a results directory with its summary.json
+// read back. The other files (flows.csv, ports.csv, queues.csv) are read by each chart as it is
+// built, one pass each, so a large flows.csv is never held whole. The report takes a list of
+// runs: one for `etwire report`, two for a comparison that overlays them on the same charts.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "engine/run_results.h"
+
+namespace etwire::outputs::report {
+
+struct ReportRun {
+  std::string label;  // names the run's series when several runs share the charts
+  std::filesystem::path dir;
+  engine::RunResults results;
+
+  // A file of the results directory.
+  std::filesystem::path file(const char* name) const { return dir / name; }
+};
+
+// Reads `dir`/summary.json. Throws ReportInputError naming the path when it is missing or
+// malformed.
+ReportRun load_report_run(const std::filesystem::path& dir, std::string label);
+
+}  // namespace etwire::outputs::report

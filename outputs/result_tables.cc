@@ -1,0 +1,80 @@
+#include "outputs/result_tables.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <tuple>
+
+#include "collectives/bandwidth.h"
+#include "common/units.h"
+#include "outputs/results_files.h"
+
+namespace etwire::outputs {
+
+namespace {
+
+constexpr double kBytesPerGB = 1e9;
+constexpr double kNanosPerMicro = 1e3;
+
+// Point-to-point sorts after every collective type.
+int kind_order(collectives::CollectiveKind kind) {
+  return kind ? static_cast<int>(*kind) : trace::kCollectiveTypeCount;
+}
+
+std::string micros_text(clock::Nanos nanos) {
+  return fmt::format("{:.2f}", static_cast<double>(nanos) / kNanosPerMicro);
+}
+
+// Instances of one (job, collective, size, group size), summed for their means.
+struct CollectiveGroup {
+  collectives::CollectiveKind kind;
+  uint64_t count = 0;
+  double cct_ns = 0;
+  double algbw = 0;
+  double busbw = 0;
+};
+
+}  // namespace
+
+TableCells collective_table(const engine::RunResults& results) {
+  using Key = std::tuple<uint32_t, int, uint64_t, uint32_t>;  // job, kind, trace bytes, group size
+  std::map<Key, CollectiveGroup> groups;
+  for (const engine::CollectiveRecord& c : results.collectives) {
+    if (c.warmup) continue;
+    CollectiveGroup& g = groups[Key{c.job, kind_order(c.kind), c.trace_bytes, c.group_size}];
+    g.kind = c.kind;
+    ++g.count;
+    g.cct_ns += static_cast<double>(c.cct());
+    g.algbw += c.algbw_bytes_per_second();
+    g.busbw += c.busbw_bytes_per_second();
+  }
+  TableCells table{{"job", "collective", "size", "count", "group", "time_us", "algbw_GBps",
+                    "busbw_GBps", "ideal_%"},
+                   {}};
+  for (const auto& [key, g] : groups) {
+    const auto& [job, order, trace_bytes, group_size] = key;
+    const double n = static_cast<double>(g.count);
+    const double busbw = g.busbw / n;
+    table.rows.push_back(
+        {job_label(results, job), collective_type_label(g.kind), format_bytes(trace_bytes),
+         std::to_string(g.count), std::to_string(group_size),
+         fmt::format("{:.1f}", g.cct_ns / n / kNanosPerMicro),
+         fmt::format("{:.2f}", g.algbw / n / kBytesPerGB),
+         fmt::format("{:.2f}", busbw / kBytesPerGB),
+         fmt::format("{:.1f}",
+                     collectives::ideal_percent(busbw, results.goodput_bytes_per_second))});
+  }
+  return table;
+}
+
+TableCells fct_table(const engine::RunResults& results) {
+  TableCells table{{"collective", "flows", "p50", "p90", "p99", "p99.9", "max"}, {}};
+  for (const engine::FctPercentiles& f : results.fct) {
+    table.rows.push_back({collective_type_label(f.kind), std::to_string(f.flows),
+                          micros_text(f.p50), micros_text(f.p90), micros_text(f.p99),
+                          micros_text(f.p999), micros_text(f.max)});
+  }
+  return table;
+}
+
+}  // namespace etwire::outputs

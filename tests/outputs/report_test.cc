@@ -1,0 +1,255 @@
+// `etwire report`'s pieces without a browser: summary.json read back into the same tables the
+// console prints, the CSV reader and its errors, ports.csv as the engine's sink writes it, the
+// charts' figures from hand-made files, bounded series, and the page with one run and with two.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "engine/run_results.h"
+#include "outputs/port_csv_writer.h"
+#include "outputs/report/csv_reader.h"
+#include "outputs/report/html_report.h"
+#include "outputs/report/report_charts.h"
+#include "outputs/report/report_input_error.h"
+#include "outputs/report/summary_reader.h"
+#include "outputs/result_tables.h"
+#include "outputs/results_files.h"
+#include "tests/testing/test_paths.h"
+
+namespace etwire::outputs::report {
+namespace {
+
+namespace fs = std::filesystem;
+using engine::CollectiveRecord;
+using engine::RunResults;
+
+void write(const fs::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+CollectiveRecord all_reduce(uint64_t instance, uint32_t iteration, bool warmup, clock::Nanos cct) {
+  CollectiveRecord c;
+  c.instance = instance;
+  c.kind = trace::CollectiveType::kAllReduce;
+  c.group = -1;
+  c.group_size = 8;
+  c.trace_bytes = 1 << 20;
+  c.algbw_bytes = 1'000'000;
+  c.iteration = iteration;
+  c.warmup = warmup;
+  c.last_arrival = 1000 * instance;
+  c.end = c.last_arrival + cct;
+  return c;
+}
+
+RunResults sample() {
+  RunResults r;
+  r.run_name = "demo";
+  r.topology = "single-switch";
+  r.world_size = 8;
+  r.end_time = 4'000'000;
+  r.goodput_bytes_per_second = 3.5e9;
+  r.jobs = {{"train", "traces/t", 8, 2, 1, 100}};
+  // busbw of 1e6 bytes over 8 ranks: 1.75 GB/s in 1 ms, 3.5 GB/s in 0.5 ms.
+  r.collectives = {all_reduce(0, 0, true, 2'000'000), all_reduce(1, 1, false, 1'000'000),
+                   all_reduce(2, 2, false, 500'000)};
+  engine::PortRecord port;
+  port.name = "host0";
+  port.tx_bytes = 1234;
+  port.absent = dataplane::port_counter_bit(3);
+  r.ports = {port};
+  r.fct = {{trace::CollectiveType::kAllReduce, 4, 10, 20, 30, 40, 50}};
+  r.flows = 4;
+  return r;
+}
+
+// A results directory with summary.json and the given CSV files.
+fs::path results_dir(const char* name, const RunResults& results) {
+  const fs::path dir = testing::make_scratch_dir(name);
+  write_summary_json(results, (dir / "summary.json").string());
+  return dir;
+}
+
+TEST(SummaryReader, ReadsBackTheTablesTheConsolePrints) {
+  const RunResults original = sample();
+  const fs::path dir = results_dir("report-summary", original);
+  const RunResults read = read_summary_json((dir / "summary.json").string());
+  EXPECT_EQ(read.run_name, "demo");
+  EXPECT_EQ(read.end_time, 4'000'000);
+  ASSERT_EQ(read.collectives.size(), 3u);
+  EXPECT_EQ(collective_table(read).rows, collective_table(original).rows);
+  EXPECT_EQ(fct_table(read).rows, fct_table(original).rows);
+  ASSERT_EQ(read.ports.size(), 1u);
+  EXPECT_EQ(read.ports[0].tx_bytes, 1234u);
+  EXPECT_EQ(read.ports[0].absent, dataplane::port_counter_bit(3)) << "null stays absent";
+}
+
+TEST(SummaryReader, ErrorsNameTheFileAndTheRecord) {
+  const fs::path dir = testing::make_scratch_dir("report-summary-bad");
+  write(dir / "summary.json", R"({"status": "completed", "run": {"end_time_ns": 1}, "jobs": [],
+        "collectives": [{"instance": 0, "job": "nobody"}], "iterations": [], "ports": [],
+        "fct": []})");
+  try {
+    read_summary_json((dir / "summary.json").string());
+    FAIL() << "read a collective of an unknown job";
+  } catch (const ReportInputError& e) {
+    EXPECT_NE(std::string(e.what()).find("summary.json: collectives[0]"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(load_report_run(testing::make_scratch_dir("report-empty"), "x"), ReportInputError);
+}
+
+TEST(CsvReader, ReadsByNameWithQuotesAndNamesTheLineOfAnError) {
+  const fs::path dir = testing::make_scratch_dir("report-csv");
+  write(dir / "a.csv", "n,name,extra\n1,\"a,\"\"b\"\"\",x\n\n2,plain,y\nthree,z,w\n");
+  CsvReader csv((dir / "a.csv").string());
+  const size_t n = csv.column("n");
+  const size_t name = csv.column("name");
+  EXPECT_FALSE(csv.has_column("missing"));
+  EXPECT_THROW(csv.column("missing"), ReportInputError);
+  ASSERT_TRUE(csv.next());
+  EXPECT_EQ(csv.integer(n), 1);
+  EXPECT_EQ(csv.text(name), "a,\"b\"");
+  ASSERT_TRUE(csv.next());
+  EXPECT_EQ(csv.text(name), "plain");
+  EXPECT_EQ(csv.line(), 4u) << "the empty line counts";
+  ASSERT_TRUE(csv.next());
+  try {
+    csv.integer(n);
+    FAIL() << "parsed \"three\"";
+  } catch (const ReportInputError& e) {
+    EXPECT_NE(std::string(e.what()).find("a.csv:5: column \"n\""), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(csv.next());
+}
+
+TEST(PortCsvWriter, WritesEveryCounterAndLeavesAbsentOnesEmpty) {
+  const fs::path dir = testing::make_scratch_dir("report-ports-writer");
+  PortCsvWriter writer((dir / "ports.csv").string());
+  dataplane::PortCounters counters;
+  counters.tx_bytes = 100;
+  counters.drops = 7;
+  writer.append({5000, "host0", &counters, dataplane::port_counter_bit(1), 2.5e9});
+  writer.close();
+  const std::string text = read(dir / "ports.csv");
+  std::string header = "time_ns,port";
+  for (const auto& field : dataplane::kPortCounterFields) {
+    header += ',';
+    header += field.name;
+  }
+  header += ",paced_rate_bps\n";
+  EXPECT_EQ(text.substr(0, header.size()), header);
+  EXPECT_EQ(text.substr(header.size()), "5000,host0,100,,0,0,0,0,0,0,0,0,7,0,0,0,2500000000\n");
+}
+
+TEST(ReportCharts, ThroughputAndCongestionFromPortSamples) {
+  const fs::path dir = results_dir("report-ports", sample());
+  {
+    PortCsvWriter writer((dir / "ports.csv").string());
+    dataplane::PortCounters a;
+    dataplane::PortCounters b;
+    writer.append({0, "host0", &a, 0, 0});
+    writer.append({0, "host1", &b, 0, 0});
+    a.tx_bytes = 125'000;  // 1e6 bits in 10 us: 100 Gb/s
+    a.ecn_marked_received = 3;
+    b.cnps_sent = 2;
+    writer.append({10'000, "host0", &a, 0, 0});
+    writer.append({10'000, "host1", &b, 0, 0});
+    writer.close();
+  }
+  const ReportRun run = load_report_run(dir, "demo");
+  ReportChart throughput;
+  ReportChart congestion;
+  add_port_series(run, "", TimeAxis{"us", 1e3}, throughput, congestion);
+  ASSERT_EQ(throughput.series.size(), 2u);
+  EXPECT_EQ(throughput.series[0].label, "host0");
+  EXPECT_EQ(throughput.series[0].x, (std::vector<double>{0, 10}));
+  EXPECT_EQ(throughput.series[0].y, (std::vector<double>{0, 100}));
+  ASSERT_EQ(congestion.series.size(), 5u);
+  EXPECT_EQ(congestion.series[0].y, (std::vector<double>{0, 3})) << "ECN-CE";
+  EXPECT_EQ(congestion.series[1].y, (std::vector<double>{0, 2})) << "CNPs sent";
+}
+
+TEST(ReportCharts, BusbwPerMeasuredIterationAndNotesForMissingFiles) {
+  const fs::path dir = results_dir("report-busbw", sample());
+  const ReportRun run = load_report_run(dir, "demo");
+  ReportChart busbw;
+  add_busbw_per_iteration(run, "", busbw);
+  ASSERT_EQ(busbw.series.size(), 1u);
+  EXPECT_EQ(busbw.series[0].label, "all_reduce");
+  EXPECT_EQ(busbw.series[0].x, (std::vector<double>{1, 2})) << "warm-up left out";
+  EXPECT_DOUBLE_EQ(busbw.series[0].y[0], 1.75);
+  EXPECT_DOUBLE_EQ(busbw.series[0].y[1], 3.5);
+  ReportChart fct;
+  add_fct_cdf(run, "", fct);
+  EXPECT_TRUE(fct.series.empty());
+  ASSERT_EQ(fct.notes.size(), 1u);
+  EXPECT_NE(fct.notes[0].find("flows.csv"), std::string::npos);
+}
+
+TEST(ReportCharts, FctCdfIsBoundedAndEndsAtOne) {
+  RunResults results = sample();
+  const fs::path dir = results_dir("report-fct", results);
+  std::string flows = "collective,fct_ns,status\n";
+  for (int i = 0; i < 10'000; ++i) {
+    flows += "1,";
+    flows += std::to_string(1000 + i);
+    flows += ",completed\n";
+  }
+  flows += "0,5,completed\n";      // a warm-up instance's flow
+  flows += "2,,retry-exceeded\n";  // a failed flow
+  write(dir / "flows.csv", flows);
+  ReportChart fct;
+  add_fct_cdf(load_report_run(dir, "demo"), "", fct);
+  ASSERT_EQ(fct.series.size(), 1u);
+  EXPECT_EQ(fct.series[0].x.size(), kMaxCdfPoints);
+  EXPECT_DOUBLE_EQ(fct.series[0].x.front(), 1.0);
+  EXPECT_DOUBLE_EQ(fct.series[0].x.back(), 10.999);
+  EXPECT_DOUBLE_EQ(fct.series[0].y.back(), 1.0);
+}
+
+TEST(ReportCharts, SpreadIndexesKeepTheEndsAndTheBound) {
+  EXPECT_EQ(spread_indexes(3, 10), (std::vector<size_t>{0, 1, 2}));
+  const auto picked = spread_indexes(1'000'000, 1000);
+  ASSERT_EQ(picked.size(), 1000u);
+  EXPECT_EQ(picked.front(), 0u);
+  EXPECT_EQ(picked.back(), 999'999u);
+  EXPECT_TRUE(spread_indexes(0, 10).empty());
+}
+
+TEST(HtmlReport, OnePageWithEveryChartAndTheLibraryInline) {
+  const fs::path dir = results_dir("report-html", sample());
+  const std::string page = html_report({load_report_run(dir, "demo")});
+  for (const char* id : {"busbw", "fct_cdf", "port_throughput", "queue_depth", "congestion"}) {
+    std::string box = "id=\"chart-";
+    box += id;
+    box += '"';
+    EXPECT_NE(page.find(box), std::string::npos) << id;
+  }
+  EXPECT_NE(page.find("Chart.js v3"), std::string::npos) << "the library is inline";
+  EXPECT_EQ(page.find("<script src"), std::string::npos);
+  EXPECT_NE(page.find("<th>busbw_GBps</th>"), std::string::npos) << "the nccl-tests table";
+}
+
+TEST(HtmlReport, TwoRunsOverlayWithTheirLabels) {
+  const fs::path a = results_dir("report-html-a", sample());
+  const fs::path b = results_dir("report-html-b", sample());
+  const std::string page =
+      html_report({load_report_run(a, "prediction"), load_report_run(b, "lab")});
+  EXPECT_NE(page.find("\"prediction: all_reduce\""), std::string::npos);
+  EXPECT_NE(page.find("\"lab: all_reduce\""), std::string::npos);
+  EXPECT_NE(page.find("\"run\":1"), std::string::npos) << "the second run's series are marked";
+}
+
+}  // namespace
+}  // namespace etwire::outputs::report
