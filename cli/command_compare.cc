@@ -15,6 +15,8 @@
 #include "cli/exit_codes.h"
 #include "outputs/compare/comparison_report.h"
 #include "outputs/compare/run_comparison.h"
+#include "outputs/report/html_report.h"
+#include "outputs/report/report_input_error.h"
 
 namespace etwire::cli {
 
@@ -26,6 +28,7 @@ struct CompareOptions {
   std::vector<std::string> tolerances;
   std::string json;
   std::string labels;
+  std::string report;
 };
 
 // "--labels pred,meas": two non-empty names.
@@ -58,6 +61,9 @@ CommandAction add_compare_command(CLI::App& app) {
                   "jct, congestion or a counter such as drops); repeatable")
       ->allow_extra_args(false);
   cmd->add_option("--json", opts->json, "Also write the comparison as JSON to this file");
+  cmd->add_option("--report", opts->report,
+                  "Also write the HTML report of both runs to this file, every chart overlaying "
+                  "them (as etwire report draws one run)");
   cmd->add_option("--labels", opts->labels,
                   "Names of the two sides, A,B (default: the directory names, else the run "
                   "names)");
@@ -91,6 +97,21 @@ CommandAction add_compare_command(CLI::App& app) {
         outputs::write_comparison_json(comparison, opts->json);
         spdlog::debug("wrote {}", opts->json);
       } catch (const std::exception& e) {
+        std::cerr << fmt::format("error: {}\n", e.what());
+        return kExitFailure;
+      }
+    }
+    if (!opts->report.empty()) {
+      try {
+        outputs::report::write_html_report(
+            {outputs::report::load_report_run(opts->dir_a, comparison.label_a),
+             outputs::report::load_report_run(opts->dir_b, comparison.label_b)},
+            opts->report);
+        spdlog::debug("wrote {}", opts->report);
+      } catch (const outputs::report::ReportInputError& e) {
+        std::cerr << fmt::format("error: {}\n", e.what());
+        return kExitBadInput;
+      } catch (const std::runtime_error& e) {
         std::cerr << fmt::format("error: {}\n", e.what());
         return kExitFailure;
       }

@@ -38,22 +38,16 @@ CommandAction add_report_command(CLI::App& app) {
   sub->add_option("-o,--out", opts->out, "The HTML file to write (default RUN_DIR/report.html)");
   return [opts]() -> int {
     namespace report = outputs::report;
-    std::string page;
-    try {
-      const std::vector<report::ReportRun> runs{
-          report::load_report_run(opts->run_dir, std::filesystem::path(opts->run_dir).string())};
-      page = report::html_report(runs);
-    } catch (const report::ReportInputError& e) {
-      std::cerr << fmt::format("error: {}\n", e.what());
-      return kExitBadInput;
-    }
     const std::string out = opts->out.empty()
                                 ? (std::filesystem::path(opts->run_dir) / "report.html").string()
                                 : opts->out;
     try {
-      outputs::StreamedFile file(out);
-      file.buffer() += page;
-      file.close();
+      report::write_html_report(
+          {report::load_report_run(opts->run_dir, std::filesystem::path(opts->run_dir).string())},
+          out);
+    } catch (const report::ReportInputError& e) {
+      std::cerr << fmt::format("error: {}\n", e.what());
+      return kExitBadInput;
     } catch (const std::runtime_error& e) {
       std::cerr << fmt::format("error: {}\n", e.what());
       return kExitFailure;

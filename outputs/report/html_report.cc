@@ -11,6 +11,7 @@
 #include "outputs/report/chart_library.h"
 #include "outputs/report/report_charts.h"
 #include "outputs/result_tables.h"
+#include "outputs/results_files.h"
 
 namespace etwire::outputs::report {
 
@@ -323,6 +324,13 @@ std::string html_report(const std::vector<ReportRun>& runs) {
   out += kScript;
   out += "</script>\n</body>\n</html>\n";
   return out;
+}
+
+void write_html_report(const std::vector<ReportRun>& runs, const std::string& path) {
+  const std::string page = html_report(runs);
+  StreamedFile file(path);
+  file.buffer() += page;
+  file.close();
 }
 
 }  // namespace etwire::outputs::report

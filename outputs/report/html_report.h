@@ -19,5 +19,8 @@ namespace etwire::outputs::report {
 
 // Reads the runs' CSV files as it goes; throws ReportInputError for a malformed one.
 std::string html_report(const std::vector<ReportRun>& runs);
+// Writes html_report(runs) to `path`; throws ReportInputError as html_report does, and
+// std::runtime_error("<path>: <reason>") when the file cannot be written.
+void write_html_report(const std::vector<ReportRun>& runs, const std::string& path);
 
 }  // namespace etwire::outputs::report

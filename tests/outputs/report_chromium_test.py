@@ -14,6 +14,9 @@ Cases:
   missing_files The same run without flows.csv, ports.csv and queues.csv: the report is still
                 written (exit 0), the charts that need them carry a note instead of points, and
                 the busbw chart still draws.
+  overlay       `etwire compare A B --report` on two runs of the demo, one at half the link speed:
+                every chart draws, each with more points than one run's report has, and the page
+                names both runs' labels.
   bad_dir       A directory without summary.json: exit 2 and a message naming the missing path;
                 a malformed ports.csv: exit 2 and a message naming the file and line.
 
@@ -228,7 +231,35 @@ def case_bad_dir(args, work):
     return "exit 2 naming the file"
 
 
-CASES = {"charts": case_charts, "missing_files": case_missing_files, "bad_dir": case_bad_dir}
+def case_overlay(args, work):
+    a, b = os.path.join(work, "fast"), os.path.join(work, "slow")
+    make_run(args, a)
+    make_run(args, b, ["--set", "ports[0].speed=50Gbps"])
+    page = os.path.join(work, "both.html")
+    result = run([args.etwire, "compare", a, b, "--labels", "full-speed,half-speed", "--report",
+                  page])
+    if result.returncode != 0 or not os.path.exists(page):
+        raise AssertionError(f"etwire compare --report failed ({result.returncode}): "
+                             f"{result.stderr}")
+    both = dump_dom(work, page)
+    one = dump_dom(work, make_report(args, a))
+    for chart in CHARTS:
+        box, single = both.charts.get(chart), one.charts.get(chart)
+        if box is None or box.get("data-rendered") != "true":
+            raise AssertionError(f"chart {chart!r} of the comparison drew nothing: {box}")
+        if int(box["data-points"]) <= int(single["data-points"]):
+            raise AssertionError(f"chart {chart!r}: {box['data-points']} points for two runs, "
+                                 f"{single['data-points']} for one")
+    text = open(page, encoding="utf-8").read()
+    for label in ["full-speed", "half-speed"]:
+        if label not in text:
+            raise AssertionError(f"the page never names {label!r}")
+    return "every chart overlays both runs: " + ", ".join(
+        f"{c} {both.charts[c]['data-points']}" for c in CHARTS)
+
+
+CASES = {"charts": case_charts, "missing_files": case_missing_files, "overlay": case_overlay,
+         "bad_dir": case_bad_dir}
 
 
 def main():
