@@ -11,7 +11,8 @@ Cases:
               collectives and flows. The measured busbw of every measured all-reduce instance,
               taken as the median, is within TOLERANCE of the prediction's and not above it by
               more than 5 % (a twin of full line rate is the ceiling of a cable), and
-              `etwire compare` at that tolerance on busbw exits 0; see
+              `etwire compare` at that tolerance on busbw exits 0; both runs' qps.csv list
+              the same QP halves with the same messages and bytes; see
               docs/prediction.md for why they differ.
   twin_only   A configuration whose ports are all loopback ports already is refused with a
               message that says so, and nothing is written.
@@ -19,6 +20,7 @@ Cases:
 """
 
 import argparse
+import csv
 import json
 import os
 import shutil
@@ -50,6 +52,12 @@ def measured_busbw(s):
     return statistics.median(values)
 
 
+def qp_rows(path):
+    """qps.csv's rows by (role, qpn)."""
+    with open(os.path.join(path, "qps.csv")) as f:
+        return {(row["role"], row["qpn"]): row for row in csv.DictReader(f)}
+
+
 def case_dpdk_ring(args, work):
     out = os.path.join(work, "out")
     proc = run(args, os.path.join(args.source_dir, "configs/dpdk-ring.yaml"), "--predict",
@@ -67,7 +75,13 @@ def case_dpdk_ring(args, work):
         assert s["status"] == "completed", s["status"]
     assert predicted["flows"] == measured["flows"], (predicted["flows"], measured["flows"])
     assert len(predicted["collectives"]) == len(measured["collectives"])
-    p, m = measured_busbw(predicted), measured_busbw(measured)
+    # Both runs count their QPs: the same halves, the same messages and bytes on each.
+    qps = [qp_rows(os.path.join(out, "prediction")), qp_rows(out)]
+    assert qps[0].keys() == qps[1].keys() and qps[0], (sorted(qps[0]), sorted(qps[1]))
+    for key, row in qps[0].items():
+        for field in ("messages", "bytes"):
+            assert row[field] == qps[1][key][field], (key, field, row, qps[1][key])
+        p, m = measured_busbw(predicted), measured_busbw(measured)
     assert m >= p * (1 - TOLERANCE), f"measured busbw {m:.2f} GB/s, predicted {p:.2f} GB/s"
     assert m <= p * 1.05, f"measured busbw {m:.2f} GB/s above the prediction {p:.2f} GB/s"
     # The gate a lab would use: etwire compare's exit status at the stated tolerance (its busbw is
