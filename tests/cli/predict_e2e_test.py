@@ -82,6 +82,11 @@ def case_dpdk_ring(args, work):
         for field in ("messages", "bytes"):
             assert row[field] == qps[1][key][field], (key, field, row, qps[1][key])
         p, m = measured_busbw(predicted), measured_busbw(measured)
+    if os.environ.get("ETWIRE_SANITIZED"):
+        # The sanitizers slow the ports' wall-clock loop several times over: what it measures
+        # then is the instrumentation, not the ring; the tolerance is a Release build's.
+        return (f"sanitized build: predicted busbw {p:.2f} GB/s, measured {m:.2f} GB/s, "
+                f"tolerance not checked")
     assert m >= p * (1 - TOLERANCE), f"measured busbw {m:.2f} GB/s, predicted {p:.2f} GB/s"
     assert m <= p * 1.05, f"measured busbw {m:.2f} GB/s above the prediction {p:.2f} GB/s"
     # The gate a lab would use: etwire compare's exit status at the stated tolerance (its busbw is

@@ -14,6 +14,7 @@ lie up to 2 ms past, one whose process lost its core at that moment). Prints eac
 either way.
 """
 import csv
+import os
 import json
 import sys
 
@@ -137,8 +138,12 @@ for r in rows:
 if late_strays:
     print(f"{len(late_strays)} of {len(rows)} deliveries later than their finish by more than "
           f"{late_slack / 1000:.0f} us: {'; '.join(late_strays[:5])}")
-check(len(late_strays) * 100 <= len(rows),
-      f"{len(late_strays)} of {len(rows)} deliveries lie past their finish (at most 1 in 100 may)")
+# Under the sanitizers every process runs several times slower and loses its core more often;
+# a wrong join or time base still moves most deliveries.
+stray_share = 10 if os.environ.get("ETWIRE_SANITIZED") else 100
+check(len(late_strays) * stray_share <= len(rows),
+      f"{len(late_strays)} of {len(rows)} deliveries lie past their finish (at most 1 in "
+      f"{stray_share} may)")
 fct = {f["type"]: f["flows"] for f in split["fct"]}
 one_fct = {f["type"]: f["flows"] for f in one["fct"]}
 check(fct == one_fct and fct, f"FCT samples per collective {fct} vs {one_fct}")
