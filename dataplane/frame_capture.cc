@@ -3,20 +3,23 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <stdexcept>
+
+#include "nic/capture/capturing_port.h"
 
 namespace etwire::dataplane {
 
 namespace {
 
-// Headers before a data frame's payload at most (Ethernet, 802.1Q, IPv6, UDP, BTH, RETH or AETH,
-// ImmDt), its pad and ICRC; and the Ethernet header and tag around an IP packet of a port's MTU.
-constexpr uint32_t kLargestDataOverhead = 128 + 3;
+// The Ethernet header and tag around an IP packet of a port's MTU.
 constexpr uint32_t kEthernetAroundMtu = 14 + 4;
 
+// A data frame of a full PMTU with its pad (up to 3 bytes) and every header, or a frame of a
+// port's MTU, whichever is larger.
 uint32_t largest_frame(const config::RunConfig& config) {
-  uint32_t largest = config.transport.pmtu + kLargestDataOverhead;
+  uint32_t largest = config.transport.pmtu + 3 + nic::capture::CapturingPort::kLargestOverhead;
   for (const config::PortConfig& port : config.ports) {
     largest = std::max(largest, port.mtu + kEthernetAroundMtu);
   }
@@ -47,6 +50,7 @@ nic::capture::FrameCaptureRing& FrameCapture::add_ring(size_t port) {
 void FrameCapture::open(const std::string& dir) {
   opened_ = true;
   const std::filesystem::path folder = std::filesystem::path(dir) / "capture";
+  folder_ = folder.string() + "/";
   std::error_code error;
   std::filesystem::create_directories(folder, error);
   if (error) {
@@ -62,9 +66,11 @@ void FrameCapture::open(const std::string& dir) {
   }
 }
 
-void FrameCapture::begin(clock::Nanos epoch_offset) {
+void FrameCapture::begin(clock::Nanos clock_now) {
   if (!opened_) return;
-  writer_.start(epoch_offset);
+  const auto epoch = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::system_clock::now().time_since_epoch());
+  writer_.start(epoch.count() - clock_now);
   started_ = true;
 }
 
@@ -78,14 +84,10 @@ std::vector<std::string> FrameCapture::notes(uint64_t lost) const {
   if (!started_ || !stopped_) return {};
   const nic::capture::CaptureTotals& totals = writer_.totals();
   std::vector<std::string> notes;
-  const std::string where =
-      totals.files.empty()
-          ? std::string("capture/")
-          : std::filesystem::path(totals.files.front().path).parent_path().string() + "/";
   notes.push_back(
       fmt::format("capture: {} frames in {} file{} in {} ({:.1f} MB, {} bytes a frame "
                   "at most)",
-                  totals.frames, totals.files.size(), totals.files.size() == 1 ? "" : "s", where,
+                  totals.frames, totals.files.size(), totals.files.size() == 1 ? "" : "s", folder_,
                   static_cast<double>(totals.bytes) / 1e6, snap_length_));
   if (totals.limit_reached) {
     const config::CaptureConfig& limits = config_.telemetry.capture;

@@ -28,9 +28,10 @@ class FrameCapture {
   // Creates <dir>/capture/ and a file for each port with a ring. Throws std::runtime_error
   // naming the file or folder that cannot be created.
   void open(const std::string& dir);
-  // Starts writing, if open() ran: producers capture from now on. Frame times plus `epoch_offset`
-  // are nanoseconds since the Unix epoch.
-  void begin(clock::Nanos epoch_offset);
+  // Starts writing, if open() ran: producers capture from now on. `clock_now` is the data plane's
+  // clock now; the files' timestamps are frame times moved onto the Unix epoch by the wall time
+  // of this call.
+  void begin(clock::Nanos clock_now);
   // What the producers look at: whether to capture now.
   const nic::capture::CaptureWriter& writer() const { return writer_; }
   // Writes what is left and closes the files (after the ports' producers stopped).
@@ -45,6 +46,7 @@ class FrameCapture {
   uint32_t ring_slots_;
   std::vector<std::vector<std::unique_ptr<nic::capture::FrameCaptureRing>>> rings_;  // by port
   nic::capture::CaptureWriter writer_;
+  std::string folder_;  // <dir>/capture/, once open
   bool opened_ = false;
   bool started_ = false;
   bool stopped_ = false;

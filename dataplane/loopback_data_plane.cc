@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <stdexcept>
 
 #include "dataplane/frame_capture.h"
@@ -130,11 +129,8 @@ LoopbackDataPlane::LoopbackDataPlane(const config::RunConfig& config,
 
 void LoopbackDataPlane::capture_frames(const std::string& dir) {
   if (!capture_) return;
-  // Virtual time 0 is the moment the capture starts.
-  const auto epoch = std::chrono::duration_cast<std::chrono::nanoseconds>(
-      std::chrono::system_clock::now().time_since_epoch());
   capture_->frames.open(dir);
-  capture_->frames.begin(epoch.count() - clock_.now());
+  capture_->frames.begin(clock_.now());
 }
 
 void LoopbackDataPlane::finish() {

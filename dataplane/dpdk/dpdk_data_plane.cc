@@ -195,9 +195,7 @@ void DpdkDataPlane::start() {
   }
   clock_.restart();
   if (capture_) {
-    const auto epoch = std::chrono::duration_cast<std::chrono::nanoseconds>(
-        std::chrono::system_clock::now().time_since_epoch());
-    capture_->begin(epoch.count() - clock_.now());
+    capture_->begin(clock_.now());
   }
   for (auto& worker : workers_) worker->share_time_with(clock_);
   for (auto& worker : workers_) worker->launch();

@@ -4,14 +4,6 @@
 
 namespace etwire::nic::capture {
 
-namespace {
-
-// Headers before the payload at most: Ethernet, 802.1Q, IPv6, UDP, BTH, RETH or AETH and ImmDt;
-// then the ICRC. Rounded up.
-constexpr size_t kLargestHeaders = 128;
-
-}  // namespace
-
 CapturingPort::CapturingPort(Port& inner, const WireDirectory& directory,
                              const frame::PayloadPattern& payload, FrameCaptureRing& ring,
                              const CaptureWriter& writer,
@@ -22,7 +14,7 @@ CapturingPort::CapturingPort(Port& inner, const WireDirectory& directory,
       ring_(ring),
       pause_addresses_(pause_addresses),
       writer_(writer),
-      frame_(payload.size() + kLargestHeaders) {}
+      frame_(payload.size() + kLargestOverhead) {}
 
 void CapturingPort::capture(const Packet& packet, clock::Nanos now, Direction direction) {
   const frame::FrameAddresses* addresses = &pause_addresses_;

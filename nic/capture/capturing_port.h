@@ -20,6 +20,10 @@ namespace etwire::nic::capture {
 
 class CapturingPort final : public Port {
  public:
+  // A RoCE frame's bytes besides its payload and pad, at most: Ethernet, 802.1Q, IPv6, UDP, BTH,
+  // RETH or AETH and ImmDt, then the ICRC; rounded up.
+  static constexpr uint32_t kLargestOverhead = 128;
+
   // Everything given must outlive the port; `writer` drains `ring`, and while it is not
   // capturing packets pass uncaptured. `pause_addresses` address the PFC frames the port sends
   // or receives (the port's MAC as the source).
