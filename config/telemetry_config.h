@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace etwire::config {
 
@@ -28,11 +29,19 @@ struct RecordConfig {
   std::optional<uint64_t> port_sample_interval_ns;
 };
 
-// What record.pcap keeps: limits that keep a run from filling the disk.
+// A switch port of the fabric twin whose frames record.pcap captures too.
+struct CapturedSwitchPort {
+  std::string name;      // as the twin names it: "leaf0/spine1", "spine0/leaf3", "leaf1/nic4"
+  std::string key_path;  // "telemetry.capture.switch_ports[0]", for messages
+};
+
+// What record.pcap keeps: limits that keep a run from filling the disk, and the twin's switch
+// ports captured besides the run's own ports.
 struct CaptureConfig {
-  uint64_t snap_length = 0;         // bytes kept of each frame; 0: whole frames
-  uint64_t max_bytes = 1ull << 30;  // of all capture files together; 0: no limit
-  uint64_t max_packets = 0;         // frames of all files together; 0: no limit
+  uint64_t snap_length = 0;                      // bytes kept of each frame; 0: whole frames
+  uint64_t max_bytes = 1ull << 30;               // of all capture files together; 0: no limit
+  uint64_t max_packets = 0;                      // frames of all files together; 0: no limit
+  std::vector<CapturedSwitchPort> switch_ports;  // capture/fabric/<switch>/<peer>.pcap
 };
 
 struct TelemetryConfig {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "nic/capture/capturing_port.h"
+#include "nic/capture/twin_capture_point.h"
 
 namespace etwire::dataplane {
 
@@ -19,7 +19,7 @@ constexpr uint32_t kEthernetAroundMtu = 14 + 4;
 // A data frame of a full PMTU with its pad (up to 3 bytes) and every header, or a frame of a
 // port's MTU, whichever is larger.
 uint32_t largest_frame(const config::RunConfig& config) {
-  uint32_t largest = config.transport.pmtu + 3 + nic::capture::CapturingPort::kLargestOverhead;
+  uint32_t largest = config.transport.pmtu + 3 + nic::capture::TwinCapturePoint::kLargestOverhead;
   for (const config::PortConfig& port : config.ports) {
     largest = std::max(largest, port.mtu + kEthernetAroundMtu);
   }
@@ -35,16 +35,25 @@ FrameCapture::FrameCapture(const config::RunConfig& config, uint32_t ring_slots)
                        : static_cast<uint32_t>(std::min<uint64_t>(
                              config.telemetry.capture.snap_length, largest_frame(config)))),
       ring_slots_(ring_slots),
-      rings_(config.ports.size()),
       writer_(nic::capture::CaptureLimits{config.telemetry.capture.max_bytes,
-                                          config.telemetry.capture.max_packets}) {}
+                                          config.telemetry.capture.max_packets}) {
+  for (const config::PortConfig& port : config.ports) points_.push_back({port.name + ".pcap", {}});
+}
 
 FrameCapture::~FrameCapture() = default;
 
 nic::capture::FrameCaptureRing& FrameCapture::add_ring(size_t port) {
-  rings_.at(port).push_back(
+  Point& point = points_.at(port);
+  point.rings.push_back(
       std::make_unique<nic::capture::FrameCaptureRing>(ring_slots_, snap_length_));
-  return *rings_[port].back();
+  return *point.rings.back();
+}
+
+nic::capture::FrameCaptureRing& FrameCapture::add_switch_port(const std::string& name) {
+  points_.push_back({"fabric/" + name + ".pcap", {}});
+  points_.back().rings.push_back(
+      std::make_unique<nic::capture::FrameCaptureRing>(ring_slots_, snap_length_));
+  return *points_.back().rings.back();
 }
 
 void FrameCapture::open(const std::string& dir) {
@@ -57,12 +66,17 @@ void FrameCapture::open(const std::string& dir) {
     throw std::runtime_error(
         fmt::format("{}: cannot create the capture folder: {}", folder.string(), error.message()));
   }
-  for (size_t port = 0; port < rings_.size(); ++port) {
-    if (rings_[port].empty()) continue;  // a port another emulator process drives
+  for (Point& point : points_) {
+    if (point.rings.empty()) continue;  // a port another emulator process drives
+    const std::filesystem::path file = folder / point.file;
+    std::filesystem::create_directories(file.parent_path(), error);
+    if (error) {
+      throw std::runtime_error(fmt::format("{}: cannot create the capture folder: {}",
+                                           file.parent_path().string(), error.message()));
+    }
     std::vector<nic::capture::FrameCaptureRing*> rings;
-    for (auto& ring : rings_[port]) rings.push_back(ring.get());
-    writer_.add_file((folder / (config_.ports[port].name + ".pcap")).string(), std::move(rings),
-                     snap_length_);
+    for (auto& ring : point.rings) rings.push_back(ring.get());
+    writer_.add_file(file.string(), std::move(rings), snap_length_);
   }
 }
 

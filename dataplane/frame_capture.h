@@ -1,7 +1,8 @@
-// telemetry.record.pcap for a data plane: a capture ring for each queue of each port, and the
-// writer that drains them into <results>/capture/<port>.pcap within telemetry.capture's limits.
-// The data plane gives each port's producer its ring (a CapturingPort on the twin, the DpdkPort
-// itself on DPDK) and starts the capture once the results directory exists.
+// telemetry.record.pcap for a data plane: a capture ring for each queue of each port (and for each
+// twin switch port of telemetry.capture.switch_ports), and the writer that drains them into
+// <results>/capture/<port>.pcap and capture/fabric/<switch>/<peer>.pcap within telemetry.capture's
+// limits. The data plane gives each producer its ring (a TwinCapturePoint on the twin, the
+// DpdkPort itself on DPDK) and starts the capture once the results directory exists.
 #pragma once
 
 #include <memory>
@@ -24,6 +25,9 @@ class FrameCapture {
 
   // Port `port`'s next ring (one per queue that captures it).
   nic::capture::FrameCaptureRing& add_ring(size_t port);
+  // The ring of the twin's switch port `name` ("leaf0/spine1"), whose file is
+  // capture/fabric/<name>.pcap.
+  nic::capture::FrameCaptureRing& add_switch_port(const std::string& name);
 
   // Creates <dir>/capture/ and a file for each port with a ring. Throws std::runtime_error
   // naming the file or folder that cannot be created.
@@ -44,7 +48,12 @@ class FrameCapture {
   const config::RunConfig& config_;
   uint32_t snap_length_;
   uint32_t ring_slots_;
-  std::vector<std::vector<std::unique_ptr<nic::capture::FrameCaptureRing>>> rings_;  // by port
+  // A file and the rings that fill it: the run's ports by index, then switch ports.
+  struct Point {
+    std::string file;  // under capture/
+    std::vector<std::unique_ptr<nic::capture::FrameCaptureRing>> rings;
+  };
+  std::vector<Point> points_;
   nic::capture::CaptureWriter writer_;
   std::string folder_;  // <dir>/capture/, once open
   bool opened_ = false;

@@ -6,7 +6,7 @@
 
 #include "dataplane/frame_capture.h"
 #include "dataplane/twin_port_counters.h"
-#include "nic/capture/capturing_port.h"
+#include "nic/capture/twin_capture_point.h"
 #include "nic/frame/payload_pattern.h"
 #include "nic/port_frame_format.h"
 #include "nic/wire_directory.h"
@@ -97,8 +97,27 @@ struct LoopbackDataPlane::Capture {
   nic::WireDirectory directory;
   uint32_t connections = 0;
   FrameCapture frames;
-  std::vector<std::unique_ptr<nic::capture::CapturingPort>> ports;
+  std::vector<std::unique_ptr<nic::capture::TwinCapturePoint>> points;  // hosts, switch ports
 };
+
+namespace {
+
+// The MAC a PFC frame from this end of a twin cable carries as its source: a run port's own, or,
+// since the twin's switches have no addresses, one made from the switch port's index (locally
+// administered).
+std::array<uint8_t, 6> pause_source(const config::RunConfig& config,
+                                    nic::loopback::Endpoint endpoint) {
+  if (endpoint.is_host()) return config.ports[endpoint.index].mac.bytes;
+  const uint32_t index = endpoint.index;
+  return {0x02,
+          0x00,
+          0x5e,
+          static_cast<uint8_t>(index >> 16),
+          static_cast<uint8_t>(index >> 8),
+          static_cast<uint8_t>(index)};
+}
+
+}  // namespace
 
 LoopbackDataPlane::LoopbackDataPlane(const config::RunConfig& config,
                                      transport::FlowObserver& observer, uint32_t workers)
@@ -113,18 +132,41 @@ LoopbackDataPlane::LoopbackDataPlane(const config::RunConfig& config,
   for (size_t p = 0; p < specs_.size(); ++p) {
     const config::PortConfig& port = config.ports[p];
     const auto run_port = static_cast<uint32_t>(p);
-    nic::Port* wire = &twin_->port(p);
     if (capture_) {
-      frame::FrameAddresses pause;
-      pause.src_mac = port.mac.bytes;
-      capture_->ports.push_back(std::make_unique<nic::capture::CapturingPort>(
-          *wire, capture_->directory, capture_->payload, capture_->frames.add_ring(p),
-          capture_->frames.writer(), pause));
-      wire = capture_->ports.back().get();
-      twin_->port(p).set_arrival_tap(&capture_->ports.back()->arrivals());
+      add_capture_point({nic::loopback::Endpoint::Kind::kHost, run_port},
+                        capture_->frames.add_ring(p));
     }
-    worker_of(run_port).add_port(*wire, run_port, 0, port.qos, nic::frame_format(config, port));
+    worker_of(run_port).add_port(twin_->port(p), run_port, 0, port.qos,
+                                 nic::frame_format(config, port));
   }
+  if (capture_) {
+    const nic::loopback::FabricLayout& layout = twin_->layout();
+    for (const config::CapturedSwitchPort& wanted : config.telemetry.capture.switch_ports) {
+      uint32_t index = 0;
+      while (index < layout.switch_ports() && layout.switch_port(index).name != wanted.name) {
+        ++index;
+      }
+      if (index == layout.switch_ports()) {
+        throw std::invalid_argument(fmt::format("{}: {}: no switch port \"{}\" on the fabric twin",
+                                                config.source_file, wanted.key_path, wanted.name));
+      }
+      add_capture_point({nic::loopback::Endpoint::Kind::kSwitchPort, index},
+                        capture_->frames.add_switch_port(wanted.name));
+    }
+  }
+}
+
+void LoopbackDataPlane::add_capture_point(nic::loopback::Endpoint endpoint,
+                                          nic::capture::FrameCaptureRing& ring) {
+  const nic::loopback::FabricLayout& layout = twin_->layout();
+  const nic::loopback::Endpoint peer =
+      endpoint.is_host() ? nic::loopback::Endpoint{nic::loopback::Endpoint::Kind::kSwitchPort,
+                                                   layout.host_switch_port(endpoint.index)}
+                         : layout.switch_port(endpoint.index).peer;
+  capture_->points.push_back(std::make_unique<nic::capture::TwinCapturePoint>(
+      capture_->directory, capture_->payload, ring, capture_->frames.writer(),
+      pause_source(*config_, endpoint), pause_source(*config_, peer)));
+  twin_->set_frame_tap(endpoint, capture_->points.back().get());
 }
 
 void LoopbackDataPlane::capture_frames(const std::string& dir) {
@@ -142,7 +184,7 @@ std::vector<std::string> LoopbackDataPlane::notes() const {
   if (capture_) {
     for (std::string& note : capture_->frames.notes(0)) notes.push_back(std::move(note));
     uint64_t unaddressed = 0;
-    for (const auto& port : capture_->ports) unaddressed += port->unaddressed();
+    for (const auto& point : capture_->points) unaddressed += point->unaddressed();
     if (unaddressed > 0) {
       notes.push_back(
           fmt::format("capture: {} packets of no known connection were not captured", unaddressed));

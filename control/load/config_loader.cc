@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "control/check/capture_checks.h"
 #include "control/check/config_checks.h"
 #include "control/check/derived_values.h"
 #include "control/check/fault_checks.h"
@@ -199,6 +200,7 @@ LoadedConfig load_config_text(const std::string& text, const std::string& name,
   derive_leaf_spine(config);
   check_config(config, present, loaded.source_map, loaded.diagnostics);
   check_faults(config, loaded.source_map, loaded.diagnostics);
+  check_capture(config, loaded.source_map, loaded.diagnostics);
 
   loaded.traces.assign(config.workload.jobs.size(), std::nullopt);
   if (options.read_traces) {

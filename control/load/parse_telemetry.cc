@@ -97,6 +97,14 @@ void parse_telemetry(MapReader& section, config::TelemetryConfig& out) {
     }
     capture.bytes("max_bytes", out.capture.max_bytes, 0, UINT64_MAX);
     capture.integer("max_packets", out.capture.max_packets, 0, INT64_MAX);
+    // Checked against the twin's switch ports once the fabric is known (check_capture).
+    for (const ListItem& item : capture.list("switch_ports")) {
+      config::CapturedSwitchPort port;
+      port.key_path = item.path;
+      if (read_text(capture.context(), item.node, item.path, port.name)) {
+        out.capture.switch_ports.push_back(std::move(port));
+      }
+    }
     capture.finish();
     if (section.has("capture") && !out.record.pcap) {
       section.context().warning(

@@ -136,6 +136,19 @@ void FabricTwin::check_cable(size_t cable) const {
   }
 }
 
+void FabricTwin::set_frame_tap(Endpoint endpoint, FrameTap* tap) {
+  const size_t count = endpoint.is_host() ? hosts_.size() : switch_ports_.size();
+  if (endpoint.index >= count) {
+    throw std::out_of_range("fabric twin: no " +
+                            std::string(endpoint.is_host() ? "host " : "switch port ") +
+                            std::to_string(endpoint.index));
+  }
+  for (Link& link : links_) {
+    if (link.from == endpoint) link.sender_tap = tap;
+    if (link.to == endpoint) link.receiver_tap = tap;
+  }
+}
+
 void FabricTwin::set_drop_probability(size_t cable, double probability) {
   check_cable(cable);
   check_probability(probability);

@@ -59,6 +59,10 @@ class FabricTwin final : private clock::EventHandler {
       for (uint8_t priority = 0; priority < kPriorities; ++priority) visit(queue(port, priority));
     }
   }
+  // Shows `tap` every frame the port `endpoint` (a host, or a switch port by global index) sends
+  // and receives from now on; nullptr stops it. The tap must outlive the twin or be removed.
+  void set_frame_tap(Endpoint endpoint, FrameTap* tap);
+
   // Packets on a wire or in a switch queue right now.
   size_t packets_in_fabric() const { return pool_.live(); }
 

@@ -11,6 +11,7 @@
 #include "clock/line_rate.h"
 #include "clock/time.h"
 #include "common/ring_queue.h"
+#include "nic/loopback/frame_tap.h"
 #include "nic/loopback/prng.h"
 
 namespace etwire::nic::loopback {
@@ -46,6 +47,8 @@ struct Link {
   bool up = true;
   Endpoint from;
   Endpoint to;
+  FrameTap* sender_tap = nullptr;    // sees what `from` sends on the link
+  FrameTap* receiver_tap = nullptr;  // sees what `to` receives from it
 
   // Starts a frame of `bytes` at `now` (or when the wire frees, if later) and returns when its
   // last byte is out. A frame started at the very nanosecond the wire frees continues from the

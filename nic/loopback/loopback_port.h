@@ -23,10 +23,6 @@ class LoopbackPort final : public Port {
   void set_receiver(PacketReceiver* receiver) override { receiver_ = receiver; }
 
   PacketReceiver* receiver() const { return receiver_; }
-  // Sees every packet that arrives, before the NIC's own checks: a capture shows the frames the
-  // NIC discards too (a bad ICRC). nullptr: none.
-  void set_arrival_tap(PacketReceiver* tap) { arrival_tap_ = tap; }
-  PacketReceiver* arrival_tap() const { return arrival_tap_; }
   uint32_t host() const { return host_; }
 
  private:
@@ -34,7 +30,6 @@ class LoopbackPort final : public Port {
   uint32_t host_;
   uint64_t speed_bps_;
   PacketReceiver* receiver_ = nullptr;
-  PacketReceiver* arrival_tap_ = nullptr;
 };
 
 }  // namespace etwire::nic::loopback

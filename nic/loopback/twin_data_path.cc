@@ -47,6 +47,7 @@ void FabricTwin::transmit_from_host(uint32_t host, const Packet& packet, clock::
 void FabricTwin::launch(uint32_t link_index, uint32_t slot, uint32_t bytes, clock::Nanos now,
                         PortCounters& sender) {
   Link& link = links_[link_index];
+  if (link.sender_tap != nullptr) link.sender_tap->departs(pool_[slot], now);
   // A frame on a dead or lossy link still takes its time on the sending wire.
   const clock::Nanos last_byte_out = link.serialize(now, bytes);
   ++sender.tx_packets;
@@ -87,6 +88,7 @@ void FabricTwin::frame_arrives(uint32_t link_index, clock::Nanos now) {
     pool_.release(slot);
     return;
   }
+  if (link.receiver_tap != nullptr) link.receiver_tap->arrives(pool_[slot], now);
   if (link.to.is_host()) {
     deliver_to_host(link.to.index, slot, now);
   } else {
@@ -102,7 +104,6 @@ void FabricTwin::deliver_to_host(uint32_t host, uint32_t slot, clock::Nanos now)
   Host& destination = hosts_[host];
   ++destination.counters.rx_packets;
   destination.counters.rx_bytes += packet.wire_bytes;
-  if (PacketReceiver* tap = destination.port.arrival_tap()) tap->receive(packet, now);
   if (packet.icrc_bad) {
     ++destination.counters.drops_bad_icrc;
     return;

@@ -14,6 +14,9 @@ void FabricTwin::send_pfc_frame(uint32_t link_index, uint8_t priority, uint16_t 
   ++sender.tx_packets;
   sender.tx_bytes += pfc_frame_bytes_;
   ++(quanta != 0 ? sender.pfc_pauses_sent : sender.pfc_resumes_sent);
+  if (link.sender_tap != nullptr) {
+    link.sender_tap->departs(pfc_frame(link.from.index, link.from.index, priority, quanta), now);
+  }
   if (!link.up) {
     ++sender.drops_link_down;
     return;
@@ -42,11 +45,12 @@ void FabricTwin::pfc_frame_arrives(uint64_t payload, clock::Nanos now) {
   ++receiver_counters.rx_packets;
   receiver_counters.rx_bytes += pfc_frame_bytes_;
   ++(quanta != 0 ? receiver_counters.pfc_pauses_received : receiver_counters.pfc_resumes_received);
+  // Link-local: no fabric source, both port fields name the receiving end.
+  const Packet frame = pfc_frame(link.to.index, link.to.index, priority, quanta);
+  if (link.receiver_tap != nullptr) link.receiver_tap->arrives(frame, now);
 
   if (link.to.is_host()) {
     // The NIC does not pause itself: the transport owns its send queues and honours the frame.
-    // Link-local: no fabric source, both ports name the host.
-    const Packet frame = pfc_frame(link.to.index, link.to.index, priority, quanta);
     if (PacketReceiver* receiver = hosts_[link.to.index].port.receiver()) {
       receiver->receive(frame, now);
     }

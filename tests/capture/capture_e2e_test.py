@@ -23,6 +23,12 @@ Cases:
               each port's file holds frames of both directions; every frame the ports sent or
               received is in a file or counted as lost in the notes; tshark and scapy accept
               every captured frame.
+  twin_switch_ports  configs/twin-congestion.yaml with telemetry.capture.switch_ports naming both
+              ends of a leaf-spine cable and the leaf port facing a host whose NIC storms PFC
+              pauses: each file holds the frames of the other end of its cable, byte for byte
+              (nothing is lost on these cables), the storm's pauses included as many as its note
+              counts; tshark decodes every frame of the switch ports' files and scapy recomputes
+              the uplink's ICRCs.
   bad_dir     A results directory where capture/ cannot be made: the run stops before the first
               packet with an error naming the path.
 """
@@ -37,7 +43,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testing"))
-from frame_checks import scapy_icrc_check, tshark_fields  # noqa: E402
+from frame_checks import same_frames, scapy_icrc_check, tshark_fields  # noqa: E402
 
 SKIP = 77
 CNP = 0x81
@@ -198,6 +204,40 @@ def case_dpdk_ring(args, work):
     return f"{captured} frames captured and {lost} lost of {moved} the ports moved"
 
 
+def case_twin_switch_ports(args, work):
+    out = os.path.join(work, "out")
+    run_etwire(args, "configs/twin-congestion.yaml", out, "telemetry.record.pcap=true",
+               "workload.iterations=1", "workload.warmup_iterations=0",
+               "telemetry.capture.switch_ports=[leaf0/spine0, spine0/leaf0, leaf0/h2]",
+               "fabric.pfc={enabled: true}",
+               "fabric.faults=[{kind: pfc-storm, port: h2, at: 100us, until: 300us}]")
+    capture = os.path.join(out, "capture")
+    notes = " ".join(summary_of(out)["notes"])
+    match = re.search(r"(\d+) pauses sent by it", notes)
+    assert match and int(match.group(1)) > 0, notes
+    pauses = int(match.group(1))
+    uplink = os.path.join(capture, "fabric", "leaf0", "spine0.pcap")
+    ends = [(os.path.join(capture, "h2.pcap"), os.path.join(capture, "fabric", "leaf0", "h2.pcap")),
+            (uplink, os.path.join(capture, "fabric", "spine0", "leaf0.pcap"))]
+    counts = []
+    for host_end, switch_end in ends:
+        counts.append(same_frames(host_end, switch_end))
+        assert counts[-1] > 0, f"{switch_end}: nothing captured"
+        rows = tshark_fields(switch_end, ["frame.number", "infiniband.bth.opcode", "eth.type",
+                                          "_ws.malformed"])
+        assert len(rows) == counts[-1], (switch_end, len(rows), counts[-1])
+        pfc = 0
+        for number, opcode, ethertype, malformed in rows:
+            assert malformed == "", f"{switch_end} frame {number}: malformed"
+            pfc += ethertype == "0x8808"
+            assert opcode != "" or ethertype == "0x8808", f"{switch_end} frame {number}: not RoCE"
+        if switch_end.endswith("h2.pcap"):
+            assert pfc == pauses, (switch_end, pfc, pauses)
+    scapy_icrc_check(uplink, allow_pfc=True)
+    return (f"leaf0/h2 mirrors h2 ({counts[0]} frames, {pauses} storm pauses); spine0/leaf0 "
+            f"mirrors leaf0/spine0 ({counts[1]} frames); scapy agrees on the uplink")
+
+
 def case_bad_dir(args, work):
     out = os.path.join(work, "out")
     os.makedirs(out)
@@ -211,7 +251,8 @@ def case_bad_dir(args, work):
     return "refused before the first packet: " + proc.stderr.strip().splitlines()[-1]
 
 
-CASES = {"twin": case_twin, "twin_corrupt": case_twin_corrupt, "twin_limits": case_twin_limits, "dpdk_ring": case_dpdk_ring,
+CASES = {"twin": case_twin, "twin_corrupt": case_twin_corrupt, "twin_limits": case_twin_limits,
+         "twin_switch_ports": case_twin_switch_ports, "dpdk_ring": case_dpdk_ring,
          "bad_dir": case_bad_dir}
 
 

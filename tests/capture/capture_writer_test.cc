@@ -1,5 +1,5 @@
 // The capture path below the data planes: the ring's slots, the writer's files as libpcap reads
-// them back (timestamps, lengths, bytes), its limits, and the port that captures the twin's
+// them back (timestamps, lengths, bytes), its limits, and the tap that captures the twin's
 // packets as the frames a DPDK port would send.
 #include <gtest/gtest.h>
 #include <pcap/pcap.h>
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "nic/capture/capture_writer.h"
-#include "nic/capture/capturing_port.h"
 #include "nic/capture/frame_capture_ring.h"
+#include "nic/capture/twin_capture_point.h"
 #include "nic/frame/frame_reader.h"
 #include "nic/pfc_frame.h"
 
@@ -167,25 +167,9 @@ TEST(CaptureWriter, NamesAFileItCannotCreate) {
   }
 }
 
-// A port that records what it was asked to send.
-class RecordingPort final : public Port {
- public:
-  void transmit(const Packet& packet, clock::Nanos) override { sent.push_back(packet); }
-  uint64_t speed_bps() const override { return 100'000'000'000; }
-  void set_receiver(PacketReceiver* r) override { receiver = r; }
-  std::vector<Packet> sent;
-  PacketReceiver* receiver = nullptr;
-};
-
-class RecordingReceiver final : public PacketReceiver {
- public:
-  void receive(const Packet& packet, clock::Nanos) override { received.push_back(packet); }
-  std::vector<Packet> received;
-};
-
-class CapturingPortTest : public ::testing::Test {
+class TwinCapturePointTest : public ::testing::Test {
  protected:
-  CapturingPortTest() {
+  TwinCapturePointTest() {
     route.requester = {0, 0x101, 0};
     route.responder = {1, 0x202, 0};
     route.forward.src_mac = {2, 0, 0, 0, 0, 1};
@@ -197,7 +181,6 @@ class CapturingPortTest : public ::testing::Test {
     route.backward.src_ip = route.forward.dst_ip;
     route.backward.dst_ip = route.forward.src_ip;
     directory.add(0, route);
-    pause.src_mac = route.forward.src_mac;
   }
 
   static Packet data_packet(bool ce) {
@@ -225,40 +208,35 @@ class CapturingPortTest : public ::testing::Test {
   frame::PayloadPattern payload{1024, 1024};
   WireRoute route;
   WireDirectory directory;
-  frame::FrameAddresses pause;
+  std::array<uint8_t, 6> own_mac{2, 0, 0, 0, 0, 1};
+  std::array<uint8_t, 6> peer_mac{2, 0, 0x5e, 0, 0, 7};  // the switch port at the cable's far end
   FrameCaptureRing ring{64, 2048};
   CaptureWriter writer{{}};
-  RecordingPort inner;
-  RecordingReceiver receiver;
 };
 
-TEST_F(CapturingPortTest, CapturesBothWaysOnlyWhileTheWriterCaptures) {
-  CapturingPort port(inner, directory, payload, ring, writer, pause);
-  port.set_receiver(&receiver);
-  EXPECT_EQ(inner.receiver, &receiver);
-  port.transmit(data_packet(false), 5);  // not capturing yet: passes through
-  EXPECT_EQ(inner.sent.size(), 1u);
+TEST_F(TwinCapturePointTest, CapturesBothWaysOnlyWhileTheWriterCaptures) {
+  TwinCapturePoint port(directory, payload, ring, writer, own_mac, peer_mac);
+  port.departs(data_packet(false), 5);  // not capturing yet
   EXPECT_TRUE(parsed().empty());
 
   writer.start(0);
-  port.transmit(data_packet(false), 10);
+  port.departs(data_packet(false), 10);
   Packet cnp;
   cnp.opcode = opcode::kCnp;
   cnp.dest_qpn = 0x101;
   cnp.bth_flags = bth_flag::kBecn;
-  port.arrivals().receive(data_packet(true), 20);
-  port.arrivals().receive(cnp, 30);
-  port.transmit(pfc_frame(0, 0, 3, 0xFFFF), 40);
+  port.arrives(data_packet(true), 20);
+  port.arrives(cnp, 30);
+  port.departs(pfc_frame(0, 0, 3, 0xFFFF), 40);
+  port.arrives(pfc_frame(0, 0, 5, 0), 45);
   Packet unknown = data_packet(false);
   unknown.dest_qpn = 0x999;
-  port.transmit(unknown, 50);
-  EXPECT_EQ(inner.sent.size(), 4u);
-  EXPECT_TRUE(receiver.received.empty());  // the tap only captures: the twin delivers
+  port.departs(unknown, 50);
   EXPECT_EQ(port.unaddressed(), 1u);
 
   const auto frames = parsed();
   writer.stop();
-  ASSERT_EQ(frames.size(), 4u);
+  ASSERT_EQ(frames.size(), 5u);
   EXPECT_EQ(frames[0].first, frame::FrameStatus::kRoce);
   EXPECT_EQ(frames[0].second.packet.psn, 17u);
   EXPECT_EQ(frames[0].second.packet.payload_bytes, 1024u);
@@ -270,15 +248,18 @@ TEST_F(CapturingPortTest, CapturesBothWaysOnlyWhileTheWriterCaptures) {
   EXPECT_EQ(frames[2].second.addresses, route.backward);
   EXPECT_EQ(frames[3].first, frame::FrameStatus::kPfc);
   EXPECT_EQ(frames[3].second.packet.pfc_priority, 3);
+  EXPECT_EQ(frames[3].second.addresses.src_mac, own_mac);
+  EXPECT_EQ(frames[4].first, frame::FrameStatus::kPfc);
+  EXPECT_EQ(frames[4].second.packet.pfc_priority, 5);
+  EXPECT_EQ(frames[4].second.addresses.src_mac, peer_mac);
 }
 
-TEST_F(CapturingPortTest, APacketTheTwinCorruptedFailsItsIcrcInTheCapture) {
-  CapturingPort port(inner, directory, payload, ring, writer, pause);
-  port.set_receiver(&receiver);
+TEST_F(TwinCapturePointTest, APacketTheTwinCorruptedFailsItsIcrcInTheCapture) {
+  TwinCapturePoint port(directory, payload, ring, writer, own_mac, peer_mac);
   writer.start(0);
   Packet damaged = data_packet(false);
   damaged.icrc_bad = true;
-  port.arrivals().receive(damaged, 1);
+  port.arrives(damaged, 1);
   const auto frames = parsed();
   writer.stop();
   ASSERT_EQ(frames.size(), 1u);

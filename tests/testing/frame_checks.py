@@ -58,3 +58,26 @@ def scapy_icrc_check(pcap, allow_pfc=False, expected_bad=0):
         raise AssertionError(f"scapy ICRC check of {pcap}: " + proc.stdout[-2000:] +
                              proc.stderr[-2000:])
     return proc.stdout.strip()
+
+
+_SAME_FRAMES = r"""
+import sys
+from collections import Counter
+from scapy.all import rdpcap
+a, b = (Counter(bytes(frame) for frame in rdpcap(path)) for path in sys.argv[1:3])
+print(sum(a.values()), sum(b.values()))
+sys.exit(0 if a == b else 1)
+"""
+
+
+def same_frames(pcap_a, pcap_b):
+    """Whether two captures hold the same frames, byte for byte and as many of each, in any order
+    (the two ends of a cable that lost nothing); returns the number of frames, and raises
+    AssertionError with both counts when they differ."""
+    proc = subprocess.run(["/usr/bin/python3", "-c", _SAME_FRAMES, pcap_a, pcap_b],
+                          capture_output=True, text=True, timeout=600)
+    counts = proc.stdout.split()
+    if proc.returncode != 0 or len(counts) != 2:
+        raise AssertionError(f"{pcap_a} and {pcap_b} hold different frames ({' and '.join(counts)}"
+                             f" frames): {proc.stderr[-2000:]}")
+    return int(counts[0])

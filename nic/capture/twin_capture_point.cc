@@ -1,23 +1,26 @@
-#include "nic/capture/capturing_port.h"
+#include "nic/capture/twin_capture_point.h"
 
 #include <thread>
 
 namespace etwire::nic::capture {
 
-CapturingPort::CapturingPort(Port& inner, const WireDirectory& directory,
-                             const frame::PayloadPattern& payload, FrameCaptureRing& ring,
-                             const CaptureWriter& writer,
-                             const frame::FrameAddresses& pause_addresses)
-    : inner_(inner),
-      directory_(directory),
+TwinCapturePoint::TwinCapturePoint(const WireDirectory& directory,
+                                   const frame::PayloadPattern& payload, FrameCaptureRing& ring,
+                                   const CaptureWriter& writer,
+                                   const std::array<uint8_t, 6>& own_mac,
+                                   const std::array<uint8_t, 6>& peer_mac)
+    : directory_(directory),
       frame_writer_(payload),
       ring_(ring),
-      pause_addresses_(pause_addresses),
       writer_(writer),
-      frame_(payload.size() + kLargestOverhead) {}
+      frame_(payload.size() + kLargestOverhead) {
+  pause_sent_.src_mac = own_mac;
+  pause_received_.src_mac = peer_mac;
+}
 
-void CapturingPort::capture(const Packet& packet, clock::Nanos now, Direction direction) {
-  const frame::FrameAddresses* addresses = &pause_addresses_;
+void TwinCapturePoint::capture(const Packet& packet, clock::Nanos now, Direction direction) {
+  const frame::FrameAddresses* addresses =
+      direction == Direction::kTransmit ? &pause_sent_ : &pause_received_;
   if (packet.kind == PacketKind::kRoce) {
     const WireRoute* route = directory_.route(directory_.connection_of(packet));
     if (route == nullptr) {

@@ -1,0 +1,13 @@
+// The check of telemetry.capture.switch_ports that needs the twin's layout: every name is a
+// switch port of the fabric twin the run uses, once.
+#pragma once
+
+#include "config/run_config.h"
+#include "control/load/diagnostic.h"
+#include "control/load/source_map.h"
+
+namespace etwire::control {
+
+void check_capture(const config::RunConfig& config, const SourceMap& where, Diagnostics& out);
+
+}  // namespace etwire::control
