@@ -95,10 +95,11 @@ double etwire_mpps(uint32_t pmtu, double seconds, uint32_t& frame_bytes, uint32_
       null_port(0, pmtu, 400'000'000'000, "tx" + std::to_string(round++));
   std::optional<nic::capture::FrameCaptureRing> ring;
   nic::capture::CaptureWriter writer({});
-  const std::string capture_file = "/tmp/bench_dpdk_capture_" + std::to_string(getpid()) + ".pcap";
+  const std::string capture_file =
+      "/tmp/bench_dpdk_capture_" + std::to_string(getpid()) + ".pcapng";
   if (capture_snap > 0) {
     ring.emplace(8192, capture_snap);
-    writer.add_file(capture_file, {&*ring}, capture_snap);
+    writer.add_file(capture_file, "null", {&*ring}, capture_snap);
     writer.start(0);
     setup.capture_ring = &*ring;
     setup.capture_writer = &writer;

@@ -21,7 +21,7 @@ struct RecordConfig {
   bool flows = true;                      // flows.csv
   bool collectives = true;                // collectives.csv
   bool qps = true;                        // qps.csv: one row per QP half
-  bool pcap = false;                      // capture/<port>.pcap: every frame, both ways
+  bool pcap = false;                      // capture/<port>.pcapng: every frame, both ways
   uint64_t queue_sample_interval_ns = 0;  // twin queue-depth samples; 0 = off
   // ports.csv: port counters over time; 0 = off. Unset: 20 us of virtual time on the fabric twin,
   // 10 ms on the wall clock (devices), a few hundred samples either way on a typical run.

@@ -61,8 +61,8 @@ void FrameCapture::open(const std::string& dir) {
     if (rings_[port].empty()) continue;  // a port another emulator process drives
     std::vector<nic::capture::FrameCaptureRing*> rings;
     for (auto& ring : rings_[port]) rings.push_back(ring.get());
-    writer_.add_file((folder / (config_.ports[port].name + ".pcap")).string(), std::move(rings),
-                     snap_length_);
+    const std::string& name = config_.ports[port].name;
+    writer_.add_file((folder / (name + ".pcapng")).string(), name, std::move(rings), snap_length_);
   }
 }
 

@@ -1,5 +1,5 @@
 // telemetry.record.pcap for a data plane: a capture ring for each queue of each port, and the
-// writer that drains them into <results>/capture/<port>.pcap within telemetry.capture's limits.
+// writer that drains them into <results>/capture/<port>.pcapng within telemetry.capture's limits.
 // The data plane gives each port's producer its ring (a CapturingPort on the twin, the DpdkPort
 // itself on DPDK) and starts the capture once the results directory exists.
 #pragma once
