@@ -309,16 +309,17 @@ int main(int argc, char** argv) {
   }
   // The same transmit loop capturing every frame (telemetry.record.pcap), headers only and whole.
   std::printf("\nTransmit with capture, same loop; a writer thread writes the file\n");
-  std::printf("%6s %6s %13s %13s %9s %9s\n", "pmtu", "snap", "off_Mpps", "capture_Mpps", "ratio",
-              "lost_%");
+  // written: the frames the writer kept up with, (1 - lost) of those the port sent.
+  std::printf("%6s %6s %13s %13s %9s %9s %13s\n", "pmtu", "snap", "off_Mpps", "capture_Mpps",
+              "ratio", "lost_%", "written_Mfps");
   for (uint32_t pmtu : {4096u, 1024u}) {
     for (uint32_t snap : {128u, pmtu + 131}) {
       uint32_t frame_bytes = 0;
       const double off = etwire_mpps(pmtu, options.seconds, frame_bytes);
       double lost = 0;
       const double on = etwire_mpps(pmtu, options.seconds, frame_bytes, snap, &lost);
-      std::printf("%6u %6u %13.2f %13.2f %9.2f %9.1f\n", pmtu, std::min(snap, frame_bytes), off, on,
-                  on / off, 100.0 * lost);
+      std::printf("%6u %6u %13.2f %13.2f %9.2f %9.1f %13.2f\n", pmtu, std::min(snap, frame_bytes),
+                  off, on, on / off, 100.0 * lost, on * (1 - lost));
     }
   }
   if (!options.pacing) {
