@@ -22,7 +22,7 @@ struct RecordConfig {
   bool flows = true;                      // flows.csv
   bool collectives = true;                // collectives.csv
   bool qps = true;                        // qps.csv: one row per QP half
-  bool pcap = false;                      // capture/<port>.pcap: every frame, both ways
+  bool pcap = false;                      // capture/<port>.pcapng: every frame, both ways
   uint64_t queue_sample_interval_ns = 0;  // twin queue-depth samples; 0 = off
   // ports.csv: port counters over time; 0 = off. Unset: 20 us of virtual time on the fabric twin,
   // 10 ms on the wall clock (devices), a few hundred samples either way on a typical run.
@@ -41,7 +41,7 @@ struct CaptureConfig {
   uint64_t snap_length = 0;                      // bytes kept of each frame; 0: whole frames
   uint64_t max_bytes = 1ull << 30;               // of all capture files together; 0: no limit
   uint64_t max_packets = 0;                      // frames of all files together; 0: no limit
-  std::vector<CapturedSwitchPort> switch_ports;  // capture/fabric/<switch>/<peer>.pcap
+  std::vector<CapturedSwitchPort> switch_ports;  // capture/fabric/<switch>/<peer>.pcapng
 };
 
 struct TelemetryConfig {

@@ -118,7 +118,7 @@ class DataPlane {
   // summary carries them.
   virtual std::vector<std::string> notes() const { return {}; }
 
-  // telemetry.record.pcap: starts writing every port's frames to <dir>/capture/<port>.pcap,
+  // telemetry.record.pcap: starts writing every port's frames to <dir>/capture/<port>.pcapng,
   // before the run. Throws std::runtime_error naming what cannot be created. A data plane whose
   // NICs build the frames themselves (verbs) captures nothing; validate says so.
   virtual void capture_frames(const std::string& dir) { (void)dir; }

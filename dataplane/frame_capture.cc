@@ -37,7 +37,9 @@ FrameCapture::FrameCapture(const config::RunConfig& config, uint32_t ring_slots)
       ring_slots_(ring_slots),
       writer_(nic::capture::CaptureLimits{config.telemetry.capture.max_bytes,
                                           config.telemetry.capture.max_packets}) {
-  for (const config::PortConfig& port : config.ports) points_.push_back({port.name + ".pcap", {}});
+  for (const config::PortConfig& port : config.ports) {
+    points_.push_back({port.name + ".pcapng", port.name, {}});
+  }
 }
 
 FrameCapture::~FrameCapture() = default;
@@ -50,7 +52,7 @@ nic::capture::FrameCaptureRing& FrameCapture::add_ring(size_t port) {
 }
 
 nic::capture::FrameCaptureRing& FrameCapture::add_switch_port(const std::string& name) {
-  points_.push_back({"fabric/" + name + ".pcap", {}});
+  points_.push_back({"fabric/" + name + ".pcapng", name, {}});
   points_.back().rings.push_back(
       std::make_unique<nic::capture::FrameCaptureRing>(ring_slots_, snap_length_));
   return *points_.back().rings.back();
@@ -76,7 +78,7 @@ void FrameCapture::open(const std::string& dir) {
     }
     std::vector<nic::capture::FrameCaptureRing*> rings;
     for (auto& ring : point.rings) rings.push_back(ring.get());
-    writer_.add_file(file.string(), std::move(rings), snap_length_);
+    writer_.add_file(file.string(), point.interface, std::move(rings), snap_length_);
   }
 }
 

@@ -1,8 +1,8 @@
 // telemetry.record.pcap for a data plane: a capture ring for each queue of each port (and for each
 // twin switch port of telemetry.capture.switch_ports), and the writer that drains them into
-// <results>/capture/<port>.pcap and capture/fabric/<switch>/<peer>.pcap within telemetry.capture's
-// limits. The data plane gives each producer its ring (a TwinCapturePoint on the twin, the
-// DpdkPort itself on DPDK) and starts the capture once the results directory exists.
+// <results>/capture/<port>.pcapng and capture/fabric/<switch>/<peer>.pcapng within
+// telemetry.capture's limits. The data plane gives each producer its ring (a TwinCapturePoint on
+// the twin, the DpdkPort itself on DPDK) and starts the capture once the results directory exists.
 #pragma once
 
 #include <memory>
@@ -26,7 +26,7 @@ class FrameCapture {
   // Port `port`'s next ring (one per queue that captures it).
   nic::capture::FrameCaptureRing& add_ring(size_t port);
   // The ring of the twin's switch port `name` ("leaf0/spine1"), whose file is
-  // capture/fabric/<name>.pcap.
+  // capture/fabric/<name>.pcapng.
   nic::capture::FrameCaptureRing& add_switch_port(const std::string& name);
 
   // Creates <dir>/capture/ and a file for each port with a ring. Throws std::runtime_error
@@ -50,7 +50,8 @@ class FrameCapture {
   uint32_t ring_slots_;
   // A file and the rings that fill it: the run's ports by index, then switch ports.
   struct Point {
-    std::string file;  // under capture/
+    std::string file;       // under capture/
+    std::string interface;  // the file's interface name: the port's or switch port's
     std::vector<std::unique_ptr<nic::capture::FrameCaptureRing>> rings;
   };
   std::vector<Point> points_;

@@ -29,9 +29,12 @@ packages=(
   prometheus-cpp-dev
   # The telemetry tests scrape a run with a real Prometheus and push to a real Pushgateway.
   prometheus prometheus-pushgateway
-  # The DPDK backend; its tests decode frames with tshark and check ICRCs with scapy, and make
-  # a veth pair in a network namespace.
+  # The DPDK backend (libdpdk's pkg-config file requires libpcap's); its tests decode frames with
+  # tshark and check ICRCs with scapy, and make a veth pair in a network namespace.
   dpdk dpdk-dev libdpdk-dev libpcap-dev tshark python3-scapy iproute2
+  # Capture files are pcapng, which only Wireshark's libwiretap writes on Debian 12 (libpcap 1.10
+  # writes pcap); its headers include glib's.
+  libwiretap-dev libwsutil-dev libglib2.0-dev
   # RDMA NICs through libibverbs (rdma-core).
   libibverbs-dev
   # One run across several emulator processes, started by mpirun (Open MPI).

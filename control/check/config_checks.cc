@@ -545,8 +545,8 @@ class Checker {
         [](const config::PortConfig& p) { return p.backend == config::Backend::kVerbs; });
     if (all_verbs && !config_.ports.empty()) {
       warning(Problem::kBackend, "telemetry.record.pcap",
-              "verbs ports cannot capture their frames (the NIC builds them): no pcap is "
-              "written");
+              "verbs ports cannot capture their frames (the NIC builds them): no capture "
+              "file is written");
     }
   }
 

@@ -1,9 +1,9 @@
 // The capture writer: a thread of its own that drains the ports' capture rings into one capture
 // file per port, so a port's worker only copies bytes into a ring and never waits on a disk.
-// Files are pcap with nanosecond timestamps, written through libpcap; tshark, Wireshark and
-// scapy read them. Limits on the bytes and frames of all files together keep a run from filling
-// the disk: once one is reached the writer stops writing, and producers that look at full()
-// stop building frames.
+// Files are pcapng (pcapng_file.h): one interface named after the port, nanosecond timestamps,
+// each frame's direction in its flags; tshark, Wireshark and scapy read them. Limits on the bytes
+// and frames of all files together keep a run from filling the disk: once one is reached the writer
+// stops writing, and producers that look at capturing() stop building frames.
 #pragma once
 
 #include <atomic>
@@ -47,10 +47,11 @@ class CaptureWriter {
   CaptureWriter& operator=(const CaptureWriter&) = delete;
 
   // Before start(): creates (truncates) `path`, the file of the frames of `rings` (the queues of
-  // one port), which keep at most `snap_length` bytes of a frame. Throws std::runtime_error
-  // "<path>: <reason>" when the file cannot be created. The rings must outlive the writer.
-  void add_file(const std::string& path, std::vector<FrameCaptureRing*> rings,
-                uint32_t snap_length);
+  // one port, named `interface_name` in the file), which keep at most `snap_length` bytes of a
+  // frame. Throws std::runtime_error "<path>: <reason>" when the file cannot be created. The
+  // rings must outlive the writer.
+  void add_file(const std::string& path, const std::string& interface_name,
+                std::vector<FrameCaptureRing*> rings, uint32_t snap_length);
   // Starts the thread; producers capture from now on. `epoch_offset` is added to frame times (the
   // data plane's clock) to make the files' timestamps, nanoseconds since the Unix epoch.
   void start(clock::Nanos epoch_offset);
@@ -69,6 +70,8 @@ class CaptureWriter {
   // Drains every ring once; returns the frames taken.
   size_t drain();
   void write(File& file, const CapturedFrame& frame);
+  // Stops capturing for good: a limit was reached or a file failed.
+  void stop_capturing();
   void close();
 
   CaptureLimits limits_;

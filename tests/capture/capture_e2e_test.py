@@ -12,7 +12,9 @@ Cases:
               frame of every file as InfiniBand over UDP 4791 (none malformed) with the run's QP
               numbers; CE-marked data frames and CNPs are in the capture, as many as the counters
               say; scapy recomputes the ICRC of every frame of the files of a port that received
-              CE marks and one that received CNPs.
+              CE marks and one that received CNPs. Each file (pcapng) names its port as the
+              interface, and its frames are outbound exactly when their IPv4 source is one of the
+              port's addresses, as many as the port sent, the others inbound.
   twin_corrupt  configs/loopback-demo.yaml with a lossy fault that corrupts frames on one
               host's link: that host's capture holds the damaged frames its NIC discarded, and
               scapy finds exactly as many wrong ICRCs in it as the fault's note counts.
@@ -20,14 +22,15 @@ Cases:
               files together, snap_length cuts each frame (tshark sees the original length), and
               the summary's notes say the capture stopped at its limit.
   dpdk_ring   configs/dpdk-ring.yaml (two net_ring ports wired back to back) with capture on:
-              each port's file holds frames of both directions; every frame the ports sent or
-              received is in a file or counted as lost in the notes; tshark and scapy accept
-              every captured frame.
+              each port's file holds frames of both directions, outbound exactly when their IPv4
+              source is one of the port's addresses, and names the port as the interface; every
+              frame the ports sent or received is in a file or counted as lost in the notes;
+              tshark and scapy accept every captured frame.
   twin_switch_ports  configs/twin-congestion.yaml with telemetry.capture.switch_ports naming both
               ends of a leaf-spine cable and the leaf port facing a host whose NIC storms PFC
               pauses: each file holds the frames of the other end of its cable, byte for byte
-              (nothing is lost on these cables), the storm's pauses included as many as its note
-              counts; tshark decodes every frame of the switch ports' files and scapy recomputes
+              (nothing is lost on these cables), what one end sent the other received, the
+              storm's pauses included as many as its note counts, and each file names its port; tshark decodes every frame of the switch ports' files and scapy recomputes
               the uplink's ICRCs.
   bad_dir     A results directory where capture/ cannot be made: the run stops before the first
               packet with an error naming the path.
@@ -87,8 +90,27 @@ def summary_of(out):
         return json.load(f)
 
 
-def frame_count(pcap):
-    return len(tshark_fields(pcap, ["frame.number"]))
+# The pcapng packet flags' direction (frame.packet_flags_direction).
+INBOUND, OUTBOUND = 1, 2
+DIRECTION_FIELDS = ["frame.interface_name", "frame.packet_flags_direction", "ip.src"]
+
+
+def check_directions(pcap, port, addresses, rows):
+    """Each row ends with DIRECTION_FIELDS: the file names `port` as every frame's interface, and
+    a frame is outbound exactly when its IPv4 source is one of `addresses` (the port's), inbound
+    otherwise. Returns the frames each way, {INBOUND: n, OUTBOUND: n}."""
+    count = {INBOUND: 0, OUTBOUND: 0}
+    for i, row in enumerate(rows):
+        interface, flags, src = row[-3:]
+        assert interface == port, f"{pcap} frame {i + 1}: interface {interface!r}"
+        assert flags != "", f"{pcap} frame {i + 1}: no direction"
+        direction = int(flags, 16)
+        assert direction in count, f"{pcap} frame {i + 1}: direction {flags}"
+        if src:
+            expected = OUTBOUND if src in addresses else INBOUND
+            assert direction == expected, (pcap, i + 1, src, flags)
+        count[direction] += 1
+    return count
 
 
 def case_twin(args, work):
@@ -99,16 +121,18 @@ def case_twin(args, work):
     ce_port = cnp_port = None
     total = 0
     for port in summary["ports"]:
-        pcap = os.path.join(out, "capture", port["name"] + ".pcap")
+        pcap = os.path.join(out, "capture", port["name"] + ".pcapng")
         assert os.path.exists(pcap), f"no capture file for port {port['name']}"
         rows = tshark_fields(pcap, ["frame.number", "infiniband.bth.opcode",
                                     "infiniband.bth.destqp", "ip.dsfield.ecn", "_ws.malformed",
-                                    "ip.dst"])
+                                    "ip.dst"] + DIRECTION_FIELDS)
         expected = port["tx_packets"] + port["rx_packets"]
         assert len(rows) == expected, (port["name"], len(rows), expected)
         total += len(rows)
+        ways = check_directions(pcap, port["name"], ips[port["name"]], rows)
+        assert ways == {OUTBOUND: port["tx_packets"], INBOUND: port["rx_packets"]}, (pcap, ways)
         ce_in = cnp_in = cnp_out = 0
-        for number, opcode, qp, ecn, malformed, dst in rows:
+        for number, opcode, qp, ecn, malformed, dst, *_ in rows:
             assert malformed == "", f"{port['name']} frame {number}: malformed"
             assert opcode != "", f"{port['name']} frame {number}: not decoded as InfiniBand"
             assert int(qp, 0) in qpns, f"{port['name']} frame {number}: QP {qp} of no flow"
@@ -130,9 +154,9 @@ def case_twin(args, work):
     for pcap in (ce_port, cnp_port):
         scapy_icrc_check(pcap, allow_pfc=True)
     marked = sum(p["ecn_marked_received"] for p in summary["ports"])
-    return (f"{total} frames in {len(summary['ports'])} files match the counters; {marked} CE "
-            f"marks and the CNPs found; scapy agrees on {os.path.basename(ce_port)} and "
-            f"{os.path.basename(cnp_port)}")
+    return (f"{total} frames in {len(summary['ports'])} files match the counters, each way; "
+            f"{marked} CE marks and the CNPs found; scapy agrees on {os.path.basename(ce_port)} "
+            f"and {os.path.basename(cnp_port)}")
 
 
 
@@ -153,7 +177,7 @@ def case_twin_corrupt(args, work):
     assert bad_total > 0, "nothing was corrupted: the case checks nothing"
     # Frames damaged on their way to the victim are discarded by its NIC, after its capture saw
     # them; those it sent are captured whole as they leave.
-    scapy_icrc_check(os.path.join(out, "capture", victim + ".pcap"), allow_pfc=True,
+    scapy_icrc_check(os.path.join(out, "capture", victim + ".pcapng"), allow_pfc=True,
                      expected_bad=bad_total)
     return f"{bad_total} damaged frames in the captures, each with a wrong ICRC"
 
@@ -164,6 +188,7 @@ def case_twin_limits(args, work):
                          "telemetry.capture.snap_length=96")
     total = 0
     for name in sorted(os.listdir(os.path.join(out, "capture"))):
+        assert name.endswith(".pcapng"), name
         rows = tshark_fields(os.path.join(out, "capture", name),
                              ["frame.len", "frame.cap_len"])
         total += len(rows)
@@ -186,14 +211,16 @@ def case_dpdk_ring(args, work):
         sys.exit(SKIP)
     assert proc.returncode == 0, proc.stderr[-3000:]
     summary = summary_of(out)
+    ips, _ = plan_addresses(args, "configs/dpdk-ring.yaml", "telemetry.record.pcap=true")
     captured = 0
     for port in summary["ports"]:
-        pcap = os.path.join(out, "capture", port["name"] + ".pcap")
-        rows = tshark_fields(pcap, ["frame.number", "infiniband.bth.opcode", "_ws.malformed",
-                                    "ip.src"])
+        pcap = os.path.join(out, "capture", port["name"] + ".pcapng")
+        rows = tshark_fields(pcap, ["frame.number", "infiniband.bth.opcode", "_ws.malformed"] +
+                             DIRECTION_FIELDS)
         assert rows, f"{port['name']}: nothing captured"
-        assert all(opcode != "" and malformed == "" for _, opcode, malformed, _ in rows), pcap
-        assert len({src for *_, src in rows}) >= 2, f"{pcap}: frames of one direction only"
+        assert all(opcode != "" and malformed == "" for _, opcode, malformed, *_ in rows), pcap
+        ways = check_directions(pcap, port["name"], ips[port["name"]], rows)
+        assert ways[INBOUND] and ways[OUTBOUND], f"{pcap}: frames of one direction only: {ways}"
         captured += len(rows)
         scapy_icrc_check(pcap)
     moved = sum(p["tx_packets"] + p["rx_packets"] for p in summary["ports"])
@@ -216,23 +243,35 @@ def case_twin_switch_ports(args, work):
     match = re.search(r"(\d+) pauses sent by it", notes)
     assert match and int(match.group(1)) > 0, notes
     pauses = int(match.group(1))
-    uplink = os.path.join(capture, "fabric", "leaf0", "spine0.pcap")
-    ends = [(os.path.join(capture, "h2.pcap"), os.path.join(capture, "fabric", "leaf0", "h2.pcap")),
-            (uplink, os.path.join(capture, "fabric", "spine0", "leaf0.pcap"))]
+    uplink = os.path.join(capture, "fabric", "leaf0", "spine0.pcapng")
+    ends = [(os.path.join(capture, "h2.pcapng"),
+             os.path.join(capture, "fabric", "leaf0", "h2.pcapng")),
+            (uplink, os.path.join(capture, "fabric", "spine0", "leaf0.pcapng"))]
     counts = []
-    for host_end, switch_end in ends:
-        counts.append(same_frames(host_end, switch_end))
+    for near_end, switch_end in ends:
+        counts.append(same_frames(near_end, switch_end))
         assert counts[-1] > 0, f"{switch_end}: nothing captured"
-        rows = tshark_fields(switch_end, ["frame.number", "infiniband.bth.opcode", "eth.type",
-                                          "_ws.malformed"])
-        assert len(rows) == counts[-1], (switch_end, len(rows), counts[-1])
-        pfc = 0
-        for number, opcode, ethertype, malformed in rows:
-            assert malformed == "", f"{switch_end} frame {number}: malformed"
-            pfc += ethertype == "0x8808"
-            assert opcode != "" or ethertype == "0x8808", f"{switch_end} frame {number}: not RoCE"
-        if switch_end.endswith("h2.pcap"):
-            assert pfc == pauses, (switch_end, pfc, pauses)
+        ways = {}
+        for pcap in (near_end, switch_end):
+            interface = os.path.relpath(pcap, capture).removeprefix("fabric/")[:-len(".pcapng")]
+            rows = tshark_fields(pcap, ["frame.number", "infiniband.bth.opcode", "eth.type",
+                                        "_ws.malformed", "frame.interface_name",
+                                        "frame.packet_flags_direction"])
+            assert len(rows) == counts[-1], (pcap, len(rows), counts[-1])
+            ways[pcap] = {INBOUND: 0, OUTBOUND: 0}
+            pfc_out = 0
+            for number, opcode, ethertype, malformed, name, flags in rows:
+                assert malformed == "", f"{pcap} frame {number}: malformed"
+                assert name == interface, f"{pcap} frame {number}: interface {name!r}"
+                assert opcode != "" or ethertype == "0x8808", f"{pcap} frame {number}: not RoCE"
+                direction = int(flags, 16)
+                ways[pcap][direction] += 1
+                pfc_out += ethertype == "0x8808" and direction == OUTBOUND
+            if pcap.endswith("/h2.pcapng") and "fabric" not in pcap:
+                assert pfc_out == pauses, (pcap, pfc_out, pauses)
+        # What one end sent, the other received.
+        assert ways[near_end][OUTBOUND] == ways[switch_end][INBOUND], ways
+        assert ways[near_end][INBOUND] == ways[switch_end][OUTBOUND], ways
     scapy_icrc_check(uplink, allow_pfc=True)
     return (f"leaf0/h2 mirrors h2 ({counts[0]} frames, {pauses} storm pauses); spine0/leaf0 "
             f"mirrors leaf0/spine0 ({counts[1]} frames); scapy agrees on the uplink")

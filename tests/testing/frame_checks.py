@@ -1,12 +1,14 @@
 """Checks of captured RoCEv2 frames shared by the end-to-end tests: tshark's fields of every
 frame, and scapy's RoCE layer recomputing every ICRC (under the system Python, where Debian's
-python3-scapy is)."""
+python3-scapy is). Both read pcap (DPDK's net_pcap device writes it) and pcapng (etwire's
+capture files); scapy's rdpcap tells them apart by their first bytes."""
 
 import subprocess
 
 
 def tshark_fields(pcap, fields, display_filter=None):
-    """One list of `fields` per frame of `pcap`, decoded with UDP 4791 as InfiniBand."""
+    """One list of `fields` per frame of the capture file `pcap`, decoded with UDP 4791 as
+    InfiniBand."""
     cmd = ["tshark", "-r", pcap, "-d", "udp.port==4791,infiniband", "-T", "fields",
            "-E", "separator=|", "-E", "occurrence=f"]
     if display_filter:
@@ -48,7 +50,7 @@ sys.exit(1 if bad != expected_bad or not frames else 0)
 
 
 def scapy_icrc_check(pcap, allow_pfc=False, expected_bad=0):
-    """Every frame of `pcap` is RoCEv2 (or, if allowed, a MAC control frame) and all but
+    """Every frame of the capture file `pcap` is RoCEv2 (or, if allowed, a MAC control frame) and all but
     `expected_bad` of them carry the ICRC scapy computes; raises AssertionError naming the frames
     that do not when the count differs."""
     proc = subprocess.run(["/usr/bin/python3", "-c", _SCAPY_CHECK, pcap,
