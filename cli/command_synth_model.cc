@@ -103,12 +103,14 @@ void print_summary(const ModelSpec& spec, const synth::ModelSummary& s) {
   std::cout << fmt::format("wrote comm groups: {} ({} group{})\n", s.comm_groups_path,
                            s.groups.size(), s.groups.size() == 1 ? "" : "s");
   std::cout << fmt::format(
-      "model: {} parameters in {} {} layers (embeddings left out); {} ranks = tp {} x dp {} x pp "
-      "{}{}; {} layers per stage; {} micro-batch{} of {} x {} tokens per step; {} iteration{}\n",
-      params_text(s.params), spec.layers, spec.moe() ? "MoE" : "dense", spec.ranks(), spec.tp,
-      spec.dp, spec.pp, spec.ep > 1 ? fmt::format(", ep {}", spec.ep) : "", spec.layers_per_stage(),
-      s.micro_batches, s.micro_batches == 1 ? "" : "es", spec.micro_batch, spec.seq_len,
-      spec.iterations, spec.iterations == 1 ? "" : "s");
+      "model: {} parameters in {} {} layer{} (embeddings left out); {} rank{} = tp {} x dp {} x "
+      "pp {}{}; {} layer{} per stage; {} micro-batch{} of {} x {} tokens per step; {} "
+      "iteration{}\n",
+      params_text(s.params), spec.layers, spec.moe() ? "MoE" : "dense", spec.layers == 1 ? "" : "s",
+      spec.ranks(), spec.ranks() == 1 ? "" : "s", spec.tp, spec.dp, spec.pp,
+      spec.ep > 1 ? fmt::format(", ep {}", spec.ep) : "", spec.layers_per_stage(),
+      spec.layers_per_stage() == 1 ? "" : "s", s.micro_batches, s.micro_batches == 1 ? "" : "es",
+      spec.micro_batch, spec.seq_len, spec.iterations, spec.iterations == 1 ? "" : "s");
   std::cout << "groups:" << describe_groups(s.groups) << "\n";
   std::cout << fmt::format(
       "per layer, micro-batch and rank: activation {}{}{}; parameters {} ({}){}\n",
