@@ -1,12 +1,13 @@
 // `etwire synth`: writes valid Chakra trace sets without a GPU cluster.
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/synth_output.h"
+#include "cli/synth_subcommands.h"
 #include "common/units.h"
 #include "trace/synth/synth.h"
 
@@ -15,8 +16,7 @@ namespace etwire::cli {
 namespace {
 
 struct SynthOptions {
-  std::string out;
-  std::string format = "et";
+  SynthOutput output;
   // microbench
   std::string collective = "all_reduce";
   std::string bytes = "1MiB";
@@ -31,41 +31,17 @@ struct SynthOptions {
   uint64_t seed = 1;
 };
 
-trace::WriteFormat parse_format(const std::string& text) {
-  if (text == "et") return trace::WriteFormat::kBinary;
-  if (text == "et.gz" || text == "gz") return trace::WriteFormat::kBinaryGzip;
-  return trace::WriteFormat::kFeederJson;  // validated by CLI11 before we get here
-}
-
-void make_parent_dir(const std::string& prefix) {
-  std::filesystem::path parent = std::filesystem::path(prefix).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent);
-}
-
-void report(const std::vector<std::string>& paths) {
-  uint64_t total = 0;
-  for (const auto& p : paths) total += std::filesystem::file_size(p);
-  std::cout << fmt::format("wrote {} rank file{} ({}): {}{}\n", paths.size(),
-                           paths.size() == 1 ? "" : "s", format_bytes(total), paths.front(),
-                           paths.size() > 1 ? " ..." : "");
-}
-
 }  // namespace
 
 CommandAction add_synth_command(CLI::App& app) {
   auto opts = std::make_shared<SynthOptions>();
   auto* synth = app.add_subcommand(
-      "synth", "Write a synthetic Chakra trace set: a collective microbenchmark or a large graph");
+      "synth",
+      "Write a synthetic Chakra trace set: a collective microbenchmark, a large graph, transformer "
+      "training steps under TP/SP/DP/FSDP/PP/EP, or the all-reduce + all-to-all mix");
   synth->require_subcommand(1);
 
-  auto add_common = [opts](CLI::App* cmd) {
-    cmd->add_option("-o,--out", opts->out,
-                    "Output prefix: files are written as PREFIX.<rank>.et (directories are made)")
-        ->required();
-    cmd->add_option("--format", opts->format, "File format: et, et.gz (gzip) or json (feeder JSON)")
-        ->check(CLI::IsMember({"et", "et.gz", "gz", "json"}))
-        ->capture_default_str();
-  };
+  auto add_common = [opts](CLI::App* cmd) { add_synth_output_options(cmd, opts->output); };
 
   auto* micro = synth->add_subcommand(
       "microbench", "One collective (or a send/recv ring) per iteration on every rank");
@@ -107,9 +83,17 @@ CommandAction add_synth_command(CLI::App& app) {
       ->capture_default_str();
   graph->add_option("--seed", opts->seed, "Seed for the shuffle")->capture_default_str();
 
-  return [opts, micro, graph]() -> int {
-    const auto format = parse_format(opts->format);
-    make_parent_dir(opts->out);
+  // Each registers its subcommand last: that is the one to ask whether it was parsed.
+  CommandAction model_action = add_synth_model_command(*synth);
+  CLI::App* model = synth->get_subcommands({}).back();
+  CommandAction moe_mix_action = add_synth_moe_mix_command(*synth);
+  CLI::App* moe_mix = synth->get_subcommands({}).back();
+
+  return [opts, micro, graph, model, model_action, moe_mix, moe_mix_action]() -> int {
+    if (model->parsed()) return model_action();
+    if (moe_mix->parsed()) return moe_mix_action();
+    const auto format = synth_write_format(opts->output.format);
+    make_prefix_dir(opts->output.prefix);
     if (micro->parsed()) {
       synth::MicrobenchSpec spec;
       if (opts->collective == "send_recv" || opts->collective == "sendrecv") {
@@ -136,7 +120,7 @@ CommandAction add_synth_command(CLI::App& app) {
       spec.iterations = opts->iterations;
       spec.compute_us = opts->compute_us;
       if (!opts->pg_name.empty()) spec.pg_name = opts->pg_name;
-      report(synth::write_microbench(spec, opts->out, format));
+      std::cout << synth_files_line(synth::write_microbench(spec, opts->output.prefix, format));
       return kExitOk;
     }
     synth::GraphSpec spec;
@@ -146,7 +130,7 @@ CommandAction add_synth_command(CLI::App& app) {
     spec.shuffle_window = opts->shuffle_window;
     spec.seed = opts->seed;
     (void)graph;
-    report(synth::write_graph(spec, opts->out, format));
+    std::cout << synth_files_line(synth::write_graph(spec, opts->output.prefix, format));
     return kExitOk;
   };
 }

@@ -14,8 +14,6 @@ using trace::CollectiveType;
 using trace::NodeType;
 using trace::TraceNode;
 
-namespace {
-
 trace::TraceMetadata synth_metadata(const std::string& description) {
   trace::TraceMetadata meta;
   meta.version = "0.0.4";
@@ -25,6 +23,8 @@ trace::TraceMetadata synth_metadata(const std::string& description) {
   attr.text = "etwire synth " + description;
   return meta;
 }
+
+namespace {
 
 std::string lower(std::string_view text) {
   std::string out(text);

@@ -54,4 +54,8 @@ std::vector<std::string> write_graph(const GraphSpec& spec, const std::string& p
 // "<prefix>.<rank>.et", ".et.gz" or ".json" by format.
 std::string rank_file_path(const std::string& prefix, int32_t rank, WriteFormat format);
 
+// The GlobalMetadata every generator writes: schema version and a "generator" attribute of
+// "etwire synth <description>".
+trace::TraceMetadata synth_metadata(const std::string& description);
+
 }  // namespace etwire::synth

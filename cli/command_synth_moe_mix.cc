@@ -1,0 +1,86 @@
+// `etwire synth moe-mix`: all-reduces and all-to-alls interleaved in every iteration of one trace
+// per rank, the workload of the Chakra paper's hardware-in-the-loop case study.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "cli/exit_codes.h"
+#include "cli/synth_output.h"
+#include "cli/synth_rank_table.h"
+#include "cli/synth_subcommands.h"
+#include "common/units.h"
+#include "trace/synth/moe_mix.h"
+
+namespace etwire::cli {
+
+namespace {
+
+struct MoeMixOptions {
+  SynthOutput output;
+  synth::MoeMixSpec spec;
+  std::string allreduce_bytes = "16MiB";
+  std::string alltoall_bytes = "4MiB";
+};
+
+}  // namespace
+
+CommandAction add_synth_moe_mix_command(CLI::App& synth) {
+  auto opts = std::make_shared<MoeMixOptions>();
+  auto* cmd = synth.add_subcommand(
+      "moe-mix",
+      "Per iteration, compute steps each followed by an all-to-all on the critical path, with "
+      "all-reduces overlapping them: the Chakra paper's HIL workload in one trace per rank");
+  add_synth_output_options(cmd, opts->output);
+  cmd->add_option("-n,--ranks", opts->spec.ranks, "Number of ranks (files)")
+      ->check(CLI::Range(2, 1 << 20))
+      ->capture_default_str();
+  cmd->add_option("--allreduce-bytes", opts->allreduce_bytes, "comm_size of each all-reduce")
+      ->capture_default_str();
+  cmd->add_option("--alltoall-bytes", opts->alltoall_bytes,
+                  "comm_size of each all-to-all (what each rank sends, to all ranks)")
+      ->capture_default_str();
+  cmd->add_option("--allreduce-count", opts->spec.allreduces, "All-reduces per iteration")
+      ->capture_default_str();
+  cmd->add_option("--alltoall-count", opts->spec.alltoalls, "All-to-alls per iteration")
+      ->capture_default_str();
+  cmd->add_option("--compute-us", opts->spec.compute_us,
+                  "Compute before each step's collectives, in microseconds (0 = none)")
+      ->capture_default_str();
+  cmd->add_option("-i,--iterations", opts->spec.iterations, "Iterations per trace")
+      ->capture_default_str();
+
+  return [opts]() -> int {
+    auto parse = [](const std::string& flag, const std::string& text, uint64_t& into) {
+      auto bytes = parse_bytes(text);
+      if (!bytes) {
+        std::cerr << fmt::format("error: --{}: \"{}\" is not a byte size (e.g. 4096, 64KiB)\n",
+                                 flag, text);
+        return false;
+      }
+      into = *bytes;
+      return true;
+    };
+    synth::MoeMixSpec spec = opts->spec;
+    if (!parse("allreduce-bytes", opts->allreduce_bytes, spec.allreduce_bytes) ||
+        !parse("alltoall-bytes", opts->alltoall_bytes, spec.alltoall_bytes)) {
+      return kExitBadInput;
+    }
+    if (auto problem = synth::validate(spec)) {
+      std::cerr << fmt::format("error: --{}: {}\n", problem->flag, problem->message);
+      return kExitBadInput;
+    }
+    make_prefix_dir(opts->output.prefix);
+    auto summary =
+        synth::write_moe_mix(spec, opts->output.prefix, synth_write_format(opts->output.format));
+    std::cout << synth_files_line(summary.paths);
+    std::cout << fmt::format(
+        "wrote comm groups: {} (group {}: all-reduces, group {}: all-to-alls, every rank in "
+        "each)\n",
+        summary.comm_groups_path, synth::kMoeMixAllReduceGroup, synth::kMoeMixAllToAllGroup);
+    std::cout << "ops per rank trace (count / bytes):\n" << rank_ops_table(summary.ranks);
+    return kExitOk;
+  };
+}
+
+}  // namespace etwire::cli
