@@ -103,6 +103,22 @@ struct ExplicitAddresses {
   bool ipv6 = false;
 };
 
+// An entry's explicit address steps by one per port; a step that leaves the unicast range (or
+// the address space) is the entry's mistake, reported at its key, naming the first port it hits.
+void report_stepped_address(MapReader& section, std::string_view key, const std::string& port,
+                            size_t index, const std::string& base, const std::string& stepped,
+                            std::string_view expected) {
+  section.context().error(
+      Problem::kBadValue, section.get(key), section.key_path(key),
+      stepped.empty()
+          ? fmt::format("port {} would get {} + {}, past the last address: an entry's address "
+                        "steps by one per port, so choose a base that leaves room for them",
+                        port, base, index)
+          : fmt::format("port {} would get {} ({} + {}), which is not {}: an entry's address "
+                        "steps by one per port, so choose a base that leaves room for them",
+                        port, stepped, base, index, expected));
+}
+
 void parse_port_entry(MapReader& section, std::vector<config::PortConfig>& out,
                       std::map<std::string, std::string>& names) {
   DocumentContext& ctx = section.context();
@@ -146,9 +162,41 @@ void parse_port_entry(MapReader& section, std::vector<config::PortConfig>& out,
     copy.mac_derived = !given.mac;
     copy.ipv4_derived = !given.ipv4;
     copy.ipv6_derived = !given.ipv6;
-    if (given.mac) copy.mac = port.mac.plus(index).value_or(port.mac);
-    if (given.ipv4) copy.ipv4 = port.ipv4.plus(index).value_or(port.ipv4);
-    if (given.ipv6) copy.ipv6 = port.ipv6->plus(index).value_or(*port.ipv6);
+    if (given.mac) {
+      const std::optional<config::MacAddress> mac = port.mac.plus(index);
+      if (!mac || mac->is_multicast() || mac->is_zero()) {
+        report_stepped_address(section, "mac", copy.name, index, port.mac.to_string(),
+                               mac ? mac->to_string() : "", "a unicast MAC address");
+        // Reported once, at the first port it fails for; this port and the later ones take
+        // derived addresses, so the mistake is not reported again as duplicates.
+        given.mac = false;
+        copy.mac_derived = true;
+      } else {
+        copy.mac = *mac;
+      }
+    }
+    if (given.ipv4) {
+      const std::optional<config::Ipv4Address> ip = port.ipv4.plus(index);
+      if (!ip || !ip->is_unicast()) {
+        report_stepped_address(section, "ipv4", copy.name, index, port.ipv4.to_string(),
+                               ip ? ip->to_string() : "", "a unicast IPv4 address");
+        given.ipv4 = false;
+        copy.ipv4_derived = true;
+      } else {
+        copy.ipv4 = *ip;
+      }
+    }
+    if (given.ipv6) {
+      const std::optional<config::Ipv6Address> ip = port.ipv6->plus(index);
+      if (!ip || !ip->is_unicast()) {
+        report_stepped_address(section, "ipv6", copy.name, index, port.ipv6->to_string(),
+                               ip ? ip->to_string() : "", "a unicast IPv6 address");
+        given.ipv6 = false;
+        copy.ipv6_derived = true;
+      } else {
+        copy.ipv6 = *ip;
+      }
+    }
     if (i > 0) copy.qpn_base.reset();
     if (copy.dpdk.port_id) copy.dpdk.port_id = static_cast<uint16_t>(*copy.dpdk.port_id + i);
     copy.dpdk.vdev = substitute_index(copy.dpdk.vdev, index);
