@@ -12,6 +12,7 @@
 #include "control/check/derived_values.h"
 #include "control/check/fault_checks.h"
 #include "control/check/job_filter.h"
+#include "control/check/twin_checks.h"
 #include "control/load/document_context.h"
 #include "control/load/key_path.h"
 #include "control/load/map_reader.h"
@@ -201,6 +202,8 @@ LoadedConfig load_config_text(const std::string& text, const std::string& name,
   check_config(config, present, loaded.source_map, loaded.diagnostics);
   check_faults(config, loaded.source_map, loaded.diagnostics);
   check_capture(config, loaded.source_map, loaded.diagnostics);
+  // Only a configuration without other errors: the twin assumes a sane fabric section.
+  if (loaded.ok()) check_twin(config, loaded.source_map, loaded.diagnostics);
 
   loaded.traces.assign(config.workload.jobs.size(), std::nullopt);
   if (options.read_traces) {

@@ -91,7 +91,13 @@ void parse_job(MapReader& section, const std::string& config_dir, const Workload
                       "the trace set to replay, a prefix like traces/run/rank for "
                       "traces/run/rank.0.et") &&
       section.text("trace", text)) {
-    job.trace = resolve_config_path(ctx, section.key_path("trace"), text, config_dir);
+    if (text.empty()) {
+      ctx.error(Problem::kBadValue, section.get("trace"), section.key_path("trace"),
+                "expected the trace set to replay, a prefix like traces/run/rank for "
+                "traces/run/rank.0.et, got \"\"");
+    } else {
+      job.trace = resolve_config_path(ctx, section.key_path("trace"), text, config_dir);
+    }
   }
   if (section.text("comm_groups", text) && !text.empty()) {
     job.comm_groups = resolve_config_path(ctx, section.key_path("comm_groups"), text, config_dir);

@@ -11,6 +11,7 @@
 #include "common/exact_bytes.h"
 #include "common/rate.h"
 #include "common/units.h"
+#include "common/utf8.h"
 
 namespace etwire::control {
 
@@ -22,6 +23,14 @@ bool scalar_text(DocumentContext& ctx, const YAML::Node& node, const std::string
   if (!node.IsScalar()) {
     ctx.error(Problem::kWrongType, node, path,
               fmt::format("expected {}, got {}", expected, describe_value(node)));
+    return false;
+  }
+  if (const std::optional<size_t> bad = first_invalid_utf8(node.Scalar())) {
+    // The bytes themselves would garble the message: say where they are instead.
+    ctx.error(Problem::kBadValue, node, path,
+              fmt::format("expected {} in UTF-8, got bytes that are not UTF-8 (byte {} of the "
+                          "value)",
+                          expected, *bad + 1));
     return false;
   }
   out = node.Scalar();

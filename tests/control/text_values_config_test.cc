@@ -1,0 +1,38 @@
+// Text values of a configuration are UTF-8: they end up in summary.json, which holds nothing
+// else, so bytes that are not are refused where they are read, naming the key and the byte.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "control/load/config_loader.h"
+#include "tests/control/test_configs.h"
+
+namespace etwire::control {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::load_inline;
+
+TEST(TextValues, BytesThatAreNotUtf8AreRefusedAtTheirKey) {
+  const auto loaded = load_inline(
+      "run:\n  name: \"lab-\xFF\xFE run\"\n"
+      "workload:\n  jobs:\n    - trace: traces/allreduce_8r/allreduce\n"
+      "ports:\n  - name: p\n    count: 8\n    speed: 100Gbps\n");
+  ASSERT_FALSE(loaded.ok());
+  const auto& items = loaded.diagnostics.items();
+  ASSERT_EQ(items.size(), 1u) << loaded.diagnostics.to_text();
+  EXPECT_EQ(items[0].key_path, "run.name");
+  EXPECT_EQ(items[0].where.line, 2);
+  EXPECT_THAT(items[0].message, HasSubstr("not UTF-8 (byte 5 of the value)"));
+}
+
+TEST(TextValues, Utf8TextIsKept) {
+  const auto loaded = load_inline(
+      "run:\n  name: \"d\xC3\xA9j\xC3\xA0-vu\"\n"
+      "workload:\n  jobs:\n    - trace: traces/allreduce_8r/allreduce\n"
+      "ports:\n  - name: p\n    count: 8\n    speed: 100Gbps\n");
+  ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
+  EXPECT_EQ(loaded.config.run.name, "d\xC3\xA9j\xC3\xA0-vu");
+}
+
+}  // namespace
+}  // namespace etwire::control
