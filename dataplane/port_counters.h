@@ -27,6 +27,12 @@ struct PortCounters {
   uint64_t pfc_pauses_sent = 0;
   uint64_t pfc_pauses_received = 0;
   uint64_t drops = 0;  // lost on the way to or from the port (see docs/architecture.md)
+  // The drops by cause; they add up to `drops`.
+  uint64_t drops_buffer = 0;     // a full buffer or queue: the twin's switches, a device's queues
+  uint64_t drops_link_down = 0;  // sent on, or in flight on, a link that was down
+  uint64_t drops_fault = 0;      // lost to an injected fault (fabric.faults lossy, drop rates)
+  uint64_t drops_bad_icrc = 0;   // arrived damaged and discarded by the receiving NIC
+  uint64_t drops_other = 0;      // no route, no such QP, a malformed frame, a peer out of reach
   // Data packets the port's receiving QPs found missing from their sequence (PSN gaps): lost or
   // overtaken on the way, including where no counter of ours sees it (a kernel, a cable, a DUT).
   uint64_t missing_packets = 0;
@@ -43,7 +49,7 @@ struct PortCounterField {
   std::string_view congestion_column;
 };
 
-inline constexpr std::array<PortCounterField, 14> kPortCounterFields{{
+inline constexpr std::array<PortCounterField, 19> kPortCounterFields{{
     {"tx_bytes", "etwire_port_transmit_bytes_total",
      "Wire bytes the port sent, preamble and gap included.", &PortCounters::tx_bytes, ""},
     {"rx_bytes", "etwire_port_receive_bytes_total",
@@ -71,6 +77,23 @@ inline constexpr std::array<PortCounterField, 14> kPortCounterFields{{
      "Packets to or from the port lost on the way: fabric buffers, link faults, device queues, "
      "frames that never arrived.",
      &PortCounters::drops, "drops"},
+    {"drops_buffer", "etwire_port_drops_buffer_total",
+     "Of the drops: packets a full buffer or queue discarded (the twin's switch buffers, a "
+     "device's transmit or receive queues).",
+     &PortCounters::drops_buffer, ""},
+    {"drops_link_down", "etwire_port_drops_link_down_total",
+     "Of the drops: frames sent on, or in flight on, a link that was down.",
+     &PortCounters::drops_link_down, ""},
+    {"drops_fault", "etwire_port_drops_fault_total",
+     "Of the drops: frames lost to an injected fault (fabric.faults lossy, drop probabilities).",
+     &PortCounters::drops_fault, ""},
+    {"drops_bad_icrc", "etwire_port_drops_bad_icrc_total",
+     "Of the drops: frames that arrived damaged and failed the receiving NIC's ICRC check.",
+     &PortCounters::drops_bad_icrc, ""},
+    {"drops_other", "etwire_port_drops_other_total",
+     "Of the drops: frames with no route, for no known queue pair, malformed, or for a peer out "
+     "of reach.",
+     &PortCounters::drops_other, ""},
     {"missing_packets", "etwire_port_missing_packets_total",
      "RoCE data packets the port's receiving queue pairs found missing from their sequence: lost "
      "or overtaken on the way, wherever that was.",

@@ -26,6 +26,11 @@ inline PortCounters twin_port_counters(const nic::loopback::FabricTwin& twin, si
   // Packets lost on the host's cable (either end) and in the queue of the switch port that
   // delivers to it.
   counters.drops = nic.drops() + facing.drops();
+  counters.drops_buffer = nic.drops_buffer + facing.drops_buffer;
+  counters.drops_link_down = nic.drops_link_down + facing.drops_link_down;
+  counters.drops_fault = nic.drops_fault + facing.drops_fault;
+  counters.drops_bad_icrc = nic.drops_bad_icrc + facing.drops_bad_icrc;
+  counters.drops_other = nic.drops_no_route + facing.drops_no_route;
   return counters;
 }
 

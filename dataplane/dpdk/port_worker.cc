@@ -85,9 +85,12 @@ void PortWorker::device_counters(uint32_t run_port, PortCounters& counters, uint
   counters.pfc_pauses_received = nic.pauses_received;
   // Frames this port lost: not sent (no mbuf, queue full), arrived broken or for no QP, or
   // lost inside the device (the device's own count once per device, with its first queue).
-  counters.drops = nic.tx_dropped + nic.tx_unrouted + nic.rx_unknown_qp + nic.rx_handover_lost +
-                   errors.truncated + errors.bad_header + errors.bad_icrc + errors.unknown_opcode +
-                   (port.queue() == 0 ? port.device_drops() : 0);
+  counters.drops_buffer =
+      nic.tx_dropped + nic.rx_handover_lost + (port.queue() == 0 ? port.device_drops() : 0);
+  counters.drops_bad_icrc = errors.bad_icrc;
+  counters.drops_other = nic.tx_unrouted + nic.rx_unknown_qp + errors.truncated +
+                         errors.bad_header + errors.unknown_opcode;
+  counters.drops = counters.drops_buffer + counters.drops_bad_icrc + counters.drops_other;
   handed_over = nic.rx_handed_over;
 }
 

@@ -424,6 +424,7 @@ class SoftwareRnic::Device final : public VerbsDevice {
     counters.rx_packets = cable.rx_packets;
     set_transport_counters(counters, port.transport->port_counters(0));
     counters.drops = cable.drops;
+    counters.drops_other = cable.drops;  // a datagram its socket would not take, or for no peer
     return counters;
   }
 

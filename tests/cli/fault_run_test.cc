@@ -59,6 +59,18 @@ std::string notes_of(const nlohmann::json& summary) {
   return text;
 }
 
+// Every port's drops are the sum of its drops by cause.
+void expect_drops_add_up(const nlohmann::json& summary) {
+  for (const auto& port : summary["ports"]) {
+    uint64_t causes = 0;
+    for (const char* cause :
+         {"drops_buffer", "drops_link_down", "drops_fault", "drops_bad_icrc", "drops_other"}) {
+      causes += port[cause].get<uint64_t>();
+    }
+    EXPECT_EQ(causes, port["drops"].get<uint64_t>()) << port.dump();
+  }
+}
+
 // The second of four iterations runs from about 2.8 to 5.7 ms; its all-to-all is on the wire
 // from about 3.0 ms.
 TEST(FaultRun, ALinkDyingMidRunIsRoutedAroundAndItsFlowsCompleteWithRetransmits) {
@@ -75,6 +87,38 @@ TEST(FaultRun, ALinkDyingMidRunIsRoutedAroundAndItsFlowsCompleteWithRetransmits)
   EXPECT_THAT(notes, HasSubstr("fabric.faults[0]: link leaf0/spine0 down from 4.5 ms"));
   EXPECT_THAT(notes, Not(HasSubstr(": 0 frames lost on it"))) << notes;
   EXPECT_THAT(run.output, HasSubstr("fabric.faults[0]"));  // the report shows it too
+  // A link between switches is no port's cable: what it lost is in the fault's note, not in a
+  // port's drops.
+  expect_drops_add_up(run.summary);
+  EXPECT_EQ(port_total(run.summary, "drops_fault") + port_total(run.summary, "drops_bad_icrc"), 0u);
+}
+
+TEST(FaultRun, DropsAreSplitByCause) {
+  const auto scratch = etwire::testing::make_scratch_dir("fault-drop-causes");
+  const FaultedRun run =
+      run_all_to_all(scratch, "lossy",
+                     "--set 'fabric.faults=[{kind: lossy, link: p0, drop_probability: 0.01, "
+                     "corrupt_probability: 0.02}]'");
+  ASSERT_EQ(run.code, 0) << run.output;
+  expect_drops_add_up(run.summary);
+  // Lost on p0's cable: counted at p0. Damaged there: discarded by whichever NIC received them.
+  EXPECT_GT(run.summary["ports"][0]["drops_fault"].get<uint64_t>(), 0u);
+  EXPECT_EQ(port_total(run.summary, "drops_fault"),
+            run.summary["ports"][0]["drops_fault"].get<uint64_t>());
+  EXPECT_GT(port_total(run.summary, "drops_bad_icrc"), 0u);
+  EXPECT_EQ(port_total(run.summary, "drops_link_down"), 0u);
+  EXPECT_EQ(port_total(run.summary, "drops_other"), 0u);
+
+  // A port's own cable down for a while: its frames lost there are link-down drops.
+  const FaultedRun down = run_all_to_all(
+      scratch, "down",
+      "--set 'fabric.faults=[{kind: link-down, link: p1, at: 4.5ms, until: 4.7ms, detection: "
+      "100us}]'");
+  ASSERT_EQ(down.code, 0) << down.output;
+  expect_drops_add_up(down.summary);
+  EXPECT_GT(down.summary["ports"][1]["drops_link_down"].get<uint64_t>(), 0u);
+  EXPECT_EQ(port_total(down.summary, "drops_link_down"),
+            down.summary["ports"][1]["drops_link_down"].get<uint64_t>());
 }
 
 TEST(FaultRun, ALeafCutOffFromEverySpineFailsTheRunLoudly) {
