@@ -151,10 +151,15 @@ RunDigest digest_summary_json(const std::string& text, const std::string& source
 
 RunDigest read_run_digest(const std::filesystem::path& dir) {
   std::error_code error;
-  if (!std::filesystem::is_directory(dir, error)) {
-    throw CompareInputError(fmt::format(
-        "{}: {}", dir.string(),
-        std::filesystem::exists(dir, error) ? "not a directory" : "no such results directory"));
+  const std::filesystem::file_status status = std::filesystem::status(dir, error);
+  if (error && status.type() != std::filesystem::file_type::not_found) {
+    throw CompareInputError(fmt::format("{}: not readable: {}", dir.string(), error.message()));
+  }
+  if (status.type() != std::filesystem::file_type::directory) {
+    throw CompareInputError(fmt::format("{}: {}", dir.string(),
+                                        status.type() == std::filesystem::file_type::not_found
+                                            ? "no such results directory"
+                                            : "not a directory"));
   }
   const std::filesystem::path path = dir / "summary.json";
   std::string text;

@@ -9,6 +9,10 @@ Cases:
                   of a configuration, a comm-group file (in a configuration or --comm-groups) or a
                   results directory's summary.json or CSV: each command ends with exit 2 and an
                   error naming the file and the limit, instead of reading forever.
+  symlink_loops   A symlink loop where a trace set, a results directory or one of its files is
+                  looked for: inspect, validate, run, report and compare end with exit 2 and an
+                  error naming the loop. A loop beside a trace set, not named as a rank file, is
+                  ignored like any other file.
 """
 
 import argparse
@@ -110,7 +114,52 @@ def case_endless_inputs(args, work):
     return "configuration, comm-group file, summary.json and CSV stop at their limits"
 
 
-CASES = {"endless_inputs": case_endless_inputs}
+def case_symlink_loops(args, work):
+    traces = os.path.join(work, "traces")
+    shutil.copytree(os.path.join(args.source_dir, "configs/traces/allreduce_8r"), traces)
+    os.symlink("loop", os.path.join(traces, "loop"))
+    proc = etwire(args, "inspect", traces)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+    loop_message = "not readable: Too many levels of symbolic links"
+    rank_file = os.path.join(traces, "allreduce.8.et")
+    os.symlink("allreduce.8.et", rank_file)
+    expect_bad_input(etwire(args, "inspect", traces), f"{rank_file}: {loop_message}")
+    expect_bad_input(etwire(args, "feed", os.path.join(traces, "allreduce")),
+                     f"{rank_file}: {loop_message}")
+    config = demo_config_with(args, work, "loop.yaml", [])
+    with open(config) as f:
+        text = f.read()
+    trace_line = next(line for line in text.splitlines() if line.startswith("      trace: "))
+    with open(config, "w") as f:
+        f.write(text.replace(trace_line, f"      trace: {traces}"))
+    out = os.path.join(work, "out")
+    for command in (["validate"], ["run", "--out", out, "--no-metrics"]):
+        expect_bad_input(etwire(args, *command, config),
+                         f"workload.jobs[0].trace: cannot open the trace set: {rank_file}: "
+                         f"{loop_message}")
+    assert not os.path.exists(out), "a run that never started wrote results"
+    expect_bad_input(etwire(args, "inspect", os.path.join(traces, "loop")),
+                     f"{os.path.join(traces, 'loop')}: {loop_message}")
+
+    results = os.path.join(work, "results")
+    proc = etwire(args, "run", os.path.join(args.source_dir, "configs/loopback-demo.yaml"),
+                  "--out", results, "--no-metrics", "--no-progress",
+                  "--set", "workload.iterations=1", "--set", "workload.warmup_iterations=0")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    ports = os.path.join(results, "ports.csv")
+    os.remove(ports)
+    os.symlink("ports.csv", ports)
+    expect_bad_input(etwire(args, "report", results, "-o", os.path.join(work, "r.html")),
+                     f"{ports}: {loop_message}")
+    looped = os.path.join(work, "looped-results")
+    os.symlink("looped-results", looped)
+    expect_bad_input(etwire(args, "report", looped), f"{looped}: {loop_message}")
+    expect_bad_input(etwire(args, "compare", results, looped), f"{looped}: {loop_message}")
+    return "inspect, feed, validate, run, report and compare name the loop"
+
+
+CASES = {"endless_inputs": case_endless_inputs, "symlink_loops": case_symlink_loops}
 
 
 def main():
