@@ -80,26 +80,25 @@ int exit_code_for(engine::RunStatus status) {
 }
 
 // Writes summary.json, collectives.csv and qps.csv (when the run's data plane counted QPs);
-// returns false (after saying why) when one cannot be written.
+// returns false (after saying why) when one cannot be written. Each is tried, whatever became of
+// the others: each is whole or not there.
 bool write_results(const engine::RunResults& results, const std::filesystem::path& out,
                    const config::RecordConfig& record) {
-  try {
-    outputs::write_summary_json(results, (out / "summary.json").string());
-    spdlog::debug("wrote {}", (out / "summary.json").string());
-    if (record.collectives) {
-      outputs::write_collectives_csv(results, (out / "collectives.csv").string());
-      spdlog::debug("wrote {}: {} collective instances", (out / "collectives.csv").string(),
-                    results.collectives.size());
+  bool written = true;
+  const auto write = [&](const char* name, auto&& writer) {
+    const std::string path = (out / name).string();
+    try {
+      writer(results, path);
+      spdlog::debug("wrote {}", path);
+    } catch (const std::exception& e) {
+      std::cerr << fmt::format("error: {}\n", e.what());
+      written = false;
     }
-    if (record.qps && results.qps_counted) {
-      outputs::write_qps_csv(results, (out / "qps.csv").string());
-      spdlog::debug("wrote {}", (out / "qps.csv").string());
-    }
-    return true;
-  } catch (const std::exception& e) {
-    std::cerr << fmt::format("error: {}\n", e.what());
-    return false;
-  }
+  };
+  write("summary.json", outputs::write_summary_json);
+  if (record.collectives) write("collectives.csv", outputs::write_collectives_csv);
+  if (record.qps && results.qps_counted) write("qps.csv", outputs::write_qps_csv);
+  return written;
 }
 
 // Keeps the metrics endpoint up for `linger` after the run so Prometheus scrapes the final
