@@ -153,7 +153,7 @@ int run_configuration(const RunCommandOptions* opts) {
   options.stop = &stop_requested;
   options.watchdog_ns = watchdog_ns;
   options.time_scale = opts->time_scale;
-  options.config_digest = engine::config_digest(opts->config, opts->overrides);
+  options.config_digest = engine::config_digest(loaded.text, opts->overrides);
   if (!opts->no_progress && isatty(STDERR_FILENO)) options.progress = print_progress;
   options.data_plane = data_plane_factory(config);
   options.session = &session;

@@ -40,8 +40,8 @@ uint64_t hash_file(uint64_t hash, const std::string& file) {
   return hash;
 }
 
-uint64_t config_hash(const std::string& config_file, const std::vector<std::string>& overrides) {
-  uint64_t hash = hash_file(kFnvOffset, config_file);
+uint64_t config_hash(const std::string& config_text, const std::vector<std::string>& overrides) {
+  uint64_t hash = fnv1a(kFnvOffset, config_text);
   // A separator no YAML file ends with keeps "a" + "--set b" apart from "a--set b".
   for (const std::string& override : overrides) {
     hash = fnv1a(hash, std::string_view("\0--set ", 7));
@@ -52,14 +52,14 @@ uint64_t config_hash(const std::string& config_file, const std::vector<std::stri
 
 }  // namespace
 
-std::string config_digest(const std::string& config_file,
+std::string config_digest(const std::string& config_text,
                           const std::vector<std::string>& overrides) {
-  return fmt::format("fnv1a64:{:016x}", config_hash(config_file, overrides));
+  return fmt::format("fnv1a64:{:016x}", config_hash(config_text, overrides));
 }
 
-std::string inputs_digest(const std::string& config_file, const std::vector<std::string>& overrides,
+std::string inputs_digest(const std::string& config_text, const std::vector<std::string>& overrides,
                           const config::RunConfig& config) {
-  uint64_t hash = config_hash(config_file, overrides);
+  uint64_t hash = config_hash(config_text, overrides);
   auto add_file = [&](const std::string& file) {
     hash = fnv1a(hash, std::string_view("\0file ", 6));
     hash = fnv1a(hash, std::filesystem::path(file).filename().string());

@@ -176,6 +176,7 @@ LoadedConfig load_config_text(const std::string& text, const std::string& name,
   LoadedConfig loaded;
   loaded.source_map = SourceMap(name);
   loaded.config.source_file = name;
+  loaded.text = text;
   YAML::Node root;
   try {
     root = YAML::Load(text);
