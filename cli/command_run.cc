@@ -9,7 +9,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -24,6 +23,7 @@
 #include "cli/emulator_processes.h"
 #include "cli/exit_codes.h"
 #include "cli/split_run_results.h"
+#include "cli/stop_signals.h"
 #include "common/duration.h"
 #include "control/load/config_loader.h"
 #include "engine/config_digest.h"
@@ -49,14 +49,6 @@ struct RunCommandOptions {
   bool no_metrics = false;
   bool predict = false;
 };
-
-std::atomic<bool> stop_requested{false};
-std::atomic<int> stop_signal{0};
-
-extern "C" void request_stop(int signal) {
-  stop_signal.store(signal, std::memory_order_relaxed);
-  stop_requested.store(true, std::memory_order_relaxed);
-}
 
 void print_progress(const engine::RunResults& so_far, clock::Nanos now, void*) {
   std::cerr << fmt::format("\r  virtual {:.3f} ms | collectives done {} | flows {} ", now / 1e6,
@@ -110,7 +102,7 @@ void linger(const telemetry::RunTelemetry& telemetry) {
                            server->url(),
                            std::chrono::duration<double>(telemetry.linger()).count());
   const auto until = std::chrono::steady_clock::now() + telemetry.linger();
-  while (!stop_requested.load(std::memory_order_relaxed) &&
+  while (!stop_requested().load(std::memory_order_relaxed) &&
          std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -150,7 +142,7 @@ int run_configuration(const RunCommandOptions* opts) {
   const bool writes_results = session.rank() == 0;
   const config::RunConfig& config = loaded.config;
   engine::RunOptions options;
-  options.stop = &stop_requested;
+  options.stop = &stop_requested();
   options.watchdog_ns = watchdog_ns;
   options.time_scale = opts->time_scale;
   options.config_digest = engine::config_digest(loaded.text, opts->overrides);
@@ -231,8 +223,6 @@ int run_configuration(const RunCommandOptions* opts) {
     engine->set_port_writer(&*ports);
   }
 
-  std::signal(SIGINT, request_stop);
-  std::signal(SIGTERM, request_stop);
   std::string serving;
   if (telemetry && telemetry->server()) serving = "; metrics at " + telemetry->server()->url();
   if (writes_results) {
@@ -291,7 +281,7 @@ int run_configuration(const RunCommandOptions* opts) {
     }
     return exit_code_for(results.status);
   };
-  if (split && stop_requested.load(std::memory_order_relaxed)) {
+  if (split && stop_requested().load(std::memory_order_relaxed)) {
     // The launcher is ending the run (a signal; another process died): the processes cannot
     // meet again, so each keeps what it has, in its own files, and all end together.
     if (telemetry) telemetry->finish();
@@ -333,8 +323,6 @@ int run_configuration(const RunCommandOptions* opts) {
     code = std::stoi(session.all_gather(std::to_string(code))[0]);
     release_every_process(session, config, [&] { engine.reset(); });
   }
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
   return code;
 }
 
@@ -378,7 +366,7 @@ int run_with_prediction(const RunCommandOptions& opts) {
   std::cout << fmt::format("Prediction: the fabric twin ({}) in place of the device under test\n",
                            config::topology_name(lab.config.fabric.topology));
   const int predicted = run_configuration(&prediction);
-  if (stop_requested.load(std::memory_order_relaxed) ||
+  if (stop_requested().load(std::memory_order_relaxed) ||
       (predicted != kExitOk && predicted != kExitFailure)) {
     std::cerr << fmt::format(
         "error: the prediction ended with exit code {}; nothing was measured\n", predicted);
@@ -403,7 +391,8 @@ CommandAction add_run_command(CLI::App& app) {
       "counters. Writes summary.json, collectives.csv, flows.csv and qps.csv to the output "
       "directory and prints an nccl-tests-style report. Exit 0 when every job completed, 1 when "
       "flows failed, 2 for bad input, 3 when the run could not complete (nothing progressed, or "
-      "the ranks' traces disagree; the diagnosis says what was stuck), 130 when interrupted.");
+      "the ranks' traces disagree; the diagnosis says what was stuck), 130 when interrupted "
+      "(SIGINT, SIGTERM or SIGHUP; one inherited as ignored stays ignored).");
   cmd->add_option("config", opts->config, "The run configuration (YAML)")->required();
   cmd->add_option("-s,--set", opts->overrides,
                   "Override a key: KEY.PATH=VALUE, e.g. workload.iterations=10 (repeatable)")
