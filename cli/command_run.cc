@@ -9,7 +9,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -24,6 +23,7 @@
 #include "cli/emulator_processes.h"
 #include "cli/exit_codes.h"
 #include "cli/split_run_results.h"
+#include "cli/stop_signals.h"
 #include "common/duration.h"
 #include "control/load/config_loader.h"
 #include "engine/config_digest.h"
@@ -50,14 +50,6 @@ struct RunCommandOptions {
   bool predict = false;
 };
 
-std::atomic<bool> stop_requested{false};
-std::atomic<int> stop_signal{0};
-
-extern "C" void request_stop(int signal) {
-  stop_signal.store(signal, std::memory_order_relaxed);
-  stop_requested.store(true, std::memory_order_relaxed);
-}
-
 void print_progress(const engine::RunResults& so_far, clock::Nanos now, void*) {
   std::cerr << fmt::format("\r  virtual {:.3f} ms | collectives done {} | flows {} ", now / 1e6,
                            so_far.collectives.size(), so_far.flows)
@@ -80,26 +72,25 @@ int exit_code_for(engine::RunStatus status) {
 }
 
 // Writes summary.json, collectives.csv and qps.csv (when the run's data plane counted QPs);
-// returns false (after saying why) when one cannot be written.
+// returns false (after saying why) when one cannot be written. Each is tried, whatever became of
+// the others: each is whole or not there.
 bool write_results(const engine::RunResults& results, const std::filesystem::path& out,
                    const config::RecordConfig& record) {
-  try {
-    outputs::write_summary_json(results, (out / "summary.json").string());
-    spdlog::debug("wrote {}", (out / "summary.json").string());
-    if (record.collectives) {
-      outputs::write_collectives_csv(results, (out / "collectives.csv").string());
-      spdlog::debug("wrote {}: {} collective instances", (out / "collectives.csv").string(),
-                    results.collectives.size());
+  bool written = true;
+  const auto write = [&](const char* name, auto&& writer) {
+    const std::string path = (out / name).string();
+    try {
+      writer(results, path);
+      spdlog::debug("wrote {}", path);
+    } catch (const std::exception& e) {
+      std::cerr << fmt::format("error: {}\n", e.what());
+      written = false;
     }
-    if (record.qps && results.qps_counted) {
-      outputs::write_qps_csv(results, (out / "qps.csv").string());
-      spdlog::debug("wrote {}", (out / "qps.csv").string());
-    }
-    return true;
-  } catch (const std::exception& e) {
-    std::cerr << fmt::format("error: {}\n", e.what());
-    return false;
-  }
+  };
+  write("summary.json", outputs::write_summary_json);
+  if (record.collectives) write("collectives.csv", outputs::write_collectives_csv);
+  if (record.qps && results.qps_counted) write("qps.csv", outputs::write_qps_csv);
+  return written;
 }
 
 // Keeps the metrics endpoint up for `linger` after the run so Prometheus scrapes the final
@@ -111,7 +102,7 @@ void linger(const telemetry::RunTelemetry& telemetry) {
                            server->url(),
                            std::chrono::duration<double>(telemetry.linger()).count());
   const auto until = std::chrono::steady_clock::now() + telemetry.linger();
-  while (!stop_requested.load(std::memory_order_relaxed) &&
+  while (!stop_requested().load(std::memory_order_relaxed) &&
          std::chrono::steady_clock::now() < until) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -151,10 +142,10 @@ int run_configuration(const RunCommandOptions* opts) {
   const bool writes_results = session.rank() == 0;
   const config::RunConfig& config = loaded.config;
   engine::RunOptions options;
-  options.stop = &stop_requested;
+  options.stop = &stop_requested();
   options.watchdog_ns = watchdog_ns;
   options.time_scale = opts->time_scale;
-  options.config_digest = engine::config_digest(opts->config, opts->overrides);
+  options.config_digest = engine::config_digest(loaded.text, opts->overrides);
   if (!opts->no_progress && isatty(STDERR_FILENO)) options.progress = print_progress;
   options.data_plane = data_plane_factory(config);
   options.session = &session;
@@ -232,8 +223,6 @@ int run_configuration(const RunCommandOptions* opts) {
     engine->set_port_writer(&*ports);
   }
 
-  std::signal(SIGINT, request_stop);
-  std::signal(SIGTERM, request_stop);
   std::string serving;
   if (telemetry && telemetry->server()) serving = "; metrics at " + telemetry->server()->url();
   if (writes_results) {
@@ -292,7 +281,7 @@ int run_configuration(const RunCommandOptions* opts) {
     }
     return exit_code_for(results.status);
   };
-  if (split && stop_requested.load(std::memory_order_relaxed)) {
+  if (split && stop_requested().load(std::memory_order_relaxed)) {
     // The launcher is ending the run (a signal; another process died): the processes cannot
     // meet again, so each keeps what it has, in its own files, and all end together.
     if (telemetry) telemetry->finish();
@@ -334,8 +323,6 @@ int run_configuration(const RunCommandOptions* opts) {
     code = std::stoi(session.all_gather(std::to_string(code))[0]);
     release_every_process(session, config, [&] { engine.reset(); });
   }
-  std::signal(SIGINT, SIG_DFL);
-  std::signal(SIGTERM, SIG_DFL);
   return code;
 }
 
@@ -379,7 +366,7 @@ int run_with_prediction(const RunCommandOptions& opts) {
   std::cout << fmt::format("Prediction: the fabric twin ({}) in place of the device under test\n",
                            config::topology_name(lab.config.fabric.topology));
   const int predicted = run_configuration(&prediction);
-  if (stop_requested.load(std::memory_order_relaxed) ||
+  if (stop_requested().load(std::memory_order_relaxed) ||
       (predicted != kExitOk && predicted != kExitFailure)) {
     std::cerr << fmt::format(
         "error: the prediction ended with exit code {}; nothing was measured\n", predicted);
@@ -404,7 +391,8 @@ CommandAction add_run_command(CLI::App& app) {
       "counters. Writes summary.json, collectives.csv, flows.csv and qps.csv to the output "
       "directory and prints an nccl-tests-style report. Exit 0 when every job completed, 1 when "
       "flows failed, 2 for bad input, 3 when the run could not complete (nothing progressed, or "
-      "the ranks' traces disagree; the diagnosis says what was stuck), 130 when interrupted.");
+      "the ranks' traces disagree; the diagnosis says what was stuck), 130 when interrupted "
+      "(SIGINT, SIGTERM or SIGHUP; one inherited as ignored stays ignored).");
   cmd->add_option("config", opts->config, "The run configuration (YAML)")->required();
   cmd->add_option("-s,--set", opts->overrides,
                   "Override a key: KEY.PATH=VALUE, e.g. workload.iterations=10 (repeatable)")

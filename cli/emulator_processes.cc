@@ -73,7 +73,8 @@ int join_emulator_processes(const cluster::Session& session, const ProcessSetup&
   mine.error = setup.error;
   if (setup.loaded != nullptr && mine.error.empty()) {
     try {
-      mine.digest = engine::inputs_digest(setup.config_file, setup.overrides, setup.loaded->config);
+      mine.digest =
+          engine::inputs_digest(setup.loaded->text, setup.overrides, setup.loaded->config);
     } catch (const std::exception& e) {
       mine.error = e.what();
     }

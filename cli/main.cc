@@ -10,12 +10,16 @@
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/stop_signals.h"
 #include "cli/unknown_command.h"
 #include "cluster/session.h"
 #include "trace/trace_error.h"
 
 int main(int argc, char** argv) {
   using namespace etwire::cli;
+  // Before anything that takes time: a stop request that comes while a run loads its
+  // configuration is kept for it (stop_signals.h).
+  install_stop_handlers();
   // Under an MPI launcher this process is one of a run's emulator processes: MPI starts here,
   // before any thread, and ends when main returns.
   const auto session = etwire::cluster::Session::start(&argc, &argv);
@@ -65,7 +69,14 @@ int main(int argc, char** argv) {
 
   try {
     for (auto& [sub, action] : commands) {
-      if (sub->parsed()) return action();
+      if (!sub->parsed()) continue;
+      // Only a run has something to save when it is stopped: the results so far.
+      if (sub->get_name() == "run") {
+        keep_stop_requests();
+      } else {
+        end_on_stop_signals();
+      }
+      return action();
     }
   } catch (const etwire::trace::TraceError& e) {
     spdlog::error("{}", e.what());

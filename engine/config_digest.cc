@@ -7,9 +7,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <stdexcept>
 #include <string_view>
+#include <vector>
 
 #include "trace/trace_set.h"
 
@@ -28,14 +28,20 @@ uint64_t fnv1a(uint64_t hash, std::string_view bytes) {
   return hash;
 }
 
-std::string file_bytes(const std::string& file) {
+// Hashes the file in chunks: a run's trace files can be far larger than is worth holding at once.
+uint64_t hash_file(uint64_t hash, const std::string& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot read: {}", file, std::strerror(errno)));
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<char> chunk(size_t{1} << 16);
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0) {
+    hash = fnv1a(hash, std::string_view(chunk.data(), static_cast<size_t>(in.gcount())));
+  }
+  if (in.bad()) throw std::runtime_error(fmt::format("{}: read error", file));
+  return hash;
 }
 
-uint64_t config_hash(const std::string& config_file, const std::vector<std::string>& overrides) {
-  uint64_t hash = fnv1a(kFnvOffset, file_bytes(config_file));
+uint64_t config_hash(const std::string& config_text, const std::vector<std::string>& overrides) {
+  uint64_t hash = fnv1a(kFnvOffset, config_text);
   // A separator no YAML file ends with keeps "a" + "--set b" apart from "a--set b".
   for (const std::string& override : overrides) {
     hash = fnv1a(hash, std::string_view("\0--set ", 7));
@@ -46,18 +52,18 @@ uint64_t config_hash(const std::string& config_file, const std::vector<std::stri
 
 }  // namespace
 
-std::string config_digest(const std::string& config_file,
+std::string config_digest(const std::string& config_text,
                           const std::vector<std::string>& overrides) {
-  return fmt::format("fnv1a64:{:016x}", config_hash(config_file, overrides));
+  return fmt::format("fnv1a64:{:016x}", config_hash(config_text, overrides));
 }
 
-std::string inputs_digest(const std::string& config_file, const std::vector<std::string>& overrides,
+std::string inputs_digest(const std::string& config_text, const std::vector<std::string>& overrides,
                           const config::RunConfig& config) {
-  uint64_t hash = config_hash(config_file, overrides);
+  uint64_t hash = config_hash(config_text, overrides);
   auto add_file = [&](const std::string& file) {
     hash = fnv1a(hash, std::string_view("\0file ", 6));
     hash = fnv1a(hash, std::filesystem::path(file).filename().string());
-    hash = fnv1a(hash, file_bytes(file));
+    hash = hash_file(hash, file);
   };
   for (const config::JobConfig& job : config.workload.jobs) {
     const trace::TraceSet set = trace::TraceSet::discover(job.trace);

@@ -10,15 +10,15 @@
 
 namespace etwire::engine {
 
-// "fnv1a64:" followed by 16 hex digits. Throws std::runtime_error naming the file when it cannot
-// be read.
-std::string config_digest(const std::string& config_file,
+// "fnv1a64:" followed by 16 hex digits, over the configuration's bytes as they were loaded
+// (LoadedConfig::text) and the overrides.
+std::string config_digest(const std::string& config_text,
                           const std::vector<std::string>& overrides);
 
-// The same over everything a run reads: the config file, the overrides, and every job's trace
+// The same over everything a run reads: the configuration, the overrides, and every job's trace
 // files and comm-group file, each by name and bytes. What the emulator processes of one run
 // compare before they start. Throws std::runtime_error naming a file that cannot be read.
-std::string inputs_digest(const std::string& config_file, const std::vector<std::string>& overrides,
+std::string inputs_digest(const std::string& config_text, const std::vector<std::string>& overrides,
                           const config::RunConfig& config);
 
 }  // namespace etwire::engine

@@ -23,7 +23,7 @@ enum class RunStatus : uint8_t {
   kCompleted,    // every rank of every job replayed every iteration
   kFlowsFailed,  // completed, but some flows exhausted their retries (counted per port and flow)
   kStuck,        // the watchdog stopped a run that made no progress; see RunResults::diagnosis
-  kInterrupted,  // SIGINT/SIGTERM: stopped early, results so far written
+  kInterrupted,  // SIGINT/SIGTERM/SIGHUP: stopped early, results so far written
   kFailed,       // an error in a trace (found while replaying it) stopped the run
 };
 // "completed", "flows-failed", "stuck", "interrupted", "failed"

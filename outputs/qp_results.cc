@@ -89,7 +89,7 @@ std::string_view qps_csv_header() {
 }
 
 void write_qps_csv(const RunResults& results, const std::string& path) {
-  StreamedFile file(path);
+  StreamedFile file(path, StreamedFile::Mode::kReplaceAtClose);
   file.buffer() += qps_csv_header();
   file.appended();
   for (const QpRecord* qp : in_file_order(results)) {

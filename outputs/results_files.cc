@@ -1,15 +1,10 @@
 #include "outputs/results_files.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cctype>
-#include <cerrno>
-#include <cstring>
 #include <iterator>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 
 #include "collectives/bandwidth.h"
 #include "outputs/qp_results.h"
@@ -32,44 +27,6 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr double kBytesPerGB = 1e9;
-
-[[noreturn]] void fail(const std::string& path, std::string_view why) {
-  throw std::runtime_error(fmt::format("{}: {}", path, why));
-}
-
-int open_for_writing(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail(path, std::strerror(errno));
-  return fd;
-}
-
-// Writes all of `text`, retrying short writes and interrupted calls.
-void write_all(int fd, std::string_view text, const std::string& path) {
-  while (!text.empty()) {
-    const ssize_t written = ::write(fd, text.data(), text.size());
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      fail(path, std::strerror(errno));
-    }
-    text.remove_prefix(static_cast<size_t>(written));
-  }
-}
-
-void close_checked(int fd, const std::string& path) {
-  // close() reports deferred write errors (NFS, quota); a retry after EINTR is not safe on Linux.
-  if (::close(fd) != 0 && errno != EINTR) fail(path, std::strerror(errno));
-}
-
-void write_text_file(const std::string& path, std::string_view text) {
-  const int fd = open_for_writing(path);
-  try {
-    write_all(fd, text, path);
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  close_checked(fd, path);
-}
 
 double gbps(double bytes_per_second) {
   return bytes_per_second / kBytesPerGB;
@@ -296,7 +253,7 @@ std::string job_label(const RunResults& results, uint32_t job) {
 void write_summary_json(const RunResults& results, const std::string& path) {
   std::string text = summary_json(results).dump(2);
   text += '\n';
-  write_text_file(path, text);
+  write_file_atomically(path, text);
 }
 
 void write_collectives_csv(const RunResults& results, const std::string& path) {
@@ -320,59 +277,7 @@ void write_collectives_csv(const RunResults& results, const std::string& path) {
     }
     text += '\n';
   }
-  write_text_file(path, text);
-}
-
-namespace {
-
-// Written out once the buffer reaches this size; the margin covers the longest line (a flow's 21
-// numeric fields and a status; a queue sample with a port name), so the buffer never grows past
-// its reserve.
-constexpr size_t kFlushBytes = size_t{1} << 20;
-constexpr size_t kLineMargin = 1024;
-
-}  // namespace
-
-StreamedFile::StreamedFile(std::string path) : path_(std::move(path)) {
-  fd_ = open_for_writing(path_);
-  buffer_.reserve(kFlushBytes + kLineMargin);
-}
-
-StreamedFile::~StreamedFile() {
-  try {
-    close();
-  } catch (const std::exception&) {
-    // Destructors must not throw; close() reports the error to callers that want it.
-  }
-}
-
-std::string& StreamedFile::buffer() {
-  if (fd_ < 0) outputs::fail(path_, "append after close");
-  return buffer_;
-}
-
-void StreamedFile::appended() {
-  if (buffer_.size() >= kFlushBytes) flush();
-}
-
-void StreamedFile::flush() {
-  if (buffer_.empty() || fd_ < 0) return;
-  write_all(fd_, buffer_, path_);
-  buffer_.clear();  // keeps the capacity
-}
-
-void StreamedFile::close() {
-  if (fd_ < 0) return;
-  const int fd = fd_;
-  try {
-    flush();
-  } catch (...) {
-    fd_ = -1;
-    ::close(fd);
-    throw;
-  }
-  fd_ = -1;
-  close_checked(fd, path_);
+  write_file_atomically(path, text);
 }
 
 FlowCsvWriter::FlowCsvWriter(std::string path) : file_(std::move(path)) {

@@ -5,7 +5,8 @@
 //   queues.csv       the twin's switch egress queues, sampled while the run goes (QueueCsvWriter)
 // Bandwidths are in GB/s of 1e9 bytes per second, as nccl-tests prints them, so figures compare
 // directly. Every writer throws std::runtime_error("<path>: <reason>") when the file cannot be
-// written.
+// written; output_file.h says how each reaches the disk (summary.json and collectives.csv whole,
+// or not at all; flows.csv and queues.csv in whole lines).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include "dataplane/queue_sample.h"
 #include "engine/flow_sink.h"
 #include "engine/run_results.h"
+#include "outputs/output_file.h"
 #include "transport/flow_record.h"
 
 namespace etwire::outputs {
@@ -33,34 +35,10 @@ std::string job_label(const engine::RunResults& results, uint32_t job);
 void append_csv_text(std::string_view text, std::string& out);
 
 void write_summary_json(const engine::RunResults& results, const std::string& path);
+// The largest summary.json that `etwire report` and `etwire compare` read: a run of a million
+// collective instances writes about a GiB, and the file is parsed whole.
+inline constexpr uint64_t kMaxSummaryJsonBytes = uint64_t{1} << 30;
 void write_collectives_csv(const engine::RunResults& results, const std::string& path);
-
-// A results file written while the run goes: lines collect in a buffer written out about every
-// MiB, so appending costs no system call and, once the buffer has its full size, no allocation.
-class StreamedFile {
- public:
-  // Creates (truncates) `path`.
-  explicit StreamedFile(std::string path);
-  // Flushes; errors are swallowed here since a destructor must not throw: call close() to see
-  // them.
-  ~StreamedFile();
-  StreamedFile(const StreamedFile&) = delete;
-  StreamedFile& operator=(const StreamedFile&) = delete;
-
-  // Where the next line goes; call appended() after writing it. Throws after close().
-  std::string& buffer();
-  void appended();
-  // Writes every buffered line to the file.
-  void flush();
-  // Flushes and closes the file.
-  void close();
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-  int fd_ = -1;
-  std::string buffer_;
-};
 
 // flows.csv: the header, then one line per appended record; it runs for every flow of the run.
 class FlowCsvWriter final : public engine::FlowSink {

@@ -4,14 +4,22 @@
 
 #include <cctype>
 #include <charconv>
-#include <fstream>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
+#include "common/bounded_file.h"
 #include "trace/trace_error.h"
 
 namespace etwire::trace {
+
+namespace {
+
+// A group per line of a few thousand ranks stays far below this; the cap keeps an endless stream
+// from being read forever.
+constexpr uint64_t kMaxCommGroupFileBytes = uint64_t{64} << 20;
+
+}  // namespace
 
 std::optional<GroupRef> parse_pg_name(std::optional<std::string_view> pg_name) {
   if (!pg_name || pg_name->empty() || *pg_name == "0") return GroupRef{};
@@ -27,11 +35,17 @@ std::optional<GroupRef> parse_pg_name(std::optional<std::string_view> pg_name) {
 }
 
 CommGroups CommGroups::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TraceError({path, {}, {}}, "cannot open comm-group file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return from_json_text(text.str(), path);
+  std::string text;
+  try {
+    text = read_bounded_file(path, kMaxCommGroupFileBytes, "a comm-group file");
+  } catch (const InputFileError& e) {
+    if (e.reason() == InputFileError::Reason::kTooLarge) throw TraceError({path, {}, {}}, e.what());
+    throw TraceError({path, {}, {}},
+                     fmt::format("cannot {} comm-group file: {}",
+                                 e.reason() == InputFileError::Reason::kOpen ? "open" : "read",
+                                 std::strerror(e.error_number())));
+  }
+  return from_json_text(text, path);
 }
 
 CommGroups CommGroups::from_json_text(const std::string& text, const std::string& origin) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "common/bounded_file.h"
 #include "trace/node_semantics.h"
 #include "trace/trace_error.h"
 
@@ -31,8 +32,15 @@ class FeederJsonReader final : public NodeSource {
  public:
   explicit FeederJsonReader(std::unique_ptr<ByteSource> bytes) : path_(bytes->path()) {
     std::string text;
+    const std::string too_large = too_large_message(kMaxFeederJsonBytes, "a feeder JSON trace");
+    // A file known to be too large is refused before any of it is read.
+    if (const auto bound = bytes->remaining_bound(); bound && *bound > kMaxFeederJsonBytes) {
+      throw TraceError({path_, {}, {}}, fmt::format("{} bytes: {}", *bound, too_large));
+    }
     try {
       while (size_t available = bytes->fill(1)) {
+        if (text.size() + available > kMaxFeederJsonBytes)
+          throw TraceError({path_, {}, {}}, too_large);
         text.append(reinterpret_cast<const char*>(bytes->data()), available);
         bytes->consume(available);
       }

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "trace/feeder_json_reader.h"
+
 namespace etwire::trace {
 
 namespace {
@@ -15,7 +17,12 @@ bool is_json_space(int c) {
 class Peek {
  public:
   explicit Peek(ByteSource& bytes) : bytes_(bytes) {}
-  int operator[](size_t i) const { return bytes_.fill(i + 1) > i ? bytes_.data()[i] : -1; }
+  // Past kMaxFeederJsonBytes reads as the end: no trace read as JSON is larger, and the bytes
+  // looked at stay buffered, so an endless object must not be followed to its end.
+  int operator[](size_t i) const {
+    if (i >= kMaxFeederJsonBytes) return -1;
+    return bytes_.fill(i + 1) > i ? bytes_.data()[i] : -1;
+  }
   bool equals(size_t begin, std::string_view text) const {
     return bytes_.fill(begin + text.size()) >= begin + text.size() &&
            std::memcmp(bytes_.data() + begin, text.data(), text.size()) == 0;

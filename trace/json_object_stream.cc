@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/bounded_file.h"
 #include "trace/trace_error.h"
 
 namespace etwire::trace {
@@ -69,6 +70,10 @@ bool JsonObjectStream::next(std::string& out) {
         ++next_index_;
         return true;
       }
+    }
+    if (out.size() + available > kMaxJsonObjectBytes) {
+      fail(fmt::format("object {} is {}", next_index_,
+                       too_large_message(kMaxJsonObjectBytes, "one object of a JSON trace")));
     }
     out.append(reinterpret_cast<const char*>(p), available);
     bytes_->consume(available);

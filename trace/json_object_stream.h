@@ -12,14 +12,19 @@
 
 namespace etwire::trace {
 
+// The largest object read: a node object of a jsonizer dump is well under a KiB, its metadata
+// object little more; the cap keeps a runaway object from being held whole.
+inline constexpr uint64_t kMaxJsonObjectBytes = uint64_t{64} << 20;
+
 class JsonObjectStream {
  public:
   explicit JsonObjectStream(std::unique_ptr<ByteSource> bytes) : bytes_(std::move(bytes)) {}
 
   // Puts the text of the next object in `out` (reusing its buffer). Returns false at the end of the
   // file. Throws TraceError naming the file and object index for anything but whitespace between
-  // objects, and for an object cut off by the end of the file. Brackets are only counted here;
-  // the object's content is checked by whoever parses it.
+  // objects, for an object cut off by the end of the file and for one larger than
+  // kMaxJsonObjectBytes. Brackets are only counted here; the object's content is checked by
+  // whoever parses it.
   bool next(std::string& out);
 
   // Index of the object the next call to next() returns (0-based).

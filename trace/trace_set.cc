@@ -44,31 +44,53 @@ std::optional<std::pair<std::string, int32_t>> split_rank_file(const std::string
   throw TraceError({what, {}, {}}, problem);
 }
 
+// What `path` is, following symlinks; not_found when it (or a symlink's target) does not exist.
+// Anything else that stops the lookup (a symlink loop, a directory without search permission)
+// is an error naming `what`, since the user named that path, or a file in it, as a trace.
+fs::file_type readable_type(const fs::path& path, const std::string& what) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec && status.type() != fs::file_type::not_found) {
+    fail(what, path.string() == what
+                   ? fmt::format("not readable: {}", ec.message())
+                   : fmt::format("{} is not readable: {}", path.string(), ec.message()));
+  }
+  return status.type();
+}
+
 }  // namespace
 
 TraceSet TraceSet::discover(const std::string& spec, std::optional<int32_t> expected_world_size) {
   TraceSet set;
   set.spec_ = spec;
   std::error_code ec;
-  if (fs::is_regular_file(spec, ec)) {
+  const fs::file_type type = readable_type(spec, spec);
+  if (type == fs::file_type::regular) {
     set.files_.push_back({0, spec});
   } else {
     // A directory holding one set, or a prefix "dir/name" of "dir/name.<rank>.et".
     fs::path dir;
     std::optional<std::string> wanted_stem;
-    if (fs::is_directory(spec, ec)) {
+    if (type == fs::file_type::directory) {
       dir = spec;
     } else {
       fs::path prefix(spec);
       dir = prefix.has_parent_path() ? prefix.parent_path() : fs::path(".");
       wanted_stem = prefix.filename().string();
-      if (!fs::is_directory(dir, ec)) fail(spec, "no such file or directory");
+      if (readable_type(dir, spec) != fs::file_type::directory) {
+        fail(spec, "no such file or directory");
+      }
     }
     std::map<std::string, std::map<int32_t, std::string>> sets;  // stem -> rank -> path
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-      if (!entry.is_regular_file()) continue;
+    // increment(ec), not ++: an entry that cannot be read is reported below, never thrown.
+    for (fs::directory_iterator entries(dir, ec), end; !ec && entries != end;
+         entries.increment(ec)) {
+      const fs::directory_entry& entry = *entries;
+      // Only names of rank files are looked at: anything else in the directory, a symlink loop
+      // included, is none of the trace set's business.
       auto split = split_rank_file(entry.path().filename().string());
       if (!split || (wanted_stem && split->first != *wanted_stem)) continue;
+      if (readable_type(entry.path(), entry.path().string()) != fs::file_type::regular) continue;
       auto& ranks = sets[split->first];
       auto [it, inserted] = ranks.emplace(split->second, entry.path().string());
       if (!inserted) {

@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cerrno>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "common/bounded_file.h"
 #include "control/check/capture_checks.h"
 #include "control/check/config_checks.h"
 #include "control/check/derived_values.h"
@@ -25,6 +25,10 @@
 namespace etwire::control {
 
 namespace {
+
+// Far above any configuration written by hand or generated (a large one is a few hundred KiB); a
+// cap at all keeps an endless stream from being read forever.
+constexpr uint64_t kMaxConfigFileBytes = uint64_t{64} << 20;
 
 void report_at(LoadedConfig& loaded, Severity severity, Problem problem, const std::string& path,
                std::string message) {
@@ -174,6 +178,7 @@ LoadedConfig load_config_text(const std::string& text, const std::string& name,
   LoadedConfig loaded;
   loaded.source_map = SourceMap(name);
   loaded.config.source_file = name;
+  loaded.text = text;
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -220,23 +225,24 @@ LoadedConfig load_config_text(const std::string& text, const std::string& name,
 }
 
 LoadedConfig load_config_file(const std::string& path, const LoadOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::string text;
+  try {
+    text = read_bounded_file(path, kMaxConfigFileBytes, "a configuration file");
+  } catch (const InputFileError& e) {
     LoadedConfig loaded;
     loaded.source_map = SourceMap(path);
     loaded.config.source_file = path;
     Diagnostic d;
     d.problem = Problem::kSyntax;
     d.where.file = path;
-    std::error_code ec;
-    d.message = std::filesystem::exists(path, ec) ? "cannot read the file" : "no such file";
+    d.message = e.reason() == InputFileError::Reason::kOpen && e.error_number() == ENOENT
+                    ? "no such file"
+                    : e.what();
     loaded.diagnostics.add(std::move(d));
     return loaded;
   }
-  std::stringstream text;
-  text << in.rdbuf();
   std::string dir = std::filesystem::path(path).parent_path().string();
-  return load_config_text(text.str(), path, dir, options);
+  return load_config_text(text, path, dir, options);
 }
 
 config::RunConfig load_run_config(const std::string& path, const LoadOptions& options) {

@@ -33,6 +33,9 @@ struct LoadedConfig {
   std::vector<std::optional<TraceFacts>> traces;        // by job; when read
   std::vector<std::optional<JobPlacement>> placements;  // by job; when placed
   std::optional<AddressPlan> addresses;                 // when every job is placed
+  // The configuration's bytes as they were read: a digest hashes these, since a second read of
+  // the file may differ (edited since, a FIFO, a pipe) or block.
+  std::string text;
 
   bool ok() const { return !diagnostics.has_errors(); }
 };

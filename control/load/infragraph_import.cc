@@ -4,16 +4,16 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <deque>
 #include <exception>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <numeric>
 #include <optional>
 #include <set>
-#include <sstream>
 
+#include "common/bounded_file.h"
 #include "common/duration.h"
 #include "common/rate.h"
 #include "control/load/infragraph_graph.h"
@@ -24,6 +24,10 @@
 namespace etwire::control {
 
 namespace {
+
+// A fabric of tens of thousands of nodes and links is a few MiB; the cap keeps an endless stream
+// from being read forever.
+constexpr uint64_t kMaxInfraGraphFileBytes = uint64_t{64} << 20;
 
 using infragraph::Cable;
 using infragraph::End;
@@ -672,19 +676,23 @@ bool import_infragraph(MapReader& fabric, const std::string& config_dir,
   const std::string key = fabric.key_path("infragraph");
   report_shape_keys(fabric);
   const std::string file = resolve_config_path(ctx, key, text, config_dir);
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    std::error_code ec;
+  std::string content;
+  try {
+    content = read_bounded_file(file, kMaxInfraGraphFileBytes, "an InfraGraph file");
+  } catch (const InputFileError& e) {
+    std::string why = e.what();
+    if (e.reason() == InputFileError::Reason::kOpen) {
+      why = e.error_number() == ENOENT ? "no such file" : "not readable";
+    } else if (e.reason() == InputFileError::Reason::kRead) {
+      why = std::strerror(e.error_number());
+    }
     ctx.error(Problem::kBadReference, fabric.get("infragraph"), key,
-              fmt::format("cannot read the InfraGraph file {}: {}", file,
-                          std::filesystem::exists(file, ec) ? "not readable" : "no such file"));
+              fmt::format("cannot read the InfraGraph file {}: {}", file, why));
     return false;
   }
-  std::stringstream content;
-  content << in.rdbuf();
   YAML::Node document;
   try {
-    document = YAML::Load(content.str());
+    document = YAML::Load(content);
   } catch (const YAML::Exception& e) {
     Diagnostic d;
     d.problem = Problem::kSyntax;

@@ -3,14 +3,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <stdexcept>
 
 #include "common/text_table.h"
+#include "outputs/output_file.h"
 
 namespace etwire::outputs {
 
@@ -165,11 +162,7 @@ std::string comparison_json(const RunComparison& c) {
 }
 
 void write_comparison_json(const RunComparison& comparison, const std::string& path) {
-  const std::string text = comparison_json(comparison);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) out << text;
-  if (out) out.flush();
-  if (!out) throw std::runtime_error(fmt::format("{}: {}", path, std::strerror(errno)));
+  write_file_atomically(path, comparison_json(comparison));
 }
 
 }  // namespace etwire::outputs

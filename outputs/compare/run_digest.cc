@@ -6,11 +6,11 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "common/bounded_file.h"
 #include "dataplane/port_counters.h"
+#include "outputs/results_files.h"
 
 namespace etwire::outputs {
 
@@ -151,19 +151,28 @@ RunDigest digest_summary_json(const std::string& text, const std::string& source
 
 RunDigest read_run_digest(const std::filesystem::path& dir) {
   std::error_code error;
-  if (!std::filesystem::is_directory(dir, error)) {
-    throw CompareInputError(fmt::format(
-        "{}: {}", dir.string(),
-        std::filesystem::exists(dir, error) ? "not a directory" : "no such results directory"));
+  const std::filesystem::file_status status = std::filesystem::status(dir, error);
+  if (error && status.type() != std::filesystem::file_type::not_found) {
+    throw CompareInputError(fmt::format("{}: not readable: {}", dir.string(), error.message()));
+  }
+  if (status.type() != std::filesystem::file_type::directory) {
+    throw CompareInputError(fmt::format("{}: {}", dir.string(),
+                                        status.type() == std::filesystem::file_type::not_found
+                                            ? "no such results directory"
+                                            : "not a directory"));
   }
   const std::filesystem::path path = dir / "summary.json";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw CompareInputError(fmt::format("{}: {} (a results directory of `etwire run` has one)",
-                                        path.string(),
-                                        errno == ENOENT ? "no such file" : std::strerror(errno)));
+  std::string text;
+  try {
+    text = read_bounded_file(path.string(), kMaxSummaryJsonBytes, "a summary.json");
+  } catch (const InputFileError& e) {
+    if (e.reason() == InputFileError::Reason::kOpen) {
+      throw CompareInputError(fmt::format(
+          "{}: {} (a results directory of `etwire run` has one)", path.string(),
+          e.error_number() == ENOENT ? "no such file" : std::strerror(e.error_number())));
+    }
+    throw CompareInputError(fmt::format("{}: {}", path.string(), e.what()));
   }
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   RunDigest digest = digest_summary_json(text, path.string());
   digest.dir = dir;
   return digest;

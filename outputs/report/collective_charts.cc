@@ -56,7 +56,7 @@ void add_busbw_per_iteration(const ReportRun& run, const std::string& prefix, Re
 
 void add_fct_cdf(const ReportRun& run, const std::string& prefix, ReportChart& chart) {
   const std::filesystem::path path = run.file("flows.csv");
-  if (!std::filesystem::exists(path)) {
+  if (!run.has("flows.csv")) {
     chart.notes.push_back(fmt::format(
         "{}{} is not there (telemetry.record.flows was off): no FCT CDF", prefix, path.string()));
     return;

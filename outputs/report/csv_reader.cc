@@ -6,13 +6,15 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "common/exact_bytes.h"
 #include "outputs/report/report_input_error.h"
 
 namespace etwire::outputs::report {
 
-CsvReader::CsvReader(std::string path) : path_(std::move(path)), in_(path_) {
+CsvReader::CsvReader(std::string path)
+    : path_(std::move(path)), in_(path_), line_buffer_(kMaxLineBytes + 1) {
   if (!in_) throw ReportInputError(fmt::format("{}: cannot open", path_));
-  if (!std::getline(in_, text_)) throw ReportInputError(fmt::format("{}: empty file", path_));
+  if (!read_line()) throw ReportInputError(fmt::format("{}: empty file", path_));
   line_ = 1;
   split();
   for (std::string_view name : fields_) header_.emplace_back(name);
@@ -31,7 +33,7 @@ bool CsvReader::has_column(std::string_view name) const {
 }
 
 bool CsvReader::next() {
-  while (std::getline(in_, text_)) {
+  while (read_line()) {
     ++line_;
     if (!text_.empty() && text_.back() == '\r') text_.pop_back();
     if (text_.empty()) continue;
@@ -43,6 +45,24 @@ bool CsvReader::next() {
   }
   if (in_.bad()) throw ReportInputError(fmt::format("{}: read error", path_));
   return false;
+}
+
+bool CsvReader::read_line() {
+  // getline() into a buffer with room for the longest line and the terminating '\0': a longer
+  // line stops there (failbit with a full count) instead of growing.
+  const auto size = static_cast<std::streamsize>(line_buffer_.size());
+  in_.getline(line_buffer_.data(), size);
+  const std::streamsize count = in_.gcount();
+  if (in_.fail() && !in_.bad() && count == size - 1) {
+    throw ReportInputError(fmt::format("{}:{}: a line longer than {}: not a results file", path_,
+                                       line_ + 1, format_bytes_exact(kMaxLineBytes)));
+  }
+  if (in_.fail()) return false;
+  // gcount() counts the '\n' that getline() extracted but did not store; a last line without
+  // one ends at the end of the file instead.
+  const std::streamsize stored = in_.eof() ? count : count - 1;
+  text_.assign(line_buffer_.data(), static_cast<size_t>(stored));
+  return true;
 }
 
 void CsvReader::split() {

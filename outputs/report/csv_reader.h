@@ -14,6 +14,8 @@ namespace etwire::outputs::report {
 
 class CsvReader {
  public:
+  static constexpr size_t kMaxLineBytes = size_t{1} << 20;
+
   // Opens `path` and reads its header line.
   explicit CsvReader(std::string path);
 
@@ -36,12 +38,17 @@ class CsvReader {
   [[noreturn]] void fail(std::string_view what) const;
 
  private:
+  // Reads the next line into text_ (without its '\n'); false at the end of the file. A line
+  // longer than kMaxLineBytes throws: no results file has one, and an endless line (/dev/zero
+  // in place of a CSV) must not be held whole.
+  bool read_line();
   void split();
 
   std::string path_;
   std::ifstream in_;
   uint64_t line_ = 0;
   std::string text_;
+  std::vector<char> line_buffer_;
   std::string unquoted_;  // storage of the fields that held quotes
   std::vector<std::string> header_;
   std::vector<std::string_view> fields_;

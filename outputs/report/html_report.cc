@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/duration.h"
+#include "outputs/output_file.h"
 #include "outputs/report/chart_library.h"
 #include "outputs/report/report_charts.h"
 #include "outputs/result_tables.h"
@@ -327,10 +328,7 @@ std::string html_report(const std::vector<ReportRun>& runs) {
 }
 
 void write_html_report(const std::vector<ReportRun>& runs, const std::string& path) {
-  const std::string page = html_report(runs);
-  StreamedFile file(path);
-  file.buffer() += page;
-  file.close();
+  write_file_atomically(path, html_report(runs));
 }
 
 }  // namespace etwire::outputs::report

@@ -44,7 +44,7 @@ TimeAxis time_axis_for(clock::Nanos longest_run) {
 void add_port_series(const ReportRun& run, const std::string& prefix, const TimeAxis& axis,
                      ReportChart& throughput, ReportChart& congestion) {
   const std::filesystem::path path = run.file("ports.csv");
-  if (!std::filesystem::exists(path)) {
+  if (!run.has("ports.csv")) {
     const std::string note = fmt::format(
         "{}{} is not there (telemetry.record.port_sample_interval was 0, or the run is older)",
         prefix, path.string());

@@ -26,7 +26,7 @@ struct QueueRows {
 void add_queue_depths(const ReportRun& run, const std::string& prefix, const TimeAxis& axis,
                       ReportChart& chart) {
   const std::filesystem::path path = run.file("queues.csv");
-  if (!std::filesystem::exists(path)) {
+  if (!run.has("queues.csv")) {
     chart.notes.push_back(
         fmt::format("{}{} is not there: queue depths are sampled on the fabric twin with "
                     "telemetry.record.queue_sample_interval",

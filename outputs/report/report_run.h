@@ -18,6 +18,9 @@ struct ReportRun {
 
   // A file of the results directory.
   std::filesystem::path file(const char* name) const { return dir / name; }
+  // Whether the results directory has the file `name` (an optional one: ports.csv, queues.csv).
+  // Throws ReportInputError naming it when that cannot be told (a symlink loop, a permission).
+  bool has(const char* name) const;
 };
 
 // Reads `dir`/summary.json. Throws ReportInputError naming the path when it is missing or

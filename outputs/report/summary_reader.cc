@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "common/bounded_file.h"
 #include "outputs/report/report_input_error.h"
 #include "outputs/results_files.h"
 
@@ -183,11 +183,18 @@ void read_fct(const std::string& path, const Fields& doc, engine::RunResults& re
 }  // namespace
 
 engine::RunResults read_summary_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ReportInputError(fmt::format("{}: cannot open (not a results directory?)", path));
+  std::string text;
+  try {
+    text = read_bounded_file(path, kMaxSummaryJsonBytes, "a summary.json");
+  } catch (const InputFileError& e) {
+    if (e.reason() == InputFileError::Reason::kOpen) {
+      throw ReportInputError(fmt::format("{}: cannot open (not a results directory?)", path));
+    }
+    throw ReportInputError(fmt::format("{}: {}", path, e.what()));
+  }
   Json json;
   try {
-    json = Json::parse(in);
+    json = Json::parse(text);
   } catch (const Json::parse_error& e) {
     throw ReportInputError(fmt::format("{}: not JSON: {}", path, e.what()));
   }

@@ -491,11 +491,12 @@ TEST(RunCommand, InterruptWritesResultsSoFar) {
   auto scratch = etwire::testing::make_scratch_dir("run-interrupt");
   const fs::path out = scratch / "results";
   // 5000 iterations of the demo take well over 5 s of wall time in a Release build (about 3 ms
-  // an iteration), so the run is still going when the signal comes. A background job of a
-  // non-interactive shell starts with SIGINT ignored, so a signal sent before etwire installs its
-  // handler would be lost: flows.csv stays empty until its first MiB is written, inside the event
-  // loop, after the handler is installed, so the script waits for that. `timeout` forwards SIGINT
-  // and bounds the test should the signal be ignored anyway.
+  // an iteration), so the run is still going when the signal comes. flows.csv stays empty until
+  // its first MiB is written, inside the event loop, so the script waits for that: the signal
+  // then comes in the middle of the run (tests/cli/stop_signals_e2e_test.py sends them earlier).
+  // A background job of a non-interactive shell starts with SIGINT ignored, which etwire keeps;
+  // `timeout` catches SIGINT, so its child starts with the default, and forwards it. It also
+  // bounds the test should the signal be lost anyway.
   const uint64_t iterations = 5000;
   std::string script = "timeout -s KILL 120 ";
   script += etwire::testing::etwire_binary().string();

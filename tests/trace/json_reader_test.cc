@@ -6,6 +6,8 @@
 
 #include "tests/testing/test_paths.h"
 #include "tests/trace/trace_test_support.h"
+#include "trace/feeder_json_reader.h"
+#include "trace/json_object_stream.h"
 #include "trace/node_source.h"
 #include "trace/trace_error.h"
 
@@ -324,6 +326,22 @@ TEST_F(JsonReader, JsonizerErrorsNameObjectAndNode) {
                     {"name": "comm_size", "stringVal": "big"}]})",
                      "g.json"),
                1, 9, "attribute comm_size has kind string_val, expected an integer kind");
+}
+
+// Both JSON formats are held in memory (the feeder document whole, a jsonizer dump one object at
+// a time), so each has a cap. The padding is a sparse file: the tests stay fast and small on disk.
+TEST_F(JsonReader, OversizeJsonIsRefusedAtItsCap) {
+  const std::string feeder = write(R"({"workload_graph": [)", "feeder.json");
+  std::filesystem::resize_file(feeder, kMaxFeederJsonBytes + 1);
+  expect_error(feeder, {}, {},
+               "268435457 bytes: larger than 256 MiB, the limit for a feeder JSON trace");
+
+  // A jsonizer dump is read an object at a time; one object that never closes stops at its cap.
+  const std::string md = to_json(ChakraProtoMsg::GlobalMetadata(), false);
+  const std::string dump = write(md + "{\"id\": \"1\", \"name\": \"", "dump.json");
+  std::filesystem::resize_file(dump, kMaxJsonObjectBytes + 4096);
+  expect_error(dump, 1, {},
+               "object 1 is larger than 64 MiB, the limit for one object of a JSON trace");
 }
 
 }  // namespace

@@ -112,6 +112,26 @@ TEST(TraceSetDiscover, ExpectedWorldSizeIsChecked) {
               HasSubstr("expected 4 ranks but found 2 rank files"));
 }
 
+// A symlink loop is not a file: only where the set needs it (a rank file's name, the set's own
+// path) is it an error, which names it; elsewhere in the directory it is ignored like any other
+// file that is not a rank file.
+TEST(TraceSetDiscover, SymlinkLoopsAreNamedWhereTheSetNeedsThem) {
+  auto dir = etwire::testing::make_scratch_dir("set");
+  touch(dir / "w.0.et");
+  fs::create_symlink("loop", dir / "loop");
+  EXPECT_EQ(TraceSet::discover(dir.string()).world_size(), 1);
+  EXPECT_EQ(TraceSet::discover((dir / "w").string()).world_size(), 1);
+
+  fs::create_symlink("w.1.et", dir / "w.1.et");
+  const std::string rank_file = (dir / "w.1.et").string();
+  EXPECT_EQ(error_of([&] { TraceSet::discover((dir / "w").string()); }),
+            rank_file + ": not readable: Too many levels of symbolic links");
+  EXPECT_EQ(error_of([&] { TraceSet::discover((dir / "loop").string()); }),
+            (dir / "loop").string() + ": not readable: Too many levels of symbolic links");
+  EXPECT_EQ(error_of([&] { TraceSet::discover((dir / "loop/w").string()); }),
+            (dir / "loop/w").string() + ": not readable: Too many levels of symbolic links");
+}
+
 TEST(PgName, DefaultGroupRules) {
   EXPECT_FALSE(parse_pg_name(std::nullopt)->explicit_id);
   EXPECT_FALSE(parse_pg_name(std::string(""))->explicit_id);

@@ -1,0 +1,119 @@
+// How result files reach the disk: whole or not at all when written at the end, in whole lines
+// when streamed, and a write error said when the file is closed.
+#include "outputs/output_file.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tests/testing/test_paths.h"
+
+namespace etwire::outputs {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+class OutputFile : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = etwire::testing::make_scratch_dir("output-file"); }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Everything in the directory: a temporary file left behind shows here.
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto& entry : fs::directory_iterator(dir_)) {
+      out.push_back(entry.path().filename().string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(OutputFile, WholeFileReplacesThePreviousOneAndLeavesNothingElse) {
+  const std::string path = (dir_ / "summary.json").string();
+  write_file_atomically(path, "old\n");
+  write_file_atomically(path, "new\n");
+  EXPECT_EQ(slurp(path), "new\n");
+  EXPECT_EQ(names(), std::vector<std::string>{"summary.json"});
+}
+
+TEST_F(OutputFile, ReplacedAtCloseOnlyWhenClosed) {
+  const std::string path = (dir_ / "qps.csv").string();
+  write_file_atomically(path, "previous\n");
+  {
+    StreamedFile file(path, StreamedFile::Mode::kReplaceAtClose);
+    file.buffer() += "half of a file\n";
+    file.appended();
+    file.flush();
+    EXPECT_EQ(slurp(path), "previous\n");
+    // Destroyed without close(): whoever wrote it gave up, so nothing replaces the file.
+  }
+  EXPECT_EQ(slurp(path), "previous\n");
+  EXPECT_EQ(names(), std::vector<std::string>{"qps.csv"});
+
+  StreamedFile file(path, StreamedFile::Mode::kReplaceAtClose);
+  file.buffer() += "a,b\n1,2\n";
+  file.close();
+  EXPECT_EQ(slurp(path), "a,b\n1,2\n");
+  EXPECT_EQ(names(), std::vector<std::string>{"qps.csv"});
+}
+
+// /dev/full refuses every write (ENOSPC): a streamed file says so when it is closed, with how
+// many lines it holds and how many it lost, and flushing in the middle of a run does not throw.
+TEST_F(OutputFile, StreamedWriteErrorIsSaidAtClose) {
+  StreamedFile file("/dev/full");
+  file.buffer() += "header\n";
+  for (int i = 0; i < 3; ++i) {
+    file.buffer() += "row\n";
+    file.appended();
+  }
+  EXPECT_NO_THROW(file.flush());
+  file.buffer() += "late row\n";
+  file.appended();
+  EXPECT_EQ(error_of([&] { file.close(); }),
+            "/dev/full: cannot write: No space left on device; the file holds its first 0 lines, "
+            "whole, and 5 more were not written");
+}
+
+// A path that is not a regular file is written through, not replaced by a rename.
+TEST_F(OutputFile, WholeFileToADeviceIsWrittenThrough) {
+  write_file_atomically("/dev/null", "text\n");
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  EXPECT_THAT(error_of([] { write_file_atomically("/dev/full", "text\n"); }),
+              HasSubstr("/dev/full: cannot write: No space left on device"));
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
+}
+
+TEST_F(OutputFile, UnwritableDirectoryNamesTheFile) {
+  const std::string path = (dir_ / "missing" / "summary.json").string();
+  EXPECT_EQ(error_of([&] { write_file_atomically(path, "x"); }),
+            path + ": No such file or directory");
+}
+
+}  // namespace
+}  // namespace etwire::outputs
