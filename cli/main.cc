@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   remember(add_plan_command(app));
   remember(add_collective_command(app));
   remember(add_run_command(app));
+  remember(add_sweep_command(app));
   remember(add_devices_command(app));
   remember(add_compare_command(app));
   remember(add_report_command(app));
