@@ -17,6 +17,7 @@ CommandAction add_validate_command(CLI::App& app);
 CommandAction add_plan_command(CLI::App& app);
 CommandAction add_collective_command(CLI::App& app);
 CommandAction add_run_command(CLI::App& app);
+CommandAction add_sweep_command(CLI::App& app);
 CommandAction add_devices_command(CLI::App& app);
 CommandAction add_compare_command(CLI::App& app);
 CommandAction add_report_command(CLI::App& app);

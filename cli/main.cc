@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   remember(add_plan_command(app));
   remember(add_collective_command(app));
   remember(add_run_command(app));
+  remember(add_sweep_command(app));
   remember(add_devices_command(app));
   remember(add_compare_command(app));
   remember(add_report_command(app));
@@ -70,8 +71,8 @@ int main(int argc, char** argv) {
   try {
     for (auto& [sub, action] : commands) {
       if (!sub->parsed()) continue;
-      // Only a run has something to save when it is stopped: the results so far.
-      if (sub->get_name() == "run") {
+      // Only a run or a sweep has something to save when it is stopped: the results so far.
+      if (sub->get_name() == "run" || sub->get_name() == "sweep") {
         keep_stop_requests();
       } else {
         end_on_stop_signals();

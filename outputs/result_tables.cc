@@ -28,6 +28,7 @@ std::string micros_text(clock::Nanos nanos) {
 // Instances of one (job, collective, size, group size), summed for their means.
 struct CollectiveGroup {
   collectives::CollectiveKind kind;
+  uint64_t algbw_bytes = 0;
   uint64_t count = 0;
   double cct_ns = 0;
   double algbw = 0;
@@ -36,33 +37,51 @@ struct CollectiveGroup {
 
 }  // namespace
 
-TableCells collective_table(const engine::RunResults& results) {
+std::vector<CollectiveMeans> measured_collective_means(const engine::RunResults& results) {
   using Key = std::tuple<uint32_t, int, uint64_t, uint32_t>;  // job, kind, trace bytes, group size
   std::map<Key, CollectiveGroup> groups;
   for (const engine::CollectiveRecord& c : results.collectives) {
     if (c.warmup) continue;
     CollectiveGroup& g = groups[Key{c.job, kind_order(c.kind), c.trace_bytes, c.group_size}];
     g.kind = c.kind;
+    g.algbw_bytes = c.algbw_bytes;
     ++g.count;
     g.cct_ns += static_cast<double>(c.cct());
     g.algbw += c.algbw_bytes_per_second();
     g.busbw += c.busbw_bytes_per_second();
   }
-  TableCells table{{"job", "collective", "size", "count", "group", "time_us", "algbw_GBps",
-                    "busbw_GBps", "ideal_%"},
-                   {}};
+  std::vector<CollectiveMeans> means;
   for (const auto& [key, g] : groups) {
     const auto& [job, order, trace_bytes, group_size] = key;
     const double n = static_cast<double>(g.count);
     const double busbw = g.busbw / n;
-    table.rows.push_back(
-        {job_label(results, job), collective_type_label(g.kind), format_bytes(trace_bytes),
-         std::to_string(g.count), std::to_string(group_size),
-         fmt::format("{:.1f}", g.cct_ns / n / kNanosPerMicro),
-         fmt::format("{:.2f}", g.algbw / n / kBytesPerGB),
-         fmt::format("{:.2f}", busbw / kBytesPerGB),
-         fmt::format("{:.1f}",
-                     collectives::ideal_percent(busbw, results.goodput_bytes_per_second))});
+    means.push_back({job, g.kind, trace_bytes, g.algbw_bytes, group_size, g.count,
+                     g.cct_ns / n / kNanosPerMicro, g.algbw / n / kBytesPerGB, busbw / kBytesPerGB,
+                     collectives::ideal_percent(busbw, results.goodput_bytes_per_second)});
+  }
+  return means;
+}
+
+std::string time_us_cell(double micros) {
+  return fmt::format("{:.1f}", micros);
+}
+std::string bandwidth_cell(double gbps) {
+  return fmt::format("{:.2f}", gbps);
+}
+std::string percent_cell(double percent) {
+  return fmt::format("{:.1f}", percent);
+}
+
+TableCells collective_table(const engine::RunResults& results) {
+  TableCells table{{"job", "collective", "size", "count", "group", "time_us", "algbw_GBps",
+                    "busbw_GBps", "ideal_%"},
+                   {}};
+  for (const CollectiveMeans& m : measured_collective_means(results)) {
+    table.rows.push_back({job_label(results, m.job), collective_type_label(m.kind),
+                          format_bytes(m.trace_bytes), std::to_string(m.instances),
+                          std::to_string(m.group_size), time_us_cell(m.cct_us),
+                          bandwidth_cell(m.algbw_gbps), bandwidth_cell(m.busbw_gbps),
+                          percent_cell(m.ideal_percent)});
   }
   return table;
 }

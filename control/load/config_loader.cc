@@ -14,6 +14,7 @@
 #include "control/check/job_filter.h"
 #include "control/check/twin_checks.h"
 #include "control/load/document_context.h"
+#include "control/load/job_substitute.h"
 #include "control/load/key_path.h"
 #include "control/load/map_reader.h"
 #include "control/load/overrides.h"
@@ -188,6 +189,7 @@ LoadedConfig load_config_text(const std::string& text, const std::string& name,
   }
   AppliedOverrides applied;
   apply_overrides(root, options.overrides, applied, loaded.diagnostics);
+  if (options.substitute_job) apply_job_substitute(root, *options.substitute_job);
 
   DocumentContext ctx(applied, loaded.source_map, loaded.diagnostics);
   SectionPresence present;

@@ -1,0 +1,95 @@
+#include "outputs/sweep_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "collectives/bandwidth.h"
+#include "collectives/nccl_sizes.h"
+#include "common/text_table.h"
+#include "outputs/results_files.h"
+
+namespace etwire::outputs {
+
+namespace {
+
+constexpr double kPercent = 100;
+
+void append_series(const SweepResults& sweep, const SweepFit& series, std::string& out) {
+  const bool all_completed =
+      std::all_of(sweep.points.begin(), sweep.points.end(), [&](const SweepPoint& p) {
+        return p.kind != series.kind || p.algorithm != series.algorithm || p.status == "completed";
+      });
+  std::vector<std::string> header{"size",    "count",      "type",       "redop",  "root",
+                                  "time_us", "algbw_GBps", "busbw_GBps", "ideal_%"};
+  if (!all_completed) header.emplace_back("status");
+  TextTable table(header);
+  for (const SweepPoint& p : sweep.points) {
+    if (p.kind != series.kind || p.algorithm != series.algorithm) continue;
+    std::vector<std::string> row{
+        std::to_string(p.bytes),
+        std::to_string(collectives::nccl_count(p.kind, p.bytes, sweep.ranks)),
+        std::string(collectives::kNcclElementType), std::string(collectives::nccl_redop(p.kind)),
+        std::to_string(collectives::nccl_root(p.kind))};
+    if (p.measured) {
+      row.push_back(time_us_cell(p.measured->cct_us));
+      row.push_back(bandwidth_cell(p.measured->algbw_gbps));
+      row.push_back(bandwidth_cell(p.measured->busbw_gbps));
+      row.push_back(percent_cell(p.measured->ideal_percent));
+    } else {
+      row.insert(row.end(), 4, "-");
+    }
+    if (!all_completed) row.push_back(p.status);
+    table.add_row(row);
+  }
+  out +=
+      fmt::format("\n{}, {}, {} ranks (busbw = algbw x {})\n", collective_type_label(series.kind),
+                  collectives::algorithm_name(series.algorithm), sweep.ranks,
+                  collectives::busbw_formula(series.kind));
+  out += table.render();
+}
+
+void append_fits(const std::vector<SweepFit>& fits, std::string& out) {
+  TextTable table({"collective", "algorithm", "sizes", "alpha_us", "beta_GBps", "beta_alg_GBps",
+                   "rms_err_%", "max_err_%"});
+  for (const SweepFit& f : fits) {
+    std::vector<std::string> row{collective_type_label(f.kind),
+                                 std::string(collectives::algorithm_name(f.algorithm))};
+    if (!f.fit) {
+      row.insert(row.end(), 6, "-");
+      table.add_row(row);
+      continue;
+    }
+    const auto beta = f.fit->beta_gb_per_second();
+    row.push_back(std::to_string(f.fit->points));
+    row.push_back(time_us_cell(f.fit->alpha_us));
+    row.push_back(beta ? bandwidth_cell(*beta) : "-");
+    row.push_back(beta ? bandwidth_cell(*beta / f.busbw_factor) : "-");
+    row.push_back(percent_cell(f.fit->rms_relative_error * kPercent));
+    row.push_back(percent_cell(f.fit->max_relative_error * kPercent));
+    table.add_row(row);
+  }
+  out +=
+      "\nAlpha-beta fit: time = alpha + size x busbw factor / beta (least squares of the relative "
+      "error; beta_alg = beta / factor)\n";
+  out += table.render();
+}
+
+}  // namespace
+
+std::string sweep_report(const SweepResults& sweep) {
+  std::string out = fmt::format(
+      "Sweep of {}: {} ranks, {} to {} bytes by x{}, {} measured iteration{} after {} warm-up; "
+      "time: mean CCT from the last arrival; GB/s = 1e9 B/s; ideal %: of {:.2f} GB/s goodput\n",
+      sweep.run_name.empty() ? sweep.config_file : sweep.run_name, sweep.ranks, sweep.min_bytes,
+      sweep.max_bytes, sweep.step_factor, sweep.iterations, sweep.iterations == 1 ? "" : "s",
+      sweep.warmup_iterations, sweep.goodput_bytes_per_second / 1e9);
+  const std::vector<SweepFit> fits = fit_sweep(sweep);
+  for (const SweepFit& series : fits) append_series(sweep, series, out);
+  if (!fits.empty()) append_fits(fits, out);
+  for (const std::string& note : sweep.notes) out += fmt::format("Note: {}\n", note);
+  for (const std::string& error : sweep.errors) out += fmt::format("Error: {}\n", error);
+  return out;
+}
+
+}  // namespace etwire::outputs

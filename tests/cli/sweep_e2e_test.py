@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `etwire sweep`.
+
+    python3 tests/cli/sweep_e2e_test.py --etwire build/release/etwire --source-dir . --case NAME
+
+Cases:
+
+  twin       configs/loopback-demo.yaml (eight 100G loopback ports on the fabric twin), two
+             collectives and four sizes: sweep.json and sweep.csv hold one row per collective and
+             size, with the sizes asked for, nccl-tests' count, type, redop and root columns,
+             busbw > 0 and busbw / algbw the collective's bus factor; times grow with size; the
+             alpha-beta fit's beta (a bus bandwidth) is within a plausible range of the ports'
+             goodput; every run left its own results directory, whose instances moved the size.
+  algorithms -a ring,halving-doubling,direct on all_reduce and all_to_all: each collective runs
+             the algorithms it supports (the runs' collectives.csv say which ran), the pairs left
+             out are said.
+  bad_input  Unknown collective or algorithm, sizes the wrong way round, a step factor below 2,
+             sizes that round to nothing, an algorithm for none of the collectives, an invalid
+             configuration: exit 2 with a message that names the flag (or the key), and no
+             sweep.json.
+  stopped    SIGTERM while the sweep runs: exit 130, and sweep.json and sweep.csv are written with
+             the sizes that completed and the rest "not run".
+"""
+
+import argparse
+import csv
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import signal
+import tempfile
+import time
+
+RANKS = 8
+KIB = 1024
+MIB = 1024 * KIB
+BUS_FACTOR = {"all_reduce": 2 * (RANKS - 1) / RANKS, "all_gather": (RANKS - 1) / RANKS,
+              "all_to_all": (RANKS - 1) / RANKS}
+BLOCK_COLLECTIVES = {"all_gather", "all_to_all", "reduce_scatter"}
+
+
+def sweep(args, *extra, timeout=600):
+    config = os.path.join(args.source_dir, "configs/loopback-demo.yaml")
+    return subprocess.run([args.etwire, "sweep", config, *extra], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def load(out):
+    with open(os.path.join(out, "sweep.json")) as f:
+        doc = json.load(f)
+    with open(os.path.join(out, "sweep.csv")) as f:
+        rows = list(csv.DictReader(f))
+    return doc, rows
+
+
+def check_row_columns(doc, rows):
+    """nccl-tests' columns in sweep.json, the same figures in sweep.csv."""
+    assert len(doc["results"]) == len(rows), (len(doc["results"]), len(rows))
+    for r, row in zip(doc["results"], rows):
+        collective, size = r["collective"], r["size"]
+        assert row["collective"] == collective and int(row["size"]) == size, (r, row)
+        assert r["type"] == "float" and row["type"] == "float", r
+        elements = size // 4 // (RANKS if collective in BLOCK_COLLECTIVES else 1)
+        assert r["count"] == elements and int(row["count"]) == elements, (r, elements)
+        assert r["redop"] == ("sum" if collective in ("all_reduce", "reduce_scatter") else "none")
+        assert int(r["root"]) == -1, r
+        assert r["out_of_place"] is None, r
+        assert r["status"] == "completed" and row["status"] == "completed", r
+        figures = r["in_place"]
+        assert figures["time"] > 0 and figures["alg_bw"] > 0 and figures["bus_bw"] > 0, r
+        ratio = figures["bus_bw"] / figures["alg_bw"]
+        assert math.isclose(ratio, BUS_FACTOR[collective], rel_tol=1e-9), (collective, ratio)
+        assert math.isclose(float(row["time_us"]), figures["time"], rel_tol=1e-12), (r, row)
+        assert math.isclose(float(row["busbw_GBps"]), figures["bus_bw"], rel_tol=1e-12), (r, row)
+        assert r["instances"] == doc["config"]["iterations"], r
+
+
+def check_run_dir(out, r):
+    """The run's own results: its measured instances are of the collective and moved the size."""
+    run_dir = os.path.join(out, r["run_dir"])
+    with open(os.path.join(run_dir, "summary.json")) as f:
+        summary = json.load(f)
+    assert summary["status"] == "completed", summary["status"]
+    measured = [c for c in summary["collectives"] if not c["warmup"]]
+    assert len(measured) == r["instances"], (len(measured), r)
+    for c in measured:
+        assert c["type"] == r["collective"], c
+        assert c["algorithm"] == r["algorithm"], c
+        assert c["algbw_bytes"] == r["size"], (c["algbw_bytes"], r["size"])
+        assert c["group_size"] == RANKS, c
+
+
+def case_twin(args, work):
+    out = os.path.join(work, "sweep")
+    proc = sweep(args, "-c", "all_reduce,all_gather", "-b", "64KiB", "-e", "8MiB", "-f", "4",
+                 "-n", "4", "-w", "1", "--out", out)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-3000:])
+    sizes = [64 * KIB, 256 * KIB, 1 * MIB, 4 * MIB]
+    doc, rows = load(out)
+    assert doc["config"]["minimum_bytes"] == 64 * KIB and doc["config"]["maximum_bytes"] == 8 * MIB
+    assert doc["config"]["step_factor"] == 4 and doc["config"]["ranks"] == RANKS, doc["config"]
+    assert doc["config"]["iterations"] == 4 and doc["config"]["warmup_iters"] == 1
+    assert len(rows) == 2 * len(sizes), len(rows)
+    for collective in ("all_reduce", "all_gather"):
+        series = [r for r in doc["results"] if r["collective"] == collective]
+        assert [r["size"] for r in series] == sizes, (collective, [r["size"] for r in series])
+        assert all(r["algorithm"] == "ring" for r in series), series
+        times = [r["in_place"]["time"] for r in series]
+        assert times == sorted(times) and len(set(times)) == len(times), (collective, times)
+    check_row_columns(doc, rows)
+    for r in doc["results"]:
+        check_run_dir(out, r)
+    # The fit: one per series; beta is a bus bandwidth, so it compares with the ports' goodput.
+    goodput = doc["config"]["link_goodput_GBps"]
+    assert 11 < goodput < 12.5, goodput  # 100 Gb/s less the headers of a 4096-byte MTU
+    fits = {f["collective"]: f for f in doc["fits"]}
+    assert sorted(fits) == ["all_gather", "all_reduce"], doc["fits"]
+    for collective, fit in fits.items():
+        assert fit["sizes"] == len(sizes), fit
+        assert 0.5 * goodput < fit["beta_GBps"] < 1.05 * goodput, (fit, goodput)
+        assert math.isclose(fit["beta_alg_GBps"] * BUS_FACTOR[collective], fit["beta_GBps"],
+                            rel_tol=1e-9), fit
+        assert fit["alpha_us"] < 100, fit
+    # The console: a table per series, the fit, and the progress lines (stderr is not a TTY).
+    assert "all_reduce, ring, 8 ranks" in proc.stdout, proc.stdout
+    assert "Alpha-beta fit" in proc.stdout, proc.stdout
+    assert "sweep: all_gather ring 4 MiB (8/8)" in proc.stderr, proc.stderr
+    assert "\r" not in proc.stderr, proc.stderr
+    fit = fits["all_reduce"]
+    return (f"8 runs; all_reduce fit alpha {fit['alpha_us']:.1f} us, beta {fit['beta_GBps']:.2f} "
+            f"GB/s of {goodput:.2f} GB/s goodput")
+
+
+def case_algorithms(args, work):
+    out = os.path.join(work, "sweep")
+    proc = sweep(args, "-c", "all_reduce,all_to_all", "-a", "ring,halving-doubling,direct",
+                 "-b", "128KiB", "-e", "512KiB", "-n", "2", "-w", "0", "--out", out)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-3000:])
+    assert "note: direct does not run all_reduce" in proc.stderr, proc.stderr
+    assert "note: ring does not run all_to_all" in proc.stderr, proc.stderr
+    doc, rows = load(out)
+    series = sorted({(r["collective"], r["algorithm"]) for r in doc["results"]})
+    assert series == [("all_reduce", "halving-doubling"), ("all_reduce", "ring"),
+                      ("all_to_all", "direct")], series
+    assert len(rows) == 3 * 3, len(rows)
+    check_row_columns(doc, rows)
+    for r in doc["results"]:
+        check_run_dir(out, r)
+    return f"{len(rows)} rows: {series}"
+
+
+def case_bad_input(args, work):
+    out = os.path.join(work, "sweep")
+    cases = [
+        (["-c", "all_reduce,allreduse"], "-c/--collectives: unknown collective \"allreduse\""),
+        (["-c", "barrier"], "-c/--collectives: barrier moves no payload"),
+        (["-a", "rung"], "-a/--algorithms: unknown algorithm \"rung\""),
+        (["-c", "all_to_all", "-a", "ring"], "-a/--algorithms: none of them runs"),
+        (["-b", "64MiB", "-e", "1KiB"], "-b/--min-bytes 64MiB is above -e/--max-bytes 1KiB"),
+        (["-f", "1"], "-f/--step-factor 1: expected 2 or more"),
+        (["-b", "lots"], "-b/--min-bytes: \"lots\" is not a byte size"),
+        (["-c", "all_gather", "-b", "8", "-e", "64"],
+         "every size rounds to 0 bytes for all_gather over 8 ranks"),
+        (["-n", "0"], "-n/--iterations"),
+        (["--set", "ports[0].speed=fast"], "ports[0].speed: expected a rate"),
+    ]
+    for extra, message in cases:
+        proc = sweep(args, *extra, "--out", out, timeout=60)
+        assert proc.returncode == 2, (extra, proc.returncode, proc.stderr)
+        assert message in proc.stderr, (extra, message, proc.stderr)
+        assert not os.path.exists(os.path.join(out, "sweep.json")), extra
+        assert not os.path.exists(os.path.join(out, "runs")), extra
+    return f"{len(cases)} refusals"
+
+
+def case_stopped(args, work):
+    out = os.path.join(work, "sweep")
+    config = os.path.join(args.source_dir, "configs/loopback-demo.yaml")
+    proc = subprocess.Popen([args.etwire, "sweep", config, "-b", "1KiB", "-e", "64MiB", "-n", "50",
+                             "--out", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    runs = os.path.join(out, "runs")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if os.path.isdir(runs) and len(os.listdir(runs)) >= 2:
+            break
+        time.sleep(0.01)
+    assert proc.poll() is None, f"the sweep ended before it could be stopped: {proc.stderr.read()}"
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (proc.returncode, stderr[-2000:])
+    doc, rows = load(out)
+    statuses = [r["status"] for r in doc["results"]]
+    assert statuses.count("completed") >= 1, statuses
+    assert statuses[-1] == "not run", statuses
+    assert len(rows) == len(statuses), (len(rows), len(statuses))
+    return (f"stopped by SIGTERM: {statuses.count('completed')} sizes completed, "
+            f"{statuses.count('not run')} not run, sweep.json and sweep.csv written")
+
+
+CASES = {"twin": case_twin, "algorithms": case_algorithms, "bad_input": case_bad_input,
+         "stopped": case_stopped}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--etwire", required=True)
+    parser.add_argument("--source-dir", required=True)
+    parser.add_argument("--case", required=True, choices=sorted(CASES))
+    args = parser.parse_args()
+    work = tempfile.mkdtemp(prefix=f"etwire-sweep-{args.case}-")
+    try:
+        print(f"{args.case}: {CASES[args.case](args, work)}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
