@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "common/bounded_file.h"
 #include "trace/node_semantics.h"
@@ -48,16 +51,62 @@ class FeederJsonReader final : public NodeSource {
       throw TraceError({path_, {}, {}}, e.problem());
     }
     try {
-      document_ = json::parse(text);
+      document_ = json::parse(text, refuse_duplicate_keys());
     } catch (const json::exception& e) {
       throw TraceError({path_, {}, {}}, fmt::format("invalid JSON: {}", e.what()));
     }
-    if (!document_.is_object() || !document_.contains("workload_graph") ||
-        !document_["workload_graph"].is_array()) {
+    if (!document_.is_object()) {
+      throw TraceError(
+          {path_, {}, {}},
+          fmt::format("not a feeder JSON trace: the top level is {}, not an object "
+                      "with a \"workload_graph\" array",
+                      document_.is_null()    ? "null"
+                      : document_.is_array() ? "an array"
+                                             : fmt::format("a {}", document_.type_name())));
+    }
+    if (!document_.contains("workload_graph") || !document_["workload_graph"].is_array()) {
       throw TraceError({path_, {}, {}},
                        "not a feeder JSON trace: no top-level \"workload_graph\" array");
     }
     graph_ = &document_["workload_graph"];
+  }
+
+  // JSON lets a later duplicate key replace an earlier one, which would silently drop a graph or
+  // a node's field: a duplicate is refused, naming the key and the node it is in. Objects hold a
+  // few keys each, so a list of them per open object is cheaper than a set.
+  json::parser_callback_t refuse_duplicate_keys() {
+    return [this, open = std::vector<std::vector<std::string>>(), nodes = uint64_t{0}](
+               int depth, json::parse_event_t event, json& parsed) mutable {
+      switch (event) {
+        case json::parse_event_t::object_start:
+          open.emplace_back();
+          if (depth == 2) ++nodes;  // an element of the top-level object's array
+          break;
+        case json::parse_event_t::object_end:
+          if (!open.empty()) open.pop_back();
+          break;
+        case json::parse_event_t::key: {
+          const auto& key = parsed.get_ref<const std::string&>();
+          std::vector<std::string>& keys = open.back();
+          if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
+            if (open.size() == 1) {
+              throw TraceError({path_, {}, {}},
+                               fmt::format("duplicate top-level key \"{}\": JSON would keep only "
+                                           "the last one",
+                                           key));
+            }
+            throw TraceError(
+                {path_, nodes == 0 ? std::optional<uint64_t>{} : nodes - 1, {}},
+                fmt::format("duplicate key \"{}\": JSON would keep only the last one", key));
+          }
+          keys.push_back(key);
+          break;
+        }
+        default:
+          break;
+      }
+      return true;
+    };
   }
 
   bool next(TraceNode& out) override {

@@ -73,12 +73,32 @@ bool object_has_key(const Peek& peek, size_t i, std::string_view key) {
   }
 }
 
+// Whether the bytes at `start` are a JSON value other than an object: an array that opens on a
+// value or closes at once, or a literal standing alone. A binary trace whose first record is 91
+// bytes long starts with '[' too, but its GlobalMetadata follows, which is none of these.
+bool other_json_value(const Peek& peek, size_t start) {
+  if (peek[start] == '[') {
+    const int next = peek[skip_space(peek, start + 1)];
+    return next >= 0 && std::string_view("]{[\"-0123456789tfn").find(static_cast<char>(next)) !=
+                            std::string_view::npos;
+  }
+  for (std::string_view literal : {"null", "true", "false"}) {
+    if (peek.equals(start, literal)) {
+      const int after = peek[start + literal.size()];
+      return after < 0 || is_json_space(after);
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 TraceFormat sniff_trace_format(ByteSource& bytes) {
   if (bytes.is_gzip()) return TraceFormat::kBinary;
   Peek peek(bytes);
   size_t start = skip_space(peek, 0);
+  // The feeder JSON reader says what the top level is instead of a binary reader's puzzlement.
+  if (other_json_value(peek, start)) return TraceFormat::kFeederJson;
   if (peek[start] != '{') return TraceFormat::kBinary;
   size_t i = skip_space(peek, start + 1);
   if (peek[i] == '"') {

@@ -11,6 +11,8 @@ namespace etwire::trace {
 //  - '{' as the first non-whitespace byte, followed by a quoted key and ':' (or by '}'), is JSON:
 //    the feeder JSON when its first object has a top-level "workload_graph" key, else a jsonizer
 //    dump;
+//  - another JSON value standing for the whole file (an array such as [] or [{...}], null, true,
+//    false) goes to the feeder JSON reader, which says it is not a trace;
 //  - anything else is a binary trace.
 // Checking past the '{' keeps a binary trace whose GlobalMetadata record happens to be 123 bytes
 // long (0x7B is '{') from passing as JSON.

@@ -209,6 +209,30 @@ TEST_F(JsonReader, FeederErrorsNameElementAndNode) {
                0, 8, "\"runtime\" is not a non-negative integer: 1.5");
 }
 
+// JSON keeps the last of two equal keys: a duplicate would silently drop a graph or a field.
+TEST_F(JsonReader, FeederDuplicateKeysAreRefused) {
+  expect_error(
+      write(R"({"workload_graph": [{"Id": 1, "NodeType": 4}], "workload_graph": []})", "dup.json"),
+      {}, {}, "duplicate top-level key \"workload_graph\"");
+  expect_error(write(R"({"workload_graph": [{"Id": 1, "NodeType": 4},
+                                            {"Id": 2, "NodeType": 4, "runtime": 1, "runtime": 9}]})",
+                     "dup-node.json"),
+               1, {}, "duplicate key \"runtime\"");
+  // The same key in different objects is no duplicate.
+  const std::string fine = write(R"({"workload_graph": [{"Id": 1, "NodeType": 4, "runtime": 1},
+                                                       {"Id": 2, "NodeType": 4, "runtime": 1}]})",
+                                 "fine.json");
+  EXPECT_NO_THROW(read_all(fine, TraceFormat::kAuto));
+}
+
+// A JSON value that is not an object is said to be one, not read as a binary trace.
+TEST_F(JsonReader, OtherJsonValuesAreSaidToBeNoTrace) {
+  expect_error(write("[]", "empty-array.json"), {}, {}, "the top level is an array");
+  expect_error(write(" [ {\"Id\": 1} ]\n", "array.json"), {}, {}, "the top level is an array");
+  expect_error(write("null\n", "null.json"), {}, {}, "the top level is null");
+  expect_error(write("true", "true.json"), {}, {}, "the top level is a boolean");
+}
+
 // Nodes that use every JSON mapping rule: 64-bit integers as strings, enums as names, bytes as
 // base64, floats, lists, absent defaults (id 0), IOInfo presence.
 std::vector<Node> jsonizer_nodes() {
