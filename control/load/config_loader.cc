@@ -1,8 +1,10 @@
 #include "control/load/config_loader.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 
@@ -42,7 +44,32 @@ void report_yaml_exception(LoadedConfig& loaded, const YAML::Exception& e) {
   d.problem = Problem::kSyntax;
   d.where = location_from_mark(loaded.source_map.file(), e.mark);
   d.message = "invalid YAML: " + (e.msg.empty() ? std::string(e.what()) : e.msg);
+  // yaml-cpp gives its depth limit the message "bad file".
+  if (const auto* deep = dynamic_cast<const YAML::DeepRecursion*>(&e)) {
+    d.message = fmt::format(
+        "invalid YAML: nested deeper than {} levels, the parser's limit (a configuration's "
+        "sections go a few levels deep)",
+        deep->depth());
+  }
   loaded.diagnostics.add(std::move(d));
+}
+
+// A configuration is text: a NUL byte means a binary file or a damaged one (and would make the
+// YAML parser read the file as UTF-16 or UTF-32). Reports it at its line and column.
+bool report_nul_byte(LoadedConfig& loaded, const std::string& text) {
+  const size_t at = text.find('\0');
+  if (at == std::string::npos) return false;
+  Diagnostic d;
+  d.problem = Problem::kSyntax;
+  d.where.file = loaded.source_map.file();
+  d.where.line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
+  const size_t line_start = text.rfind('\n', at);
+  d.where.column =
+      static_cast<int>(at - (line_start == std::string::npos ? 0 : line_start + 1)) + 1;
+  d.message =
+      fmt::format("the file holds a NUL byte (byte {}): a configuration is YAML text", at + 1);
+  loaded.diagnostics.add(std::move(d));
+  return true;
 }
 
 SectionPresence read_sections(const YAML::Node& root, const std::string& default_name,
@@ -180,6 +207,7 @@ LoadedConfig load_config_text(const std::string& text, const std::string& name,
   loaded.source_map = SourceMap(name);
   loaded.config.source_file = name;
   loaded.text = text;
+  if (report_nul_byte(loaded, text)) return loaded;
   YAML::Node root;
   try {
     root = YAML::Load(text);

@@ -1,5 +1,6 @@
-// Text values of a configuration are UTF-8: they end up in summary.json, which holds nothing
-// else, so bytes that are not are refused where they are read, naming the key and the byte.
+// Text values of a configuration are UTF-8 without control characters: they end up in names,
+// paths and summary.json, so a value that is not is refused where it is read, naming the key and
+// the byte.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -23,6 +24,30 @@ TEST(TextValues, BytesThatAreNotUtf8AreRefusedAtTheirKey) {
   EXPECT_EQ(items[0].key_path, "run.name");
   EXPECT_EQ(items[0].where.line, 2);
   EXPECT_THAT(items[0].message, HasSubstr("not UTF-8 (byte 5 of the value)"));
+}
+
+TEST(TextValues, ControlCharactersAreRefusedAtTheirKey) {
+  // YAML's escapes make them: "\0" a NUL, "\b" a backspace.
+  const auto loaded = load_inline(
+      "run:\n  name: \"loop\\0back\"\n"
+      "workload:\n  jobs:\n    - trace: traces/allreduce_8r/allreduce\n"
+      "ports:\n  - name: \"p\\bq\"\n    count: 8\n    speed: 100Gbps\n");
+  ASSERT_FALSE(loaded.ok());
+  const auto& items = loaded.diagnostics.items();
+  ASSERT_GE(items.size(), 2u) << loaded.diagnostics.to_text();
+  EXPECT_EQ(items[0].key_path, "run.name");
+  EXPECT_THAT(items[0].message, HasSubstr("control character U+0000 (byte 5 of the value)"));
+  EXPECT_EQ(items[1].key_path, "ports[0].name");
+  EXPECT_THAT(items[1].message, HasSubstr("control character U+0008 (byte 2 of the value)"));
+}
+
+TEST(TextValues, TabsAndLineBreaksAreText) {
+  const auto loaded = load_inline(
+      "run:\n  name: \"a\\tb\"\n"
+      "workload:\n  jobs:\n    - trace: traces/allreduce_8r/allreduce\n"
+      "ports:\n  - name: p\n    count: 8\n    speed: 100Gbps\n");
+  ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
+  EXPECT_EQ(loaded.config.run.name, "a\tb");
 }
 
 TEST(TextValues, Utf8TextIsKept) {

@@ -1,0 +1,46 @@
+// Configurations that are not YAML text get a message that says what is wrong with the file,
+// at its place: a NUL byte (a binary or damaged file, which the parser would read as UTF-16),
+// nesting past the parser's depth limit (which yaml-cpp reports as "bad file").
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "control/load/config_loader.h"
+#include "tests/control/test_configs.h"
+
+namespace etwire::control {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::load_inline;
+
+TEST(MalformedYaml, ANulByteIsNamedAtItsLineAndColumn) {
+  const auto first = load_inline(std::string("\0workload: x\n", 13));
+  ASSERT_EQ(first.diagnostics.items().size(), 1u) << first.diagnostics.to_text();
+  EXPECT_THAT(first.diagnostics.items()[0].message, HasSubstr("NUL byte (byte 1)"));
+  EXPECT_EQ(first.diagnostics.items()[0].where.line, 1);
+  EXPECT_EQ(first.diagnostics.items()[0].where.column, 1);
+
+  const auto later = load_inline(std::string("run:\n  name: ab\0c\n", 19));
+  ASSERT_EQ(later.diagnostics.items().size(), 1u) << later.diagnostics.to_text();
+  EXPECT_EQ(later.diagnostics.items()[0].where.line, 2);
+  EXPECT_EQ(later.diagnostics.items()[0].where.column, 11);
+}
+
+TEST(MalformedYaml, DeepNestingSaysSo) {
+  const auto flow = load_inline("a: " + std::string(3000, '[') + std::string(3000, ']') + "\n");
+  ASSERT_FALSE(flow.ok());
+  ASSERT_EQ(flow.diagnostics.items().size(), 1u) << flow.diagnostics.to_text();
+  EXPECT_THAT(flow.diagnostics.items()[0].message, HasSubstr("nested deeper than"));
+  EXPECT_THAT(flow.diagnostics.items()[0].message, ::testing::Not(HasSubstr("bad file")));
+
+  std::string block = "a:\n";
+  for (int i = 0; i < 1000; ++i) block += std::string(2 * i + 2, ' ') + "k:\n";
+  const auto nested = load_inline(block);
+  ASSERT_FALSE(nested.ok());
+  EXPECT_THAT(nested.diagnostics.items()[0].message, HasSubstr("nested deeper than"));
+}
+
+}  // namespace
+}  // namespace etwire::control
