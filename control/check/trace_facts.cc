@@ -69,6 +69,31 @@ std::string group_label(int64_t group_id) {
                                            : fmt::format("process group {}", group_id);
 }
 
+std::vector<GroupCountMismatch> mismatched_group_counts(const TraceFacts& facts) {
+  std::vector<GroupCountMismatch> out;
+  for (const auto& [group, members] : facts.groups) {
+    std::optional<GroupCountMismatch> extremes;
+    for (const int32_t member : members) {
+      if (member < 0 || static_cast<size_t>(member) >= facts.ranks.size()) continue;
+      uint64_t count = 0;
+      for (const auto& [call, times] : facts.ranks[static_cast<size_t>(member)].collectives) {
+        if (call.group_id == group) count += times;
+      }
+      if (!extremes) {
+        extremes = GroupCountMismatch{group, member, count, member, count};
+      } else if (count > extremes->count) {
+        extremes->rank = member;
+        extremes->count = count;
+      } else if (count < extremes->other_count) {
+        extremes->other_rank = member;
+        extremes->other_count = count;
+      }
+    }
+    if (extremes && extremes->count != extremes->other_count) out.push_back(*extremes);
+  }
+  return out;
+}
+
 TraceFacts scan_trace_set(const trace::TraceSet& set, const feeder::NodeFilter& filter) {
   TraceFacts facts;
   facts.world_size = set.world_size();

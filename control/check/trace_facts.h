@@ -77,6 +77,19 @@ struct TraceFacts {
   uint64_t comm_nodes_kept = 0;
 };
 
+// Members of one process group that issue different numbers of collectives on it: a replay
+// would wait forever for the ones the others never issue.
+struct GroupCountMismatch {
+  int64_t group_id = 0;
+  int32_t rank = 0;  // the member with the most
+  uint64_t count = 0;
+  int32_t other_rank = 0;  // the member with the fewest
+  uint64_t other_count = 0;
+};
+
+// One entry per process group whose members disagree.
+std::vector<GroupCountMismatch> mismatched_group_counts(const TraceFacts& facts);
+
 // Reads every rank of `set`. Nodes the filter drops are skipped: they complete at once in a
 // replay, so neither their traffic nor their process group matters. Throws trace::TraceError
 // when a file cannot be read.

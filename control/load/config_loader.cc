@@ -162,6 +162,14 @@ std::optional<TraceFacts> read_job_trace(LoadedConfig& loaded, const config::Job
                     "list it as a member",
                     call.location, call.rank, call.uses, call.uses == 1 ? "" : "s", call.group_id));
   }
+  for (const auto& mismatch : mismatched_group_counts(*facts)) {
+    report_at(loaded, Severity::kError, Problem::kTraceMismatch, trace_key,
+              fmt::format("the members of {} disagree on its collectives: rank {} issues {}, "
+                          "rank {} issues {}; a replay would wait forever for the missing ones "
+                          "(etwire inspect shows every member's)",
+                          group_label(mismatch.group_id), mismatch.rank, mismatch.count,
+                          mismatch.other_rank, mismatch.other_count));
+  }
   for (const auto& stray : facts->stray_peers) {
     report_at(loaded, Severity::kError, Problem::kTraceMismatch, trace_key,
               fmt::format("{}: rank {} {} rank {}, outside the trace set's {} ranks",
