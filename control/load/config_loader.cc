@@ -54,6 +54,35 @@ void report_yaml_exception(LoadedConfig& loaded, const YAML::Exception& e) {
   loaded.diagnostics.add(std::move(d));
 }
 
+// The YAML parser keeps about a kilobyte for every value it reads: a list of a million entries
+// (2 MB of text) takes a gigabyte and a minute before any check can look at it. Every line or
+// flow-list item may start a value, so their count bounds the parser's work. 262,144 is far
+// above what the schema uses: a lab of 4096 ports written port by port takes about 25,000 lines,
+// and a rank list is as long as a job's world.
+constexpr size_t kMaxConfigEntries = 262'144;
+
+bool report_too_many_entries(LoadedConfig& loaded, const std::string& text) {
+  size_t entries = 0;
+  int line = 1;
+  for (const char c : text) {
+    if (c == '\n') ++line;
+    if ((c == '\n' || c == ',') && ++entries > kMaxConfigEntries) {
+      Diagnostic d;
+      d.problem = Problem::kSyntax;
+      d.where.file = loaded.source_map.file();
+      d.where.line = line;
+      d.where.column = 1;
+      d.message = fmt::format(
+          "the configuration holds more than {} lines and list items, the limit (a configuration "
+          "needs far fewer: place ranks with mapping rules, not rank by rank)",
+          kMaxConfigEntries);
+      loaded.diagnostics.add(std::move(d));
+      return true;
+    }
+  }
+  return false;
+}
+
 // A configuration is text: a NUL byte means a binary file or a damaged one (and would make the
 // YAML parser read the file as UTF-16 or UTF-32). Reports it at its line and column.
 bool report_nul_byte(LoadedConfig& loaded, const std::string& text) {
@@ -215,7 +244,7 @@ LoadedConfig load_config_text(const std::string& text, const std::string& name,
   loaded.source_map = SourceMap(name);
   loaded.config.source_file = name;
   loaded.text = text;
-  if (report_nul_byte(loaded, text)) return loaded;
+  if (report_nul_byte(loaded, text) || report_too_many_entries(loaded, text)) return loaded;
   YAML::Node root;
   try {
     root = YAML::Load(text);

@@ -1,6 +1,7 @@
 // Configurations that are not YAML text get a message that says what is wrong with the file,
 // at its place: a NUL byte (a binary or damaged file, which the parser would read as UTF-16),
-// nesting past the parser's depth limit (which yaml-cpp reports as "bad file").
+// nesting past the parser's depth limit (which yaml-cpp reports as "bad file"), lists far longer
+// than the schema uses (the parser would take a gigabyte for a million entries).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -40,6 +41,22 @@ TEST(MalformedYaml, DeepNestingSaysSo) {
   const auto nested = load_inline(block);
   ASSERT_FALSE(nested.ok());
   EXPECT_THAT(nested.diagnostics.items()[0].message, HasSubstr("nested deeper than"));
+}
+
+TEST(MalformedYaml, AHugeListIsRefusedBeforeItIsParsed) {
+  std::string flow = "workload: {jobs: [{trace: x}]}\nports: [{name: p}]\nmapping: [";
+  for (int i = 0; i < 300'000; ++i) flow += "p,";
+  flow += "p]\n";
+  const auto loaded = load_inline(flow);
+  ASSERT_EQ(loaded.diagnostics.items().size(), 1u) << loaded.diagnostics.to_text();
+  EXPECT_THAT(loaded.diagnostics.items()[0].message, HasSubstr("more than 262144 lines and list"));
+  EXPECT_EQ(loaded.diagnostics.items()[0].where.line, 3);
+
+  std::string block = "workload:\n  jobs:\n    - trace: x\nports:\n";
+  for (int i = 0; i < 300'000; ++i) block += "  - name: p" + std::to_string(i) + "\n";
+  const auto lines = load_inline(block);
+  ASSERT_EQ(lines.diagnostics.items().size(), 1u);
+  EXPECT_THAT(lines.diagnostics.items()[0].message, HasSubstr("more than 262144"));
 }
 
 }  // namespace
