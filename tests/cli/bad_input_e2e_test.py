@@ -15,12 +15,13 @@ Cases:
                   ignored like any other file.
 """
 
-import argparse
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testing"))
+from e2e_cases import run_case  # noqa: E402
 
 # Every command here ends in well under a second; the timeout only turns a hang into a failure.
 HANG = 120
@@ -163,17 +164,7 @@ CASES = {"endless_inputs": case_endless_inputs, "symlink_loops": case_symlink_lo
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--etwire", required=True)
-    parser.add_argument("--source-dir", required=True)
-    parser.add_argument("--case", required=True, choices=sorted(CASES))
-    args = parser.parse_args()
-    work = tempfile.mkdtemp(prefix=f"etwire-bad-input-{args.case}-")
-    try:
-        print(f"{args.case}: {CASES[args.case](args, work)}")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return 0
+    return run_case(CASES, "bad-input")
 
 
 if __name__ == "__main__":

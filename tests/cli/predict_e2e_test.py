@@ -19,15 +19,15 @@ Cases:
   bad_config  An invalid configuration is reported once, as `run` reports it, and nothing runs.
 """
 
-import argparse
 import csv
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testing"))
+from e2e_cases import run_case  # noqa: E402
 
 SKIP = 77
 # How far the measured busbw may fall below the prediction on a shared 2-core machine, where the
@@ -126,17 +126,7 @@ CASES = {"dpdk_ring": case_dpdk_ring, "twin_only": case_twin_only, "bad_config":
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--etwire", required=True)
-    parser.add_argument("--source-dir", required=True)
-    parser.add_argument("--case", required=True, choices=sorted(CASES))
-    args = parser.parse_args()
-    work = tempfile.mkdtemp(prefix=f"etwire-predict-{args.case}-")
-    try:
-        print(f"{args.case}: {CASES[args.case](args, work)}")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return 0
+    return run_case(CASES, "predict")
 
 
 if __name__ == "__main__":

@@ -22,17 +22,17 @@ Cases:
              the sizes that completed and the rest "not run".
 """
 
-import argparse
 import csv
 import json
 import math
 import os
-import shutil
+import signal
 import subprocess
 import sys
-import signal
-import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testing"))
+from e2e_cases import run_case  # noqa: E402
 
 RANKS = 8
 KIB = 1024
@@ -206,17 +206,7 @@ CASES = {"twin": case_twin, "algorithms": case_algorithms, "bad_input": case_bad
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--etwire", required=True)
-    parser.add_argument("--source-dir", required=True)
-    parser.add_argument("--case", required=True, choices=sorted(CASES))
-    args = parser.parse_args()
-    work = tempfile.mkdtemp(prefix=f"etwire-sweep-{args.case}-")
-    try:
-        print(f"{args.case}: {CASES[args.case](args, work)}")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return 0
+    return run_case(CASES, "sweep")
 
 
 if __name__ == "__main__":

@@ -20,15 +20,15 @@ Cases:
                    regular file is written through, never replaced by a rename.
 """
 
-import argparse
 import json
 import os
 import resource
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testing"))
+from e2e_cases import run_case  # noqa: E402
 
 HANG = 300  # a run of the demo takes a second or two; this only turns a hang into a failure
 LIMIT = 16 << 10
@@ -142,17 +142,7 @@ CASES = {
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--etwire", required=True)
-    parser.add_argument("--source-dir", required=True)
-    parser.add_argument("--case", required=True, choices=sorted(CASES))
-    args = parser.parse_args()
-    work = tempfile.mkdtemp(prefix=f"etwire-results-write-{args.case}-")
-    try:
-        print(f"{args.case}: {CASES[args.case](args, work)}")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    return 0
+    return run_case(CASES, "results-write")
 
 
 if __name__ == "__main__":
