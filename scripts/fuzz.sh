@@ -94,7 +94,7 @@ if [[ -d $upstream ]]; then
              find "$upstream" -type f -name "$pattern" -size -64k | sort | head -12
            done | sort -u)
 fi
-for t in "${targets[@]}"; do printf '%-20s %4d seeds\n' "$t" "$(ls "$corpus/$t" | wc -l)"; done
+for t in "${targets[@]}"; do printf '%-20s %5d inputs (seeds and earlier runs)\n' "$t" "$(ls "$corpus/$t" | wc -l)"; done
 
 echo "== Fuzzing, ${seconds} s per target"
 status=0
