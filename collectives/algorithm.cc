@@ -46,7 +46,9 @@ std::string_view collective_kind_name(CollectiveKind kind) {
 }
 
 std::vector<Algorithm> applicable_algorithms(CollectiveKind kind) {
-  using enum Algorithm;
+  // Named through config::, not the collectives alias: clang 14 (the fuzz build's compiler) refuses
+  // `using enum` on a type alias.
+  using enum config::Algorithm;
   if (!kind) return {kDirect};
   switch (*kind) {
     case CollectiveType::kAllReduce:

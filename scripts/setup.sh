@@ -41,6 +41,9 @@ packages=(
   openmpi-bin libopenmpi-dev
   # `etwire report` embeds Chart.js in the binary; its test renders the report in headless Chromium.
   libjs-chart.js chromium
+  # scripts/fuzz.sh builds the fuzz targets with clang's libFuzzer (-fsanitize=fuzzer), whose
+  # runtime is in compiler-rt.
+  clang libclang-rt-14-dev
 )
 
 missing=()

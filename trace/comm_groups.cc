@@ -55,6 +55,10 @@ CommGroups CommGroups::from_json_text(const std::string& text, const std::string
   } catch (const nlohmann::json::parse_error& e) {
     throw TraceError({origin, {}, {}},
                      fmt::format("not valid JSON (at byte {}): {}", e.byte, e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    // Not only syntax: a number too large for a double ("1e400") is out_of_range, which
+    // escaped as an internal error (exit 1) instead of bad input.
+    throw TraceError({origin, {}, {}}, fmt::format("not valid JSON: {}", e.what()));
   }
   if (!doc.is_object()) {
     throw TraceError({origin, {}, {}},
