@@ -3,9 +3,9 @@
 #include <exception>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "clock/virtual_clock.h"
+#include "control/plan/twin_layout.h"
 #include "nic/loopback/fabric_twin.h"
 
 namespace etwire::control {
@@ -37,14 +37,11 @@ Blame blame(std::string_view message) {
 
 void check_twin(const config::RunConfig& config, const SourceMap& where, Diagnostics& out) {
   if (config.ports.empty()) return;
-  std::vector<nic::loopback::TwinPortSpec> specs;
-  for (const config::PortConfig& port : config.ports) {
-    if (!config::on_fabric_twin(config, port)) return;
-    specs.push_back({port.name, port.speed_bps});
-  }
+  const auto specs = twin_port_specs(config);
+  if (!specs) return;
   try {
     clock::VirtualClock clock;
-    nic::loopback::FabricTwin twin(config.fabric, specs, clock, config.run.seed);
+    nic::loopback::FabricTwin twin(config.fabric, *specs, clock, config.run.seed);
   } catch (const std::exception& e) {
     const Blame b = blame(e.what());
     out.add(where.make(Severity::kError, Problem::kInconsistent, b.key, b.why));

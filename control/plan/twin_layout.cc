@@ -5,15 +5,22 @@
 
 namespace etwire::control {
 
-std::optional<nic::loopback::FabricLayout> twin_layout(const config::RunConfig& config,
-                                                       std::string* why) {
+std::optional<std::vector<nic::loopback::TwinPortSpec>> twin_port_specs(
+    const config::RunConfig& config) {
   std::vector<nic::loopback::TwinPortSpec> specs;
   for (const config::PortConfig& port : config.ports) {
     if (!config::on_fabric_twin(config, port)) return std::nullopt;
     specs.push_back({port.name, port.speed_bps});
   }
+  return specs;
+}
+
+std::optional<nic::loopback::FabricLayout> twin_layout(const config::RunConfig& config,
+                                                       std::string* why) {
+  const auto specs = twin_port_specs(config);
+  if (!specs) return std::nullopt;
   try {
-    return nic::loopback::FabricLayout(config.fabric, specs);
+    return nic::loopback::FabricLayout(config.fabric, *specs);
   } catch (const std::exception& e) {
     if (why != nullptr) *why = e.what();
     return std::nullopt;
