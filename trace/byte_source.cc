@@ -23,6 +23,8 @@ constexpr size_t kMinBufferBytes = size_t{4} << 10;
 // Below this much free space after the unread bytes, they are slid to the front before reading.
 constexpr size_t kMinReadBytes = size_t{64} << 10;
 constexpr size_t kInputBytes = size_t{256} << 10;
+// Traces compress about 4 to 10 times; a first guess, the buffer grows when it is wrong.
+constexpr uint64_t kExpectedInflation = 8;
 
 }  // namespace
 
@@ -71,8 +73,18 @@ std::unique_ptr<ByteSource> ByteSource::open(const std::string& path) {
     src->end_ += got;
   }
   if (src->end_ >= 2 && src->buffer_[0] == 0x1f && src->buffer_[1] == 0x8b) {
+    // Sized by the file as well: a small member inflates into a small buffer, which doubles as
+    // data actually arrives (make_room), instead of a fresh megabyte zeroed for every small file.
+    size_t input_bytes = kInputBytes;
+    size_t output_bytes = kBufferBytes;
+    if (src->file_size_) {
+      input_bytes =
+          static_cast<size_t>(std::clamp<uint64_t>(*src->file_size_, kMinBufferBytes, kInputBytes));
+      output_bytes = static_cast<size_t>(std::clamp<uint64_t>(*src->file_size_ * kExpectedInflation,
+                                                              kMinBufferBytes, kBufferBytes));
+    }
     auto inflater = std::make_unique<Inflater>();
-    inflater->input.resize(std::max(kInputBytes, src->end_));
+    inflater->input.resize(std::max(input_bytes, src->end_));
     std::memcpy(inflater->input.data(), src->buffer_.data(), src->end_);
     inflater->stream.next_in = inflater->input.data();
     inflater->stream.avail_in = static_cast<uInt>(src->end_);
@@ -83,7 +95,7 @@ std::unique_ptr<ByteSource> ByteSource::open(const std::string& path) {
     inflater->initialised = true;
     src->inflater_ = std::move(inflater);
     src->end_ = 0;
-    src->buffer_.resize(kBufferBytes);  // decompressed data outgrows the file
+    src->buffer_.resize(output_bytes);
   }
   return src;
 }
