@@ -110,7 +110,7 @@ void Transport::on_acknowledge(uint32_t requester, const nic::Packet& packet, cl
     // Everything before the PSN the responder expects has arrived; resend from there.
     if (psn > qp.acked_psn) acknowledge_through(qp, psn - 1, now);
     if (psn < qp.acked_psn || psn > qp.highest_sent_psn) return;  // stale: already resolved
-    if (++qp.retries > config_.retry_count) {
+    if (config_.naks_count_as_retries && ++qp.retries > config_.retry_count) {
       fail_connection(requester, now);
       return;
     }

@@ -71,6 +71,7 @@ void parse_transport(MapReader& section, config::TransportConfig& out) {
   section.integer("ack_interval", out.ack_interval, 1, 1 << 16);
   section.duration("retransmit_timeout", out.retransmit_timeout_ns, 1'000, 60 * kSecond);
   section.integer("retry_count", out.retry_count, 0, 7);
+  section.boolean("naks_count_as_retries", out.naks_count_as_retries);
   MapReader dcqcn = section.section("dcqcn");
   parse_dcqcn(dcqcn, out.dcqcn);
   section.finish();

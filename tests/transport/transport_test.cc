@@ -254,6 +254,40 @@ TEST(Transport, TheReceiverCountsPacketsMissingFromItsSequence) {
   EXPECT_EQ(rig.transport.port_counters(1).naks_sent, 2u);
 }
 
+// A receiver that keeps answering with NAKs (the same packet lost on every pass, as in a full
+// tail-drop queue) keeps the connection alive by default; naks_count_as_retries makes each NAK
+// without progress use up a retry, and the flow fails after retry_count + 1 of them.
+TEST(Transport, NaksWithoutProgressUseUpRetriesOnlyWhenConfigured) {
+  for (const bool counted : {false, true}) {
+    SCOPED_TRACE(counted ? "naks count" : "naks free");
+    config::TransportConfig config;
+    config.pmtu = 1024;
+    config.retry_count = 3;
+    config.naks_count_as_retries = counted;
+    Rig rig(config);
+    int losses = 0;
+    rig.wire.set_hook([&](nic::Packet& packet, Nanos) {
+      // PSN 5 is lost on its first ten passes; everything else arrives.
+      return packet.is_data() && packet.psn == 5 && ++losses <= 10 ? Verdict::kDrop
+                                                                   : Verdict::kDeliver;
+    });
+    const auto connection = rig.transport.connect(0, 1, 1);
+    rig.transport.post(connection, 16 * 1024, {});
+    rig.run();
+    ASSERT_EQ(rig.observer.finished.size(), 1u);
+    const FlowRecord& record = rig.observer.finished[0];
+    EXPECT_EQ(rig.transport.port_counters(0).timeouts, 0u);
+    if (counted) {
+      EXPECT_EQ(record.status, FlowStatus::kRetryExceeded);
+      EXPECT_EQ(rig.transport.port_counters(0).naks_received, 4u);
+    } else {
+      EXPECT_EQ(record.status, FlowStatus::kCompleted);
+      EXPECT_EQ(rig.transport.port_counters(0).naks_received, 10u);
+      EXPECT_EQ(losses, 11);  // the eleventh pass got through
+    }
+  }
+}
+
 TEST(Transport, RetryExhaustionFailsTheFlowLoudly) {
   config::TransportConfig config;
   config.retransmit_timeout_ns = 10'000;
