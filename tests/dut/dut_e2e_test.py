@@ -14,6 +14,18 @@ Cases:
               senders put on the wire is exactly what the shaper forwarded plus what it dropped;
               the receiver got every frame the shaper forwarded; every frame sent beyond the
               trace's own is counted as a retransmission.
+  ovs_allreduce  Open vSwitch with its DPDK datapath (tests/dut/ovs_dpdk.py) between two net_memif
+              ports, explicit in_port -> output flows: the bundled 8-rank all-reduce (two
+              iterations), then configs/mixed-allreduce-alltoall.yaml's two jobs (32 MiB ring
+              all-reduces and 8 MiB all-to-alls, DCQCN on) on the same two ports, four ranks of
+              each job per port, both run with --predict. Each completes with the same flows,
+              each moving the same bytes, as on two net_ring ports cabled back to back; every
+              frame etwire sent matched OVS's flow for its port (packets, and bytes plus 24 per
+              frame of preamble, gap and FCS); what OVS took in reached the other port except
+              what OVS counted as dropped toward it (its memif ring full); every retransmission
+              has a missing packet or a timeout behind it; etwire compare of the prediction and
+              the run succeeds. Lab and prediction CCT and busbw per collective type go to
+              --record; no tolerance is asserted (docs/dut-validation.md).
   any_ran     Fails unless at least one device case ran (rather than skipped) in this test run:
               reads the status files the cases left in --status-dir.
 
@@ -21,6 +33,7 @@ A device that cannot start on this machine skips its case (exit 77) with the dev
 """
 
 import argparse
+import csv
 import json
 import os
 import shutil
@@ -28,9 +41,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from netns import DeviceUnavailable, Namespace  # noqa: E402
+from ovs_dpdk import OvsDpdk  # noqa: E402
 from tbf_bridge import TbfBridge  # noqa: E402
 
 SKIP = 77
@@ -170,7 +185,225 @@ telemetry:
             f"{record['prediction_failed_flows']} flows failed")
 
 
-DEVICE_CASES = {"tbf_incast": case_tbf_incast}
+# -- Open vSwitch with its DPDK datapath between two net_memif ports -------------------------------
+
+# What etwire counts of a frame beyond the bytes OVS counts: preamble and SFD (8), inter-frame gap
+# (12) and FCS (4). Measured: etwire's tx_bytes minus what OVS's flow matched is exactly 24 per
+# frame.
+WIRE_OVERHEAD = 24
+
+# CPU 1 is OVS's: its PMD thread busy-polls it (other_config:pmd-cpu-mask) and the daemon's other
+# threads are confined to it. etwire's main lcore and the worker of every port's queue 0 share CPU
+# 0; the queue-1 workers (which receive everything OVS sends, see OVS_QUEUES) run on CPU 1 beside
+# the PMD: with all three etwire lcores on CPU 0 one of them was starved long enough for OVS to
+# overflow its memif ring and for flows to fail on retries.
+OVS_PMD_CPUS = (1,)
+OVS_ETWIRE_LCORES = "0@0,1@0,2@1"
+# OVS transmits on a memif port's tx queue 1 (its PMD's queue; 0 is the main thread's), so
+# etwire's client needs two rx queues, and it may not have more tx queues than OVS's n_rxq (2).
+# Everything arrives on etwire's queue 1; connections driven by queue 0 get their frames handed
+# over between the two workers (queues[].handed_over in summary.json).
+OVS_QUEUES = 2
+OVS_SPEED = "2Gbps"
+
+
+def memif_port(name, index, socket, lcores):
+    return (f"  - name: {name}\n    backend: dpdk\n"
+            f'    dpdk: {{vdev: "net_memif{index},role=client,id=0,socket={socket},rsize=14,'
+            f'bsize=8192", queues: {OVS_QUEUES}, lcores: {lcores}}}\n'
+            f"    speed: {OVS_SPEED}\n    mtu: 1500\n")
+
+
+def ring_port(name, index, peer):
+    return (f"  - name: {name}\n    backend: dpdk\n    dpdk: {{vdev: net_ring{index}, peer: {peer}}}\n"
+            f"    speed: {OVS_SPEED}\n    mtu: 1500\n")
+
+
+def ovs_config(path, name, jobs, ports, out, *, iterations, lcores, dcqcn, qps_per_peer=2,
+               ecn=False, extra_transport=""):
+    """Each job's eight ranks four per port, as one host of four on each port, so every ring or
+    all-to-all step between the hosts crosses the device."""
+    job_yaml = "".join(f"    - name: {job}\n      trace: {trace}\n" for job, trace in jobs)
+    mapping = "".join(f"""    - job: {job}
+      placement: block
+      ranks_per_port: 4
+      hosts: {{ranks_per_host: 4, bandwidth: 100GBps}}
+""" for job, _ in jobs)
+    with open(path, "w") as f:
+        f.write(f"""run:
+  name: {name}
+  watchdog: 30s
+workload:
+  iterations: {iterations}
+  warmup_iterations: 0
+  jobs:
+{job_yaml}dpdk:
+  eal_args: ["--no-pci", "--no-huge", "--no-shconf", "-m", "1024", "--lcores", "{lcores}"]
+  mbufs: 16383
+ports:
+{ports}mapping:
+  jobs:
+{mapping}collectives:
+  qps_per_peer: {qps_per_peer}
+  algorithms:
+    all_reduce: ring
+transport:
+  op: write-with-imm
+  pmtu: 1024
+  # A shared machine holds a poller off its CPU for tens of milliseconds.
+  retransmit_timeout: 500ms
+  retry_count: 7
+  dcqcn: {{enabled: {str(dcqcn).lower()}}}
+{extra_transport}fabric:
+  topology: single-switch
+  ecn: {{enabled: {str(ecn).lower()}}}
+telemetry:
+  output_dir: {out}
+""")
+
+
+def load_flows(out):
+    with open(os.path.join(out, "flows.csv")) as f:
+        return list(csv.DictReader(f))
+
+
+def flow_bytes(flows):
+    """How many flows moved each number of bytes per (src port, dst port, src rank, dst rank,
+    chunk): two jobs number their ranks alike, and a collective's number in the run depends on
+    which job's came first, so flows are matched by what they carried where."""
+    return Counter((r["src_port"], r["dst_port"], r["src_rank"], r["dst_rank"], r["chunk"],
+                    int(r["bytes"])) for r in flows)
+
+
+def per_type(summary):
+    """Mean CCT (ms) and busbw (GB/s) of each collective type over the measured iterations."""
+    rows = {}
+    for c in summary["collectives"]:
+        if not c["warmup"]:
+            rows.setdefault(c["type"], []).append(c)
+    return {kind: {"count": len(cs), "cct_ms": sum(c["cct_ns"] for c in cs) / len(cs) / 1e6,
+                   "busbw_GBps": sum(c["busbw_GBps"] for c in cs) / len(cs)}
+            for kind, cs in rows.items()}
+
+
+def check_through_ovs(measured, device):
+    """What etwire's ports sent and received against what OVS's flows matched and its ports
+    dropped: frames are lost only where OVS says it dropped them."""
+    a, b = measured["ports"]
+    flows = device["flows"]
+    ports = device["ports"]
+    into = {0: flows["priority=10,in_port=1 actions=output:2"],
+            1: flows["priority=10,in_port=2 actions=output:1"]}
+    for i, (sender, receiver) in enumerate(((a, b), (b, a))):
+        out = 1 - i
+        # Every frame etwire put on its memif ring reached OVS and matched the port's flow.
+        assert into[i]["packets"] == sender["tx_packets"], (sender["name"], into[i], sender)
+        assert sender["tx_bytes"] == into[i]["bytes"] + WIRE_OVERHEAD * sender["tx_packets"], \
+            (sender["name"], into[i], sender["tx_bytes"])
+        # What OVS forwarded reached the other etwire port, except what it counted as dropped
+        # (the memif ring toward etwire full: ovs_tx_failure_drops).
+        dropped = ports[out]["tx_dropped"]
+        assert receiver["rx_packets"] + dropped == into[i]["packets"], \
+            (receiver["name"], receiver["rx_packets"], dropped, into[i])
+    return {f"ovs_dropped_toward_{p['name']}": ports[i]["tx_dropped"]
+            for i, p in enumerate((a, b))}
+
+
+def run_through_ovs(args, work, label, jobs, *, iterations, dcqcn, predict=True, flow_rules=(),
+                    ecn=False, extra_transport=""):
+    """One run of `jobs` on two net_memif ports through OVS (explicit in_port -> output flows,
+    plus flow_rules above them); returns the summary, flows, prediction and device counters."""
+    out = os.path.join(work, label)
+    config = os.path.join(work, label + ".yaml")
+    try:
+        with Namespace("ovs") as ns, OvsDpdk(ns, 2, pmd_cpus=OVS_PMD_CPUS,
+                                             n_rxq=OVS_QUEUES) as ovs:
+            ovs.cross_connect()
+            for rule in flow_rules:
+                ovs.add_flow(rule)
+            ports = (memif_port("a", 0, ovs.socket(0), "[1, 2]") +
+                     memif_port("b", 1, ovs.socket(1), "[1, 2]"))
+            ovs_config(config, f"dut-ovs-{label}", jobs, ports, out, iterations=iterations,
+                       lcores=OVS_ETWIRE_LCORES, dcqcn=dcqcn, ecn=ecn,
+                       extra_transport=extra_transport)
+            cmd = ["run", config, "--no-metrics"] + (["--predict"] if predict else [])
+            run = etwire(args, *cmd, ns=ns, check=False)
+            device = ovs.counters()
+    except DeviceUnavailable as e:
+        raise Skip(f"Open vSwitch (DPDK): {e}")
+    assert run.returncode in (0, 1), f"etwire run exited {run.returncode}:\n{run.stderr}"
+    measured = load_summary(out)
+    assert measured["status"] == "completed", (label, measured["status"],
+                                               measured["failed_by_status"], run.stderr[-2000:])
+    assert measured["failed_flows"] == 0, measured["failed_by_status"]
+    predicted = load_summary(os.path.join(out, "prediction")) if predict else None
+    return out, measured, load_flows(out), predicted, device
+
+
+def run_back_to_back(args, work, label, jobs, *, iterations, dcqcn):
+    """The same workload on two net_ring ports cabled to each other (dpdk.peer): no device."""
+    out = os.path.join(work, label + "-ring")
+    config = os.path.join(work, label + "-ring.yaml")
+    ovs_config(config, f"dut-ring-{label}", jobs, ring_port("a", 0, "b") + ring_port("b", 1, "a"),
+               out, iterations=iterations, lcores="0", dcqcn=dcqcn)
+    etwire(args, "run", config, "--no-metrics")
+    summary = load_summary(out)
+    assert summary["status"] == "completed" and summary["failed_flows"] == 0, summary["status"]
+    return summary, load_flows(out)
+
+
+def case_ovs_allreduce(args, work):
+    traces = os.path.join(args.source_dir, "configs", "traces")
+    workloads = [
+        ("allreduce", [("allreduce", os.path.join(traces, "allreduce_8r", "allreduce"))], 2,
+         False),
+        # configs/mixed-allreduce-alltoall.yaml's two jobs (32 MiB ring all-reduces and 8 MiB
+        # all-to-alls, DCQCN on), both on the same two ports.
+        ("mixed", [("allreduce", os.path.join(traces, "allreduce_32m_8r", "allreduce")),
+                   ("alltoall", os.path.join(traces, "alltoall_8r", "alltoall"))], 1, True),
+    ]
+    details, records = [], []
+    for label, jobs, iterations, dcqcn in workloads:
+        out, measured, flows, predicted, device = run_through_ovs(
+            args, work, label, jobs, iterations=iterations, dcqcn=dcqcn)
+        ring, ring_flows = run_back_to_back(args, work, label, jobs, iterations=iterations,
+                                            dcqcn=dcqcn)
+        # The same flows, each moving the same bytes, as with no device between the ports.
+        assert measured["flows"] == ring["flows"] > 0, (measured["flows"], ring["flows"])
+        assert len(flows) == len(ring_flows)
+        assert flow_bytes(flows) == flow_bytes(ring_flows), f"{label}: bytes per flow differ"
+        assert all(row["status"] == "completed" for row in flows)
+        dropped = check_through_ovs(measured, device)
+        # Every frame beyond the trace's own has a cause the counters show: OVS dropped frames
+        # (missing at the receiver) or a timer fired.
+        resent = sum(p["retransmitted_packets"] for p in measured["ports"])
+        causes = sum(p["missing_packets"] + p["timeouts"] for p in measured["ports"])
+        assert resent == 0 or causes > 0, measured["ports"]
+        compare = etwire(args, "compare", os.path.join(out, "prediction"), out, "--json",
+                         os.path.join(work, label + "-compare.json"), check=False)
+        assert compare.returncode == 0, compare.stderr
+        lab, twin = per_type(measured), per_type(predicted)
+        record = {"device": "ovs-dpdk", "workload": label, "flows": measured["flows"],
+                  "bytes": sum(int(r["bytes"]) for r in flows), "speed": OVS_SPEED,
+                  "retransmitted": resent, **dropped,
+                  "handed_over": sum(q["handed_over"] for p in measured["ports"]
+                                     for q in p.get("queues", [])),
+                  "prediction_status": predicted["status"],
+                  "collectives": {k: {"lab": lab[k], "prediction": twin.get(k)} for k in lab}}
+        records.append(record)
+        details.append(f"{label}: {measured['flows']} flows as back to back, " + ", ".join(
+            f"{k} CCT {v['cct_ms']:.1f} ms / busbw {v['busbw_GBps']:.3f} GB/s "
+            f"(prediction {twin[k]['cct_ms']:.1f} ms / {twin[k]['busbw_GBps']:.3f})"
+            for k, v in lab.items() if k in twin) +
+            f", {resent} resent, OVS dropped {sum(dropped.values())}")
+    if args.record:
+        with open(args.record, "a") as f:
+            for record in records:
+                f.write(json.dumps(record) + "\n")
+    return "; ".join(details)
+
+
+DEVICE_CASES = {"tbf_incast": case_tbf_incast, "ovs_allreduce": case_ovs_allreduce}
 
 
 def case_any_ran(args, work):
