@@ -26,6 +26,18 @@ Cases:
               has a missing packet or a timeout behind it; etwire compare of the prediction and
               the run succeeds. Lab and prediction CCT and busbw per collective type go to
               --record; no tolerance is asserted (docs/dut-validation.md).
+  ovs_ecn_mark  The same OVS with a flow rule above the forwarding ones marking CE
+              (mod_nw_ecn:3) on every ECT(0) UDP 4791 frame from port a toward port b (the data;
+              ACKs and CNPs go not-ECT), a 1 MiB all-to-all (two iterations, two QPs per peer),
+              DCQCN on with a 200 Mb/s floor, run twice: the rule matched exactly a's data frames
+              and the plain flow the rest; b counted every marked frame OVS delivered (OVS's drops
+              toward b the only loss), a none. With min_time_between_cnps 0 the notification
+              point answers every marked packet, so b's CNPs equal its marks, per QP and per
+              port; with 4us (NVIDIA's default) each marked QP sent at least one CNP and at most
+              one per mark (which marks fall in a QP's 4 us window depends on when the worker
+              polled, recorded nowhere per packet: bounds only). a received b's CNPs (less OVS's
+              drops toward a), every requester on a that got one cut its rate below its queue's
+              pace, and b's requesters got none.
   any_ran     Fails unless at least one device case ran (rather than skipped) in this test run:
               reads the status files the cases left in --status-dir.
 
@@ -220,7 +232,7 @@ def ring_port(name, index, peer):
 
 
 def ovs_config(path, name, jobs, ports, out, *, iterations, lcores, dcqcn, qps_per_peer=2,
-               ecn=False, extra_transport=""):
+               ecn=False, dcqcn_extra=""):
     """Each job's eight ranks four per port, as one host of four on each port, so every ring or
     all-to-all step between the hosts crosses the device."""
     job_yaml = "".join(f"    - name: {job}\n      trace: {trace}\n" for job, trace in jobs)
@@ -253,8 +265,8 @@ transport:
   # A shared machine holds a poller off its CPU for tens of milliseconds.
   retransmit_timeout: 500ms
   retry_count: 7
-  dcqcn: {{enabled: {str(dcqcn).lower()}}}
-{extra_transport}fabric:
+  dcqcn: {{enabled: {str(dcqcn).lower()}{dcqcn_extra}}}
+fabric:
   topology: single-switch
   ecn: {{enabled: {str(ecn).lower()}}}
 telemetry:
@@ -310,7 +322,7 @@ def check_through_ovs(measured, device):
 
 
 def run_through_ovs(args, work, label, jobs, *, iterations, dcqcn, predict=True, flow_rules=(),
-                    ecn=False, extra_transport=""):
+                    ecn=False, dcqcn_extra=""):
     """One run of `jobs` on two net_memif ports through OVS (explicit in_port -> output flows,
     plus flow_rules above them); returns the summary, flows, prediction and device counters."""
     out = os.path.join(work, label)
@@ -325,7 +337,7 @@ def run_through_ovs(args, work, label, jobs, *, iterations, dcqcn, predict=True,
                      memif_port("b", 1, ovs.socket(1), "[1, 2]"))
             ovs_config(config, f"dut-ovs-{label}", jobs, ports, out, iterations=iterations,
                        lcores=OVS_ETWIRE_LCORES, dcqcn=dcqcn, ecn=ecn,
-                       extra_transport=extra_transport)
+                       dcqcn_extra=dcqcn_extra)
             cmd = ["run", config, "--no-metrics"] + (["--predict"] if predict else [])
             run = etwire(args, *cmd, ns=ns, check=False)
             device = ovs.counters()
@@ -333,6 +345,9 @@ def run_through_ovs(args, work, label, jobs, *, iterations, dcqcn, predict=True,
         raise Skip(f"Open vSwitch (DPDK): {e}")
     assert run.returncode in (0, 1), f"etwire run exited {run.returncode}:\n{run.stderr}"
     measured = load_summary(out)
+    if args.keep:
+        with open(os.path.join(work, label + "-ovs.json"), "w") as f:
+            json.dump(device, f, indent=1)
     assert measured["status"] == "completed", (label, measured["status"],
                                                measured["failed_by_status"], run.stderr[-2000:])
     assert measured["failed_flows"] == 0, measured["failed_by_status"]
@@ -403,7 +418,96 @@ def case_ovs_allreduce(args, work):
     return "; ".join(details)
 
 
-DEVICE_CASES = {"tbf_incast": case_tbf_incast, "ovs_allreduce": case_ovs_allreduce}
+# Every ECT(0) RoCE frame from port a (OVS port 1) toward port b is marked CE: data only, since
+# etwire sends ACKs and CNPs not-ECT (qos.ack/cnp.ecn), as a switch marks only ECN-capable packets.
+ECN_MARK_RULE = ("priority=20,in_port=1,udp,nw_ecn=2,tp_dst=4791,"
+                 "actions=mod_nw_ecn:3,output:2")
+
+
+def load_qps(out):
+    with open(os.path.join(out, "qps.csv")) as f:
+        return list(csv.DictReader(f))
+
+
+def case_ovs_ecn_mark(args, work):
+    trace = os.path.join(work, "alltoall")
+    etwire(args, "synth", "microbench", "-c", "all_to_all", "-b", "1MiB", "-n", "8", "-i", "2",
+           "-o", trace)
+    jobs = [("alltoall", trace)]
+    details = []
+    # min_time_between_cnps 0: the notification point answers every CE-marked data packet with a
+    # CNP, so the count is exact. 4us (NVIDIA's default): at most one per QP per 4 us, and which
+    # marked arrivals fall inside a QP's 4 us window depends on when the receiving worker polled,
+    # which no output records per packet: only bounds are asserted. A DCQCN floor of 200 Mb/s
+    # keeps the run short while every data packet toward b is marked.
+    for label, min_time in (("every", "0ns"), ("paced", "4us")):
+        out, measured, flows, _, device = run_through_ovs(
+            args, work, f"ecn-{label}", jobs, iterations=1, dcqcn=True, predict=False,
+            flow_rules=[ECN_MARK_RULE],
+            dcqcn_extra=f", min_time_between_cnps: {min_time}, min_rate: 200Mbps")
+        a, b = measured["ports"]
+        # OVS shows mod_nw_ecn:3 as set_field:3->nw_ecn.
+        mark = [v for k, v in device["flows"].items() if "->nw_ecn" in k]
+        assert len(mark) == 1, device["flows"]
+        marked = mark[0]["packets"]
+        plain_a = device["flows"]["priority=10,in_port=1 actions=output:2"]["packets"]
+        # The rule caught exactly a's data frames (first sends and resends); the plain flow the
+        # rest (ACKs, NAKs and CNPs).
+        assert marked == a["data_packets"] > 0, (marked, a)
+        assert marked + plain_a == a["tx_packets"], (marked, plain_a, a["tx_packets"])
+        # b counted every marked frame OVS delivered; OVS's drops toward b are the only loss.
+        toward_b, toward_a = device["ports"][1]["tx_dropped"], device["ports"][0]["tx_dropped"]
+        assert marked - toward_b <= b["ecn_marked_received"] <= marked, (b, marked, toward_b)
+        if toward_b == 0:
+            assert b["ecn_marked_received"] == marked, (b, marked)
+        assert a["ecn_marked_received"] == 0 and a["cnps_sent"] == 0, a
+        assert b["cnps_received"] == 0, b
+        responders = [q for q in load_qps(out) if q["role"] == "responder" and q["port"] == "b"]
+        with_marks = [q for q in responders if int(q["ecn_marked_received"]) > 0]
+        assert sum(int(q["ecn_marked_received"]) for q in responders) == b["ecn_marked_received"]
+        assert sum(int(q["cnps_sent"]) for q in responders) == b["cnps_sent"]
+        if min_time == "0ns":
+            # One CNP per marked data packet, per QP and on the port.
+            for q in responders:
+                assert int(q["cnps_sent"]) == int(q["ecn_marked_received"]), q
+            assert b["cnps_sent"] == b["ecn_marked_received"], b
+        else:
+            # Each QP that received a mark sent at least its first CNP and at most one per mark.
+            for q in with_marks:
+                assert 1 <= int(q["cnps_sent"]) <= int(q["ecn_marked_received"]), q
+            assert len(with_marks) <= b["cnps_sent"] <= b["ecn_marked_received"], b
+        # The CNPs reached a (less what OVS dropped toward it), and a's requesters cut rates.
+        assert b["cnps_sent"] - toward_a <= a["cnps_received"] <= b["cnps_sent"], (a, b, toward_a)
+        requesters = [q for q in load_qps(out) if q["role"] == "requester"]
+        queue_rate = 2e9 / OVS_QUEUES
+        for q in requesters:
+            if q["port"] == "a" and int(q["cnps_received"]) > 0:
+                assert int(q["rate_cuts"]) > 0, q
+                assert float(q["min_rate_bps"]) < queue_rate, q
+            if q["port"] == "b":
+                assert int(q["cnps_received"]) == 0 and int(q["rate_cuts"]) == 0, q
+        cut = [q for q in requesters if q["port"] == "a" and int(q["rate_cuts"]) > 0]
+        assert cut, "no requester on a cut its rate"
+        record = {"device": "ovs-dpdk", "case": "ecn_mark", "min_time_between_cnps": min_time,
+                  "marked_by_ovs": marked, "ecn_marked_received": b["ecn_marked_received"],
+                  "cnps_sent": b["cnps_sent"], "cnps_received": a["cnps_received"],
+                  "qps_marked": len(with_marks), "requesters_cut": len(cut),
+                  "rate_cuts": sum(int(q["rate_cuts"]) for q in cut),
+                  "min_rate_mbps": min(float(q["min_rate_bps"]) for q in cut) / 1e6,
+                  "ovs_dropped_toward_b": toward_b, "ovs_dropped_toward_a": toward_a,
+                  "flows": measured["flows"]}
+        if args.record:
+            with open(args.record, "a") as f:
+                f.write(json.dumps(record) + "\n")
+        details.append(f"min_time_between_cnps {min_time}: OVS marked {marked}, b received "
+                       f"{b['ecn_marked_received']} CE, sent {b['cnps_sent']} CNPs over "
+                       f"{len(with_marks)} QPs, a got {a['cnps_received']}, {len(cut)} requesters "
+                       f"cut ({record['rate_cuts']} cuts, down to {record['min_rate_mbps']:.0f} Mb/s)")
+    return "; ".join(details)
+
+
+DEVICE_CASES = {"tbf_incast": case_tbf_incast, "ovs_allreduce": case_ovs_allreduce,
+                "ovs_ecn_mark": case_ovs_ecn_mark}
 
 
 def case_any_ran(args, work):
