@@ -227,7 +227,8 @@ def memif_port(name, index, socket, lcores):
 
 
 def ring_port(name, index, peer):
-    return (f"  - name: {name}\n    backend: dpdk\n    dpdk: {{vdev: net_ring{index}, peer: {peer}}}\n"
+    return (f"  - name: {name}\n    backend: dpdk\n"
+            f"    dpdk: {{vdev: net_ring{index}, peer: {peer}}}\n"
             f"    speed: {OVS_SPEED}\n    mtu: 1500\n")
 
 
@@ -502,7 +503,8 @@ def case_ovs_ecn_mark(args, work):
         details.append(f"min_time_between_cnps {min_time}: OVS marked {marked}, b received "
                        f"{b['ecn_marked_received']} CE, sent {b['cnps_sent']} CNPs over "
                        f"{len(with_marks)} QPs, a got {a['cnps_received']}, {len(cut)} requesters "
-                       f"cut ({record['rate_cuts']} cuts, down to {record['min_rate_mbps']:.0f} Mb/s)")
+                       f"cut ({record['rate_cuts']} cuts, down to "
+                       f"{record['min_rate_mbps']:.0f} Mb/s)")
     return "; ".join(details)
 
 
