@@ -209,8 +209,9 @@ WIRE_OVERHEAD = 24
 # 0; the queue-1 workers (which receive everything OVS sends, see OVS_QUEUES) run on CPU 1 beside
 # the PMD: with all three etwire lcores on CPU 0 one of them was starved long enough for OVS to
 # overflow its memif ring and for flows to fail on retries.
-OVS_PMD_CPUS = (1,)
-OVS_ETWIRE_LCORES = "0@0,1@0,2@1"
+OVS_PMD_CPUS = tuple(int(c) for c in os.environ.get("ETWIRE_DUT_OVS_PMD_CPUS", "1").split(","))
+OVS_ETWIRE_LCORES = os.environ.get("ETWIRE_DUT_OVS_LCORES", "0@0,1@0,2@1")
+OVS_PMD_MAXSLEEP_US = int(os.environ.get("ETWIRE_DUT_OVS_PMD_MAXSLEEP_US", "0"))
 # OVS transmits on a memif port's tx queue 1 (its PMD's queue; 0 is the main thread's), so
 # etwire's client needs two rx queues, and it may not have more tx queues than OVS's n_rxq (2).
 # Everything arrives on etwire's queue 1; connections driven by queue 0 get their frames handed
@@ -226,9 +227,10 @@ def memif_port(name, index, socket, lcores):
             f"    speed: {OVS_SPEED}\n    mtu: 1500\n")
 
 
-def ring_port(name, index, peer):
+def ring_port(name, index, peer, lcores=None):
+    queues = f", queues: {OVS_QUEUES}, lcores: {lcores}" if lcores else ""
     return (f"  - name: {name}\n    backend: dpdk\n"
-            f"    dpdk: {{vdev: net_ring{index}, peer: {peer}}}\n"
+            f"    dpdk: {{vdev: net_ring{index}, peer: {peer}{queues}}}\n"
             f"    speed: {OVS_SPEED}\n    mtu: 1500\n")
 
 
@@ -329,8 +331,8 @@ def run_through_ovs(args, work, label, jobs, *, iterations, dcqcn, predict=True,
     out = os.path.join(work, label)
     config = os.path.join(work, label + ".yaml")
     try:
-        with Namespace("ovs") as ns, OvsDpdk(ns, 2, pmd_cpus=OVS_PMD_CPUS,
-                                             n_rxq=OVS_QUEUES) as ovs:
+        with Namespace("ovs") as ns, OvsDpdk(ns, 2, pmd_cpus=OVS_PMD_CPUS, n_rxq=OVS_QUEUES,
+                                             pmd_maxsleep_us=OVS_PMD_MAXSLEEP_US) as ovs:
             ovs.cross_connect()
             for rule in flow_rules:
                 ovs.add_flow(rule)
@@ -356,12 +358,17 @@ def run_through_ovs(args, work, label, jobs, *, iterations, dcqcn, predict=True,
     return out, measured, load_flows(out), predicted, device
 
 
-def run_back_to_back(args, work, label, jobs, *, iterations, dcqcn):
-    """The same workload on two net_ring ports cabled to each other (dpdk.peer): no device."""
-    out = os.path.join(work, label + "-ring")
-    config = os.path.join(work, label + "-ring.yaml")
-    ovs_config(config, f"dut-ring-{label}", jobs, ring_port("a", 0, "b") + ring_port("b", 1, "a"),
-               out, iterations=iterations, lcores="0", dcqcn=dcqcn)
+def run_back_to_back(args, work, label, jobs, *, iterations, dcqcn, same_lcores=False):
+    """The same workload on two net_ring ports cabled to each other (dpdk.peer): no device. On
+    the main lcore, or with same_lcores on the queues and lcores of the run through OVS (each
+    frame stays on its queue's ring: nothing is handed over)."""
+    suffix = "-ring-lcores" if same_lcores else "-ring"
+    out = os.path.join(work, label + suffix)
+    config = os.path.join(work, label + suffix + ".yaml")
+    ports = (ring_port("a", 0, "b", "[1, 2]" if same_lcores else None) +
+             ring_port("b", 1, "a", "[2, 1]" if same_lcores else None))
+    ovs_config(config, f"dut-ring-{label}", jobs, ports, out, iterations=iterations,
+               lcores=OVS_ETWIRE_LCORES if same_lcores else "0", dcqcn=dcqcn)
     etwire(args, "run", config, "--no-metrics")
     summary = load_summary(out)
     assert summary["status"] == "completed" and summary["failed_flows"] == 0, summary["status"]
@@ -398,18 +405,27 @@ def case_ovs_allreduce(args, work):
         compare = etwire(args, "compare", os.path.join(out, "prediction"), out, "--json",
                          os.path.join(work, label + "-compare.json"), check=False)
         assert compare.returncode == 0, compare.stderr
-        lab, twin = per_type(measured), per_type(predicted)
+        # The machine's share: the same ports' queues on the same lcores, back to back.
+        ring_lcores, _ = run_back_to_back(args, work, label, jobs, iterations=iterations,
+                                          dcqcn=dcqcn, same_lcores=True)
+        lab, twin, b2b = per_type(measured), per_type(predicted), per_type(ring)
+        b2b_lcores = per_type(ring_lcores)
         record = {"device": "ovs-dpdk", "workload": label, "flows": measured["flows"],
                   "bytes": sum(int(r["bytes"]) for r in flows), "speed": OVS_SPEED,
                   "retransmitted": resent, **dropped,
                   "handed_over": sum(q["handed_over"] for p in measured["ports"]
                                      for q in p.get("queues", [])),
                   "prediction_status": predicted["status"],
-                  "collectives": {k: {"lab": lab[k], "prediction": twin.get(k)} for k in lab}}
+                  "collectives": {k: {"lab": lab[k], "prediction": twin.get(k),
+                                      "back_to_back": b2b.get(k),
+                                      "back_to_back_same_lcores": b2b_lcores.get(k)}
+                                  for k in lab}}
         records.append(record)
         details.append(f"{label}: {measured['flows']} flows as back to back, " + ", ".join(
             f"{k} CCT {v['cct_ms']:.1f} ms / busbw {v['busbw_GBps']:.3f} GB/s "
-            f"(prediction {twin[k]['cct_ms']:.1f} ms / {twin[k]['busbw_GBps']:.3f})"
+            f"(prediction {twin[k]['cct_ms']:.1f} ms / {twin[k]['busbw_GBps']:.3f}, back to back "
+            f"{b2b[k]['cct_ms']:.1f} ms / {b2b[k]['busbw_GBps']:.3f}, on the same lcores "
+            f"{b2b_lcores[k]['cct_ms']:.1f} ms)"
             for k, v in lab.items() if k in twin) +
             f", {resent} resent, OVS dropped {sum(dropped.values())}")
     if args.record:

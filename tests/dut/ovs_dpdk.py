@@ -41,11 +41,12 @@ class OvsDpdk:
     p0 .. p<ports-1>; `ovs.socket(i)` is where etwire's client i connects."""
 
     def __init__(self, ns, ports=2, *, pmd_cpus=(1,), n_rxq=2, memory_mb=1024, rsize=14,
-                 bsize=8192, ready_timeout_s=60):
+                 bsize=8192, pmd_maxsleep_us=0, ready_timeout_s=60):
         self.ns = ns
         self.ports = ports
         self.pmd_cpus = pmd_cpus
         self.n_rxq = n_rxq
+        self.pmd_maxsleep_us = pmd_maxsleep_us
         self.memory_mb = memory_mb
         self.rsize, self.bsize = rsize, bsize
         self.ready_timeout_s = ready_timeout_s
@@ -123,7 +124,10 @@ class OvsDpdk:
         self.vsctl("--no-wait", "set", "Open_vSwitch", ".", "other_config:dpdk-init=true",
                    f'other_config:dpdk-extra="--no-huge -m {self.memory_mb} --no-pci '
                    f'--legacy-mem --file-prefix={prefix}"',
-                   f"other_config:pmd-cpu-mask={mask}")
+                   f"other_config:pmd-cpu-mask={mask}",
+                   # OVS 3.1's PMD may sleep up to this long when its queues are idle (0: it
+                   # busy-polls), leaving the CPU to what else runs there.
+                   f"other_config:pmd-maxsleep={self.pmd_maxsleep_us}")
         self.vswitchd = self._start("ovs-vswitchd", VSWITCHD, f"unix:{sock}",
                                     f"--pidfile={self.run}/ovs-vswitchd.pid",
                                     f"--log-file={self.log_dir}/ovs-vswitchd.log")
