@@ -44,6 +44,10 @@ packages=(
   # scripts/fuzz.sh builds the fuzz targets with clang's libFuzzer (-fsanitize=fuzzer), whose
   # runtime is in compiler-rt.
   clang libclang-rt-14-dev
+  # A device under test for tests/dut: Open vSwitch with its DPDK datapath
+  # (/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk), started by the test in a directory of
+  # its own, never as the system's service.
+  openvswitch-switch-dpdk
 )
 
 missing=()
