@@ -44,7 +44,7 @@ Cases:
 A device that cannot start on this machine skips its case (exit 77) with the device's own error.
 The OVS cases pin OVS's PMD to CPU 1 and etwire's lcores as OVS_ETWIRE_LCORES says; for pinning
 experiments ETWIRE_DUT_OVS_PMD_CPUS, ETWIRE_DUT_OVS_LCORES and ETWIRE_DUT_OVS_PMD_MAXSLEEP_US
-override them (tests/dut/OVS_NOTES.md).
+override them (docs/dut-validation.md, "Pinning").
 """
 
 import argparse
@@ -212,7 +212,7 @@ WIRE_OVERHEAD = 24
 # 0; the queue-1 workers (which receive everything OVS sends, see OVS_QUEUES) run on CPU 1 beside
 # the PMD. At 4 Gb/s with a 100 ms retransmit timeout the mix failed flows on retries with this
 # layout and (worse) with all three etwire lcores on CPU 0, a starved worker letting OVS overflow
-# its memif ring; at 2 Gb/s with 500 ms both complete (tests/dut/OVS_NOTES.md).
+# its memif ring; at 2 Gb/s with 500 ms both complete (docs/dut-validation.md, "Pinning").
 OVS_PMD_CPUS = tuple(int(c) for c in os.environ.get("ETWIRE_DUT_OVS_PMD_CPUS", "1").split(","))
 OVS_ETWIRE_LCORES = os.environ.get("ETWIRE_DUT_OVS_LCORES", "0@0,1@0,2@1")
 OVS_PMD_MAXSLEEP_US = int(os.environ.get("ETWIRE_DUT_OVS_PMD_MAXSLEEP_US", "0"))
