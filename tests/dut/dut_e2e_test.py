@@ -7,8 +7,8 @@ prediction (docs/dut-validation.md).
 
 Cases:
 
-  tbf_incast  Three senders at 200 Mb/s into one receiver behind a Linux bridge whose port toward
-              it shapes with tbf (200 Mb/s, 64 KB queue, tail drop), a 1 MiB gather on four
+  tbf_incast  Three senders at 50 Mb/s into one receiver behind a Linux bridge whose port toward
+              it shapes with tbf (50 Mb/s, 64 KB queue, tail drop), a 1 MiB gather on four
               net_af_packet ports, DCQCN off: run --predict (the fabric twin with the same
               bottleneck) and etwire compare. Every flow completes through go-back-N; what the
               senders put on the wire is exactly what the shaper forwarded plus what it dropped;
