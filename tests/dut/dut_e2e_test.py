@@ -102,6 +102,10 @@ def twin_buffer(queue_bytes, ports, reserve):
     return {"size": ports * (share + reserve), "mode": "per-port", "ingress_reserve": reserve}
 
 
+# The lab's gather time may exceed the twin's prediction by this much (etwire compare's cct).
+TBF_CCT_TOLERANCE_PERCENT = 150
+
+
 def case_tbf_incast(args, work):
     trace = os.path.join(work, "gather")
     etwire(args, "synth", "microbench", "-c", "gather", "-b", "1MiB", "-n", "4", "-i", "1",
@@ -176,9 +180,20 @@ telemetry:
     assert device["shaper_dropped"] > 0 and retransmitted > 0, device
     assert rx["missing_packets"] > 0, rx
 
-    compare = etwire(args, "compare", os.path.join(out, "prediction"), out, check=False)
-    assert compare.returncode in (0, 1), compare.stderr
+    # The stated tolerance: the lab's gather within 2.5 times the predicted time (measured 1.3 to
+    # 1.5 times with one other busy process on the machine, 3.5 to 3.9 times with three:
+    # docs/dut-validation.md), and not below 0.8 times it (the twin's bottleneck is exact).
     cct = measured["collectives"][0]["cct_ns"]
+    predicted_cct = predicted["collectives"][0]["cct_ns"]
+    assert predicted["status"] == "completed", (predicted["status"], predicted["failed_by_status"])
+    if os.environ.get("ETWIRE_SANITIZED"):
+        compare = etwire(args, "compare", os.path.join(out, "prediction"), out, check=False)
+        assert compare.returncode == 0, compare.stderr
+    else:
+        compare = etwire(args, "compare", os.path.join(out, "prediction"), out, "--tolerance",
+                         f"cct={TBF_CCT_TOLERANCE_PERCENT}", check=False)
+        assert compare.returncode == 0, f"beyond the tolerance:\n{compare.stdout}{compare.stderr}"
+        assert cct >= 0.8 * predicted_cct, (cct, predicted_cct)
     ideal_ns = original * (1024 + 58 + 20) * 8 / rate_bps * 1e9
     record = {
         "device": "tbf", "shaper_sent": device["shaper_sent"],
@@ -186,7 +201,7 @@ telemetry:
         "etwire_retransmitted": retransmitted, "receiver_got": rx["rx_packets"],
         "cct_ms": cct / 1e6, "bottleneck_share": ideal_ns / cct,
         "prediction_status": predicted["status"],
-        "prediction_cct_ms": predicted["collectives"][0]["cct_ns"] / 1e6,
+        "prediction_cct_ms": predicted_cct / 1e6,
         "prediction_retransmitted": sum(p["retransmitted_packets"] for p in predicted["ports"]),
         "prediction_failed_flows": predicted["failed_flows"],
     }
