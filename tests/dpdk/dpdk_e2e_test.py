@@ -52,14 +52,11 @@ import time
 from collections import Counter, defaultdict
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testing"))
+from dpdk_runs import Skip, run_dpdk_etwire  # noqa: E402
 from frame_checks import scapy_icrc_check, tshark_fields  # noqa: E402
 
 SKIP = 77
 UPSTREAM = "../shared/traces/upstream/astra-sim/microbench_all_reduce_8npus_1MB/all_reduce"
-
-
-class Skip(Exception):
-    pass
 
 
 def eal_args(extra=(), lcores="0"):
@@ -110,13 +107,8 @@ transport:
 
 
 def run_etwire(args, config_path, *, timeout=180, check=True, prefix=()):
-    cmd = [*prefix, args.etwire, "run", config_path, "--no-metrics"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if "EAL did not start" in proc.stderr:
-        raise Skip("DPDK cannot initialise here: " + proc.stderr.strip().splitlines()[-1])
-    if check and proc.returncode != 0:
-        raise AssertionError(f"{' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr}")
-    return proc
+    return run_dpdk_etwire(args.etwire, ["run", config_path, "--no-metrics"], prefix=prefix,
+                           timeout=timeout, check=check)
 
 
 def load_results(out):

@@ -59,6 +59,8 @@ import time
 from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testing"))
+from dpdk_runs import Skip, run_dpdk_etwire  # noqa: E402
 from netns import DeviceUnavailable, Namespace  # noqa: E402
 from ovs_dpdk import OvsDpdk  # noqa: E402
 from tbf_bridge import TbfBridge  # noqa: E402
@@ -66,19 +68,9 @@ from tbf_bridge import TbfBridge  # noqa: E402
 SKIP = 77
 
 
-class Skip(Exception):
-    pass
-
-
 def etwire(args, *cmd, ns=None, timeout=300, check=True):
     prefix = ["ip", "netns", "exec", ns.name] if ns else []
-    proc = subprocess.run([*prefix, args.etwire, *cmd], capture_output=True, text=True,
-                          timeout=timeout)
-    if "EAL did not start" in proc.stderr:
-        raise Skip("DPDK cannot initialise here: " + proc.stderr.strip().splitlines()[-1])
-    if check and proc.returncode != 0:
-        raise AssertionError(f"etwire {' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr}")
-    return proc
+    return run_dpdk_etwire(args.etwire, cmd, prefix=prefix, timeout=timeout, check=check)
 
 
 def load_summary(out):
