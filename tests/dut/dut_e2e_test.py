@@ -357,7 +357,8 @@ def case_ns3_red_ecn(args, work):
             f"rate cuts, {f_on['ns3_dropped']} dropped, {f_on['goodput_mbps']:.1f} Mb/s "
             f"(prediction {f_on['prediction_goodput_mbps']:.1f}); DCQCN off: ns-3 dropped "
             f"{f_off['ns3_dropped']}, {f_off['retransmitted']} retransmitted, "
-            f"{f_off['goodput_mbps']:.1f} Mb/s (prediction {f_off['prediction_goodput_mbps']:.1f})")
+            f"{f_off['status']} ({f_off['failed_flows']} flows failed; prediction "
+            f"{f_off['prediction_status']})")
 
 
 DEVICE_CASES = {"tbf_incast": case_tbf_incast, "ns3_red_ecn": case_ns3_red_ecn}
