@@ -353,7 +353,8 @@ def case_ns3_red_ecn(args, work):
     assert f_off["ecn_marked_received"] <= f_off["ns3_marked"], f_off
     assert f_off["ns3_dropped"] > 0 and f_off["retransmitted"] > 0, f_off
     return (f"DCQCN on: ns-3 marked {f_on['ns3_marked']} (etwire received "
-            f"{f_on['ecn_marked_received']} CE), {f_on['cnps_sent']} CNPs, {int(f_on['rate_cuts'])} "
+            f"{f_on['ecn_marked_received']} CE), {f_on['cnps_sent']} CNPs, "
+            f"{int(f_on['rate_cuts'])} "
             f"rate cuts, {f_on['ns3_dropped']} dropped, {f_on['goodput_mbps']:.1f} Mb/s "
             f"(prediction {f_on['prediction_goodput_mbps']:.1f}); DCQCN off: ns-3 dropped "
             f"{f_off['ns3_dropped']}, {f_off['retransmitted']} retransmitted, "

@@ -1,7 +1,7 @@
 """An ns-3 router (tests/dut/ns3/red_router.cc) between two veths: a routed point-to-point
 bottleneck whose egress queue, in each direction, is ns-3's RED marking ECN.
 
-    etwire port a  etw0 --veth-- r0  [ns-3 node A] ==rate, delay, RED== [ns-3 node B]  r1 --veth-- etw1  etwire port b
+    port a: etw0 --veth-- r0 [node A] ==rate, delay, RED== [node B] r1 --veth-- etw1 :port b
 
 Each host end (etw<i>) is where an etwire net_af_packet port attaches; ns-3 holds a raw socket on
 the other end (r<i>). The router answers no ARP for etwire, nor asks: it has a permanent entry for
