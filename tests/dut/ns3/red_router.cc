@@ -5,8 +5,8 @@
 //
 // Each p2p direction has its own RedQueueDisc (rate, delay, thresholds from the command line):
 // frames from side a toward side b queue at A's egress, the reverse at B's. RED marks ECT packets
-// CE (UseEcn) from its averaged queue, and with UseHardDrop=false also marks rather than drops
-// above MaxTh; a full queue (MaxSize) drops.
+// CE (UseEcn) from its averaged queue (--qw 1: the instantaneous queue, as the twin marks), and
+// with UseHardDrop=false also marks rather than drops above MaxTh; a full queue (MaxSize) drops.
 //
 // Addresses: each side is a /24 with the router's address (--a-router, --b-router) and etwire's
 // port address (--a-host, --b-host). etwire does not answer ARP, so the router gets a permanent
@@ -20,14 +20,15 @@
 // (ports[].next_hop_mac).
 //
 // Output (stdout): "ready" once the simulator runs in real time with the ARP entries in place; at
-// the end (SIGTERM, SIGINT or
-// --duration) one line per direction:
-//   red dir=ab received=N sent=N marked=N unforced_marks=N forced_marks=N dropped=N ...
-// (RED's early and forced drops, and the rest: a full queue).
+// the end (SIGTERM, SIGINT or --duration) one line per direction (ab: side a toward side b):
+//   red dir=ab received=N sent=N marked=N unforced_marks=N forced_marks=N dropped=N
+//       unforced_drops=N forced_drops=N queue_full_drops=N
+// (drops: RED's early and forced ones, and the rest, which is the queue at MaxSize).
 #include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
