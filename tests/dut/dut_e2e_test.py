@@ -231,7 +231,7 @@ transport:
   # the bottleneck. Scaled so that CNPs, cuts and increases come every few frames, not faster.
   dcqcn: {{enabled: {str(dcqcn).lower()}, min_time_between_cnps: 2ms, rate_reduce_period: 2ms,
           alpha_update_period: 2ms, rate_increase_period: 20ms, additive_increase: 1Mbps,
-          hyper_increase: 5Mbps, clamp_target_rate: true}}
+          hyper_increase: 5Mbps, min_rate: 5Mbps, clamp_target_rate: true}}
 fabric:
   topology: single-switch
   propagation_delay: 25us
