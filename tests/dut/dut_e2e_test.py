@@ -298,6 +298,7 @@ def run_figures(r, bytes_sent):
         "sent": tx["tx_packets"], "retransmitted": tx["retransmitted_packets"],
         "received": rx["rx_packets"], "host_received": r["host"]["host_received_0"],
         "ns3_marked": r["red"]["ba"]["marked"], "ns3_dropped": r["red"]["ba"]["dropped"],
+        "ns3_queue_full_drops": r["red"]["ba"]["queue_full_drops"],
         "ns3_received": r["red"]["ba"]["received"], "ns3_sent": r["red"]["ba"]["sent"],
         "prediction_status": predicted["status"],
         "prediction_cct_ms": pcct / 1e6, "prediction_goodput_mbps": bytes_sent * 8 / pcct * 1e3,
