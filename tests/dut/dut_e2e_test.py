@@ -16,7 +16,8 @@ Cases:
               trace's own is counted as a retransmission.
   ns3_red_ecn A 4 MiB gather between two net_af_packet ports through an ns-3 router
               (tests/dut/ns3_router.py): a 30 Mb/s point-to-point bottleneck whose queue is
-              ns-3's RED with ECN (10/30 packets, max_p 0.1, 100-packet limit), the sender's port
+              ns-3's RED with ECN (10/30 packets, max_p 0.1, 100-packet limit, on the instantaneous
+              queue: --ns3-qw sets RED's averaging weight), the sender's port
               at 60 Mb/s, each port addressing its frames to the router (next_hop_mac). Run with
               --predict (the twin with the same bottleneck, thresholds and buffer) and compared,
               once with DCQCN on and once off. Both: the router's queue saw exactly the frames
