@@ -46,8 +46,10 @@ int run_with_prediction(const RunRequest& opts) {
   RunRequest prediction = measured;
   prediction.no_metrics = true;
   std::set<std::string> entries;  // port entries of the configuration, not on the twin already
+  std::set<std::string> routed;   // entries facing a router: the twin's switches are L2
   for (const config::PortConfig& port : lab.config.ports) {
     if (port.backend != config::Backend::kLoopback) entries.insert(port.key_path);
+    if (port.next_hop_mac) routed.insert(port.key_path);
   }
   if (entries.empty()) {
     std::cerr << fmt::format(
@@ -58,6 +60,7 @@ int run_with_prediction(const RunRequest& opts) {
   }
   for (const std::string& entry : entries)
     prediction.overrides.push_back(entry + ".backend=loopback");
+  for (const std::string& entry : routed) prediction.overrides.push_back(entry + ".next_hop_mac=");
   // The twin's frames are not the lab's: capture belongs to the measurement.
   prediction.overrides.push_back("telemetry.record.pcap=false");
   const std::filesystem::path out =

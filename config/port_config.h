@@ -95,6 +95,11 @@ struct PortConfig {
   bool mac_derived = false;  // address chosen by the loader (see docs/configuration.md)
   bool ipv4_derived = false;
   bool ipv6_derived = false;
+  // The MAC address frames leaving this port are sent to, when the device under test is a router
+  // (an L3 hop) rather than a switch: every frame goes to it, whatever port it is for. nullopt =
+  // the destination port's own MAC (an L2 device, or the fabric twin). Only DPDK ports without a
+  // back-to-back peer take it.
+  std::optional<MacAddress> next_hop_mac;
   uint64_t speed_bps = 100'000'000'000;
   uint32_t mtu = 4200;  // IP MTU of the link, as on a Linux netdev
   uint16_t vlan = 0;    // 802.1Q VLAN id; 0 = untagged

@@ -14,7 +14,9 @@ frame::FrameAddresses wire_addresses(const WireEndpoint& from, const WireEndpoin
                                      const config::RunConfig& config) {
   frame::FrameAddresses a;
   a.src_mac = from.mac.bytes;
-  a.dst_mac = to.mac.bytes;
+  // Toward a router under test every frame is addressed to the router; it routes by IP.
+  const std::optional<config::MacAddress>& next_hop = config.ports[from.port].next_hop_mac;
+  a.dst_mac = next_hop ? next_hop->bytes : to.mac.bytes;
   a.ip_version = config.transport.ip_version;
   a.vlan_id = config.ports[from.port].vlan;
   if (a.ip_version == 6) {

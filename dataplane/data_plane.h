@@ -130,7 +130,8 @@ using DataPlaneFactory =
     std::function<std::unique_ptr<DataPlane>(const config::RunConfig&, transport::FlowObserver&)>;
 
 // The addresses of frames from `from` to `to`: their MACs and IPs, the run's IP version and the
-// sending port's VLAN.
+// sending port's VLAN. The destination MAC is the sending port's next_hop_mac when it has one
+// (a router under test), else `to`'s.
 frame::FrameAddresses wire_addresses(const WireEndpoint& from, const WireEndpoint& to,
                                      const config::RunConfig& config);
 // A connection's route with both ends on queue 0 (a backend with several queues sets them).

@@ -35,6 +35,9 @@ packages=(
   # Capture files are pcapng, which only Wireshark's libwiretap writes on Debian 12 (libpcap 1.10
   # writes pcap); its headers include glib's.
   libwiretap-dev libwsutil-dev libglib2.0-dev
+  # A device under test with RED/ECN (tests/dut/ns3/red_router.cc): an ns-3 router between two
+  # veths, whose checksum offload ethtool turns off.
+  libns3-dev ethtool
   # RDMA NICs through libibverbs (rdma-core).
   libibverbs-dev
   # One run across several emulator processes, started by mpirun (Open MPI).

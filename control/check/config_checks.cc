@@ -176,6 +176,33 @@ class Checker {
     }
   }
 
+  // next_hop_mac addresses every frame to a router under test. The fabric twin and a back-to-back
+  // cable are L2 (they deliver by the destination port's MAC), and an RNIC resolves its next hop
+  // itself, so only a DPDK port facing a device takes it.
+  void next_hop(const config::PortConfig& port, const std::string& name) {
+    if (!port.next_hop_mac) return;
+    const std::string at = child_path(port.key_path, "next_hop_mac");
+    if (port.backend == config::Backend::kLoopback) {
+      error(Problem::kBackend, at,
+            fmt::format("{}: next_hop_mac is for a DPDK port facing a router; a loopback port is "
+                        "wired to the fabric twin, whose switches forward by the destination "
+                        "port's MAC (L2): leave next_hop_mac out",
+                        name));
+    } else if (port.backend == config::Backend::kVerbs) {
+      error(Problem::kBackend, at,
+            fmt::format("{}: next_hop_mac is for a DPDK port facing a router; an RDMA NIC "
+                        "resolves its next hop itself (the host's neighbour table): leave "
+                        "next_hop_mac out",
+                        name));
+    } else if (!port.dpdk.peer.empty()) {
+      error(Problem::kInconsistent, at,
+            fmt::format("{}: next_hop_mac is for a DPDK port facing a router, but dpdk.peer "
+                        "cables it back to back to \"{}\" (L2: frames must carry the peer's own "
+                        "MAC): leave out next_hop_mac or dpdk.peer",
+                        name, port.dpdk.peer));
+    }
+  }
+
   // The thresholds count descriptors of the port's receive queue: they must fit in it, and
   // resuming must happen below pausing or the port would flap.
   void dpdk_pfc(const config::PortConfig& port, const std::string& name) {
@@ -566,6 +593,7 @@ void check_config(const config::RunConfig& config, const SectionPresence& presen
   for (const auto& [port, name] : check.entries()) {
     check.backend_settings(*port, name);
     check.dpdk_pfc(*port, name);
+    check.next_hop(*port, name);
     check.backend_limits(*port, name);
     check.port_emulator(*port, name);
   }

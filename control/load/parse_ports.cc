@@ -139,6 +139,11 @@ void parse_port_entry(MapReader& section, std::vector<config::PortConfig>& out,
   given.ipv6 =
       section.has("ipv6") && read_ipv6(ctx, section.get("ipv6"), section.key_path("ipv6"), ipv6);
   if (given.ipv6) port.ipv6 = ipv6;
+  config::MacAddress next_hop;
+  if (section.has("next_hop_mac") &&
+      read_mac(ctx, section.get("next_hop_mac"), section.key_path("next_hop_mac"), next_hop)) {
+    port.next_hop_mac = next_hop;
+  }
   section.rate("speed", port.speed_bps, kMinPortSpeed, kMaxPortSpeed);
   section.integer("mtu", port.mtu, kMinPortMtu, kMaxPortMtu);
   section.integer("vlan", port.vlan, 0, 4094);

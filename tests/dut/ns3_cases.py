@@ -1,0 +1,185 @@
+"""An ns-3 router with a RED queue marking ECN as the device under test (docs/dut-validation.md)."""
+
+import csv
+import json
+import os
+import time
+
+from dut_runs import Skip, af_packet_port, append_records, etwire, load_summary, twin_buffer
+from netns import DeviceUnavailable, Namespace
+from ns3_router import Ns3Router
+
+# What a RoCEv2 data frame of the case's path MTU is on the wire: 1024 payload bytes, Ethernet,
+# IPv4, UDP, BTH, ICRC (RETH on a message's first packet is left out). ns-3's RED counts IP
+# packets, the twin bytes: its thresholds are the packet thresholds times this.
+NS3_FRAME_BYTES = 1024 + 14 + 20 + 8 + 12 + 4
+
+
+def ns3_config(work, trace, out, macs, *, dcqcn, bottleneck_bps, sender_bps, red):
+    """Two net_af_packet ports on either side of the ns-3 router: "rx" (side a, rank 0, the
+    gather's root) and "tx" (side b, rank 1). Each addresses its frames to the router's MAC on
+    its side. The twin gets the same bottleneck: rx's port at the bottleneck rate (the twin's
+    switch port toward it is the queue), ECN thresholds and buffer of RED's, marking at enqueue
+    as RED does."""
+    ports = ""
+    for i, (name, speed) in enumerate((("rx", bottleneck_bps), ("tx", sender_bps))):
+        ports += af_packet_port(name, i, macs[i], f"{speed // 1_000_000}Mbps",
+                                ipv4=Ns3Router.HOST_IPS[i], next_hop_mac=Ns3Router.ROUTER_MACS[i])
+    buffer = twin_buffer(red["max_size"] * NS3_FRAME_BYTES, ports=2, reserve=2048)
+    config = os.path.join(work, f"ns3-dcqcn-{'on' if dcqcn else 'off'}.yaml")
+    with open(config, "w") as f:
+        f.write(f"""run:
+  name: dut-ns3-red-ecn
+  watchdog: 20s
+workload:
+  iterations: 1
+  warmup_iterations: 0
+  jobs:
+    - name: gather
+      trace: {trace}
+dpdk:
+  eal_args: ["--no-pci", "--no-huge", "--no-shconf", "-m", "512", "-l", "0"]
+  mbufs: 4095
+ports:
+{ports}mapping:
+  jobs:
+    - job: gather
+      placement: block
+      ranks_per_port: 1
+transport:
+  op: write-with-imm
+  pmtu: 1024
+  # NVIDIA's timers are for 100 Gb/s, where a 1 KB frame takes 80 ns; here it takes 280 us at
+  # the bottleneck. Scaled so that CNPs, cuts and increases come every few frames, not faster.
+  dcqcn: {{enabled: {str(dcqcn).lower()}, min_time_between_cnps: 2ms, rate_reduce_period: 2ms,
+          alpha_update_period: 2ms, rate_increase_period: 20ms, additive_increase: 1Mbps,
+          hyper_increase: 5Mbps, min_rate: 5Mbps, clamp_target_rate: true}}
+fabric:
+  topology: single-switch
+  propagation_delay: 25us
+  buffer: {{size: {buffer['size']}, mode: {buffer['mode']}, ingress_reserve: {buffer['ingress_reserve']}}}
+  ecn: {{enabled: true, kmin: {red['min_th'] * NS3_FRAME_BYTES}, kmax: {red['max_th'] * NS3_FRAME_BYTES}, pmax: {1 / red['l_interm']}, mark_at: enqueue}}
+telemetry:
+  output_dir: {out}
+""")
+    return config
+
+
+def qp_sums(out):
+    """Per-QP counters of qps.csv summed over the run's QPs."""
+    with open(os.path.join(out, "qps.csv")) as f:
+        rows = list(csv.DictReader(f))
+    sums = {}
+    for row in rows:
+        for k, v in row.items():
+            try:
+                sums[k] = sums.get(k, 0) + float(v)
+            except (TypeError, ValueError):
+                pass
+    return sums
+
+
+def ns3_run(args, work, trace, macs, *, dcqcn, red, bottleneck_bps, sender_bps):
+    out = os.path.join(work, f"out-dcqcn-{'on' if dcqcn else 'off'}")
+    config = ns3_config(work, trace, out, macs, dcqcn=dcqcn, bottleneck_bps=bottleneck_bps,
+                        sender_bps=sender_bps, red=red)
+    try:
+        with Namespace("ns3") as ns, Ns3Router(
+                ns, args.ns3_router, macs, work, rate=f"{bottleneck_bps // 1_000_000}Mbps",
+                delay="50us", min_th=red["min_th"], max_th=red["max_th"],
+                max_size=f"{red['max_size']}p", qw=red["qw"],
+                l_interm=red["l_interm"]) as router:
+            start = time.monotonic()
+            run = etwire(args, "run", config, "--predict", "--no-metrics", ns=ns, check=False)
+            wall = time.monotonic() - start
+            host = router.counters()
+            red_stats = router.stop()
+    except DeviceUnavailable as e:
+        raise Skip(f"ns-3 router: {e}")
+    assert run.returncode in (0, 1), f"etwire run exited {run.returncode}:\n{run.stderr}"
+    measured, predicted = load_summary(out), load_summary(os.path.join(out, "prediction"))
+    compare = etwire(args, "compare", os.path.join(out, "prediction"), out, check=False)
+    assert compare.returncode in (0, 1), compare.stderr
+    return {"out": out, "run": run, "measured": measured, "predicted": predicted,
+            "red": red_stats, "host": host, "wall_s": wall, "qps": qp_sums(out),
+            "predicted_qps": qp_sums(os.path.join(out, "prediction")),
+            "compare": compare.stdout}
+
+
+def run_figures(r, bytes_sent):
+    measured, predicted = r["measured"], r["predicted"]
+    rx, tx = measured["ports"]
+    prx, ptx = predicted["ports"]
+    cct = measured["collectives"][0]["cct_ns"]
+    pcct = predicted["collectives"][0]["cct_ns"]
+    return {
+        "status": measured["status"], "failed_flows": measured["failed_flows"],
+        "cct_ms": cct / 1e6, "goodput_mbps": bytes_sent * 8 / cct * 1e3,
+        "ecn_marked_received": rx["ecn_marked_received"], "cnps_sent": rx["cnps_sent"],
+        "cnps_received": tx["cnps_received"], "rate_cuts": r["qps"].get("rate_cuts", 0),
+        "sent": tx["tx_packets"], "retransmitted": tx["retransmitted_packets"],
+        "received": rx["rx_packets"], "host_received": r["host"]["host_received_0"],
+        "ns3_marked": r["red"]["ba"]["marked"], "ns3_dropped": r["red"]["ba"]["dropped"],
+        "ns3_queue_full_drops": r["red"]["ba"]["queue_full_drops"],
+        "ns3_received": r["red"]["ba"]["received"], "ns3_sent": r["red"]["ba"]["sent"],
+        "prediction_status": predicted["status"],
+        "prediction_cct_ms": pcct / 1e6, "prediction_goodput_mbps": bytes_sent * 8 / pcct * 1e3,
+        "prediction_ecn_marked_received": prx["ecn_marked_received"],
+        "prediction_cnps_sent": prx["cnps_sent"],
+        "prediction_rate_cuts": r["predicted_qps"].get("rate_cuts", 0),
+        "prediction_retransmitted": ptx["retransmitted_packets"],
+    }
+
+
+def case_ns3_red_ecn(args, work):
+    bytes_sent = 4 * 1024 * 1024
+    trace = os.path.join(work, "gather")
+    etwire(args, "synth", "microbench", "-c", "gather", "-b", "4MiB", "-n", "2", "-i", "1",
+           "-o", trace)
+    macs = ["02:00:00:00:00:10", "02:00:00:00:00:11"]
+    # RED on the instantaneous queue (qw 1), as the twin marks: thresholds 10 and 30 packets,
+    # max_p 0.1 at MaxTh, every packet marked above it, a 100-packet queue.
+    red = {"min_th": 10, "max_th": 30, "max_size": 100, "qw": args.ns3_qw, "l_interm": 10}
+    rates = {"bottleneck_bps": 30_000_000, "sender_bps": 60_000_000}
+    on = ns3_run(args, work, trace, macs, dcqcn=True, red=red, **rates)
+    off = ns3_run(args, work, trace, macs, dcqcn=False, red=red, **rates)
+    f_on, f_off = run_figures(on, bytes_sent), run_figures(off, bytes_sent)
+    append_records(args, [{"device": "ns3_red", "run": label, "qw": red["qw"], **fig}
+                          for label, fig in (("dcqcn_on", f_on), ("dcqcn_off", f_off))])
+    print(f"  dcqcn on: {json.dumps(f_on)}\n  dcqcn off: {json.dumps(f_off)}")
+
+    # DCQCN on: the flow completes through the router, its frames were CE-marked by RED, the
+    # receiver counted them and answered with CNPs that reached the sender, which cut its rate.
+    assert f_on["status"] == "completed" and f_on["failed_flows"] == 0, f_on
+    assert f_on["ns3_marked"] > 0, on["red"]
+    assert f_on["ecn_marked_received"] > 0, f_on
+    # Every CE mark etwire counted was made by ns-3 (etwire sends ECT(0) only).
+    assert f_on["ecn_marked_received"] <= f_on["ns3_marked"], f_on
+    assert f_on["cnps_sent"] > 0 and f_on["cnps_received"] > 0, f_on
+    assert f_on["cnps_received"] <= f_on["cnps_sent"], f_on
+    assert f_on["rate_cuts"] > 0, f_on
+    for fig in (f_on, f_off):
+        # The router's queue toward the receiver saw every frame the sender put on the wire, and
+        # nothing else; what it forwarded reached the receiver's veth end, all of it, and
+        # etwire's port took at most that (its socket ring may overflow: docs/dut-validation.md).
+        assert fig["ns3_received"] == fig["sent"], fig
+        assert fig["host_received"] == fig["ns3_sent"], fig
+        assert fig["received"] <= fig["host_received"], fig
+
+    # DCQCN off on the same device: no rate cuts, and the sender at 60 Mb/s into 30 Mb/s fills
+    # RED's queue: marks are counted but nothing reacts, so the queue overflows (drops) and the
+    # sender goes back N.
+    assert f_off["rate_cuts"] == 0 and f_off["cnps_received"] == 0, f_off
+    assert f_off["ecn_marked_received"] <= f_off["ns3_marked"], f_off
+    assert f_off["ns3_dropped"] > 0 and f_off["retransmitted"] > 0, f_off
+    return (f"DCQCN on: ns-3 marked {f_on['ns3_marked']} (etwire received "
+            f"{f_on['ecn_marked_received']} CE), {f_on['cnps_sent']} CNPs, "
+            f"{int(f_on['rate_cuts'])} "
+            f"rate cuts, {f_on['ns3_dropped']} dropped, {f_on['goodput_mbps']:.1f} Mb/s "
+            f"(prediction {f_on['prediction_goodput_mbps']:.1f}); DCQCN off: ns-3 dropped "
+            f"{f_off['ns3_dropped']}, {f_off['retransmitted']} retransmitted, "
+            f"{f_off['status']} ({f_off['failed_flows']} flows failed; prediction "
+            f"{f_off['prediction_status']})")
+
+
+CASES = {"ns3_red_ecn": case_ns3_red_ecn}
