@@ -40,10 +40,11 @@ struct TransportConfig {
   uint64_t retransmit_timeout_ns = 67'108'864;
   uint32_t retry_count = 7;  // retransmissions of one packet before the flow fails (0..7)
   // Whether a NAK (PSN sequence error) uses up one of retry_count's retries, as a timeout does.
-  // Off: only timeouts without progress do, so a receiver that keeps answering with NAKs keeps
-  // the connection alive however long the losses last (a lossy incast recovers); on: NAKs
-  // without progress in between count too, and such an incast can fail flows.
-  bool naks_count_as_retries = false;
+  // On: NAKs without progress in between count, and a lossy incast can fail flows. Off: only
+  // timeouts without progress do, so a receiver that keeps answering with NAKs keeps the
+  // connection alive however long the losses last; on the twin, senders locked in phase with a
+  // full tail-drop queue can then resend for ever, until the run's watchdog stops them.
+  bool naks_count_as_retries = true;
   DcqcnConfig dcqcn;
 };
 

@@ -48,6 +48,9 @@ transport:
   op: write-with-imm
   pmtu: 1024
   dcqcn: {{enabled: false}}
+  # A resend that meets the full queue on every pass draws NAK after NAK: counted as retries
+  # (the default), they fail flows here in the lab and on the twin alike (docs/dut-validation.md).
+  naks_count_as_retries: false
 fabric:
   topology: single-switch
   buffer: {{size: {buffer['size']}, mode: {buffer['mode']}, ingress_reserve: {buffer['ingress_reserve']}}}

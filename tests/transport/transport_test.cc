@@ -255,8 +255,8 @@ TEST(Transport, TheReceiverCountsPacketsMissingFromItsSequence) {
 }
 
 // A receiver that keeps answering with NAKs (the same packet lost on every pass, as in a full
-// tail-drop queue) keeps the connection alive by default; naks_count_as_retries makes each NAK
-// without progress use up a retry, and the flow fails after retry_count + 1 of them.
+// tail-drop queue): by default each NAK without progress uses up a retry, and the flow fails
+// after retry_count + 1 of them; with naks_count_as_retries off the connection stays alive.
 TEST(Transport, NaksWithoutProgressUseUpRetriesOnlyWhenConfigured) {
   for (const bool counted : {false, true}) {
     SCOPED_TRACE(counted ? "naks count" : "naks free");
