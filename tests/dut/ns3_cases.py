@@ -99,7 +99,7 @@ def ns3_run(args, work, trace, macs, *, dcqcn, red, bottleneck_bps, sender_bps):
     assert run.returncode in (0, 1), f"etwire run exited {run.returncode}:\n{run.stderr}"
     measured, predicted = load_summary(out), load_summary(os.path.join(out, "prediction"))
     compare = etwire(args, "compare", os.path.join(out, "prediction"), out, check=False)
-    assert compare.returncode in (0, 1), compare.stderr
+    assert compare.returncode == 0, compare.stderr
     return {"out": out, "run": run, "measured": measured, "predicted": predicted,
             "red": red_stats, "host": host, "wall_s": wall, "qps": qp_sums(out),
             "predicted_qps": qp_sums(os.path.join(out, "prediction")),
@@ -131,6 +131,11 @@ def run_figures(r, bytes_sent):
     }
 
 
+# With DCQCN on and RED on the instantaneous queue, the lab's gather time may differ from the
+# twin's prediction by this much either way (etwire compare's cct).
+NS3_CCT_TOLERANCE_PERCENT = 25
+
+
 def case_ns3_red_ecn(args, work):
     bytes_sent = 4 * 1024 * 1024
     trace = os.path.join(work, "gather")
@@ -158,6 +163,14 @@ def case_ns3_red_ecn(args, work):
     assert f_on["cnps_sent"] > 0 and f_on["cnps_received"] > 0, f_on
     assert f_on["cnps_received"] <= f_on["cnps_sent"], f_on
     assert f_on["rate_cuts"] > 0, f_on
+    # The stated tolerance, where ns-3's RED decides as the twin does (on the instantaneous queue)
+    # and the build is not the sanitizers': the lab's gather within 25 % of the predicted time
+    # (measured 5 to 9 % faster: docs/dut-validation.md). RED's averaged queue is a different
+    # device, which the twin does not model: no tolerance then.
+    if red["qw"] == 1 and not os.environ.get("ETWIRE_SANITIZED"):
+        gate = etwire(args, "compare", os.path.join(on["out"], "prediction"), on["out"],
+                      "--tolerance", f"cct={NS3_CCT_TOLERANCE_PERCENT}", check=False)
+        assert gate.returncode == 0, f"beyond the tolerance:\n{gate.stdout}{gate.stderr}"
     for fig in (f_on, f_off):
         # The router's queue toward the receiver saw every frame the sender put on the wire, and
         # nothing else; what it forwarded reached the receiver's veth end, all of it, and
