@@ -6,6 +6,7 @@ import os
 import time
 
 from dut_runs import Skip, af_packet_port, append_records, etwire, load_summary, twin_buffer
+from frame_checks import tshark_fields
 from netns import DeviceUnavailable, Namespace
 from ns3_router import Ns3Router
 
@@ -61,6 +62,7 @@ fabric:
   ecn: {{enabled: true, kmin: {red['min_th'] * NS3_FRAME_BYTES}, kmax: {red['max_th'] * NS3_FRAME_BYTES}, pmax: {1 / red['l_interm']}, mark_at: enqueue}}
 telemetry:
   output_dir: {out}
+  record: {{pcap: true}}
 """)
     return config
 
@@ -163,6 +165,16 @@ def case_ns3_red_ecn(args, work):
     assert f_on["cnps_sent"] > 0 and f_on["cnps_received"] > 0, f_on
     assert f_on["cnps_received"] <= f_on["cnps_sent"], f_on
     assert f_on["rate_cuts"] > 0, f_on
+    # The receiving port's capture (the measurement's: the prediction captures nothing) holds
+    # the CE marks coming in and the CNPs going out, each as many as the counters say.
+    capture = os.path.join(on["out"], "capture", "rx.pcapng")
+    rx_ip = Ns3Router.HOST_IPS[0]
+    ce_in = tshark_fields(capture, ["frame.number"],
+                          f"ip.dst == {rx_ip} && ip.dsfield.ecn == 3 && infiniband")
+    cnps_out = tshark_fields(capture, ["frame.number"],
+                             f"ip.src == {rx_ip} && infiniband.bth.opcode == 0x81")
+    assert len(ce_in) == f_on["ecn_marked_received"], (len(ce_in), f_on)
+    assert len(cnps_out) == f_on["cnps_sent"], (len(cnps_out), f_on)
     # The stated tolerance, where ns-3's RED decides as the twin does (on the instantaneous queue)
     # and the build is not the sanitizers': the lab's gather within 25 % of the predicted time
     # (measured 5 to 9 % faster: docs/dut-validation.md). RED's averaged queue is a different
