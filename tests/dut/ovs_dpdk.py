@@ -248,6 +248,19 @@ class OvsDpdk:
         out = self.vsctl("get", "Interface", self.port(i), "statistics").stdout.strip()
         return {k: int(v) for k, v in re.findall(r'"?([A-Za-z0-9_]+)"?=(\d+)', out)}
 
-    def counters(self):
-        return {"ports": self.port_counters(), "flows": self.flow_counters(),
+    def counters(self, quiet_s=1.5, at_most_s=15.0):
+        """The flow counters once they have stopped moving (the revalidator folds the datapath's
+        packet counts into the OpenFlow flows' every half second or so: read at once after a
+        fast run, the last frames were missing from them), with the ports' counters and
+        statistics read then."""
+        start = last_change = time.monotonic()
+        flows = self.flow_counters()
+        while time.monotonic() - last_change < quiet_s:
+            if time.monotonic() - start > at_most_s:
+                raise RuntimeError(f"OVS's flow counters keep moving: {flows}")
+            time.sleep(0.25)
+            now = self.flow_counters()
+            if now != flows:
+                flows, last_change = now, time.monotonic()
+        return {"ports": self.port_counters(), "flows": flows,
                 "statistics": {i: self.interface_statistics(i) for i in range(self.ports)}}
