@@ -8,10 +8,26 @@ import json
 import os
 import signal
 import subprocess
+import time
 
 
 class DeviceUnavailable(Exception):
     """The device cannot start on this machine; the message is the device's own error."""
+
+
+def settled(read, *, quiet_s, at_most_s, poll_s, what):
+    """read()'s value once it has not changed for quiet_s (polled every poll_s); RuntimeError
+    naming `what` when it keeps changing past at_most_s."""
+    start = last_change = time.monotonic()
+    seen = read()
+    while time.monotonic() - last_change < quiet_s:
+        if time.monotonic() - start > at_most_s:
+            raise RuntimeError(f"{what} keep moving: {seen}")
+        time.sleep(poll_s)
+        now = read()
+        if now != seen:
+            seen, last_change = now, time.monotonic()
+    return seen
 
 
 def sh(*cmd, check=True):

@@ -22,7 +22,7 @@ import shutil
 import tempfile
 import time
 
-from netns import DeviceUnavailable
+from netns import DeviceUnavailable, settled
 
 VSWITCHD = "/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk"
 SCHEMA = "/usr/share/openvswitch/vswitch.ovsschema"
@@ -253,14 +253,7 @@ class OvsDpdk:
         packet counts into the OpenFlow flows' every half second or so: read at once after a
         fast run, the last frames were missing from them), with the ports' counters and
         statistics read then."""
-        start = last_change = time.monotonic()
-        flows = self.flow_counters()
-        while time.monotonic() - last_change < quiet_s:
-            if time.monotonic() - start > at_most_s:
-                raise RuntimeError(f"OVS's flow counters keep moving: {flows}")
-            time.sleep(0.25)
-            now = self.flow_counters()
-            if now != flows:
-                flows, last_change = now, time.monotonic()
+        flows = settled(self.flow_counters, quiet_s=quiet_s, at_most_s=at_most_s, poll_s=0.25,
+                        what="OVS's flow counters")
         return {"ports": self.port_counters(), "flows": flows,
                 "statistics": {i: self.interface_statistics(i) for i in range(self.ports)}}

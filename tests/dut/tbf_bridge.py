@@ -7,7 +7,7 @@ nothing: a static forwarding entry per host MAC sends each frame straight to its
 frame is flooded and the shaper's counters hold exactly the frames sent to the bottleneck host.
 """
 
-import time
+from netns import settled
 
 
 class TbfBridge:
@@ -39,15 +39,8 @@ class TbfBridge:
     def wait_quiet(self, quiet_s=1.0, at_most_s=10.0):
         """A port coming up sends a frame or so of its own within the first second; counting
         starts once nothing has passed the shaper for quiet_s."""
-        start = last_change = time.monotonic()
-        seen = self.counters()
-        while time.monotonic() - last_change < quiet_s:
-            if time.monotonic() - start > at_most_s:
-                raise RuntimeError(f"the bridge does not fall quiet: {seen}")
-            time.sleep(0.1)
-            now = self.counters()
-            if now != seen:
-                seen, last_change = now, time.monotonic()
+        settled(self.counters, quiet_s=quiet_s, at_most_s=at_most_s, poll_s=0.1,
+                what="the bridge's counters")
 
     def __exit__(self, *exc):
         return False  # the namespace takes the bridge with it
