@@ -43,13 +43,9 @@ enum class SendState : uint8_t {
   kWaiting,  // paced: a wake-up event is scheduled for when it may send again
 };
 
+// Members are ordered by size, widest first, so that no padding sits between them: there is one
+// of these per connection (a million in a 1024-rank all-to-all).
 struct RequesterQp {
-  uint32_t port = 0;         // the transport port it sends from (index in the transport)
-  uint32_t remote_port = 0;  // the port of its responder, as packets name it
-  uint32_t qpn = 0;          // its own QP number
-  uint32_t remote_qpn = 0;   // the responder's QP number: data packets go there
-  uint16_t udp_source_port = 0;
-
   // PSNs as 64-bit counters (psn.h). Posted flows own consecutive ranges ending before
   // next_post_psn; [acked_psn, next_psn) is in flight; below acked_psn is acknowledged; PSNs below
   // highest_sent_psn that are sent again are retransmissions.
@@ -58,30 +54,17 @@ struct RequesterQp {
   uint64_t next_psn = 0;
   uint64_t highest_sent_psn = 0;
 
-  // The QP's flows in posting order: the oldest not yet acknowledged, the newest, the one whose
-  // packet goes next, and the oldest not yet delivered to the responder.
-  uint32_t head = kNoFlow;
-  uint32_t tail = kNoFlow;
-  uint32_t cursor = kNoFlow;
-  uint32_t cursor_packet = 0;
-  uint32_t undelivered = kNoFlow;
-
   // Retransmission timer: a deadline moved forward on every acknowledgement, and at most one
-  // event in the scheduler that re-arms itself if the deadline moved (no cancel needed).
+  // event in the scheduler (timer_event_pending) that re-arms itself if the deadline moved (no
+  // cancel needed).
   clock::Nanos timeout_at = clock::kNever;
-  bool timer_event_pending = false;
-  uint32_t retries = 0;  // NAKs and timeouts since the last forward progress
 
   clock::Nanos next_send_at = 0;  // the pacer lets the next packet start here
   clock::LineRateTimer pacer;
-  // The last paced packet: its start and wire bytes, to re-time the gap after it when the rate
-  // rises while the QP waits.
+  // The last paced packet: its start and wire bytes (paced_bytes), to re-time the gap after it
+  // when the rate rises while the QP waits.
   clock::Nanos paced_start = 0;
-  uint32_t paced_bytes = 0;
   DcqcnReactionPoint reaction_point;
-
-  SendState state = SendState::kIdle;
-  bool failed = false;
 
   RequesterCounts counters;
   // The time it had messages outstanding (posted, not yet acknowledged: head != kNoFlow), and
@@ -91,13 +74,42 @@ struct RequesterQp {
   clock::Nanos busy_ns = 0;
   double busy_rate_integral = 0;
 
+  uint32_t port = 0;         // the transport port it sends from (index in the transport)
+  uint32_t remote_port = 0;  // the port of its responder, as packets name it
+  uint32_t qpn = 0;          // its own QP number
+  uint32_t remote_qpn = 0;   // the responder's QP number: data packets go there
+
+  // The QP's flows in posting order: the oldest not yet acknowledged, the newest, the one whose
+  // packet goes next, and the oldest not yet delivered to the responder.
+  uint32_t head = kNoFlow;
+  uint32_t tail = kNoFlow;
+  uint32_t cursor = kNoFlow;
+  uint32_t cursor_packet = 0;
+  uint32_t undelivered = kNoFlow;
+
+  uint32_t retries = 0;  // NAKs and timeouts since the last forward progress
+  uint32_t paced_bytes = 0;
+  uint16_t udp_source_port = 0;
+  bool timer_event_pending = false;
+  SendState state = SendState::kIdle;
+  bool failed = false;
+
   bool has_packet_to_send() const { return !failed && next_psn < next_post_psn; }
   bool has_unacknowledged() const { return acked_psn < highest_sent_psn; }
 };
 
 inline constexpr uint32_t kNoQp = ~0u;
 
+// Ordered widest first, as RequesterQp is.
 struct ResponderQp {
+  uint64_t expected_psn = 0;
+  // Go-back-N from the responder's side (with nak_outstanding): one NAK per gap, and another
+  // only when the requester has visibly started over (an out-of-order PSN at or below the
+  // highest one seen since the NAK) and the gap is still there, i.e. the resend itself was lost.
+  // Without the second NAK a lost resend costs a full retransmission timeout.
+  uint64_t highest_out_of_order_psn = 0;
+  clock::Nanos last_cnp_at = clock::kNever;
+  ResponderCounts counters;
   uint32_t port = 0;         // index in the transport
   uint32_t remote_port = 0;  // the requester's port, as packets name it
   uint32_t qpn = 0;          // its own QP number
@@ -105,20 +117,12 @@ struct ResponderQp {
   // The requester when this transport holds it too (both ports are its own), else kNoQp: the
   // requester's flow records then take each delivery directly.
   uint32_t local_requester = kNoQp;
-  uint16_t udp_source_port = 0;
-  uint64_t expected_psn = 0;
   uint32_t message_sequence = 0;  // MSN: messages completed, carried in the AETH
-  // Go-back-N from the responder's side: one NAK per gap, and another only when the requester
-  // has visibly started over (an out-of-order PSN at or below the highest one seen since the
-  // NAK) and the gap is still there, i.e. the resend itself was lost. Without the second NAK a
-  // lost resend costs a full retransmission timeout.
-  bool nak_outstanding = false;
-  uint64_t highest_out_of_order_psn = 0;
-  clock::Nanos last_cnp_at = clock::kNever;
   // Without a local requester, CE marks seen since the last delivered message (the flow records
   // are kept by the requester's transport, which learns of them with the delivery).
   uint32_t ecn_marks_for_remote = 0;
-  ResponderCounts counters;
+  uint16_t udp_source_port = 0;
+  bool nak_outstanding = false;
 };
 
 }  // namespace etwire::transport

@@ -14,7 +14,6 @@ nic::Packet Transport::next_data_packet(uint32_t requester, clock::Nanos now) {
   RequesterQp& qp = requesters_[requester];
   const TransportPort& port = ports_[qp.port];
   FlowSlot& flow = flows_[qp.cursor];
-  FlowRecord& record = flow.record;
   const uint32_t index = qp.cursor_packet;
   const uint64_t psn = qp.next_psn;
 
@@ -26,33 +25,33 @@ nic::Packet Transport::next_data_packet(uint32_t requester, clock::Nanos now) {
   packet.dscp = port.qos.data.dscp;
   packet.ecn = static_cast<uint8_t>(port.qos.data.ecn);
   const config::RdmaOp op =
-      record.tags.plain_write && config_.op == config::RdmaOp::kWriteWithImmediate
+      flow.tags.plain_write && config_.op == config::RdmaOp::kWriteWithImmediate
           ? config::RdmaOp::kWrite
           : config_.op;
-  packet.opcode = opcode_for(op, index, record.packets);
+  packet.opcode = opcode_for(op, index, flow.packets);
   packet.dest_qpn = qp.remote_qpn;
   packet.psn = wire_psn(psn);
-  packet.payload_bytes = payload_of(record.bytes, config_.pmtu, index, record.packets);
-  const bool last = index + 1 == record.packets;
+  packet.payload_bytes = payload_of(flow.bytes, config_.pmtu, index, flow.packets);
+  const bool last = index + 1 == flow.packets;
   if (wants_ack(psn, config_.ack_interval, last)) packet.bth_flags |= nic::bth_flag::kAckRequest;
   if (index == 0) {
     // RETH: where the data lands. The emulator's buffers are virtual; the flow id stands in for
     // the address so a capture shows which flow a message belongs to.
-    packet.reth_virtual_address = record.flow_id;
-    packet.reth_length = static_cast<uint32_t>(std::min<uint64_t>(record.bytes, UINT32_MAX));
+    packet.reth_virtual_address = flow.flow_id;
+    packet.reth_length = static_cast<uint32_t>(std::min<uint64_t>(flow.bytes, UINT32_MAX));
   }
   if (last) {
     packet.immediate =
-        record.tags.wire_tag != 0 ? record.tags.wire_tag : static_cast<uint32_t>(record.flow_id);
+        flow.tags.wire_tag != 0 ? flow.tags.wire_tag : static_cast<uint32_t>(flow.flow_id);
   }
   packet.wire_bytes = nic::wire_bytes(packet, port.format);
 
-  if (record.first_byte_out == clock::kNever) record.first_byte_out = now;
+  if (flow.first_byte_out == clock::kNever) flow.first_byte_out = now;
   TransportPortCounters& counters = ports_[qp.port].counters;
   ++counters.data_packets;
   counters.data_bytes += packet.wire_bytes;
   if (psn < qp.highest_sent_psn) {
-    ++record.retransmitted_packets;
+    ++flow.retransmitted_packets;
     ++counters.retransmitted_packets;
     ++qp.counters.retransmitted_packets;
   }
@@ -130,17 +129,17 @@ void Transport::acknowledge_through(RequesterQp& qp, uint64_t psn, clock::Nanos 
   qp.retries = 0;  // forward progress
   while (qp.head != kNoFlow) {
     FlowSlot& flow = flows_[qp.head];
-    if (flow.first_psn + flow.record.packets > qp.acked_psn) break;
+    if (flow.first_psn + flow.packets > qp.acked_psn) break;
     const uint32_t done = qp.head;
     qp.head = flow.next;
     ++qp.counters.messages;
-    qp.counters.bytes += flow.record.bytes;
+    qp.counters.bytes += flow.bytes;
     if (qp.head == kNoFlow) {
       qp.tail = kNoFlow;
       // Before the observer hears of the finish: it may post the QP's next message.
       end_busy(qp, now);
     }
-    finish_flow(done, FlowStatus::kCompleted, now);
+    finish_flow(done, qp, FlowStatus::kCompleted, now);
   }
   // Acknowledged beyond the resend point of a go-back: skip what already arrived.
   if (qp.next_psn < qp.acked_psn) go_back_to(qp, qp.acked_psn);
@@ -154,7 +153,7 @@ void Transport::acknowledge_through(RequesterQp& qp, uint64_t psn, clock::Nanos 
 void Transport::go_back_to(RequesterQp& qp, uint64_t psn) {
   qp.next_psn = psn;
   uint32_t slot = qp.head;
-  while (slot != kNoFlow && flows_[slot].first_psn + flows_[slot].record.packets <= psn) {
+  while (slot != kNoFlow && flows_[slot].first_psn + flows_[slot].packets <= psn) {
     slot = flows_[slot].next;
   }
   qp.cursor = slot;
@@ -167,7 +166,7 @@ void Transport::on_cnp(uint32_t requester, clock::Nanos now) {
   qp.reaction_point.on_cnp(now);
   // The flow being sent when the notification arrives is the one that met the congestion.
   const uint32_t flow = qp.cursor != kNoFlow ? qp.cursor : qp.tail;
-  if (flow != kNoFlow) ++flows_[flow].record.cnps;
+  if (flow != kNoFlow) ++flows_[flow].cnps;
 }
 
 void Transport::fail_connection(uint32_t requester, clock::Nanos now) {
@@ -181,10 +180,31 @@ void Transport::fail_connection(uint32_t requester, clock::Nanos now) {
   while (qp.head != kNoFlow) {
     const uint32_t slot = qp.head;
     qp.head = flows_[slot].next;
-    finish_flow(slot, status, now);
+    finish_flow(slot, qp, status, now);
     status = FlowStatus::kFlushed;
   }
   qp.tail = kNoFlow;
+}
+
+FlowRecord Transport::record_of(const FlowSlot& flow, const RequesterQp& qp) const {
+  FlowRecord record;
+  record.flow_id = flow.flow_id;
+  record.tags = flow.tags;
+  record.src_port = ports_[qp.port].id;
+  record.dst_port = qp.remote_port;
+  record.qpn = qp.qpn;
+  record.dest_qpn = qp.remote_qpn;
+  record.bytes = flow.bytes;
+  record.posted_at = flow.posted_at;
+  record.first_byte_out = flow.first_byte_out;
+  record.delivered_at = flow.delivered_at;
+  record.finished_at = flow.finished_at;
+  record.packets = flow.packets;
+  record.retransmitted_packets = flow.retransmitted_packets;
+  record.cnps = flow.cnps;
+  record.ecn_marks = flow.ecn_marks;
+  record.status = flow.status;
+  return record;
 }
 
 void Transport::start_busy(RequesterQp& qp, clock::Nanos now) {
@@ -197,8 +217,9 @@ void Transport::end_busy(RequesterQp& qp, clock::Nanos now) {
   qp.busy_rate_integral += qp.reaction_point.rate_time_integral(now);
 }
 
-void Transport::finish_flow(uint32_t slot, FlowStatus status, clock::Nanos now) {
-  FlowRecord& held = flows_[slot].record;
+void Transport::finish_flow(uint32_t slot, const RequesterQp& qp, FlowStatus status,
+                            clock::Nanos now) {
+  FlowSlot& held = flows_[slot];
   held.status = status;
   held.finished_at = now;
   if (status == FlowStatus::kCompleted) {
@@ -208,7 +229,7 @@ void Transport::finish_flow(uint32_t slot, FlowStatus status, clock::Nanos now) 
   }
   // Free the slot before telling the observer, and give it a copy: the observer may post flows,
   // which may reuse the slot or grow the pool.
-  const FlowRecord record = held;
+  const FlowRecord record = record_of(held, qp);
   flows_.release(slot);
   observer_.on_flow_finished(record);
 }

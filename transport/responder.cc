@@ -41,7 +41,7 @@ void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Na
     if (requester == nullptr) {
       ++qp.ecn_marks_for_remote;
     } else if (requester->undelivered != kNoFlow) {
-      ++flows_[requester->undelivered].record.ecn_marks;
+      ++flows_[requester->undelivered].ecn_marks;
     }
     if (config_.dcqcn.enabled) queue_cnp(qp, now);
   }
@@ -84,10 +84,10 @@ void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Na
 void Transport::deliver_flow(RequesterQp& requester, clock::Nanos now) {
   if (requester.undelivered == kNoFlow) return;
   FlowSlot& flow = flows_[requester.undelivered];
-  flow.record.delivered_at = now;
+  flow.delivered_at = now;
   requester.undelivered = flow.next;
   // A copy: the observer may post flows, which may grow the pool under a reference.
-  const FlowRecord record = flow.record;
+  const FlowRecord record = record_of(flow, requester);
   observer_.on_flow_delivered(record);
 }
 

@@ -175,26 +175,21 @@ uint64_t Transport::post(uint32_t requester_qpn, uint64_t bytes, const FlowTags&
   const clock::Nanos now = scheduler_.now();
   const uint32_t slot = flows_.acquire();
   FlowSlot& flow = flows_[slot];
-  FlowRecord& record = flow.record;
-  record.flow_id = next_flow_id_++;
-  record.tags = tags;
-  record.src_port = ports_[qp.port].id;
-  record.dst_port = qp.remote_port;
-  record.qpn = qp.qpn;
-  record.dest_qpn = qp.remote_qpn;
-  record.bytes = bytes;
-  record.posted_at = now;
-  record.packets = packets_for(bytes, config_.pmtu);
+  flow.flow_id = next_flow_id_++;
+  flow.tags = tags;
+  flow.bytes = bytes;
+  flow.posted_at = now;
+  flow.packets = packets_for(bytes, config_.pmtu);
   flow.first_psn = qp.next_post_psn;
   ++totals_.flows_posted;
 
-  const uint64_t flow_id = record.flow_id;
+  const uint64_t flow_id = flow.flow_id;
   if (qp.failed) {
     // An RC QP in the error state completes new work requests at once, flushed.
-    finish_flow(slot, FlowStatus::kFlushed, now);
+    finish_flow(slot, qp, FlowStatus::kFlushed, now);
     return flow_id;
   }
-  qp.next_post_psn += record.packets;
+  qp.next_post_psn += flow.packets;
   if (qp.head == kNoFlow) start_busy(qp, now);
   if (qp.tail == kNoFlow) {
     qp.head = slot;

@@ -147,7 +147,10 @@ class Transport final : public clock::EventHandler {
   void on_retransmit_timer(uint32_t requester, clock::Nanos now);
   void arm_retransmit_timer(uint32_t requester, clock::Nanos now);
   void fail_connection(uint32_t requester, clock::Nanos now);
-  void finish_flow(uint32_t slot, FlowStatus status, clock::Nanos now);
+  void finish_flow(uint32_t slot, const RequesterQp& qp, FlowStatus status, clock::Nanos now);
+  // The record of a flow of `qp` as the observer gets it: the slot's fields and the QP's ports
+  // and QP numbers.
+  FlowRecord record_of(const FlowSlot& flow, const RequesterQp& qp) const;
   // Starts or ends the QP's time with messages outstanding (the mean rate's weight): start when
   // a post finds nothing outstanding, end when the last is acknowledged or the QP fails.
   void start_busy(RequesterQp& qp, clock::Nanos now);
