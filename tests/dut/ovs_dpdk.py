@@ -19,6 +19,7 @@ learning, no flooding, so every frame a port receives from etwire goes to exactl
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 import time
 
@@ -34,6 +35,10 @@ def log_tail(path, lines=15):
             return "".join(f.readlines()[-lines:]).strip()
     except OSError:
         return f"(no log at {path})"
+
+
+class DeviceCrashed(RuntimeError):
+    """ovs-vswitchd-dpdk died of a signal while the case used it."""
 
 
 class OvsDpdk:
@@ -71,8 +76,9 @@ class OvsDpdk:
         env_args = [f"{k}={v}" for k, v in self.env.items()]
         proc = self.ns.sh("env", *env_args, "timeout", str(timeout), *cmd, check=False)
         if check and proc.returncode != 0:
-            raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: "
-                               f"{proc.stderr.strip()}\nvswitchd log:\n{self.vswitchd_log()}")
+            error = DeviceCrashed if self.crash_signal() else RuntimeError
+            raise error(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr.strip()}\n"
+                        f"{self.vswitchd_state()}\nvswitchd log:\n{self.vswitchd_log()}")
         return proc
 
     def vsctl(self, *args, check=True, timeout=30):
@@ -84,6 +90,36 @@ class OvsDpdk:
 
     def vswitchd_log(self, lines=15):
         return log_tail(os.path.join(self.log_dir, "ovs-vswitchd.log"), lines)
+
+    def crash_signal(self, wait_s=10.0):
+        """The signal that ended ovs-vswitchd-dpdk, or None while it runs (or if it exited).
+        Waits up to wait_s for a daemon that is still ending: one that crashed with its client
+        connections already refused may still be writing its core."""
+        if self.vswitchd is None:
+            return None
+        try:
+            code = self.vswitchd.wait(timeout=wait_s)
+        except subprocess.TimeoutExpired:
+            return None
+        return -code if code < 0 else None
+
+    def vswitchd_state(self):
+        """Whether the daemon still runs, and if not how it ended, with what it printed and what
+        the kernel logged of it: Debian's build has no libunwind, so a crash leaves no trace in
+        its own log."""
+        if self.vswitchd is None:
+            return "ovs-vswitchd-dpdk was not started"
+        code = self.vswitchd.poll()
+        if code is None:
+            return "ovs-vswitchd-dpdk is running"
+        how = f"killed by signal {-code}" if code < 0 else f"exited {code}"
+        kernel = subprocess.run(["dmesg"], capture_output=True, text=True)
+        lines = [line for line in kernel.stdout.splitlines()
+                 if re.search(r"segfault|general protection|oom-kill|Killed process", line)]
+        return (f"ovs-vswitchd-dpdk {how}; its output:\n"
+                f"{log_tail(os.path.join(self.log_dir, 'ovs-vswitchd.out'))}\n"
+                f"the kernel's last faults and kills (any process):\n" +
+                ("\n".join(lines[-5:]) or kernel.stderr.strip() or "(none)"))
 
     def _start(self, name, *cmd):
         env_args = [f"{k}={v}" for k, v in self.env.items()]
