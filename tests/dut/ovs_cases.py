@@ -151,7 +151,7 @@ def run_through_ovs(args, work, label, jobs, *, iterations, dcqcn, predict=True,
     When ovs-vswitchd-dpdk crashes after a run that completed (DPDK 22.11's memif server can
     fault when a client leaves while its PMD polls: docs/dut-validation.md), the device's
     counters are gone with it: the run is repeated once on a new OVS, and the crash is printed.
-    A crash during a run, or a second one, fails the case."""
+    A crash before the run completed, or a second one, fails the case."""
     out = os.path.join(work, label)
     config = os.path.join(work, label + ".yaml")
     for attempt in (1, 2):
@@ -166,9 +166,8 @@ def run_through_ovs(args, work, label, jobs, *, iterations, dcqcn, predict=True,
             finished = (os.path.exists(summary) and load_summary(out)["status"] == "completed"
                         and load_summary(out)["failed_flows"] == 0)
             if attempt == 2 or not finished:
-                raise AssertionError(f"{label}: Open vSwitch crashed "
-                                     f"{'again' if attempt == 2 else 'during the run'}:\n"
-                                     f"{crash}") from None
+                when = "again" if attempt == 2 else "before the run completed"
+                raise AssertionError(f"{label}: Open vSwitch crashed {when}:\n{crash}") from None
             how = [line.split(";")[0] for line in str(crash).splitlines()
                    if line.startswith("ovs-vswitchd-dpdk ")]
             print(f"{label}: {how[0] if how else crash} after the run completed; repeating the "
