@@ -50,6 +50,7 @@ class DcqcnReactionPoint {
   double alpha() const;
   double current_rate_bps() const { return current_rate_; }
   double target_rate_bps() const { return target_rate_; }
+  // Every CNP that reached the QP, DCQCN on or off (qps.csv's count; saturates at 2^32 - 1).
   uint32_t cnps_received() const { return cnps_received_; }
   uint32_t rate_cuts() const { return rate_cuts_; }
   // The lowest rate so far (the start rate until the first cut).

@@ -18,15 +18,15 @@ namespace etwire::transport {
 // What the halves count for qps.csv (reported as QpCounters, qp_counters.h), kept small since
 // it lives in every connection: 32-bit counts for events a QP meets far fewer than 2^32 times,
 // and nothing that other state already counts. A requester's packets sent are highest_sent_psn +
-// retransmitted_packets (every PSN goes out once before it is sent again); a responder's messages
-// delivered are its message_sequence.
+// retransmitted_packets (every PSN goes out once before it is sent again); a requester's CNPs
+// received are its reaction point's count; a responder's messages delivered are its
+// message_sequence.
 struct RequesterCounts {
   uint64_t messages = 0;  // acknowledged in full
   uint64_t bytes = 0;     // their payload
   uint64_t retransmitted_packets = 0;
   uint32_t naks_received = 0;
   uint32_t timeouts = 0;
-  uint32_t cnps_received = 0;
 };
 
 struct ResponderCounts {

@@ -162,8 +162,7 @@ void Transport::go_back_to(RequesterQp& qp, uint64_t psn) {
 
 void Transport::on_cnp(uint32_t requester, clock::Nanos now) {
   RequesterQp& qp = requesters_[requester];
-  ++qp.counters.cnps_received;
-  qp.reaction_point.on_cnp(now);
+  qp.reaction_point.on_cnp(now);  // counts every CNP, whether DCQCN is on or not
   // The flow being sent when the notification arrives is the one that met the congestion.
   const uint32_t flow = qp.cursor != kNoFlow ? qp.cursor : qp.tail;
   if (flow != kNoFlow) ++flows_[flow].cnps;

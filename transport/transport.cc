@@ -293,7 +293,7 @@ void Transport::append_qp_stats(std::vector<QpStats>& out, clock::Nanos now) {
     stats.counters.retransmitted_packets = qp.counters.retransmitted_packets;
     stats.counters.naks_received = qp.counters.naks_received;
     stats.counters.timeouts = qp.counters.timeouts;
-    stats.counters.cnps_received = qp.counters.cnps_received;
+    stats.counters.cnps_received = qp.reaction_point.cnps_received();
     stats.rate_cuts = qp.reaction_point.rate_cuts();
     stats.min_rate_bps = qp.reaction_point.min_rate_bps();
     stats.rate_bps = static_cast<double>(qp.reaction_point.rate_bps(now));
