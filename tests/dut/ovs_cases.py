@@ -162,16 +162,14 @@ def run_through_ovs(args, work, label, jobs, *, iterations, dcqcn, predict=True,
                                                dcqcn_extra=dcqcn_extra)
             break
         except DeviceCrashed as crash:
-            summary = os.path.join(out, "summary.json")
-            finished = (os.path.exists(summary) and load_summary(out)["status"] == "completed"
-                        and load_summary(out)["failed_flows"] == 0)
+            summary = (load_summary(out) if os.path.exists(os.path.join(out, "summary.json"))
+                       else {})
+            finished = summary.get("status") == "completed" and summary.get("failed_flows") == 0
             if attempt == 2 or not finished:
                 when = "again" if attempt == 2 else "before the run completed"
                 raise AssertionError(f"{label}: Open vSwitch crashed {when}:\n{crash}") from None
-            how = [line.split(";")[0] for line in str(crash).splitlines()
-                   if line.startswith("ovs-vswitchd-dpdk ")]
-            print(f"{label}: {how[0] if how else crash} after the run completed; repeating the "
-                  f"run on a new OVS", file=sys.stderr)
+            print(f"{label}: ovs-vswitchd-dpdk killed by signal {crash.signal} after the run "
+                  f"completed; repeating the run on a new OVS", file=sys.stderr)
             shutil.rmtree(out)
     assert run.returncode in (0, 1), f"etwire run exited {run.returncode}:\n{run.stderr}"
     measured = load_summary(out)
@@ -203,12 +201,11 @@ def run_once_through_ovs(args, config, out, label, jobs, *, iterations, dcqcn, p
             run = etwire(args, *cmd, ns=ns, check=False)
             try:
                 return run, ovs.counters()
-            except DeviceCrashed as e:
-                raise DeviceCrashed(f"{e}\netwire run exited {run.returncode}:\n"
-                                    f"{run.stderr[-3000:]}") from None
             except RuntimeError as e:
-                raise AssertionError(f"{e}\netwire run exited {run.returncode}:\n"
-                                     f"{run.stderr[-3000:]}") from None
+                message = f"{e}\netwire run exited {run.returncode}:\n{run.stderr[-3000:]}"
+                if isinstance(e, DeviceCrashed):
+                    raise DeviceCrashed(e.signal, message) from None
+                raise AssertionError(message) from None
     except DeviceUnavailable as e:
         raise Skip(f"Open vSwitch (DPDK): {e}")
 

@@ -38,7 +38,11 @@ def log_tail(path, lines=15):
 
 
 class DeviceCrashed(RuntimeError):
-    """ovs-vswitchd-dpdk died of a signal while the case used it."""
+    """ovs-vswitchd-dpdk died of a signal (`signal`) while the case used it."""
+
+    def __init__(self, signal, message):
+        super().__init__(message)
+        self.signal = signal
 
 
 class OvsDpdk:
@@ -76,9 +80,10 @@ class OvsDpdk:
         env_args = [f"{k}={v}" for k, v in self.env.items()]
         proc = self.ns.sh("env", *env_args, "timeout", str(timeout), *cmd, check=False)
         if check and proc.returncode != 0:
-            error = DeviceCrashed if self.crash_signal() else RuntimeError
-            raise error(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr.strip()}\n"
-                        f"{self.vswitchd_state()}\nvswitchd log:\n{self.vswitchd_log()}")
+            signal = self.crash_signal()  # first: it waits for a daemon still going down
+            message = (f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr.strip()}\n"
+                       f"{self.vswitchd_state()}\nvswitchd log:\n{self.vswitchd_log()}")
+            raise DeviceCrashed(signal, message) if signal else RuntimeError(message)
         return proc
 
     def vsctl(self, *args, check=True, timeout=30):
