@@ -69,17 +69,16 @@ telemetry:
 """
 
 
-def run_measured(cmd):
-    """Runs cmd; returns (exit code, wall seconds, CPU seconds, peak RSS in MB, stderr)."""
+def run_measured(cmd, log_path):
+    """Runs cmd with its stderr in log_path (a file, not a pipe nobody reads until the end);
+    returns (exit code, wall seconds, CPU seconds, peak RSS in MB)."""
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(proc.pid, 0)
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
+        _, status, usage = os.wait4(proc.pid, 0)
     wall = time.monotonic() - start
-    stderr = proc.stderr.read()
-    proc.stderr.close()
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return (proc.returncode, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
-            stderr)
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+    return proc.returncode, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def measure(args, ranks, work):
@@ -93,10 +92,11 @@ def measure(args, ranks, work):
     with open(config, "w") as f:
         f.write(CONFIG.format(ranks=ranks, trace=trace, out=out, ports_per_leaf=ports_per_leaf,
                               spines=min(16, ports_per_leaf)))
-    code, wall, cpu, rss_mb, stderr = run_measured(
-        [args.etwire, "run", config, "--no-metrics"])
+    log = os.path.join(work, f"r{ranks}", "run.log")
+    code, wall, cpu, rss_mb = run_measured([args.etwire, "run", config, "--no-metrics"], log)
     if code != 0:
-        sys.exit(f"twin_scale: etwire run of {ranks} ranks exited {code}:\n{stderr[-2000:]}")
+        with open(log) as f:
+            sys.exit(f"twin_scale: etwire run of {ranks} ranks exited {code}:\n{f.read()[-2000:]}")
     with open(os.path.join(out, "summary.json")) as f:
         summary = json.load(f)
     data_packets = sum(p["data_packets"] or 0 for p in summary["ports"])
