@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "clock/line_rate.h"
+#include "nic/dpdk/interrupt_thread.h"
 #include "nic/frame_size.h"
 #include "nic/pfc_frame.h"
 
@@ -240,15 +241,26 @@ void start_device(uint16_t device, const std::string& port) {
 }
 
 void stop_device(uint16_t device, uint16_t queues) {
-  std::array<rte_mbuf*, 64> frames{};
-  for (uint16_t queue = 0; queue < queues; ++queue) {
-    for (int round = 0; round < 64; ++round) {
-      const uint16_t n = rte_eth_rx_burst(device, queue, frames.data(), frames.size());
-      if (n == 0) break;
-      rte_pktmbuf_free_bulk(frames.data(), n);
+  const auto stop = [device, queues] {
+    std::array<rte_mbuf*, 64> frames{};
+    for (uint16_t queue = 0; queue < queues; ++queue) {
+      for (int round = 0; round < 64; ++round) {
+        const uint16_t n = rte_eth_rx_burst(device, queue, frames.data(), frames.size());
+        if (n == 0) break;
+        rte_pktmbuf_free_bulk(frames.data(), n);
+      }
     }
+    rte_eth_dev_stop(device);
+  };
+  // DPDK 22.11's memif tears its connection down on the interrupt thread when its peer leaves
+  // (unmapping the rings, freeing the control channel). Stopped on another thread meanwhile, it
+  // frees the channel twice ("EAL: Error: Invalid memory"; once in a while a SIGABRT in free)
+  // or reads an unmapped ring. On the interrupt thread the two cannot overlap.
+  if (is_memif_device(device)) {
+    run_on_interrupt_thread(stop);
+  } else {
+    stop();
   }
-  rte_eth_dev_stop(device);
 }
 
 void DpdkPort::stop() {

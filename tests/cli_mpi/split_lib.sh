@@ -34,6 +34,10 @@ compare_split() {
     tail -20 "$work/$name-split.err"
     return 1
   fi
+  # DPDK's heap says so when memory is freed twice (memif torn down on two threads at once).
+  if grep -q "EAL: Error" "$work/$name-split.err"; then
+    fail "$name: DPDK reported an error: $(grep "EAL: Error" "$work/$name-split.err" | head -3)"
+  fi
   timeout 300 "${prefix[@]}" "$etwire" run "$one_config" --no-metrics --no-progress \
     --out "$work/$name-one" "$@" >"$work/$name-one.out" 2>"$work/$name-one.err"
   code=$?

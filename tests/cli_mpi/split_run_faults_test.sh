@@ -45,6 +45,11 @@ wait_for_traffic() {  # OUT
   done
   return 1
 }
+# What etwire printed last: the stderr of the run, without mpirun's own notices.
+errors_of() {  # FILE
+  grep -v -e '^-----' -e 'mpirun' -e 'Per user-direction' -e 'non-zero' -e '^ *Process name' \
+    -e '^ *Exit code' -e 'Primary job' "$1" | tail -12
+}
 status_of() {  # SUMMARY
   python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["status"])' "$1" 2>/dev/null
 }
@@ -65,12 +70,12 @@ if wait_for_traffic killed; then
   [ "$code" -ne 0 ] || fail "mpirun exited 0 after a process was killed"
   [ "$took" -le 15 ] || fail "the surviving process took ${took} s to end"
   [ "$(status_of "$work/killed/summary.json")" = interrupted ] ||
-    fail "process 0 kept no interrupted summary.json: $(tail -5 "$work/killed.err")"
+    fail "process 0 kept no interrupted summary.json: $(errors_of "$work/killed.err")"
   grep -q "this is emulator \\\\\"server-a\\\\\"'s part only" "$work/killed/summary.json" ||
     fail "process 0's summary does not say whose part it is"
   [ "$(wc -l <"$work/killed/flows.csv")" -gt 20 ] || fail "process 0's flows.csv lost its flows"
 else
-  fail "the run to kill never started: $(tail -5 "$work/killed.err")"
+  fail "the run to kill never started: $(errors_of "$work/killed.err")"
   kill -KILL "$launcher" 2>/dev/null
 fi
 
@@ -88,13 +93,13 @@ if wait_for_traffic interrupted; then
   code=$?
   [ "$code" -ne 0 ] || fail "mpirun exited 0 after SIGINT"
   [ "$(status_of "$work/interrupted/summary.json")" = interrupted ] ||
-    fail "no interrupted summary.json from process 0: $(tail -5 "$work/interrupted.err")"
+    fail "no interrupted summary.json from process 0: $(errors_of "$work/interrupted.err")"
   [ "$(status_of "$work/interrupted/emulator-server-b/summary.json")" = interrupted ] ||
-    fail "no interrupted summary.json from process 1: $(tail -5 "$work/interrupted.err")"
+    fail "no interrupted summary.json from process 1: $(errors_of "$work/interrupted.err")"
   [ "$(wc -l <"$work/interrupted/emulator-server-b/flows.csv")" -gt 1 ] ||
     fail "process 1 kept no flows"
 else
-  fail "the run to interrupt never started: $(tail -5 "$work/interrupted.err")"
+  fail "the run to interrupt never started: $(errors_of "$work/interrupted.err")"
   kill -KILL "$launcher" 2>/dev/null
 fi
 
@@ -112,15 +117,17 @@ if wait_for_traffic stuck; then
   kill -CONT "$held"
   wait "$launcher"
   code=$?
-  [ "$code" -eq 3 ] || fail "a stuck split run exited $code, not 3: $(tail -5 "$work/stuck.err")"
+  [ "$code" -eq 3 ] || fail "a stuck split run exited $code, not 3: $(errors_of "$work/stuck.err")"
   [ "$(status_of "$work/stuck/summary.json")" = stuck ] || fail "the summary is not stuck"
+  ! grep -q "EAL: Error" "$work/stuck.err" ||
+    fail "DPDK reported an error: $(grep "EAL: Error" "$work/stuck.err" | head -3)"
   grep -q '4 of 4 arrived here; ranks 4-7 are replayed by emulator \\"server-b\\" (process 1 on host' \
     "$work/stuck/summary.json" || fail "the diagnosis does not name the missing ranks' emulator: \
 $(grep -o '"diagnosis": "[^"]*' "$work/stuck/summary.json" | head -c 600)"
   grep -q 'emulator \\"server-b\\" on ' "$work/stuck/summary.json" ||
     fail "process 1's own diagnosis is missing"
 else
-  fail "the run to hold never started: $(tail -5 "$work/stuck.err")"
+  fail "the run to hold never started: $(errors_of "$work/stuck.err")"
   kill -KILL "$launcher" 2>/dev/null
 fi
 
@@ -132,7 +139,7 @@ timeout 120 mpirun --allow-run-as-root --oversubscribe \
 code=$?
 [ "$code" -ne 0 ] || fail "processes with different inputs ran"
 grep -q "the emulator processes loaded different configurations or traces; nothing was started" \
-  "$work/differ.out" || fail "no clear message for different inputs: $(tail -5 "$work/differ.out")"
+  "$work/differ.out" || fail "no clear message for different inputs: $(errors_of "$work/differ.out")"
 grep -q "process 1 on host" "$work/differ.out" || fail "the differing process is not named"
 [ ! -e "$work/differ" ] || fail "a results directory was made for a run that never started"
 
