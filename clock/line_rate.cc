@@ -17,10 +17,10 @@ void LineRateTimer::set_rate(uint64_t rate_bps) {
     end_fraction_ = 0;
   }
   rate_bps_ = rate_bps;
-  last_bytes_ = UINT64_MAX;  // durations were in the old rate
+  last_bytes_ = UINT32_MAX;  // durations were in the old rate
 }
 
-void LineRateTimer::remember_duration(uint64_t bytes) {
+void LineRateTimer::remember_duration(uint32_t bytes) {
   const unsigned __int128 total = bit_nanos(bytes);
   last_whole_ns_ = static_cast<Nanos>(total / rate_bps_);
   last_fraction_ = static_cast<uint64_t>(total % rate_bps_);

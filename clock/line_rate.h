@@ -26,7 +26,7 @@ class LineRateTimer {
   // free_at() or earlier continues from the previous packet's exact end. Inline and without a
   // division while packets keep one size (the steady state of a flow): the duration of the
   // last size is kept as whole nanoseconds and a remainder in the rate's units.
-  Nanos transmit(Nanos earliest, uint64_t bytes) {
+  Nanos transmit(Nanos earliest, uint32_t bytes) {
     if (earliest > free_at()) {
       // The wire was idle: the packet starts on a nanosecond boundary. Starting exactly at
       // free_at() counts as back to back (the wire was never idle for a whole nanosecond),
@@ -57,10 +57,12 @@ class LineRateTimer {
   Nanos end_ns_ = 0;
   uint64_t end_fraction_ = 0;
   // The duration of `last_bytes_` at the rate: last_whole_ns_ + last_fraction_ / rate_bps_.
-  void remember_duration(uint64_t bytes);
-  uint64_t last_bytes_ = UINT64_MAX;
+  void remember_duration(uint32_t bytes);
   Nanos last_whole_ns_ = 0;
   uint64_t last_fraction_ = 0;
+  // Last, so that an owner may put a 4-byte member in the tail padding ([[no_unique_address]]):
+  // a timer paces every requester QP. UINT32_MAX: none yet (no packet is that long).
+  uint32_t last_bytes_ = UINT32_MAX;
 };
 
 }  // namespace etwire::clock

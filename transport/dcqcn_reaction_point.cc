@@ -7,8 +7,9 @@
 namespace etwire::transport {
 namespace {
 
-uint32_t saturating_increment(uint32_t value) {
-  return value == std::numeric_limits<uint32_t>::max() ? value : value + 1;
+template <typename Count>
+Count saturating_increment(Count value) {
+  return value == std::numeric_limits<Count>::max() ? value : static_cast<Count>(value + 1);
 }
 
 }  // namespace

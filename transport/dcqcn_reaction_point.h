@@ -80,6 +80,8 @@ class DcqcnReactionPoint {
     integrated_to_ = at;
   }
 
+  // Widest first, the flags as bits: there is one of these in every requester QP (a million in a
+  // 1024-rank all-to-all), and its owner fills the tail padding ([[no_unique_address]]).
   const config::DcqcnConfig* config_ = nullptr;
   double line_rate_ = 0;
   double current_rate_ = 0;  // RC
@@ -93,17 +95,20 @@ class DcqcnReactionPoint {
   clock::Nanos next_increase_timer_ = clock::kNever;  // kNever before the first cut, at line rate
   clock::Nanos last_cut_ = 0;
   uint64_t bytes_since_increase_ = 0;
-  uint32_t timer_stage_ = 0;  // increase events from the timer since the last cut
-  uint32_t byte_stage_ = 0;   // increase events from the byte counter since the last cut
-  uint32_t cnps_received_ = 0;
-  uint32_t rate_cuts_ = 0;
   double min_rate_ = 0;
   double rate_integral_ = 0;  // of the rate over [reset, integrated_to_), b/s x ns
   clock::Nanos integrated_to_ = 0;
-  bool cnp_in_alpha_period_ = false;
-  bool cut_pending_ = false;  // a CNP arrived inside the reduce period; cut at last_cut_ + period
-  bool seen_cnp_ = false;
-  bool enabled_ = false;  // config_->enabled, read once: the config does not change in a run
+  uint32_t cnps_received_ = 0;
+  uint32_t rate_cuts_ = 0;
+  // Increase events since the last cut, by source. Only compared with the fast recovery stages
+  // (at most 255) and with each other, so saturating at 65535 changes no decision.
+  uint16_t timer_stage_ = 0;
+  uint16_t byte_stage_ = 0;
+  bool cnp_in_alpha_period_ : 1 = false;
+  bool cut_pending_ : 1 =
+      false;  // a CNP arrived inside the reduce period; cut at last_cut_ + period
+  bool seen_cnp_ : 1 = false;
+  bool enabled_ : 1 = false;  // config_->enabled, read once: the config does not change in a run
 };
 
 }  // namespace etwire::transport

@@ -17,20 +17,21 @@ inline constexpr uint32_t kNoFlow = UINT32_MAX;
 // requester QP holds and Transport::record_of adds when the record is reported. Every flow in
 // progress has a slot (a million in a 1024-rank all-to-all), so every byte counts.
 struct FlowSlot {
+  // First, so that the narrow members after it fill its tail padding.
+  [[no_unique_address]] FlowTags tags;
+  FlowStatus status = FlowStatus::kCompleted;
+  uint32_t packets = 0;
+  uint32_t retransmitted_packets = 0;
+  uint32_t cnps = 0;
+  uint32_t ecn_marks = 0;
+  uint32_t next = kNoFlow;  // next flow of the same QP (posting order)
   uint64_t flow_id = 0;
-  FlowTags tags;
   uint64_t bytes = 0;
   uint64_t first_psn = 0;  // PSN of the flow's first packet on its QP
   clock::Nanos posted_at = 0;
   clock::Nanos first_byte_out = clock::kNever;
   clock::Nanos delivered_at = clock::kNever;
   clock::Nanos finished_at = clock::kNever;
-  uint32_t packets = 0;
-  uint32_t retransmitted_packets = 0;
-  uint32_t cnps = 0;
-  uint32_t ecn_marks = 0;
-  uint32_t next = kNoFlow;  // next flow of the same QP (posting order)
-  FlowStatus status = FlowStatus::kCompleted;
 };
 
 class FlowPool {

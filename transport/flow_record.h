@@ -30,17 +30,19 @@ inline constexpr size_t kFlowStatusCount = 11;
 std::string_view flow_status_name(FlowStatus status);
 
 // Identifiers the poster attaches to a flow; the transport carries them into the record.
+// Widest first: every flow in progress has a copy (FlowSlot), whose smaller members fill the
+// tail padding.
 struct FlowTags {
   int32_t src_rank = -1;
   int32_t dst_rank = -1;
   uint64_t collective = 0;  // collective instance
+  uint64_t user = 0;        // opaque to the transport (e.g. the step-program operation)
   uint32_t chunk = 0;
-  uint16_t qp_index = 0;  // which of the pair's QPs
-  uint64_t user = 0;      // opaque to the transport (e.g. the step-program operation)
   // Carried on the wire in the message's last packet, as its immediate (WRITE or SEND WITH
   // IMMEDIATE): how a receiver in another process, which never sees these tags, tells which
   // message arrived. 0: none (the immediate then carries the flow id, for captures).
   uint32_t wire_tag = 0;
+  uint16_t qp_index = 0;  // which of the pair's QPs
   // With transport.op write-with-imm: this message is a plain WRITE, with no immediate. The
   // software RNIC posts each work request as a message; only a message's last carries one.
   bool plain_write = false;

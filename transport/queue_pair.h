@@ -43,8 +43,9 @@ enum class SendState : uint8_t {
   kWaiting,  // paced: a wake-up event is scheduled for when it may send again
 };
 
-// Members are ordered by size, widest first, so that no padding sits between them: there is one
-// of these per connection (a million in a 1024-rank all-to-all).
+// Members are ordered by size, widest first, so that no padding sits between them, and the
+// smaller ones fill the tail padding of the pacer and the reaction point ([[no_unique_address]]
+// lets them): there is one of these per connection (a million in a 1024-rank all-to-all).
 struct RequesterQp {
   // PSNs as 64-bit counters (psn.h). Posted flows own consecutive ranges ending before
   // next_post_psn; [acked_psn, next_psn) is in flight; below acked_psn is acknowledged; PSNs below
@@ -60,11 +61,16 @@ struct RequesterQp {
   clock::Nanos timeout_at = clock::kNever;
 
   clock::Nanos next_send_at = 0;  // the pacer lets the next packet start here
-  clock::LineRateTimer pacer;
-  // The last paced packet: its start and wire bytes (paced_bytes), to re-time the gap after it
-  // when the rate rises while the QP waits.
+  [[no_unique_address]] clock::LineRateTimer pacer;
+  // The last paced packet: its wire bytes and start, to re-time the gap after it when the rate
+  // rises while the QP waits.
+  uint32_t paced_bytes = 0;
   clock::Nanos paced_start = 0;
-  DcqcnReactionPoint reaction_point;
+  [[no_unique_address]] DcqcnReactionPoint reaction_point;
+  // NAKs and timeouts since the last forward progress: the connection fails once it passes
+  // transport.retry_count (at most 7).
+  uint8_t retries = 0;
+  uint16_t udp_source_port = 0;
 
   RequesterCounts counters;
   // The time it had messages outstanding (posted, not yet acknowledged: head != kNoFlow), and
@@ -87,12 +93,9 @@ struct RequesterQp {
   uint32_t cursor_packet = 0;
   uint32_t undelivered = kNoFlow;
 
-  uint32_t retries = 0;  // NAKs and timeouts since the last forward progress
-  uint32_t paced_bytes = 0;
-  uint16_t udp_source_port = 0;
-  bool timer_event_pending = false;
   SendState state = SendState::kIdle;
-  bool failed = false;
+  bool timer_event_pending : 1 = false;
+  bool failed : 1 = false;
 
   bool has_packet_to_send() const { return !failed && next_psn < next_post_psn; }
   bool has_unacknowledged() const { return acked_psn < highest_sent_psn; }

@@ -49,7 +49,7 @@ struct Fixture {
 TEST(DcqcnReactionPoint, FitsInThePerFlowBudget) {
   std::cout << "sizeof(DcqcnReactionPoint) = " << sizeof(DcqcnReactionPoint) << " bytes\n";
   RecordProperty("sizeof", static_cast<int>(sizeof(DcqcnReactionPoint)));
-  EXPECT_LE(sizeof(DcqcnReactionPoint), 128u);
+  EXPECT_LE(sizeof(DcqcnReactionPoint), 120u);
 }
 
 TEST(DcqcnReactionPoint, StartsAtLineRateAndStaysThereWithoutCnps) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 #include "tests/transport/packet_sizes.h"
 
 #include "clock/line_rate.h"
@@ -57,6 +59,14 @@ struct Rig {
   RecordingObserver observer;
   Transport transport;
 };
+
+// A 1024-rank all-to-all holds a million connections and flows at once: the state of one
+// connection (both halves) and one flow in progress stays within 512 bytes.
+TEST(Transport, ConnectionAndFlowStateFitTheBudget) {
+  std::cout << "connection " << Transport::connection_state_bytes() << " bytes, flow "
+            << Transport::flow_state_bytes() << " bytes\n";
+  EXPECT_LE(Transport::connection_state_bytes() + Transport::flow_state_bytes(), 512u);
+}
 
 TEST(Transport, OneFlowTimingIsExact) {
   Rig rig;
