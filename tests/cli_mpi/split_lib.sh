@@ -32,6 +32,7 @@ compare_split() {
   if [ "$code" -ne 0 ]; then
     fail "$name: the split run exited $code"
     tail -20 "$work/$name-split.err"
+    grep -E "^Status|failed" "$work/$name-split.out" | tail -5
     return 1
   fi
   # DPDK's heap says so when memory is freed twice (memif torn down on two threads at once).
@@ -44,6 +45,8 @@ compare_split() {
   if [ "$code" -ne 0 ]; then
     fail "$name: the single-process run exited $code"
     tail -20 "$work/$name-one.err"
+    # A run whose flows failed says so only in its report, on stdout.
+    grep -E "^Status|failed" "$work/$name-one.out" | tail -5
     return 1
   fi
   echo "== $name"
