@@ -105,8 +105,8 @@ class DcqcnReactionPoint {
   uint16_t timer_stage_ = 0;
   uint16_t byte_stage_ = 0;
   bool cnp_in_alpha_period_ : 1 = false;
-  bool cut_pending_ : 1 =
-      false;  // a CNP arrived inside the reduce period; cut at last_cut_ + period
+  // A CNP arrived inside the reduce period: cut at last_cut_ + period.
+  bool cut_pending_ : 1 = false;
   bool seen_cnp_ : 1 = false;
   bool enabled_ : 1 = false;  // config_->enabled, read once: the config does not change in a run
 };

@@ -254,8 +254,9 @@ void stop_device(uint16_t device, uint16_t queues) {
   };
   // DPDK 22.11's memif tears its connection down on the interrupt thread when its peer leaves
   // (unmapping the rings, freeing the control channel). Stopped on another thread meanwhile, it
-  // frees the channel twice ("EAL: Error: Invalid memory"; once in a while a SIGABRT in free)
-  // or reads an unmapped ring. On the interrupt thread the two cannot overlap.
+  // freed the channel twice ("EAL: Error: Invalid memory" in every two-process run, and the
+  // likely cause of a SIGABRT seen once) or may read an unmapped ring. On the interrupt thread
+  // the two cannot overlap.
   if (is_memif_device(device)) {
     run_on_interrupt_thread(stop);
   } else {
