@@ -280,6 +280,11 @@ int run_configuration(const RunRequest& request) {
       if (!diagnosis.empty() && diagnosis.back() != '\n') diagnosis += '\n';
       std::cerr << fmt::format("error: the run stopped before it could complete:\n{}", diagnosis);
     }
+    if (results.status == engine::RunStatus::kFlowsFailed) {
+      // Exit 1 says little on its own; the report on stdout may go elsewhere.
+      std::cerr << fmt::format("error: {} of {} flows failed{}\n", results.failed_flows,
+                               results.flows, outputs::failed_flows_by_status(results));
+    }
     return exit_code_for(results.status);
   };
   if (split && stop_requested().load(std::memory_order_relaxed)) {

@@ -121,14 +121,7 @@ void append_congestion(const RunResults& results, std::string& out) {
 }
 
 void append_status(const RunResults& results, std::string& out) {
-  std::string failures;
-  for (size_t s = 1; s < results.flows_by_status.size(); ++s) {
-    if (results.flows_by_status[s] == 0) continue;
-    failures += fmt::format("{}{} {}", failures.empty() ? " (" : ", ",
-                            transport::flow_status_name(static_cast<transport::FlowStatus>(s)),
-                            results.flows_by_status[s]);
-  }
-  if (!failures.empty()) failures += ")";
+  const std::string failures = failed_flows_by_status(results);
   out += fmt::format("\nStatus {}: {} time {}, wall {:.2f} s, {} events, {} flows, {} failed{}\n",
                      run_status_name(results.status), results.wall_clock ? "run" : "virtual",
                      duration_text(results.end_time), results.wall_seconds,
@@ -143,6 +136,18 @@ void append_status(const RunResults& results, std::string& out) {
 }
 
 }  // namespace
+
+std::string failed_flows_by_status(const RunResults& results) {
+  std::string failures;
+  for (size_t s = 1; s < results.flows_by_status.size(); ++s) {
+    if (results.flows_by_status[s] == 0) continue;
+    failures += fmt::format("{}{} {}", failures.empty() ? " (" : ", ",
+                            transport::flow_status_name(static_cast<transport::FlowStatus>(s)),
+                            results.flows_by_status[s]);
+  }
+  if (!failures.empty()) failures += ")";
+  return failures;
+}
 
 std::string console_report(const RunResults& results) {
   std::string out;

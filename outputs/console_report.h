@@ -13,4 +13,7 @@ namespace etwire::outputs {
 
 std::string console_report(const engine::RunResults& results);
 
+// " (retry-exceeded 4, flushed 8059)": the failed flows by status, "" when none failed.
+std::string failed_flows_by_status(const engine::RunResults& results);
+
 }  // namespace etwire::outputs

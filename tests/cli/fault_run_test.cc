@@ -127,10 +127,15 @@ TEST(FaultRun, ALeafCutOffFromEverySpineFailsTheRunLoudly) {
       run_all_to_all(scratch, "cut",
                      "--set transport.retransmit_timeout=1ms --set 'fabric.faults=["
                      "{kind: link-down, link: leaf0/spine0, at: 4.5ms, detection: 100us},"
-                     "{kind: link-down, link: leaf0/spine1, at: 4.5ms, detection: 100us}]'");
+                     "{kind: link-down, link: leaf0/spine1, at: 4.5ms, detection: 100us}]' "
+                     ">/dev/null");  // the report aside: run.output is stderr alone
   EXPECT_NE(run.code, 0) << run.output;
   EXPECT_EQ(run.summary["status"], "flows-failed");
   EXPECT_GT(run.summary["failed_flows"].get<uint64_t>(), 0u);
+  // Stderr says so, not only the exit code: a script may keep the report elsewhere.
+  EXPECT_THAT(run.output, HasSubstr("error: " + run.summary["failed_flows"].dump() + " of " +
+                                    run.summary["flows"].dump() + " flows failed ("))
+      << run.output;
   EXPECT_THAT(notes_of(run.summary), HasSubstr("dropped in the fabric for want of a route"));
 }
 
