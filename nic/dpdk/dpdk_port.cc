@@ -22,6 +22,13 @@ namespace etwire::nic::dpdk {
 
 namespace {
 
+// The name of the driver behind `device` ("net_memif", ...), "?" when DPDK does not say.
+const char* driver_name(uint16_t device) {
+  rte_eth_dev_info info{};
+  if (rte_eth_dev_info_get(device, &info) != 0 || info.driver_name == nullptr) return "?";
+  return info.driver_name;
+}
+
 // Where a data frame's payload sits in its mbuf: headers are written in front of it, ending
 // here, so the payload never moves whatever the headers are (IPv4 or IPv6, VLAN, RETH).
 constexpr uint16_t kPayloadOffset = RTE_PKTMBUF_HEADROOM;
@@ -201,11 +208,7 @@ void DpdkPort::start_generation(uint16_t rx_descriptors) {
     if (count < 0) {
       char device[RTE_ETH_NAME_MAX_LEN] = "?";
       rte_eth_dev_get_name_by_port(setup_.device, device);
-      rte_eth_dev_info info{};
-      const char* driver =
-          rte_eth_dev_info_get(setup_.device, &info) == 0 && info.driver_name != nullptr
-              ? info.driver_name
-              : "?";
+      const char* driver = driver_name(setup_.device);
       throw std::runtime_error(fmt::format(
           "port \"{}\": PFC generation (dpdk.pfc.enabled) measures the receive queue's "
           "occupancy, but device {} (driver {}) cannot report it (rte_eth_rx_queue_count: {}); "
@@ -257,7 +260,7 @@ void stop_device(uint16_t device, uint16_t queues) {
   // freed the channel twice ("EAL: Error: Invalid memory" in every two-process run, and the
   // likely cause of a SIGABRT seen once) or may read an unmapped ring. On the interrupt thread
   // the two cannot overlap.
-  if (is_memif_device(device)) {
+  if (std::strcmp(driver_name(device), "net_memif") == 0) {
     run_on_interrupt_thread(stop);
   } else {
     stop();

@@ -1,11 +1,9 @@
 #include "nic/dpdk/interrupt_thread.h"
 
 #include <rte_alarm.h>
-#include <rte_ethdev.h>
 
 #include <atomic>
 #include <chrono>
-#include <cstring>
 #include <thread>
 
 namespace etwire::nic::dpdk {
@@ -25,12 +23,6 @@ void run_errand(void* arg) {
 }
 
 }  // namespace
-
-bool is_memif_device(uint16_t device) {
-  rte_eth_dev_info info{};
-  if (rte_eth_dev_info_get(device, &info) != 0 || info.driver_name == nullptr) return false;
-  return std::strcmp(info.driver_name, "net_memif") == 0;
-}
 
 void run_on_interrupt_thread(const std::function<void()>& work) {
   Errand errand{&work};
