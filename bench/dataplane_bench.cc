@@ -4,7 +4,7 @@
 //   bench_dataplane [--ranks N] [--bytes PER_RANK] [--speed GBPS] [--ports-per-leaf P]
 //                   [--spines S] [--links K] [--topology leaf-spine|three-tier]
 //                   [--leaves-per-pod L] [--super-spines G] [--super-links K2]
-//                   [--order ascending|shifted] [--peers N]
+//                   [--order ascending|shifted] [--peers N] [--retransmission adaptive|fixed]
 //
 // Defaults: 64 ranks (one per 100G port), 64 MiB per rank (each rank sends 1 MiB to each
 // other rank at once), leaf-spine with 8 ports per leaf and 4 spines, NVIDIA DCQCN defaults.
@@ -51,13 +51,14 @@ struct Options {
   uint32_t super_links = 1;
   bool shifted = false;
   uint32_t peers = 0;  // 0: every other rank
+  config::Retransmission retransmission = config::TransportConfig{}.retransmission;
 };
 
 constexpr const char* kUsage =
     "bench_dataplane [--ranks N] [--bytes PER_RANK] [--speed GBPS] [--ports-per-leaf P]\n"
     "                [--spines S] [--links K] [--topology leaf-spine|three-tier]\n"
     "                [--leaves-per-pod L] [--super-spines G] [--super-links K2]\n"
-    "                [--order ascending|shifted] [--peers N]";
+    "                [--order ascending|shifted] [--peers N] [--retransmission adaptive|fixed]";
 
 Options parse(int argc, char** argv) {
   Options options;
@@ -90,6 +91,16 @@ Options parse(int argc, char** argv) {
         std::exit(2);
       }
       options.shifted = name == "shifted";
+      continue;
+    }
+    if (flag == "--retransmission") {
+      const std::string name = argv[++i];
+      if (name != "adaptive" && name != "fixed") {
+        std::fprintf(stderr, "bench_dataplane: unknown retransmission %s\n", name.c_str());
+        std::exit(2);
+      }
+      options.retransmission =
+          name == "fixed" ? config::Retransmission::kFixed : config::Retransmission::kAdaptive;
       continue;
     }
     const uint64_t value = std::strtoull(argv[++i], nullptr, 10);
@@ -180,6 +191,7 @@ int main(int argc, char** argv) {
     specs.push_back({name, speed});
   }
   config::TransportConfig config;
+  config.retransmission = options.retransmission;
 
   clock::VirtualClock clock;
   nic::loopback::FabricTwin twin(fabric, specs, clock, 1);
@@ -261,9 +273,11 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(tally.finished),
               static_cast<unsigned long long>(tally.failed),
               static_cast<double>(tally.last_finish) / 1e6);
-  std::printf("data packets %llu, retransmitted %llu, CNPs %llu\n",
+  std::printf("data packets %llu, retransmitted %llu (retransmission %s), CNPs %llu\n",
               static_cast<unsigned long long>(data_packets),
-              static_cast<unsigned long long>(retransmits), static_cast<unsigned long long>(cnps));
+              static_cast<unsigned long long>(retransmits),
+              std::string(config::retransmission_name(config.retransmission)).c_str(),
+              static_cast<unsigned long long>(cnps));
   std::printf("events %llu in %.3f s: %.2f M events/s, %.2f M data packets/s\n",
               static_cast<unsigned long long>(events), seconds,
               static_cast<double>(events) / seconds / 1e6,

@@ -194,6 +194,7 @@ Pacing pacing(uint64_t speed_bps, uint32_t pmtu, uint16_t tx_descriptors) {
   config::TransportConfig config;
   config.pmtu = pmtu;
   config.dcqcn.enabled = false;
+  config.retransmission = config::Retransmission::kFixed;
   config.retransmit_timeout_ns = 10'000'000'000;
   clock::WallClock clock;
   Discard discard;

@@ -23,6 +23,8 @@ constexpr NamedValue<Placement> kPlacements[] = {{"block", Placement::kBlock},
                                                  {"rail", Placement::kRail}};
 constexpr NamedValue<AddressSharing> kAddressSharing[] = {{"shared", AddressSharing::kShared},
                                                           {"per-rank", AddressSharing::kPerRank}};
+constexpr NamedValue<Retransmission> kRetransmissions[] = {{"adaptive", Retransmission::kAdaptive},
+                                                           {"fixed", Retransmission::kFixed}};
 constexpr NamedValue<RdmaOp> kRdmaOps[] = {{"write", RdmaOp::kWrite},
                                            {"write-with-imm", RdmaOp::kWriteWithImmediate},
                                            {"send", RdmaOp::kSend},
@@ -67,6 +69,10 @@ NameTable<AddressSharing> address_sharing_names() {
 }
 NameTable<RdmaOp> rdma_op_names() {
   return kRdmaOps;
+}
+
+NameTable<Retransmission> retransmission_names() {
+  return kRetransmissions;
 }
 NameTable<RnicKind> rnic_kind_names() {
   return kRnicKinds;
@@ -117,6 +123,10 @@ std::string_view address_sharing_name(AddressSharing sharing) {
 }
 std::string_view rdma_op_name(RdmaOp op) {
   return name_of(rdma_op_names(), op);
+}
+
+std::string_view retransmission_name(Retransmission mode) {
+  return name_of(retransmission_names(), mode);
 }
 std::string_view rnic_kind_name(RnicKind kind) {
   return name_of(rnic_kind_names(), kind);

@@ -34,6 +34,7 @@ NameTable<SizeConvention> comm_size_names();
 NameTable<Placement> placement_names();
 NameTable<AddressSharing> address_sharing_names();
 NameTable<RdmaOp> rdma_op_names();
+NameTable<Retransmission> retransmission_names();
 NameTable<RnicKind> rnic_kind_names();
 NameTable<VerbsDcqcn> verbs_dcqcn_names();
 NameTable<Topology> topology_names();

@@ -16,6 +16,19 @@ enum class RdmaOp : uint8_t {
 };
 std::string_view rdma_op_name(RdmaOp op);  // "write", "write-with-imm", "send"
 
+// When a requester resends what was not acknowledged, and when it gives up on the connection.
+enum class Retransmission : uint8_t {
+  // The InfiniBand model: every local ACK timeout is retransmit_timeout long, and the connection
+  // fails after retry_count timeouts (and NAKs, with naks_count_as_retries) without progress.
+  kFixed,
+  // NVIDIA's adaptive retransmission (ConnectX firmware, ROCE_ACCL roce_adp_retrans_en): the first
+  // timeout is short and spread over QPs, each timeout without progress doubles the next one up
+  // to retransmit_timeout, progress starts again from the first, and the connection fails once
+  // nothing has been acknowledged for retransmit_timeout x retry_count.
+  kAdaptive,
+};
+std::string_view retransmission_name(Retransmission mode);  // "fixed", "adaptive"
+
 // RoCE path MTUs (the InfiniBand MTU enumeration).
 inline constexpr uint32_t kRocePathMtus[] = {256, 512, 1024, 2048, 4096};
 // Bytes a port MTU must leave for headers around a path-MTU payload: GRH-sized IP header 40, UDP
@@ -35,16 +48,28 @@ struct TransportConfig {
   // The requester sets AckReq on every Nth packet and on the last packet of a message; the
   // responder coalesces ACKs accordingly.
   uint32_t ack_interval = 16;
-  // Go-back-N after this long without progress; the default is the InfiniBand timeout exponent
-  // 14 (4.096 us x 2^14), common on RoCE fabrics.
+  Retransmission retransmission = Retransmission::kAdaptive;
+  // The QP's local ACK timeout. Fixed retransmission: go-back-N after this long without progress.
+  // Adaptive: the longest timeout, and x retry_count the time without progress that fails the
+  // connection. The default is the InfiniBand timeout exponent 14 (4.096 us x 2^14), common on
+  // RoCE fabrics.
   uint64_t retransmit_timeout_ns = 67'108'864;
   uint32_t retry_count = 7;  // retransmissions of one packet before the flow fails (0..7)
-  // Whether a NAK (PSN sequence error) uses up one of retry_count's retries, as a timeout does.
+  // Adaptive retransmission's first timeout after progress. Each QP draws its own from
+  // [first, 2 x first), as the firmware randomizes its initial timeout so that QPs that lost
+  // packets together do not resend together.
+  uint64_t adaptive_first_timeout_ns = 16'777'216;
+  // Fixed retransmission only: whether a NAK (PSN sequence error) uses up one of retry_count's
+  // retries, as a timeout does.
   // On: NAKs without progress in between count, and a lossy incast can fail flows. Off: only
   // timeouts without progress do, so a receiver that keeps answering with NAKs keeps the
   // connection alive however long the losses last; on the twin, senders locked in phase with a
   // full tail-drop queue can then resend for ever, until the run's watchdog stops them.
   bool naks_count_as_retries = true;
+  // Whether the configuration set retransmission, adaptive_first_timeout or
+  // naks_count_as_retries: a hardware RNIC retransmits as its firmware is set, so there they are
+  // refused rather than ignored.
+  bool retransmission_model_set = false;
   DcqcnConfig dcqcn;
 };
 

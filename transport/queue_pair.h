@@ -67,8 +67,9 @@ struct RequesterQp {
   uint32_t paced_bytes = 0;
   clock::Nanos paced_start = 0;
   [[no_unique_address]] DcqcnReactionPoint reaction_point;
-  // NAKs and timeouts since the last forward progress: the connection fails once it passes
-  // transport.retry_count (at most 7).
+  // Fixed retransmission: NAKs and timeouts since the last forward progress; the connection
+  // fails once it passes transport.retry_count (at most 7). Adaptive: timeouts since the last
+  // progress (saturating), which set the length of the next one.
   uint8_t retries = 0;
   uint16_t udp_source_port = 0;
 
@@ -96,6 +97,9 @@ struct RequesterQp {
   SendState state = SendState::kIdle;
   bool timer_event_pending : 1 = false;
   bool failed : 1 = false;
+  // Adaptive retransmission: when the current stall began (the last progress, or the first packet
+  // sent with nothing outstanding), as retransmit_timing::StallClock stamps it.
+  uint16_t progress_stamp = 0;
 
   bool has_packet_to_send() const { return !failed && next_psn < next_post_psn; }
   bool has_unacknowledged() const { return acked_psn < highest_sent_psn; }

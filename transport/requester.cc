@@ -5,6 +5,7 @@
 #include "nic/frame_size.h"
 #include "transport/event_tag.h"
 #include "transport/psn.h"
+#include "transport/retransmit_timing.h"
 #include "transport/segmentation.h"
 #include "transport/transport.h"
 
@@ -65,13 +66,17 @@ nic::Packet Transport::next_data_packet(uint32_t requester, clock::Nanos now) {
     ++qp.cursor_packet;
   }
   qp.reaction_point.on_bytes_sent(packet.payload_bytes, now);
-  if (qp.timeout_at == clock::kNever) arm_retransmit_timer(requester, now);
+  if (qp.timeout_at == clock::kNever) {
+    // Nothing was outstanding: no stall can have begun before this packet.
+    qp.progress_stamp = retransmit_timing::StallClock(config_).stamp(now);
+    arm_retransmit_timer(requester, now);
+  }
   return packet;
 }
 
 void Transport::arm_retransmit_timer(uint32_t requester, clock::Nanos now) {
   RequesterQp& qp = requesters_[requester];
-  qp.timeout_at = now + static_cast<clock::Nanos>(config_.retransmit_timeout_ns);
+  qp.timeout_at = now + retransmit_timing::timeout(config_, qp.retries, qp.qpn);
   if (qp.timer_event_pending) return;  // it will find the new deadline and re-arm itself
   qp.timer_event_pending = true;
   scheduler_.run_at(qp.timeout_at, this,
@@ -90,7 +95,7 @@ void Transport::on_retransmit_timer(uint32_t requester, clock::Nanos now) {
   }
   ++ports_[qp.port].counters.timeouts;
   ++qp.counters.timeouts;
-  if (++qp.retries > config_.retry_count) {
+  if (retries_exhausted(qp, now)) {
     fail_connection(requester, now);
     return;
   }
@@ -109,7 +114,7 @@ void Transport::on_acknowledge(uint32_t requester, const nic::Packet& packet, cl
     // Everything before the PSN the responder expects has arrived; resend from there.
     if (psn > qp.acked_psn) acknowledge_through(qp, psn - 1, now);
     if (psn < qp.acked_psn || psn > qp.highest_sent_psn) return;  // stale: already resolved
-    if (config_.naks_count_as_retries && ++qp.retries > config_.retry_count) {
+    if (nak_exhausts_retries(qp, now)) {
       fail_connection(requester, now);
       return;
     }
@@ -124,9 +129,28 @@ void Transport::on_acknowledge(uint32_t requester, const nic::Packet& packet, cl
   if (psn + 1 > qp.acked_psn && psn < qp.highest_sent_psn) acknowledge_through(qp, psn, now);
 }
 
+bool Transport::retries_exhausted(RequesterQp& qp, clock::Nanos now) {
+  if (config_.retransmission == config::Retransmission::kFixed) {
+    return ++qp.retries > config_.retry_count;
+  }
+  // Adaptive: the count of timeouts only lengthens the next one; time without progress decides.
+  if (qp.retries < UINT8_MAX) ++qp.retries;
+  return retransmit_timing::StallClock(config_).exhausted(qp.progress_stamp, now);
+}
+
+bool Transport::nak_exhausts_retries(RequesterQp& qp, clock::Nanos now) {
+  if (config_.retransmission == config::Retransmission::kFixed) {
+    return config_.naks_count_as_retries && ++qp.retries > config_.retry_count;
+  }
+  // A NAK re-arms the timer, so a receiver that keeps sending them could keep the timeouts from
+  // ever firing: the stall is checked here too.
+  return retransmit_timing::StallClock(config_).exhausted(qp.progress_stamp, now);
+}
+
 void Transport::acknowledge_through(RequesterQp& qp, uint64_t psn, clock::Nanos now) {
   qp.acked_psn = psn + 1;
   qp.retries = 0;  // forward progress
+  qp.progress_stamp = retransmit_timing::StallClock(config_).stamp(now);
   while (qp.head != kNoFlow) {
     FlowSlot& flow = flows_[qp.head];
     if (flow.first_psn + flow.packets > qp.acked_psn) break;
@@ -144,7 +168,7 @@ void Transport::acknowledge_through(RequesterQp& qp, uint64_t psn, clock::Nanos 
   // Acknowledged beyond the resend point of a go-back: skip what already arrived.
   if (qp.next_psn < qp.acked_psn) go_back_to(qp, qp.acked_psn);
   if (qp.has_unacknowledged()) {
-    qp.timeout_at = now + static_cast<clock::Nanos>(config_.retransmit_timeout_ns);
+    qp.timeout_at = now + retransmit_timing::timeout(config_, 0, qp.qpn);
   } else {
     qp.timeout_at = clock::kNever;
   }

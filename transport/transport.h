@@ -147,6 +147,9 @@ class Transport final : public clock::EventHandler {
   void on_retransmit_timer(uint32_t requester, clock::Nanos now);
   void arm_retransmit_timer(uint32_t requester, clock::Nanos now);
   void fail_connection(uint32_t requester, clock::Nanos now);
+  // Whether a timeout, or a NAK, without progress ends the connection (transport.retransmission).
+  bool retries_exhausted(RequesterQp& qp, clock::Nanos now);
+  bool nak_exhausts_retries(RequesterQp& qp, clock::Nanos now);
   void finish_flow(uint32_t slot, const RequesterQp& qp, FlowStatus status, clock::Nanos now);
   // The record of a flow of `qp` as the observer gets it: the slot's fields and the QP's ports
   // and QP numbers.

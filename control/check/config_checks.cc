@@ -456,6 +456,23 @@ class Checker {
     }
   }
 
+  void retransmission() {
+    const config::TransportConfig& t = config_.transport;
+    if (!t.retransmission_model_set || config_.verbs.rnic != config::RnicKind::kHardware) return;
+    for (const auto& port : config_.ports) {
+      if (port.backend != config::Backend::kVerbs) continue;
+      error(Problem::kBackend, "transport.retransmission",
+            fmt::format("port \"{}\" is a hardware RNIC, which retransmits as its firmware is "
+                        "set (on NVIDIA NICs adaptive retransmission is ROCE_ACCL "
+                        "roce_adp_retrans_en, set with mlxreg); etwire sets only the QP's timeout "
+                        "and retry count: leave transport.retransmission, "
+                        "adaptive_first_timeout and naks_count_as_retries out, or run the "
+                        "software RNIC (verbs.rnic: software)",
+                        port.name));
+      return;
+    }
+  }
+
   void dcqcn() {
     const config::DcqcnConfig& d = config_.transport.dcqcn;
     if (!d.enabled || config_.ports.empty()) return;
@@ -604,6 +621,7 @@ void check_config(const config::RunConfig& config, const SectionPresence& presen
   check.emulators();
   check.path_mtu();
   check.ip_family();
+  check.retransmission();
   check.dcqcn();
   check.fabric(present);
   check.dpdk(present);

@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "control/load/section_parsers.h"
 
 namespace etwire::control {
@@ -54,6 +56,38 @@ void parse_dcqcn(MapReader& section, config::DcqcnConfig& out) {
   section.finish();
 }
 
+// Each retransmission model reads only its own keys: one set for the other is refused rather
+// than left without effect.
+void check_retransmission(MapReader& section, config::TransportConfig& out, bool first_timeout_set,
+                          bool naks_set) {
+  DocumentContext& ctx = section.context();
+  if (out.retransmission == config::Retransmission::kAdaptive) {
+    if (naks_set) {
+      ctx.error(Problem::kInconsistent, section.get("naks_count_as_retries"),
+                section.key_path("naks_count_as_retries"),
+                "naks_count_as_retries applies to retransmission: fixed; adaptive retransmission "
+                "fails a connection on time without progress (retransmit_timeout x "
+                "retry_count), whatever NAKs it received");
+    }
+    if (!first_timeout_set) {
+      // The QP's timeout caps every adaptive one, the default first timeout too.
+      out.adaptive_first_timeout_ns =
+          std::min(out.adaptive_first_timeout_ns, out.retransmit_timeout_ns);
+    } else if (out.adaptive_first_timeout_ns > out.retransmit_timeout_ns) {
+      ctx.error(Problem::kInconsistent, section.get("adaptive_first_timeout"),
+                section.key_path("adaptive_first_timeout"),
+                fmt::format("{} ns is longer than retransmit_timeout ({} ns), which caps every "
+                            "timeout of adaptive retransmission",
+                            out.adaptive_first_timeout_ns, out.retransmit_timeout_ns));
+    }
+  } else if (first_timeout_set) {
+    ctx.error(Problem::kInconsistent, section.get("adaptive_first_timeout"),
+              section.key_path("adaptive_first_timeout"),
+              "adaptive_first_timeout applies to retransmission: adaptive; fixed retransmission "
+              "waits retransmit_timeout every time");
+  }
+}
+
 }  // namespace
 
 void parse_transport(MapReader& section, config::TransportConfig& out) {
@@ -69,9 +103,15 @@ void parse_transport(MapReader& section, config::TransportConfig& out) {
     }
   }
   section.integer("ack_interval", out.ack_interval, 1, 1 << 16);
+  const bool model_set =
+      section.choice("retransmission", out.retransmission, config::retransmission_names());
   section.duration("retransmit_timeout", out.retransmit_timeout_ns, 1'000, 60 * kSecond);
   section.integer("retry_count", out.retry_count, 0, 7);
-  section.boolean("naks_count_as_retries", out.naks_count_as_retries);
+  const bool first_timeout_set = section.duration(
+      "adaptive_first_timeout", out.adaptive_first_timeout_ns, 1'000, 60 * kSecond);
+  const bool naks_set = section.boolean("naks_count_as_retries", out.naks_count_as_retries);
+  check_retransmission(section, out, first_timeout_set, naks_set);
+  out.retransmission_model_set = model_set || first_timeout_set || naks_set;
   MapReader dcqcn = section.section("dcqcn");
   parse_dcqcn(dcqcn, out.dcqcn);
   section.finish();

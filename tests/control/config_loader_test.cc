@@ -197,6 +197,9 @@ TEST(Defaults, EverySectionHasItsDocumentedDefault) {
   EXPECT_EQ(c.transport.op, RdmaOp::kWriteWithImmediate);
   EXPECT_EQ(c.transport.retransmit_timeout_ns, 67'108'864u);
   EXPECT_EQ(c.transport.retry_count, 7u);
+  EXPECT_EQ(c.transport.retransmission, config::Retransmission::kAdaptive);
+  EXPECT_EQ(c.transport.adaptive_first_timeout_ns, 16'777'216u);
+  EXPECT_FALSE(c.transport.retransmission_model_set);
   EXPECT_TRUE(c.transport.naks_count_as_retries);
   EXPECT_EQ(c.fabric.topology, Topology::kSingleSwitch);
   EXPECT_EQ(c.fabric.ecn.kmin_bytes, 150'000u);
@@ -211,14 +214,15 @@ TEST(Defaults, EverySectionHasItsDocumentedDefault) {
 
 TEST(Overrides, ChangeAnyKeyIncludingListElements) {
   auto loaded = load_inline(
-      kMinimalConfig,
-      {"ports[0].mtu=9000", "transport.dcqcn.enabled=false", "fabric.ecn.kmin=50KB",
-       "transport.naks_count_as_retries=false", "run.seed=42", "workload.jobs[0].iterations=3",
-       "telemetry.metrics.listen=127.0.0.1:9999", "run.time_scale=0.001"});
+      kMinimalConfig, {"ports[0].mtu=9000", "transport.dcqcn.enabled=false", "fabric.ecn.kmin=50KB",
+                       "transport.retransmission=fixed", "transport.naks_count_as_retries=false",
+                       "run.seed=42", "workload.jobs[0].iterations=3",
+                       "telemetry.metrics.listen=127.0.0.1:9999", "run.time_scale=0.001"});
   ASSERT_TRUE(loaded.ok()) << errors_of(loaded);
   EXPECT_EQ(loaded.config.ports[7].mtu, 9000u);  // ports[0] is the entry making all eight
   EXPECT_FALSE(loaded.config.transport.dcqcn.enabled);
   EXPECT_EQ(loaded.config.fabric.ecn.kmin_bytes, 50'000u);
+  EXPECT_EQ(loaded.config.transport.retransmission, config::Retransmission::kFixed);
   EXPECT_FALSE(loaded.config.transport.naks_count_as_retries);
   EXPECT_EQ(loaded.config.run.seed, 42u);
   EXPECT_EQ(loaded.config.workload.jobs[0].iterations, 3u);

@@ -258,11 +258,11 @@ def case_pcap(args, work):
     trace = os.path.join(args.source_dir, "configs/traces/allreduce_8r/allreduce")
     # All eight ranks on the one port, one rank per host: every ring neighbour is reached
     # through the port. Nothing answers, so the run stops at its watchdog, long before the
-    # first retransmission.
+    # first retransmission (fixed: adaptive retransmission's first timeout is 16.8 ms).
     with open(path, "w") as f:
         f.write(config_text("pcap", trace, ports, out, pmtu=1024, iterations=1,
                             hosts_of_four=False, watchdog="300ms",
-                            extra="  retransmit_timeout: 10s\n"))
+                            extra="  retransmission: fixed\n  retransmit_timeout: 10s\n"))
     proc = run_etwire(args, path, check=False)
     assert proc.returncode != 0 and "no node and no flow completed" in proc.stderr, proc.stderr
     summary, _ = load_results(out)

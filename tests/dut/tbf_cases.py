@@ -48,8 +48,11 @@ transport:
   op: write-with-imm
   pmtu: 1024
   dcqcn: {{enabled: false}}
-  # A resend that meets the full queue on every pass draws NAK after NAK: counted as retries
-  # (the default), they fail flows here in the lab and on the twin alike (docs/dut-validation.md).
+  # A resend that meets the full queue on every pass draws NAK after NAK: counted as retries,
+  # they fail flows here in the lab and on the twin alike, and adaptive retransmission (the
+  # default) fails them after 470 ms without progress (docs/dut-validation.md). Only timeouts
+  # end a connection here.
+  retransmission: fixed
   naks_count_as_retries: false
 fabric:
   topology: single-switch

@@ -84,7 +84,9 @@ struct Rig {
       config::TransportConfig t;
       t.pmtu = kPmtu;
       t.dcqcn.enabled = false;
-      t.retransmit_timeout_ns = 60'000'000'000;  // no ACK ever comes: never within the test
+      // No ACK ever comes: no timeout within the test.
+      t.retransmission = config::Retransmission::kFixed;
+      t.retransmit_timeout_ns = 60'000'000'000;
       return t;
     }();
     return c;

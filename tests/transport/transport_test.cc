@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <iostream>
+#include <set>
+#include <string>
 
 #include "tests/transport/packet_sizes.h"
 
@@ -15,6 +17,7 @@
 #include "tests/transport/ideal_wire.h"
 #include "tests/transport/recording_observer.h"
 #include "transport/psn.h"
+#include "transport/retransmit_timing.h"
 
 namespace etwire::transport {
 namespace {
@@ -271,6 +274,7 @@ TEST(Transport, NaksWithoutProgressUseUpRetriesOnlyWhenConfigured) {
   for (const bool counted : {false, true}) {
     SCOPED_TRACE(counted ? "naks count" : "naks free");
     config::TransportConfig config;
+    config.retransmission = config::Retransmission::kFixed;
     config.pmtu = 1024;
     config.retry_count = 3;
     config.naks_count_as_retries = counted;
@@ -300,6 +304,7 @@ TEST(Transport, NaksWithoutProgressUseUpRetriesOnlyWhenConfigured) {
 
 TEST(Transport, RetryExhaustionFailsTheFlowLoudly) {
   config::TransportConfig config;
+  config.retransmission = config::Retransmission::kFixed;
   config.retransmit_timeout_ns = 10'000;
   config.retry_count = 3;
   Rig rig(config);
@@ -323,6 +328,155 @@ TEST(Transport, RetryExhaustionFailsTheFlowLoudly) {
   ASSERT_EQ(rig.observer.finished.size(), 3u);
   EXPECT_EQ(rig.observer.finished[2].status, FlowStatus::kFlushed);
   EXPECT_TRUE(rig.transport.requester(connection.requester).failed);
+}
+
+// Adaptive retransmission: a first timeout drawn from [first, 2 x first), each timeout without
+// progress doubling the next up to retransmit_timeout, and the connection failing on time
+// without progress (retransmit_timeout x retry_count), not on a count.
+TEST(Transport, AdaptiveTimeoutsDoubleUpToTheCapAndFailOnTime) {
+  config::TransportConfig config;
+  config.retransmission = config::Retransmission::kAdaptive;
+  config.adaptive_first_timeout_ns = 10'000;
+  config.retransmit_timeout_ns = 80'000;
+  config.retry_count = 3;
+  Rig rig(config);
+  std::vector<Nanos> passes;  // when each pass of PSN 0 started
+  rig.wire.set_hook([&](nic::Packet& packet, Nanos at) {
+    if (!packet.is_data()) return Verdict::kDeliver;
+    if (packet.psn == 0) passes.push_back(at);
+    return Verdict::kDrop;
+  });
+  const auto connection = rig.transport.connect(0, 1, 1);
+  rig.transport.post(connection, 4096, {});
+  rig.run();
+  ASSERT_EQ(rig.observer.finished.size(), 1u);
+  const FlowRecord& record = rig.observer.finished[0];
+  EXPECT_EQ(record.status, FlowStatus::kRetryExceeded);
+  ASSERT_GE(passes.size(), 5u);
+  EXPECT_EQ(passes[0], 0);
+  EXPECT_GE(passes[1], 10'000);
+  EXPECT_LT(passes[1], 20'000);
+  EXPECT_EQ(passes[2] - passes[1], 20'000);
+  EXPECT_EQ(passes[3] - passes[2], 40'000);
+  EXPECT_EQ(passes[4] - passes[3], 80'000);  // the cap
+  for (size_t i = 5; i < passes.size(); ++i) EXPECT_EQ(passes[i] - passes[i - 1], 80'000);
+  // It fails at the first timeout that finds 240 us without progress (within 1 %), not after
+  // retry_count + 1 timeouts, as the fixed model would (at 4 x 80 us).
+  const Nanos limit = 3 * 80'000;
+  EXPECT_GE(record.finished_at, limit - limit / 100);
+  EXPECT_LT(record.finished_at, limit + 80'000);
+  EXPECT_EQ(record.finished_at - passes.back(), 80'000);
+  EXPECT_EQ(rig.transport.port_counters(0).timeouts, passes.size());
+}
+
+// Progress starts the timeouts over: after a stall that doubled them, the next loss waits the
+// QP's first timeout again, not the last one.
+TEST(Transport, AdaptiveProgressStartsTheTimeoutsOver) {
+  config::TransportConfig config;
+  config.retransmission = config::Retransmission::kAdaptive;
+  config.adaptive_first_timeout_ns = 10'000;
+  config.retransmit_timeout_ns = 1'000'000;
+  Rig rig(config);
+  std::vector<Nanos> passes;  // when each data packet started
+  size_t drops_left = 3;
+  rig.wire.set_hook([&](nic::Packet& packet, Nanos at) {
+    if (!packet.is_data()) return Verdict::kDeliver;
+    passes.push_back(at);
+    return drops_left > 0 && drops_left-- > 0 ? Verdict::kDrop : Verdict::kDeliver;
+  });
+  const auto connection = rig.transport.connect(0, 1, 1);
+  rig.transport.post(connection, 4096, {});  // one packet, lost on its first three passes
+  rig.run();
+  ASSERT_EQ(passes.size(), 4u);
+  const Nanos first = passes[1] - passes[0];
+  EXPECT_GE(first, 10'000);
+  EXPECT_LT(first, 20'000);
+  EXPECT_EQ(passes[2] - passes[1], 20'000);
+  EXPECT_EQ(passes[3] - passes[2], 40'000);
+
+  drops_left = 1;  // the next message loses its first pass only
+  rig.transport.post(connection, 4096, {});
+  rig.run();
+  ASSERT_EQ(passes.size(), 6u);
+  EXPECT_EQ(passes[5] - passes[4], first);
+  ASSERT_EQ(rig.observer.finished.size(), 2u);
+  for (const FlowRecord& record : rig.observer.finished) {
+    EXPECT_EQ(record.status, FlowStatus::kCompleted);
+  }
+  EXPECT_EQ(rig.transport.port_counters(0).timeouts, 4u);
+}
+
+// NAKs do not count against an adaptive connection, but the time they go on for does: a
+// receiver that keeps answering with NAKs cannot keep a connection that makes no progress alive.
+TEST(Transport, AdaptiveRetransmissionFailsOnTimeWhateverTheNaks) {
+  config::TransportConfig config;
+  config.retransmission = config::Retransmission::kAdaptive;
+  config.pmtu = 1024;
+  config.adaptive_first_timeout_ns = 5'000;
+  config.retransmit_timeout_ns = 20'000;
+  config.retry_count = 2;
+  Rig rig(config);
+  rig.wire.set_hook([&](nic::Packet& packet, Nanos) {
+    // PSN 5 never arrives; everything else does, so every pass ends in a NAK.
+    return packet.is_data() && packet.psn == 5 ? Verdict::kDrop : Verdict::kDeliver;
+  });
+  const auto connection = rig.transport.connect(0, 1, 1);
+  rig.transport.post(connection, 64 * 1024, {});
+  rig.run();
+  ASSERT_EQ(rig.observer.finished.size(), 1u);
+  const FlowRecord& record = rig.observer.finished[0];
+  EXPECT_EQ(record.status, FlowStatus::kRetryExceeded);
+  // Far more NAKs than the fixed model's retry_count + 1, and the end within 1 % of 40 us
+  // after the last progress (the first NAK acknowledged PSNs 0 to 4) or one timeout later.
+  EXPECT_GT(rig.transport.port_counters(0).naks_received, 3u);
+  EXPECT_GE(record.finished_at, 40'000 - 400);
+  EXPECT_LT(record.finished_at, 40'000 + 20'000 + 10'000);
+}
+
+// The stall clock: the limit is seen within 1 %, and its 16-bit stamp does not wrap within the
+// limit wherever on the clock the stall begins.
+TEST(RetransmitTiming, StallClockSeesTheLimitWithinOnePercent) {
+  for (const uint64_t timeout : {1'000ull, 67'108'864ull, 60'000'000'000ull}) {
+    for (const uint32_t retries : {1u, 3u, 7u}) {
+      config::TransportConfig config;
+      config.retransmit_timeout_ns = timeout;
+      config.retry_count = retries;
+      const retransmit_timing::StallClock stall(config);
+      const auto limit = static_cast<Nanos>(timeout * retries);
+      for (const Nanos start : {Nanos{0}, Nanos{123'456'789}, Nanos{1} << 50}) {
+        SCOPED_TRACE(std::to_string(timeout) + " ns x " + std::to_string(retries) + " from " +
+                     std::to_string(start));
+        const uint16_t since = stall.stamp(start);
+        EXPECT_FALSE(stall.exhausted(since, start));
+        EXPECT_FALSE(stall.exhausted(since, start + limit - limit / 64));
+        EXPECT_TRUE(stall.exhausted(since, start + limit + limit / 64));
+        EXPECT_TRUE(stall.exhausted(since, start + 2 * limit));
+      }
+    }
+  }
+  config::TransportConfig none;
+  none.retry_count = 0;  // no time at all without progress
+  EXPECT_TRUE(retransmit_timing::StallClock(none).exhausted(0, 0));
+}
+
+TEST(RetransmitTiming, FirstTimeoutsSpreadOverQpsWithinTheirRange) {
+  config::TransportConfig config;
+  config.retransmission = config::Retransmission::kAdaptive;
+  config.adaptive_first_timeout_ns = 100'000;
+  std::set<Nanos> distinct;
+  for (uint32_t qpn = 0; qpn < 1000; ++qpn) {
+    const Nanos first = retransmit_timing::timeout(config, 0, qpn);
+    EXPECT_GE(first, 100'000);
+    EXPECT_LT(first, 200'000);
+    distinct.insert(first);
+    EXPECT_EQ(retransmit_timing::timeout(config, 1, qpn), 200'000);
+    EXPECT_EQ(retransmit_timing::timeout(config, 200, qpn),
+              static_cast<Nanos>(config.retransmit_timeout_ns));
+  }
+  EXPECT_GT(distinct.size(), 900u);
+  config.retransmission = config::Retransmission::kFixed;
+  EXPECT_EQ(retransmit_timing::timeout(config, 0, 7),
+            static_cast<Nanos>(config.retransmit_timeout_ns));
 }
 
 TEST(Transport, CongestionMarksBecomePacedCnpsAndSlowTheSender) {
