@@ -12,16 +12,7 @@ namespace {
 
 using testing::kMinimalConfig;
 using testing::load_inline;
-
-const Diagnostic* only_error(const LoadedConfig& loaded) {
-  const Diagnostic* found = nullptr;
-  for (const Diagnostic& d : loaded.diagnostics.items()) {
-    if (d.severity != Severity::kError) continue;
-    EXPECT_EQ(found, nullptr) << loaded.diagnostics.to_text();
-    found = &d;
-  }
-  return found;
-}
+using testing::only_error;
 
 TEST(QpStatsConfig, QpsCsvOnAndPerQpSeriesOffByDefault) {
   const auto loaded = load_inline(kMinimalConfig, {}, false);

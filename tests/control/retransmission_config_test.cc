@@ -13,20 +13,11 @@ namespace {
 
 using testing::kMinimalConfig;
 using testing::load_inline;
+using testing::only_error;
 
 // kMinimalConfig is 6 lines: `transport:` is line 7, its keys from line 8.
 std::string with_transport(const std::string& keys) {
   return std::string(kMinimalConfig) + "transport:\n" + keys;
-}
-
-const Diagnostic* only_error(const LoadedConfig& loaded) {
-  const Diagnostic* found = nullptr;
-  for (const Diagnostic& d : loaded.diagnostics.items()) {
-    if (d.severity != Severity::kError) continue;
-    EXPECT_EQ(found, nullptr) << loaded.diagnostics.to_text();
-    found = &d;
-  }
-  return found;
 }
 
 TEST(RetransmissionConfig, AdaptiveByDefaultWithItsFirstTimeoutCappedByTheQpTimeout) {

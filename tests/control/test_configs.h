@@ -2,6 +2,8 @@
 // if it were a file in configs/ (so the bundled trace resolves).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
@@ -22,6 +24,17 @@ inline LoadedConfig load_inline(const std::string& yaml, std::vector<std::string
   options.read_traces = read_traces;
   return load_config_text(yaml, "inline.yaml", (etwire::testing::source_dir() / "configs").string(),
                           options);
+}
+
+// The one error among a load's diagnostics (nullptr if none); fails the test if there are more.
+inline const Diagnostic* only_error(const LoadedConfig& loaded) {
+  const Diagnostic* found = nullptr;
+  for (const Diagnostic& d : loaded.diagnostics.items()) {
+    if (d.severity != Severity::kError) continue;
+    EXPECT_EQ(found, nullptr) << loaded.diagnostics.to_text();
+    found = &d;
+  }
+  return found;
 }
 
 // The smallest valid run: the bundled 8-rank trace on eight loopback ports, all defaults.

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "control/load/config_loader.h"
@@ -429,51 +430,40 @@ TEST(SoftwareRnic, AnOverrunPutsEveryQpOfTheQueueInError) {
 }
 
 // The QP's retry_cnt and timeout decide, not the run's transport section (retry_count 7 by
-// default): with retry_cnt 2 the first packet is sent and resent twice, each time out after
-// 4.096 us x 2^8, and then the QP gives up.
+// default). Fixed retransmission: with retry_cnt 2 the first packet is sent and resent twice, each
+// time out after 4.096 us x 2^8, and then the QP gives up. Adaptive (the default) takes the QP's
+// timeout as its cap (the default first timeout is longer, so every one is capped) and gives up
+// once nothing was acknowledged for timeout x retry_cnt (within 1 %), not after a count.
 TEST(SoftwareRnic, ALossyFabricEndsInRetryExceededAfterTheQpsRetryCount) {
-  auto loaded = two_ports("fabric: {drop_probability: 1}\ntransport: {retransmission: fixed}\n");
-  ASSERT_EQ(loaded.config.transport.retry_count, 7u);
-  for (const uint8_t retry_cnt : {2, 5}) {
-    SoftwareRnic rnic(loaded.config);
-    Side a(rnic, "dev_a");
-    Side b(rnic, "dev_b");
-    connect(a, b, 7, retry_cnt, 8);
-    ASSERT_EQ(post_write(a, b, 5000, IBV_WR_RDMA_WRITE, 1), 0);
-    ASSERT_EQ(post_write(a, b, 5000, IBV_WR_RDMA_WRITE, 2), 0);
-    run(rnic);
-    const auto sent = drain(*a.cq);
-    ASSERT_EQ(sent.size(), 2u);
-    EXPECT_EQ(sent[0].status, IBV_WC_RETRY_EXC_ERR);
-    EXPECT_EQ(sent[1].status, IBV_WC_WR_FLUSH_ERR);
-    EXPECT_EQ(counter(*a.device, "timeouts"), retry_cnt + 1u);
-    const clock::Nanos timeout = 4096 << 8;
-    EXPECT_GE(rnic.clock().now(), (retry_cnt + 1) * timeout);
-    EXPECT_LT(rnic.clock().now(), (retry_cnt + 2) * timeout);
-  }
-}
-
-// Adaptive retransmission (the default) takes the QP's timeout as its cap and fails the QP once
-// nothing was acknowledged for timeout x retry count (within 1 %), not after a count of
-// timeouts: the QP's retry_cnt sets the time it may go without progress.
-TEST(SoftwareRnic, AdaptiveRetransmissionFailsAfterTheQpsTimeoutTimesItsRetryCount) {
-  auto loaded = two_ports("fabric: {drop_probability: 1}\n");
-  ASSERT_EQ(loaded.config.transport.retransmission, config::Retransmission::kAdaptive);
-  for (const uint8_t retry_cnt : {2, 5}) {
-    SoftwareRnic rnic(loaded.config);
-    Side a(rnic, "dev_a");
-    Side b(rnic, "dev_b");
-    connect(a, b, 7, retry_cnt, 8);
-    ASSERT_EQ(post_write(a, b, 5000, IBV_WR_RDMA_WRITE, 1), 0);
-    run(rnic);
-    const auto sent = drain(*a.cq);
-    ASSERT_EQ(sent.size(), 1u);
-    EXPECT_EQ(sent[0].status, IBV_WC_RETRY_EXC_ERR);
-    // The default first timeout is longer than this QP's (exponent 8), so every one is capped.
-    const clock::Nanos timeout = 4096 << 8;
-    const clock::Nanos limit = retry_cnt * timeout;
-    EXPECT_GE(rnic.clock().now(), limit - limit / 100);
-    EXPECT_LT(rnic.clock().now(), limit + timeout + timeout / 100);
+  for (const char* mode : {"fixed", "adaptive"}) {
+    const bool fixed = std::string(mode) == "fixed";
+    auto loaded = two_ports(
+        "fabric: {drop_probability: 1}\ntransport: {retransmission: " + std::string(mode) + "}\n");
+    ASSERT_EQ(loaded.config.transport.retry_count, 7u);
+    for (const uint8_t retry_cnt : {2, 5}) {
+      SCOPED_TRACE(std::string(mode) + ", retry_cnt " + std::to_string(retry_cnt));
+      SoftwareRnic rnic(loaded.config);
+      Side a(rnic, "dev_a");
+      Side b(rnic, "dev_b");
+      connect(a, b, 7, retry_cnt, 8);
+      ASSERT_EQ(post_write(a, b, 5000, IBV_WR_RDMA_WRITE, 1), 0);
+      ASSERT_EQ(post_write(a, b, 5000, IBV_WR_RDMA_WRITE, 2), 0);
+      run(rnic);
+      const auto sent = drain(*a.cq);
+      ASSERT_EQ(sent.size(), 2u);
+      EXPECT_EQ(sent[0].status, IBV_WC_RETRY_EXC_ERR);
+      EXPECT_EQ(sent[1].status, IBV_WC_WR_FLUSH_ERR);
+      const clock::Nanos timeout = 4096 << 8;
+      if (fixed) {
+        EXPECT_EQ(counter(*a.device, "timeouts"), retry_cnt + 1u);
+        EXPECT_GE(rnic.clock().now(), (retry_cnt + 1) * timeout);
+        EXPECT_LT(rnic.clock().now(), (retry_cnt + 2) * timeout);
+      } else {
+        const clock::Nanos limit = retry_cnt * timeout;
+        EXPECT_GE(rnic.clock().now(), limit - limit / 100);
+        EXPECT_LT(rnic.clock().now(), limit + timeout + timeout / 100);
+      }
+    }
   }
 }
 
