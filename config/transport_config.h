@@ -55,10 +55,12 @@ struct TransportConfig {
   // RoCE fabrics.
   uint64_t retransmit_timeout_ns = 67'108'864;
   uint32_t retry_count = 7;  // retransmissions of one packet before the flow fails (0..7)
-  // Adaptive retransmission's first timeout after progress. Each QP draws its own from
-  // [first, 2 x first), as the firmware randomizes its initial timeout so that QPs that lost
-  // packets together do not resend together.
-  uint64_t adaptive_first_timeout_ns = 16'777'216;
+  // Adaptive retransmission's first timeout after progress; 0: a quarter of the QP's timeout
+  // (16.8 ms for the default), so that a configuration that raises retransmit_timeout for a
+  // shared host's pauses raises it too. Each QP draws its own from [first, 2 x first), as the
+  // firmware randomizes its initial timeout so that QPs that lost packets together do not resend
+  // together.
+  uint64_t adaptive_first_timeout_ns = 0;
   // Fixed retransmission only: whether a NAK (PSN sequence error) uses up one of retry_count's
   // retries, as a timeout does.
   // On: NAKs without progress in between count, and a lossy incast can fail flows. Off: only

@@ -15,13 +15,16 @@
 namespace etwire::transport::retransmit_timing {
 
 // The timeout to arm after `retries` timeouts without progress (0: since the last progress).
-// Adaptive: a first timeout drawn per QP from [first, 2 x first) (a hash of the QP number, so
-// that a run is repeatable), doubled by each timeout, never above the QP's retransmit_timeout.
+// Adaptive: a first timeout (configured, else a quarter of the QP's timeout) drawn per QP from
+// [first, 2 x first) (a hash of the QP number, so that a run is repeatable), doubled by each
+// timeout, never above the QP's retransmit_timeout.
 inline clock::Nanos timeout(const config::TransportConfig& config, uint32_t retries, uint32_t qpn) {
   const uint64_t cap = config.retransmit_timeout_ns;
   if (config.retransmission == config::Retransmission::kFixed)
     return static_cast<clock::Nanos>(cap);
-  const uint64_t first = std::min(config.adaptive_first_timeout_ns, cap);
+  const uint64_t first = config.adaptive_first_timeout_ns == 0
+                             ? std::max<uint64_t>(cap / 4, 1)
+                             : std::min(config.adaptive_first_timeout_ns, cap);
   if (retries == 0) {
     uint64_t mix = (qpn + 1) * 0x9E3779B97F4A7C15ull;
     mix ^= mix >> 29;

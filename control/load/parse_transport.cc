@@ -1,7 +1,5 @@
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "control/load/section_parsers.h"
 
 namespace etwire::control {
@@ -69,11 +67,7 @@ void check_retransmission(MapReader& section, config::TransportConfig& out, bool
                 "fails a connection on time without progress (retransmit_timeout x "
                 "retry_count), whatever NAKs it received");
     }
-    if (!first_timeout_set) {
-      // The QP's timeout caps every adaptive one, the default first timeout too.
-      out.adaptive_first_timeout_ns =
-          std::min(out.adaptive_first_timeout_ns, out.retransmit_timeout_ns);
-    } else if (out.adaptive_first_timeout_ns > out.retransmit_timeout_ns) {
+    if (first_timeout_set && out.adaptive_first_timeout_ns > out.retransmit_timeout_ns) {
       ctx.error(Problem::kInconsistent, section.get("adaptive_first_timeout"),
                 section.key_path("adaptive_first_timeout"),
                 fmt::format("{} ns is longer than retransmit_timeout ({} ns), which caps every "

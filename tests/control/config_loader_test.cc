@@ -198,7 +198,7 @@ TEST(Defaults, EverySectionHasItsDocumentedDefault) {
   EXPECT_EQ(c.transport.retransmit_timeout_ns, 67'108'864u);
   EXPECT_EQ(c.transport.retry_count, 7u);
   EXPECT_EQ(c.transport.retransmission, config::Retransmission::kAdaptive);
-  EXPECT_EQ(c.transport.adaptive_first_timeout_ns, 16'777'216u);
+  EXPECT_EQ(c.transport.adaptive_first_timeout_ns, 0u);  // a quarter of the QP's timeout
   EXPECT_FALSE(c.transport.retransmission_model_set);
   EXPECT_TRUE(c.transport.naks_count_as_retries);
   EXPECT_EQ(c.fabric.topology, Topology::kSingleSwitch);

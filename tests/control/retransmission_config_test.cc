@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tests/control/test_configs.h"
+#include "transport/retransmit_timing.h"
 
 namespace etwire::control {
 namespace {
@@ -20,18 +21,25 @@ std::string with_transport(const std::string& keys) {
   return std::string(kMinimalConfig) + "transport:\n" + keys;
 }
 
-TEST(RetransmissionConfig, AdaptiveByDefaultWithItsFirstTimeoutCappedByTheQpTimeout) {
+// The first timeout is a quarter of the QP's timeout unless set: a configuration that raises
+// retransmit_timeout for a shared host's pauses raises it too.
+TEST(RetransmissionConfig, AdaptiveByDefaultWithAFirstTimeoutAQuarterOfTheQpTimeout) {
   const auto defaults = load_inline(kMinimalConfig, {}, false);
   ASSERT_TRUE(defaults.ok()) << defaults.diagnostics.to_text();
-  EXPECT_EQ(defaults.config.transport.retransmission, config::Retransmission::kAdaptive);
-  EXPECT_EQ(defaults.config.transport.adaptive_first_timeout_ns, 16'777'216u);
-  EXPECT_FALSE(defaults.config.transport.retransmission_model_set);
+  const config::TransportConfig& t = defaults.config.transport;
+  EXPECT_EQ(t.retransmission, config::Retransmission::kAdaptive);
+  EXPECT_EQ(t.adaptive_first_timeout_ns, 0u);
+  EXPECT_FALSE(t.retransmission_model_set);
+  for (uint32_t qpn = 0; qpn < 100; ++qpn) {
+    const clock::Nanos first = transport::retransmit_timing::timeout(t, 0, qpn);
+    EXPECT_GE(first, 16'777'216);
+    EXPECT_LT(first, 2 * 16'777'216);
+  }
 
-  // A QP timeout below the default first timeout caps it.
-  const auto short_qp = load_inline(with_transport("  retransmit_timeout: 1ms\n"), {}, false);
-  ASSERT_TRUE(short_qp.ok()) << short_qp.diagnostics.to_text();
-  EXPECT_EQ(short_qp.config.transport.adaptive_first_timeout_ns, 1'000'000u);
-  EXPECT_FALSE(short_qp.config.transport.retransmission_model_set);
+  const auto raised = load_inline(with_transport("  retransmit_timeout: 100ms\n"), {}, false);
+  ASSERT_TRUE(raised.ok()) << raised.diagnostics.to_text();
+  EXPECT_GE(transport::retransmit_timing::timeout(raised.config.transport, 0, 7), 25'000'000);
+  EXPECT_FALSE(raised.config.transport.retransmission_model_set);
 }
 
 TEST(RetransmissionConfig, EachModelReadsItsKeys) {

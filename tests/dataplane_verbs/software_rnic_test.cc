@@ -431,9 +431,9 @@ TEST(SoftwareRnic, AnOverrunPutsEveryQpOfTheQueueInError) {
 
 // The QP's retry_cnt and timeout decide, not the run's transport section (retry_count 7 by
 // default). Fixed retransmission: with retry_cnt 2 the first packet is sent and resent twice, each
-// time out after 4.096 us x 2^8, and then the QP gives up. Adaptive (the default) takes the QP's
-// timeout as its cap (the default first timeout is longer, so every one is capped) and gives up
-// once nothing was acknowledged for timeout x retry_cnt (within 1 %), not after a count.
+// time out after 4.096 us x 2^8, and then the QP gives up. Adaptive (the default) starts at a
+// quarter of the QP's timeout, doubles to it, and gives up once nothing was acknowledged for
+// timeout x retry_cnt (within 1 %), not after a count.
 TEST(SoftwareRnic, ALossyFabricEndsInRetryExceededAfterTheQpsRetryCount) {
   for (const char* mode : {"fixed", "adaptive"}) {
     const bool fixed = std::string(mode) == "fixed";

@@ -222,6 +222,7 @@ TEST(Transport, NakTriggersGoBackN) {
 
 TEST(Transport, TailLossRecoversByTimeout) {
   config::TransportConfig config;
+  config.retransmission = config::Retransmission::kFixed;
   config.retransmit_timeout_ns = 100'000;
   Rig rig(config);
   rig.wire.set_hook(testing::drop_once(3));

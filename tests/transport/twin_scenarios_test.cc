@@ -367,6 +367,7 @@ TEST(TwinScenario, RandomLossIsRepairedByGoBackN) {
 
 TEST(TwinScenario, DeadLinkExhaustsRetriesAndFailsTheFlow) {
   config::TransportConfig config;
+  config.retransmission = config::Retransmission::kFixed;  // three timeouts of exactly 50 us
   config.retransmit_timeout_ns = 50'000;
   config.retry_count = 2;
   TwinRig rig(single_switch(), config, 2);
