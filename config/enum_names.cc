@@ -70,7 +70,6 @@ NameTable<AddressSharing> address_sharing_names() {
 NameTable<RdmaOp> rdma_op_names() {
   return kRdmaOps;
 }
-
 NameTable<Retransmission> retransmission_names() {
   return kRetransmissions;
 }
@@ -124,7 +123,6 @@ std::string_view address_sharing_name(AddressSharing sharing) {
 std::string_view rdma_op_name(RdmaOp op) {
   return name_of(rdma_op_names(), op);
 }
-
 std::string_view retransmission_name(Retransmission mode) {
   return name_of(retransmission_names(), mode);
 }
