@@ -5,6 +5,7 @@
 //                   [--spines S] [--links K] [--topology leaf-spine|three-tier]
 //                   [--leaves-per-pod L] [--super-spines G] [--super-links K2]
 //                   [--order ascending|shifted] [--peers N] [--retransmission adaptive|fixed]
+//                   [--partitions P [--threads T]]
 //
 // Defaults: 64 ranks (one per 100G port), 64 MiB per rank (each rank sends 1 MiB to each
 // other rank at once), leaf-spine with 8 ports per leaf and 4 spines, NVIDIA DCQCN defaults.
@@ -18,6 +19,9 @@
 // order of all-to-all implementations), so that at each turn the ranks send to distinct ranks.
 // --peers N (default ranks - 1, all of them) has each rank send to only N peers, spread evenly over
 // the ranks: r + k x floor(ranks / (N + 1)) for k = 1..N, bytes per rank / (N + 1) to each.
+// --partitions P runs the twin in P partitions of its leaves (parallel virtual time,
+// nic/loopback/partitioned_twin.h), each with a transport of its own, on T threads (default 1);
+// the digest it prints covers every flow's end and must be the same for every T.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -25,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +37,7 @@
 #include "config/fabric_config.h"
 #include "config/transport_config.h"
 #include "nic/loopback/fabric_twin.h"
+#include "nic/loopback/partitioned_twin.h"
 #include "transport/transport.h"
 
 namespace {
@@ -52,13 +58,16 @@ struct Options {
   bool shifted = false;
   uint32_t peers = 0;  // 0: every other rank
   config::Retransmission retransmission = config::TransportConfig{}.retransmission;
+  uint32_t partitions = 0;  // 0: the whole twin on one clock
+  uint32_t threads = 1;
 };
 
 constexpr const char* kUsage =
     "bench_dataplane [--ranks N] [--bytes PER_RANK] [--speed GBPS] [--ports-per-leaf P]\n"
     "                [--spines S] [--links K] [--topology leaf-spine|three-tier]\n"
     "                [--leaves-per-pod L] [--super-spines G] [--super-links K2]\n"
-    "                [--order ascending|shifted] [--peers N] [--retransmission adaptive|fixed]";
+    "                [--order ascending|shifted] [--peers N] [--retransmission adaptive|fixed]\n"
+    "                [--partitions P [--threads T]]";
 
 Options parse(int argc, char** argv) {
   Options options;
@@ -124,6 +133,10 @@ Options parse(int argc, char** argv) {
       options.super_links = static_cast<uint32_t>(value);
     } else if (flag == "--peers") {
       options.peers = static_cast<uint32_t>(value);
+    } else if (flag == "--partitions") {
+      options.partitions = static_cast<uint32_t>(value);
+    } else if (flag == "--threads") {
+      options.threads = static_cast<uint32_t>(value);
     } else {
       std::fprintf(stderr, "bench_dataplane: unknown flag %s\n", flag.c_str());
       std::exit(2);
@@ -161,10 +174,90 @@ struct Tally final : transport::FlowObserver {
   clock::Nanos last_finish = 0;
 };
 
+// A partition's tally, and an FNV-1a digest of how each of its flows ended, in the order they did.
+struct PartitionTally final : transport::FlowObserver {
+  void on_flow_delivered(const transport::FlowRecord&) override {}
+  void on_flow_finished(const transport::FlowRecord& record) override {
+    ++finished;
+    if (record.status != transport::FlowStatus::kCompleted) ++failed;
+    last_finish = std::max(last_finish, record.finished_at);
+    for (const uint64_t value : {record.flow_id, static_cast<uint64_t>(record.finished_at),
+                                 static_cast<uint64_t>(record.status)}) {
+      digest = (digest ^ value) * 1099511628211ull;
+    }
+  }
+  uint64_t finished = 0;
+  uint64_t failed = 0;
+  clock::Nanos last_finish = 0;
+  uint64_t digest = 14695981039346656037ull;
+};
+
 long peak_rss_kb() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return usage.ru_maxrss;
+}
+
+// The all-to-all on a twin cut into `options.partitions` partitions, run on `options.threads`.
+int run_partitioned(const Options& options, const config::FabricConfig& fabric,
+                    const std::vector<nic::loopback::TwinPortSpec>& specs,
+                    const config::TransportConfig& config) {
+  nic::loopback::PartitionedTwin twin(fabric, specs, 1, options.partitions);
+  std::vector<std::unique_ptr<PartitionTally>> tallies;
+  std::vector<std::unique_ptr<transport::Transport>> transports;
+  for (uint32_t p = 0; p < options.partitions; ++p) {
+    tallies.push_back(std::make_unique<PartitionTally>());
+    transports.push_back(
+        std::make_unique<transport::Transport>(config, twin.clock(p), *tallies.back()));
+  }
+  std::vector<uint32_t> local(options.ranks);
+  for (uint32_t i = 0; i < options.ranks; ++i) {
+    local[i] = transports[twin.partition_of_host(i)]->add_port(twin.port(i), {}, {}, i);
+  }
+  const uint64_t per_peer = options.bytes_per_rank / (options.peers + 1);
+  const auto start = std::chrono::steady_clock::now();
+  uint32_t flows = 0;
+  for (uint32_t src = 0; src < options.ranks; ++src) {
+    for_each_peer(options, src, [&](uint32_t dst) {
+      const auto udp = static_cast<uint16_t>(49152 + (src * 131 + dst) % 16384);
+      const uint32_t qpn = ++flows;
+      transports[twin.partition_of_host(src)]->open_requester(local[src], qpn, dst, qpn, udp);
+      transports[twin.partition_of_host(dst)]->open_responder(local[dst], qpn, src, qpn, udp);
+      transports[twin.partition_of_host(src)]->post(qpn, per_peer, {});
+    });
+  }
+  twin.run(options.threads);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  uint64_t finished = 0;
+  uint64_t failed = 0;
+  clock::Nanos last_finish = 0;
+  uint64_t digest = 0;
+  for (const auto& tally : tallies) {
+    finished += tally->finished;
+    failed += tally->failed;
+    last_finish = std::max(last_finish, tally->last_finish);
+    digest = digest * 31 + tally->digest;
+  }
+  uint64_t data_packets = 0;
+  for (uint32_t i = 0; i < options.ranks; ++i) {
+    data_packets += transports[twin.partition_of_host(i)]->port_counters(local[i]).data_packets;
+  }
+  const uint64_t events = twin.events_run();
+  std::printf(
+      "ranks %u, %u flows of %llu bytes, %u partitions on %u thread(s), lookahead %lld ns\n",
+      options.ranks, flows, static_cast<unsigned long long>(per_peer), options.partitions,
+      std::min(options.threads, options.partitions), static_cast<long long>(twin.lookahead()));
+  std::printf("flows finished %llu (failed %llu), virtual time %.3f ms, digest %016llx\n",
+              static_cast<unsigned long long>(finished), static_cast<unsigned long long>(failed),
+              static_cast<double>(last_finish) / 1e6, static_cast<unsigned long long>(digest));
+  std::printf("events %llu in %.3f s: %.2f M events/s, %.2f M data packets/s, %llu windows\n",
+              static_cast<unsigned long long>(events), seconds,
+              static_cast<double>(events) / seconds / 1e6,
+              static_cast<double>(data_packets) / seconds / 1e6,
+              static_cast<unsigned long long>(twin.windows_run()));
+  std::printf("peak RSS %.1f MB\n", static_cast<double>(peak_rss_kb()) / 1024.0);
+  return failed == 0 ? 0 : 1;
 }
 
 }  // namespace
@@ -192,6 +285,7 @@ int main(int argc, char** argv) {
   }
   config::TransportConfig config;
   config.retransmission = options.retransmission;
+  if (options.partitions > 0) return run_partitioned(options, fabric, specs, config);
 
   clock::VirtualClock clock;
   nic::loopback::FabricTwin twin(fabric, specs, clock, 1);

@@ -33,6 +33,16 @@ void check_probability(double probability) {
 
 FabricTwin::FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
                        clock::Scheduler& scheduler, uint64_t seed)
+    : FabricTwin(config, ports, scheduler, seed, nullptr, 0) {}
+
+FabricTwin::FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
+                       clock::Scheduler& scheduler, uint64_t seed,
+                       const TwinPartitioning& partitioning, uint32_t partition)
+    : FabricTwin(config, ports, scheduler, seed, &partitioning, partition) {}
+
+FabricTwin::FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
+                       clock::Scheduler& scheduler, uint64_t seed,
+                       const TwinPartitioning* partitioning, uint32_t partition)
     : scheduler_(scheduler),
       start_(scheduler.now()),
       layout_(checked(config), ports),
@@ -100,7 +110,53 @@ FabricTwin::FabricTwin(const config::FabricConfig& config, std::span<const TwinP
     }
     buffers_.emplace_back(config.buffer, info.first_port, info.ports);
   }
+  partition_ = partition;
+  if (partitioning != nullptr) cut(*partitioning);
   schedule_faults(config);
+}
+
+void FabricTwin::cut(const TwinPartitioning& partitioning) {
+  if (partitioning.of_host.size() != hosts_.size() ||
+      partitioning.of_switch.size() != layout_.switches() || partition_ >= partitioning.count ||
+      partitioning.count >= kNoCrossing) {
+    throw std::invalid_argument("fabric twin: the partitioning is not of this fabric");
+  }
+  host_partition_ = partitioning.of_host;
+  crossings_out_.resize(partitioning.count);
+  const auto owner = [&](const Endpoint& end) {
+    return end.is_host() ? partitioning.of_host[end.index]
+                         : partitioning.of_switch[layout_.switch_port(end.index).switch_index];
+  };
+  for (Link& link : links_) {
+    const uint32_t far = owner(link.to);
+    if (owner(link.from) == partition_ && far != partition_) {
+      link.crosses_to = static_cast<uint16_t>(far);
+    }
+  }
+}
+
+void FabricTwin::accept_crossings(std::span<const Crossing> crossings) {
+  for (const Crossing& crossing : crossings) {
+    if (crossing.arrives_at < scheduler_.now()) {
+      throw std::logic_error("fabric twin: a frame crossed into a partition after its arrival");
+    }
+    if (crossing.pfc) {
+      scheduler_.run_at(
+          crossing.arrives_at, this,
+          twin_tag::make(TwinEvent::kPauseArrival,
+                         twin_tag::pause_frame(crossing.link, crossing.packet.pfc_priority,
+                                               crossing.packet.pfc_quanta)));
+      continue;
+    }
+    // As launch() does for a frame sent here: one arrival event per link, for its oldest frame.
+    Link& link = links_[crossing.link];
+    const bool first_in_flight = link.in_flight.empty();
+    link.in_flight.push_back(InFlightPacket{pool_.acquire(crossing.packet), crossing.arrives_at});
+    if (first_in_flight) {
+      scheduler_.run_at(crossing.arrives_at, this,
+                        twin_tag::make(TwinEvent::kFrameArrival, crossing.link));
+    }
+  }
 }
 
 QueueSample FabricTwin::queue(size_t switch_port, uint8_t priority) const {
@@ -185,6 +241,7 @@ void FabricTwin::start_pfc_storm(size_t host, uint8_t priority, clock::Nanos fro
                                 ", which is not an 802.1p class (0..7)");
   }
   storms_.push_back(PfcStorm{static_cast<uint32_t>(host), priority, until});
+  if (!owns_host(host)) return;  // its partition storms
   scheduler_.run_at(from, this, twin_tag::make(TwinEvent::kStormTick, storms_.size() - 1));
 }
 

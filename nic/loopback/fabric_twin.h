@@ -27,6 +27,7 @@
 #include "nic/loopback/queue_sample.h"
 #include "nic/loopback/red_marker.h"
 #include "nic/loopback/switch_buffer.h"
+#include "nic/loopback/twin_partition.h"
 
 namespace etwire::nic::loopback {
 
@@ -36,6 +37,14 @@ class FabricTwin final : private clock::EventHandler {
   // events point at the twin: do not run the scheduler after the twin is destroyed.
   FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
              clock::Scheduler& scheduler, uint64_t seed);
+  // Partition `partition` of the twin cut by `partitioning` (twin_partition.h), on a scheduler of
+  // its own: it holds the whole layout but acts only at the hosts and switches it owns. A frame it
+  // sends on a cable into another partition goes to crossings_to(that partition) instead of the
+  // wire's far end, which the other partition's accept_crossings() takes it up at; the configured
+  // faults act in every partition on its own copy of the links, storms only at the owner's host.
+  FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
+             clock::Scheduler& scheduler, uint64_t seed, const TwinPartitioning& partitioning,
+             uint32_t partition);
   FabricTwin(const FabricTwin&) = delete;
   FabricTwin& operator=(const FabricTwin&) = delete;
   ~FabricTwin() = default;
@@ -63,8 +72,17 @@ class FabricTwin final : private clock::EventHandler {
   // and receives from now on; nullptr stops it. The tap must outlive the twin or be removed.
   void set_frame_tap(Endpoint endpoint, FrameTap* tap);
 
-  // Packets on a wire or in a switch queue right now.
+  // Packets on a wire or in a switch queue right now (of this partition, crossings not included).
   size_t packets_in_fabric() const { return pool_.live(); }
+
+  // Partitions: whether this twin acts at host `host` (always, unpartitioned); the frames sent
+  // into partition `partition` since it last took them (it clears the list); taking up frames
+  // other partitions sent into this one, all arriving no sooner than the scheduler's now.
+  bool owns_host(size_t host) const {
+    return host_partition_.empty() || host_partition_[host] == partition_;
+  }
+  std::vector<Crossing>& crossings_to(uint32_t partition) { return crossings_out_.at(partition); }
+  void accept_crossings(std::span<const Crossing> crossings);
 
   // Fault hooks. Cables are the layout's (host_cable(h) == h, uplink_cable(leaf, spine)); each
   // hook applies to both directions of the cable.
@@ -86,6 +104,12 @@ class FabricTwin final : private clock::EventHandler {
 
  private:
   friend class LoopbackPort;
+
+  FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
+             clock::Scheduler& scheduler, uint64_t seed, const TwinPartitioning* partitioning,
+             uint32_t partition);
+  // Marks the links whose far end another partition owns.
+  void cut(const TwinPartitioning& partitioning);
 
   struct Host {
     LoopbackPort port;
@@ -158,6 +182,9 @@ class FabricTwin final : private clock::EventHandler {
   std::vector<SwitchPort> switch_ports_;
   std::vector<SwitchBuffer> buffers_;  // one per switch
   std::vector<PfcStorm> storms_;
+  uint32_t partition_ = 0;
+  std::vector<uint32_t> host_partition_;              // empty when unpartitioned
+  std::vector<std::vector<Crossing>> crossings_out_;  // by destination partition
 };
 
 }  // namespace etwire::nic::loopback

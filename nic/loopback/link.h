@@ -31,6 +31,8 @@ struct InFlightPacket {
   clock::Nanos arrives_at = 0;  // when the far end handles it
 };
 
+inline constexpr uint16_t kNoCrossing = 0xFFFF;
+
 struct Link {
   clock::LineRateTimer wire;
   // From the last byte leaving the sender to the moment the far end handles the frame: the
@@ -45,6 +47,9 @@ struct Link {
   double reorder_probability = 0;  // a frame leaving a switch port overtakes the one ahead of it
   SplitMix64 fault_rng;
   bool up = true;
+  // The partition the far end is in, when the twin is cut and it is not this one
+  // (twin_partition.h): frames then leave as crossings.
+  uint16_t crosses_to = kNoCrossing;
   Endpoint from;
   Endpoint to;
   FrameTap* sender_tap = nullptr;    // sees what `from` sends on the link

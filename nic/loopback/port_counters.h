@@ -37,9 +37,31 @@ struct PortCounters {
   uint64_t pfc_pauses_received = 0;
   uint64_t pfc_resumes_received = 0;
 
+  PortCounters& operator+=(const PortCounters& other) {
+    tx_packets += other.tx_packets;
+    tx_bytes += other.tx_bytes;
+    rx_packets += other.rx_packets;
+    rx_bytes += other.rx_bytes;
+    ecn_marked += other.ecn_marked;
+    drops_buffer += other.drops_buffer;
+    drops_fault += other.drops_fault;
+    drops_link_down += other.drops_link_down;
+    drops_no_route += other.drops_no_route;
+    drops_bad_icrc += other.drops_bad_icrc;
+    reordered += other.reordered;
+    pfc_pauses_sent += other.pfc_pauses_sent;
+    pfc_resumes_sent += other.pfc_resumes_sent;
+    pfc_pauses_received += other.pfc_pauses_received;
+    pfc_resumes_received += other.pfc_resumes_received;
+    return *this;
+  }
+  bool operator==(const PortCounters&) const = default;
+
   uint64_t drops() const {
     return drops_buffer + drops_fault + drops_link_down + drops_no_route + drops_bad_icrc;
   }
 };
+// A counter added above must be added to operator+= too.
+static_assert(sizeof(PortCounters) == 15 * sizeof(uint64_t));
 
 }  // namespace etwire::nic::loopback

@@ -64,6 +64,11 @@ void FabricTwin::launch(uint32_t link_index, uint32_t slot, uint32_t bytes, cloc
   }
   if (link.corrupts_frame()) pool_[slot].icrc_bad = true;
   const clock::Nanos arrives_at = last_byte_out + link.frame_delay_ns;
+  if (link.crosses_to != kNoCrossing) {  // the far end is another partition's
+    crossings_out_[link.crosses_to].push_back(Crossing{arrives_at, link_index, false, pool_[slot]});
+    pool_.release(slot);
+    return;
+  }
   const bool first_in_flight = link.in_flight.empty();
   link.in_flight.push_back(InFlightPacket{slot, arrives_at});
   // Only the oldest packet on a link has an arrival event; later ones are scheduled in turn.

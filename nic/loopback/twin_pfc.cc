@@ -25,9 +25,17 @@ void FabricTwin::send_pfc_frame(uint32_t link_index, uint8_t priority, uint16_t 
     ++sender.drops_fault;
     return;
   }
+  const clock::Nanos arrives_at = last_byte_out + link.propagation_ns;
+  if (link.crosses_to != kNoCrossing) {  // the far end is another partition's
+    Crossing crossing{arrives_at, link_index, true, {}};
+    crossing.packet.pfc_priority = priority;
+    crossing.packet.pfc_quanta = quanta;
+    crossings_out_[link.crosses_to].push_back(crossing);
+    return;
+  }
   // A PFC frame carries nothing but its class and quanta, so the event tag is the whole frame:
   // it needs neither a pool slot nor a place in the link's in-flight FIFO.
-  scheduler_.run_at(last_byte_out + link.propagation_ns, this,
+  scheduler_.run_at(arrives_at, this,
                     twin_tag::make(TwinEvent::kPauseArrival,
                                    twin_tag::pause_frame(link_index, priority, quanta)));
 }

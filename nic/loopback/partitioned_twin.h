@@ -1,0 +1,67 @@
+// The fabric twin in partitions (twin_partition.h) that advance in parallel virtual time: each
+// partition is a FabricTwin on a VirtualClock of its own, and what runs on that clock (the
+// transport of the partition's hosts) is the caller's to add. Synchronization is conservative:
+// the partitions run in windows no longer than the shortest propagation delay of a cut cable
+// (the lookahead), so a frame sent in a window arrives after it; between windows each partition
+// takes up the frames sent into it, in the order of the sending partition and then of sending.
+//
+// The partitions do the same work in the same order whether one thread runs them all or each
+// thread runs some: a run's results depend on the partition count (a model choice: ties between
+// events of the same nanosecond fall differently when a frame crosses) but never on the threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "clock/virtual_clock.h"
+#include "config/fabric_config.h"
+#include "nic/loopback/fabric_twin.h"
+#include "nic/loopback/twin_partition.h"
+
+namespace etwire::nic::loopback {
+
+class PartitionedTwin {
+ public:
+  // Throws std::invalid_argument for a fabric the twin cannot model, a partition count it cannot
+  // cut (partition_fabric) or a cut cable without a propagation delay.
+  PartitionedTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
+                  uint64_t seed, uint32_t partitions);
+  PartitionedTwin(const PartitionedTwin&) = delete;
+  PartitionedTwin& operator=(const PartitionedTwin&) = delete;
+  ~PartitionedTwin();
+
+  uint32_t partitions() const { return partitioning_.count; }
+  uint32_t partition_of_host(size_t host) const { return partitioning_.of_host.at(host); }
+  clock::VirtualClock& clock(uint32_t partition) { return *clocks_.at(partition); }
+  FabricTwin& twin(uint32_t partition) { return *twins_.at(partition); }
+  // Host `host`'s NIC, in its partition: what that partition's transport drives.
+  LoopbackPort& port(size_t host) { return twin(partition_of_host(host)).port(host); }
+  const FabricLayout& layout() const { return twins_.front()->layout(); }
+  // The window: the shortest propagation delay of a cut cable (0 with one partition).
+  clock::Nanos lookahead() const { return lookahead_; }
+
+  // Runs every partition, window by window, on `threads` threads (the caller's among them; at
+  // most one per partition), until no partition has an event left or a crossing to take up.
+  // An exception thrown by an event ends the run at the window's end and is rethrown here.
+  void run(uint32_t threads);
+
+  uint64_t events_run() const;
+  uint64_t windows_run() const { return windows_; }
+  // A port's counters, summed over the partitions' copies: a frame lost on a cable that went
+  // down under it counts at its sender in the partition of the receiving end.
+  PortCounters host_counters(size_t host) const;
+  PortCounters switch_port_counters(size_t switch_port) const;
+
+ private:
+  struct Runner;
+
+  TwinPartitioning partitioning_;
+  clock::Nanos lookahead_ = 0;
+  std::vector<std::unique_ptr<clock::VirtualClock>> clocks_;
+  std::vector<std::unique_ptr<FabricTwin>> twins_;
+  uint64_t windows_ = 0;
+};
+
+}  // namespace etwire::nic::loopback

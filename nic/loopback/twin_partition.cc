@@ -1,0 +1,68 @@
+#include "nic/loopback/twin_partition.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "nic/loopback/fabric_layout.h"
+
+namespace etwire::nic::loopback {
+
+namespace {
+
+// Item `index` of `total` in `count` consecutive groups of (nearly) equal size.
+uint32_t group_of(uint64_t index, uint64_t total, uint32_t count) {
+  return static_cast<uint32_t>(index * count / total);
+}
+
+}  // namespace
+
+TwinPartitioning partition_fabric(const FabricLayout& layout, uint32_t count) {
+  if (count == 0) throw std::invalid_argument("fabric twin: 0 partitions (at least 1)");
+  TwinPartitioning partitioning;
+  partitioning.count = count;
+  partitioning.of_switch.assign(layout.switches(), 0);
+  partitioning.of_host.assign(layout.hosts(), 0);
+  if (count == 1) return partitioning;
+  if (layout.leaves() < count) {
+    throw std::invalid_argument("fabric twin: " + std::to_string(count) +
+                                " partitions need as many leaves; the fabric has " +
+                                std::to_string(layout.leaves()) +
+                                " (a partition is a group of leaves with their hosts)");
+  }
+  // Whole pods keep a pod's spine traffic inside its partition; with fewer pods than partitions,
+  // leaves are grouped on their own and spines dealt like super-spines.
+  const bool by_pod = layout.pods() >= count;
+  uint64_t spines = 0;
+  uint64_t supers = 0;
+  for (size_t index = 0; index < layout.switches(); ++index) {
+    const SwitchRole role = layout.switch_info(index).role;
+    spines += role == SwitchRole::kSpine;
+    supers += role == SwitchRole::kSuperSpine;
+  }
+  for (size_t index = 0; index < layout.switches(); ++index) {
+    const SwitchInfo& info = layout.switch_info(index);
+    uint32_t& partition = partitioning.of_switch[index];
+    switch (info.role) {
+      case SwitchRole::kSingle:
+        break;
+      case SwitchRole::kLeaf:
+        partition = by_pod ? group_of(info.pod, layout.pods(), count)
+                           : group_of(info.role_index, layout.leaves(), count);
+        break;
+      case SwitchRole::kSpine:
+        partition = by_pod ? group_of(info.pod, layout.pods(), count)
+                           : group_of(info.role_index, spines, count);
+        break;
+      case SwitchRole::kSuperSpine:
+        partition = group_of(info.role_index, supers, count);
+        break;
+    }
+  }
+  for (size_t host = 0; host < layout.hosts(); ++host) {
+    const uint32_t leaf = layout.switch_port(layout.host_switch_port(host)).switch_index;
+    partitioning.of_host[host] = partitioning.of_switch[leaf];
+  }
+  return partitioning;
+}
+
+}  // namespace etwire::nic::loopback

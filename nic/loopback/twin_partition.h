@@ -1,0 +1,42 @@
+// How the fabric twin is cut into partitions that run on separate clocks (and threads): which
+// partition owns each switch and each host, and what crosses between them. A partition follows
+// the fabric: a group of leaves (of pods, in a three-tier fabric) with their hosts, and a share of
+// the switches above them. A partition owns everything that happens at its nodes: a frame is sent
+// by the partition of the link's sending end and arrives in the partition of its receiving end.
+// A frame on a cable cut by the partitioning is a Crossing, handed over between windows; it
+// arrives no sooner than the cable's propagation delay after it started, which is what lets the
+// partitions run a window of that length each without hearing from the others.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "clock/time.h"
+#include "nic/packet.h"
+
+namespace etwire::nic::loopback {
+
+class FabricLayout;
+
+struct TwinPartitioning {
+  uint32_t count = 1;
+  std::vector<uint32_t> of_switch;  // by switch index
+  std::vector<uint32_t> of_host;    // by host index
+};
+
+// `count` partitions of `layout`: leaves in `count` consecutive groups (whole pods when a
+// three-tier fabric has at least `count` pods), each host with its leaf, spines and super-spines
+// dealt in consecutive groups. Throws std::invalid_argument when `count` is 0, or above 1 on a
+// fabric with fewer leaves than partitions (a single switch has none).
+TwinPartitioning partition_fabric(const FabricLayout& layout, uint32_t count);
+
+// A frame on a cut cable: it arrives at `arrives_at` at the far end of link `link`.
+struct Crossing {
+  clock::Nanos arrives_at = 0;
+  uint32_t link = 0;
+  // A PFC frame's class and quanta travel in `packet` (pfc_priority, pfc_quanta).
+  bool pfc = false;
+  Packet packet;
+};
+
+}  // namespace etwire::nic::loopback
