@@ -55,62 +55,48 @@ PartitionedTwin::PartitionedTwin(const config::FabricConfig& config,
   }
 }
 
-// The twins' pending events point at them: they go before their clocks.
-PartitionedTwin::~PartitionedTwin() {
-  twins_.clear();
-}
-
-// One run: the threads' shared plan. Each thread owns partitions t, t + T, t + 2T...; between the
-// two barriers of a window only a partition's own thread touches it.
+// Threads beyond the caller's, kept from one window to the next. A window is three phases,
+// each ended by the barrier: the caller opens it, every thread runs its partitions' events
+// (thread t has partitions t, t + T, t + 2T...), then takes up the crossings into them. Between
+// two barriers only a partition's own thread touches it, and the crossings a partition sends are
+// read only in the next phase.
 struct PartitionedTwin::Runner {
-  // Runs once per barrier phase, on the last thread to arrive: after the crossings are taken up it
-  // plans the next window (or the end), after a window it does nothing.
-  struct Plan {
-    Runner* runner;
-    void operator()() noexcept { runner->plan(); }
-  };
-
   Runner(PartitionedTwin& owner, uint32_t threads)
-      : twin(owner),
-        threads(threads),
-        next(owner.partitions(), clock::kNever),
-        errors(threads),
-        barrier(threads, Plan{this}) {}
-
-  void plan() {
-    if (planning) {
-      const clock::Nanos first = *std::min_element(next.begin(), next.end());
-      done = failed.load(std::memory_order_relaxed) || first == clock::kNever;
-      if (!done) {
-        window_end = twin.lookahead_ == 0 ? clock::kNever : first + twin.lookahead_;
-        ++twin.windows_;
-      }
+      : twin(owner), threads(threads), errors(threads), barrier(threads) {
+    helpers.reserve(threads - 1);
+    for (uint32_t thread = 1; thread < threads; ++thread) {
+      helpers.emplace_back([this, thread] {
+        for (;;) {
+          barrier.arrive_and_wait();
+          if (stopping) return;
+          window(thread);
+        }
+      });
     }
-    planning = !planning;
   }
 
-  void work(uint32_t thread) {
-    const uint32_t partitions = twin.partitions();
-    for (;;) {
-      for (uint32_t p = thread; p < partitions; p += threads) {
-        guard(thread, [&] {
-          for (uint32_t source = 0; source < partitions; ++source) {
-            if (source == p) continue;
-            std::vector<Crossing>& arriving = twin.twins_[source]->crossings_to(p);
-            twin.twins_[p]->accept_crossings(arriving);
-            arriving.clear();
-          }
-        });
-        next[p] = twin.clocks_[p]->next_event_time();
-      }
-      barrier.arrive_and_wait();
-      if (done) return;
-      const clock::Nanos last = window_end == clock::kNever ? clock::kNever : window_end - 1;
-      for (uint32_t p = thread; p < partitions; p += threads) {
-        guard(thread, [&] { twin.clocks_[p]->run_until(last); });
-      }
-      barrier.arrive_and_wait();
+  ~Runner() {
+    stopping = true;
+    barrier.arrive_and_wait();
+    for (std::thread& helper : helpers) helper.join();
+  }
+
+  // The caller's part: opens the window for the helpers and runs thread 0's share.
+  void run(clock::Nanos end) {
+    window_end = end;
+    barrier.arrive_and_wait();
+    window(0);
+  }
+
+  void window(uint32_t thread) {
+    for (uint32_t p = thread; p < twin.partitions(); p += threads) {
+      guard(thread, [&] { twin.run_partition(p, window_end); });
     }
+    barrier.arrive_and_wait();
+    for (uint32_t p = thread; p < twin.partitions(); p += threads) {
+      guard(thread, [&] { twin.take_crossings(p); });
+    }
+    barrier.arrive_and_wait();
   }
 
   template <typename Step>
@@ -126,28 +112,66 @@ struct PartitionedTwin::Runner {
 
   PartitionedTwin& twin;
   const uint32_t threads;
-  std::vector<clock::Nanos> next;          // by partition: its earliest event once crossings are in
   std::vector<std::exception_ptr> errors;  // by thread
   std::atomic<bool> failed{false};
-  bool planning = true;
-  bool done = false;
+  bool stopping = false;
   clock::Nanos window_end = 0;
-  std::barrier<Plan> barrier;
+  std::barrier<> barrier;
+  std::vector<std::thread> helpers;
 };
 
-void PartitionedTwin::run(uint32_t threads) {
+// The runner's threads go first; the twins' pending events point at them, so they go before
+// their clocks.
+PartitionedTwin::~PartitionedTwin() {
+  runner_.reset();
+  twins_.clear();
+}
+
+void PartitionedTwin::set_threads(uint32_t threads) {
   if (threads == 0) throw std::invalid_argument("fabric twin: 0 threads (at least 1)");
   threads = std::min(threads, partitions());
-  Runner runner(*this, threads);
-  std::vector<std::thread> helpers;
-  helpers.reserve(threads - 1);
-  for (uint32_t thread = 1; thread < threads; ++thread) {
-    helpers.emplace_back([&runner, thread] { runner.work(thread); });
+  if (threads == threads_) return;
+  runner_.reset();
+  threads_ = threads;
+  if (threads > 1) runner_ = std::make_unique<Runner>(*this, threads);
+}
+
+void PartitionedTwin::run_partition(uint32_t partition, clock::Nanos end) {
+  clocks_[partition]->run_until(end == clock::kNever ? clock::kNever : end - 1);
+}
+
+void PartitionedTwin::take_crossings(uint32_t partition) {
+  for (uint32_t source = 0; source < partitions(); ++source) {
+    if (source == partition) continue;
+    std::vector<Crossing>& arriving = twins_[source]->crossings_to(partition);
+    twins_[partition]->accept_crossings(arriving);
+    arriving.clear();
   }
-  runner.work(0);
-  for (std::thread& helper : helpers) helper.join();
-  for (const std::exception_ptr& error : runner.errors) {
+}
+
+void PartitionedTwin::run_window(clock::Nanos end) {
+  ++windows_;
+  if (!runner_) {
+    for (uint32_t p = 0; p < partitions(); ++p) run_partition(p, end);
+    for (uint32_t p = 0; p < partitions(); ++p) take_crossings(p);
+    return;
+  }
+  runner_->run(end);
+  for (const std::exception_ptr& error : runner_->errors) {
     if (error) std::rethrow_exception(error);
+  }
+}
+
+clock::Nanos PartitionedTwin::next_event_time() const {
+  clock::Nanos next = clock::kNever;
+  for (const auto& clock : clocks_) next = std::min(next, clock->next_event_time());
+  return next;
+}
+
+void PartitionedTwin::run(uint32_t threads) {
+  set_threads(threads);
+  for (clock::Nanos next = next_event_time(); next != clock::kNever; next = next_event_time()) {
+    run_window(lookahead_ == 0 ? clock::kNever : next + lookahead_);
   }
 }
 

@@ -44,8 +44,18 @@ class PartitionedTwin {
 
   // Runs every partition, window by window, on `threads` threads (the caller's among them; at
   // most one per partition), until no partition has an event left or a crossing to take up.
-  // An exception thrown by an event ends the run at the window's end and is rethrown here.
   void run(uint32_t threads);
+
+  // One window at a time, for a caller that does its own work between windows (the engine):
+  // the threads that run_window uses (kept until the next call or the twin's end; 1 is the
+  // caller's alone), every partition's events before `end` (at most the lookahead past the
+  // earliest), then the crossings taken up. An exception thrown by an event ends the window for
+  // every partition and is rethrown here; the twin is not to be run again after one.
+  void set_threads(uint32_t threads);
+  uint32_t threads() const { return threads_; }
+  void run_window(clock::Nanos end);
+  // The earliest pending event of any partition (clock::kNever when none is).
+  clock::Nanos next_event_time() const;
 
   uint64_t events_run() const;
   uint64_t windows_run() const { return windows_; }
@@ -56,12 +66,17 @@ class PartitionedTwin {
 
  private:
   struct Runner;
+  // A window's two steps for one partition: its events before `end`, then the crossings into it.
+  void run_partition(uint32_t partition, clock::Nanos end);
+  void take_crossings(uint32_t partition);
 
   TwinPartitioning partitioning_;
   clock::Nanos lookahead_ = 0;
   std::vector<std::unique_ptr<clock::VirtualClock>> clocks_;
   std::vector<std::unique_ptr<FabricTwin>> twins_;
   uint64_t windows_ = 0;
+  uint32_t threads_ = 1;
+  std::unique_ptr<Runner> runner_;  // with more than one thread
 };
 
 }  // namespace etwire::nic::loopback
