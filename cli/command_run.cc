@@ -109,6 +109,11 @@ CommandAction add_run_command(CLI::App& app) {
                   "thousand times slower, to watch a short run live (default: run.time_scale of "
                   "the configuration; 0 = as fast as possible)")
       ->check(CLI::Range(0.0, 1e6));
+  cmd->add_option("--threads", opts->run.threads,
+                  "Threads that run the fabric twin's partitions (fabric.partitions above 1; "
+                  "default: one per core, at most one per partition). Results do not depend on "
+                  "it")
+      ->check(CLI::Range(1u, 4096u));
   cmd->add_flag("--no-metrics", opts->run.no_metrics,
                 "Neither serve Prometheus metrics nor push them (telemetry.metrics is ignored)");
   cmd->add_flag("--no-progress", opts->run.no_progress, "No progress line on a terminal");

@@ -145,7 +145,14 @@ int run_configuration(const RunRequest& request) {
   options.time_scale = request.time_scale;
   options.config_digest = engine::config_digest(loaded.text, digested_settings(request));
   if (!request.no_progress && isatty(STDERR_FILENO)) options.progress = print_progress;
-  options.data_plane = data_plane_factory(config);
+  if (request.threads > 0 && config.fabric.partitions <= 1) {
+    std::cerr << fmt::format(
+        "error: --threads {}: {} runs the fabric twin in one partition (fabric.partitions is 1), "
+        "which one thread runs; threads run the partitions of a partitioned twin\n",
+        request.threads, request.config);
+    return kExitBadInput;
+  }
+  options.data_plane = data_plane_factory(config, request.threads);
   options.session = &session;
 
   std::unique_ptr<engine::RunEngine> engine;

@@ -22,6 +22,8 @@ struct RunRequest {
   std::string out;       // the results directory; empty: telemetry.output_dir
   std::string watchdog;  // a duration; empty: run.watchdog
   std::optional<double> time_scale;
+  // Threads that run the twin's partitions (fabric.partitions); 0: one per core.
+  uint32_t threads = 0;
   bool no_progress = false;
   bool no_metrics = false;
   // The caller reports the run: neither the "running ..." line, the setup notes nor the console

@@ -11,12 +11,13 @@
 
 #include "dataplane/dpdk/dpdk_data_plane.h"
 #include "dataplane/loopback_data_plane.h"
+#include "dataplane/partitioned_data_plane.h"
 #include "dataplane/verbs/verbs_backend.h"
 #include "nic/verbs/rdma_devices.h"
 
 namespace etwire::cli {
 
-dataplane::DataPlaneFactory data_plane_factory(const config::RunConfig& config) {
+dataplane::DataPlaneFactory data_plane_factory(const config::RunConfig& config, uint32_t threads) {
   const config::Backend backend =
       config.ports.empty() ? config::Backend::kLoopback : config.ports.front().backend;
   spdlog::debug("data plane: {} ({} port{}{})", config::backend_name(backend), config.ports.size(),
@@ -36,6 +37,12 @@ dataplane::DataPlaneFactory data_plane_factory(const config::RunConfig& config) 
       return dataplane::make_verbs_data_plane;
     case config::Backend::kLoopback:
       break;
+  }
+  if (config.fabric.partitions > 1) {
+    return [threads](const config::RunConfig& c,
+                     transport::FlowObserver& observer) -> std::unique_ptr<dataplane::DataPlane> {
+      return std::make_unique<dataplane::PartitionedDataPlane>(c, observer, threads);
+    };
   }
   return [](const config::RunConfig& c, transport::FlowObserver& observer) {
     return std::make_unique<dataplane::LoopbackDataPlane>(c, observer);

@@ -1,6 +1,7 @@
 // Which data plane drives a run: the backend of its ports (validation makes sure they share one).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 
 #include "config/run_config.h"
@@ -8,9 +9,11 @@
 
 namespace etwire::cli {
 
-// Builds the loopback, DPDK or verbs data plane; what it throws is each data plane's (a verbs
-// run on a machine without RDMA devices: nic::verbs::NoRdmaDevice).
-dataplane::DataPlaneFactory data_plane_factory(const config::RunConfig& config);
+// Builds the loopback (partitioned with fabric.partitions above 1, run on `threads` threads, 0
+// for one per core), DPDK or verbs data plane; what it throws is each data plane's (a verbs run
+// on a machine without RDMA devices: nic::verbs::NoRdmaDevice).
+dataplane::DataPlaneFactory data_plane_factory(const config::RunConfig& config,
+                                               uint32_t threads = 0);
 
 // With -v, one debug line per port this process drives: backend, speed, MTU and device. Called
 // once the data plane is set up, so the lines say what was opened.

@@ -156,6 +156,10 @@ struct FabricConfig {
   ThreeTierConfig three_tier;
   RailsConfig rails;
   double drop_probability = 0;  // on every link
+  // The twin in this many partitions of its leaves, each on a clock of its own, which threads run
+  // side by side (parallel virtual time, docs/fabric-twin.md). Part of the model: results depend
+  // on it, never on the threads.
+  uint32_t partitions = 1;
   std::vector<FabricPortOverride> port_overrides;
   std::vector<FabricFault> faults;  // in file order
 

@@ -6,29 +6,13 @@
 
 #include "dataplane/frame_capture.h"
 #include "dataplane/twin_port_counters.h"
+#include "dataplane/twin_ports.h"
 #include "nic/capture/twin_capture_point.h"
 #include "nic/frame/payload_pattern.h"
 #include "nic/port_frame_format.h"
 #include "nic/wire_directory.h"
 
 namespace etwire::dataplane {
-
-namespace {
-
-std::vector<nic::loopback::TwinPortSpec> twin_ports(const config::RunConfig& config) {
-  std::vector<nic::loopback::TwinPortSpec> specs;
-  for (const config::PortConfig& port : config.ports) {
-    if (port.backend != config::Backend::kLoopback) {
-      throw std::invalid_argument(fmt::format(
-          "{}: port \"{}\" ({}) uses the {} backend; a loopback run drives loopback ports only",
-          config.source_file, port.name, port.key_path, config::backend_name(port.backend)));
-    }
-    specs.push_back({port.name, port.speed_bps});
-  }
-  return specs;
-}
-
-}  // namespace
 
 // Samples the twin's queues at every multiple of the interval, from outside the clock's events:
 // before the data plane runs the events due at a time, it takes the samples due before then. So

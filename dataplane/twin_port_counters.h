@@ -11,10 +11,10 @@
 
 namespace etwire::dataplane {
 
-inline PortCounters twin_port_counters(const nic::loopback::FabricTwin& twin, size_t port,
+// From the counters of the port's NIC side and of the switch port facing it.
+inline PortCounters twin_port_counters(const nic::loopback::PortCounters& nic,
+                                       const nic::loopback::PortCounters& facing,
                                        const transport::TransportPortCounters& transport) {
-  const auto& nic = twin.host_counters(port);
-  const auto& facing = twin.switch_port_counters(twin.layout().host_switch_port(port));
   PortCounters counters;
   counters.tx_bytes = nic.tx_bytes;
   counters.rx_bytes = nic.rx_bytes;
@@ -32,6 +32,13 @@ inline PortCounters twin_port_counters(const nic::loopback::FabricTwin& twin, si
   counters.drops_bad_icrc = nic.drops_bad_icrc + facing.drops_bad_icrc;
   counters.drops_other = nic.drops_no_route + facing.drops_no_route;
   return counters;
+}
+
+inline PortCounters twin_port_counters(const nic::loopback::FabricTwin& twin, size_t port,
+                                       const transport::TransportPortCounters& transport) {
+  return twin_port_counters(twin.host_counters(port),
+                            twin.switch_port_counters(twin.layout().host_switch_port(port)),
+                            transport);
 }
 
 }  // namespace etwire::dataplane

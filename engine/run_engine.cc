@@ -150,7 +150,7 @@ const RunResults& RunEngine::run() {
         break;
       }
       // On the wall clock no pending event proves nothing: frames may still be on the wire.
-      if (virtual_time && clock_.idle()) {
+      if (virtual_time && data_plane_->next_event_time() == clock::kNever) {
         stop_stuck(diagnose_stall("nothing is left to happen, yet ranks are still waiting"));
         break;
       }

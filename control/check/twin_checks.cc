@@ -1,5 +1,7 @@
 #include "control/check/twin_checks.h"
 
+#include <fmt/format.h>
+
 #include <exception>
 #include <string>
 #include <string_view>
@@ -7,6 +9,7 @@
 #include "clock/virtual_clock.h"
 #include "control/plan/twin_layout.h"
 #include "nic/loopback/fabric_twin.h"
+#include "nic/loopback/twin_partition.h"
 
 namespace etwire::control {
 
@@ -33,19 +36,68 @@ Blame blame(std::string_view message) {
   return blame;
 }
 
+// fabric.partitions above 1: what a partitioned run cannot do yet, and whether the fabric can be
+// cut that many ways.
+bool check_partitions(const config::RunConfig& config,
+                      const std::vector<nic::loopback::TwinPortSpec>& specs, const SourceMap& where,
+                      Diagnostics& out) {
+  const uint32_t partitions = config.fabric.partitions;
+  const auto refuse = [&](Problem problem, const std::string& why) {
+    out.add(where.make(Severity::kError, problem, "fabric.partitions", why));
+  };
+  const auto not_built = [&](std::string_view what) {
+    refuse(Problem::kInconsistent,
+           fmt::format("{} partitions with {}: not built yet (a partitioned twin runs "
+                       "without it; set fabric.partitions to 1)",
+                       partitions, what));
+  };
+  const size_t errors = out.error_count();
+  if (!config.emulators.empty()) not_built("emulators (a run across processes)");
+  if (config.telemetry.record.pcap) not_built("telemetry.record.pcap");
+  if (config.telemetry.record.queue_sample_interval_ns > 0) {
+    not_built("telemetry.record.queue_sample_interval");
+  }
+  for (const config::PortConfig& port : config.ports) {
+    if (port.backend != config::Backend::kLoopback) {
+      not_built(fmt::format("{} ports (port \"{}\"): partitions are the loopback twin's",
+                            config::backend_name(port.backend), port.name));
+      break;
+    }
+  }
+  if (out.error_count() > errors) return false;
+  try {
+    const nic::loopback::FabricLayout layout(config.fabric, specs);
+    nic::loopback::partition_lookahead(layout, nic::loopback::partition_fabric(layout, partitions));
+  } catch (const std::invalid_argument& e) {
+    std::string_view why = e.what();
+    if (why.starts_with("fabric twin: ")) why.remove_prefix(13);
+    refuse(Problem::kInconsistent, "the twin cannot be cut: " + std::string(why));
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void check_twin(const config::RunConfig& config, const SourceMap& where, Diagnostics& out) {
   if (config.ports.empty()) return;
   const auto specs = twin_port_specs(config);
-  if (!specs) return;
+  if (!specs) {
+    if (config.fabric.partitions > 1) {
+      out.add(where.make(Severity::kError, Problem::kInconsistent, "fabric.partitions",
+                         "fabric.partitions above 1 needs every port on the loopback twin"));
+    }
+    return;
+  }
   try {
     clock::VirtualClock clock;
     nic::loopback::FabricTwin twin(config.fabric, *specs, clock, config.run.seed);
   } catch (const std::exception& e) {
     const Blame b = blame(e.what());
     out.add(where.make(Severity::kError, Problem::kInconsistent, b.key, b.why));
+    return;
   }
+  if (config.fabric.partitions > 1) check_partitions(config, *specs, where, out);
 }
 
 }  // namespace etwire::control

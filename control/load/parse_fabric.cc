@@ -271,6 +271,7 @@ void parse_fabric(MapReader& section, const std::string& config_dir,
                           out.three_tier.leaves_per_pod, out.rails.nics_per_host));
   }
   section.real("drop_probability", out.drop_probability, RealRange{0, 1, false});
+  section.integer("partitions", out.partitions, 1, 4096);
   check_against_buffer(ctx, ctx.source_map(), out, section.path(), out.ecn, out.pfc);
 
   std::map<std::string, std::string> seen;

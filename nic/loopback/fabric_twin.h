@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -101,6 +102,9 @@ class FabricTwin final : private clock::EventHandler {
   // What each fault of the configuration (fabric.faults, scheduled when the twin is built) did so
   // far, a line each: when it acted and what it cost, from the counters of its link or port.
   std::vector<std::string> fault_report() const;
+  // The same from counters kept elsewhere (a partitioned twin's sums over its partitions).
+  std::vector<std::string> fault_report(
+      const std::function<PortCounters(const Endpoint&)>& counters_at) const;
 
  private:
   friend class LoopbackPort;

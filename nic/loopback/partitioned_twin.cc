@@ -12,32 +12,6 @@
 
 namespace etwire::nic::loopback {
 
-namespace {
-
-// The lookahead of a partitioning: the shortest propagation delay of a cable whose ends are in
-// different partitions (a PFC frame, which skips the forwarding latency, is the fastest crossing).
-clock::Nanos shortest_cut_delay(const FabricLayout& layout, const TwinPartitioning& partitioning) {
-  const auto owner = [&](const Endpoint& end) {
-    return end.is_host() ? partitioning.of_host[end.index]
-                         : partitioning.of_switch[layout.switch_port(end.index).switch_index];
-  };
-  clock::Nanos shortest = clock::kNever;
-  for (size_t cable = 0; cable < layout.cables(); ++cable) {
-    const CableInfo& info = layout.cable(cable);
-    if (owner(info.lower) == owner(info.upper)) continue;
-    if (info.propagation_ns == 0) {
-      throw std::invalid_argument(
-          "fabric twin: cable " + std::to_string(cable) +
-          " between two partitions has no propagation delay, which partitions need to run "
-          "apart (set fabric.propagation_delay)");
-    }
-    shortest = std::min(shortest, static_cast<clock::Nanos>(info.propagation_ns));
-  }
-  return shortest == clock::kNever ? 0 : shortest;
-}
-
-}  // namespace
-
 PartitionedTwin::PartitionedTwin(const config::FabricConfig& config,
                                  std::span<const TwinPortSpec> ports, uint64_t seed,
                                  uint32_t partitions) {
@@ -46,7 +20,7 @@ PartitionedTwin::PartitionedTwin(const config::FabricConfig& config,
     check_fabric_settings(config);
     const FabricLayout layout(config, ports);
     partitioning_ = partition_fabric(layout, partitions);
-    lookahead_ = shortest_cut_delay(layout, partitioning_);
+    lookahead_ = partition_lookahead(layout, partitioning_);
   }
   for (uint32_t partition = 0; partition < partitions; ++partition) {
     if (partition > 0) clocks_.push_back(std::make_unique<clock::VirtualClock>());
@@ -191,6 +165,12 @@ PortCounters PartitionedTwin::switch_port_counters(size_t switch_port) const {
   PortCounters sum;
   for (const auto& twin : twins_) sum += twin->switch_port_counters(switch_port);
   return sum;
+}
+
+std::vector<std::string> PartitionedTwin::fault_report() const {
+  return twins_.front()->fault_report([this](const Endpoint& end) {
+    return end.is_host() ? host_counters(end.index) : switch_port_counters(end.index);
+  });
 }
 
 }  // namespace etwire::nic::loopback

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "clock/virtual_clock.h"
@@ -63,6 +64,8 @@ class PartitionedTwin {
   // down under it counts at its sender in the partition of the receiving end.
   PortCounters host_counters(size_t host) const;
   PortCounters switch_port_counters(size_t switch_port) const;
+  // What the configured faults did (FabricTwin::fault_report), from the summed counters.
+  std::vector<std::string> fault_report() const;
 
  private:
   struct Runner;

@@ -68,6 +68,13 @@ void FabricTwin::apply_fault(uint32_t index, bool ends) {
 }
 
 std::vector<std::string> FabricTwin::fault_report() const {
+  return fault_report([this](const Endpoint& end) -> PortCounters {
+    return end.is_host() ? hosts_[end.index].counters : switch_ports_[end.index].counters;
+  });
+}
+
+std::vector<std::string> FabricTwin::fault_report(
+    const std::function<PortCounters(const Endpoint&)>& counters_at) const {
   std::vector<std::string> lines;
   for (size_t index = 0; index < faults_.size(); ++index) {
     const config::FabricFault& fault = faults_[index];
@@ -79,7 +86,8 @@ std::vector<std::string> FabricTwin::fault_report() const {
     if (fault.kind == config::FaultKind::kPfcStorm) {
       line += "port " + fault.port + " stormed PFC pauses on priority " +
               std::to_string(fault.priority) + span + ": " +
-              std::to_string(hosts_[target].counters.pfc_pauses_sent) + " pauses sent by it";
+              std::to_string(counters_at({Endpoint::Kind::kHost, target}).pfc_pauses_sent) +
+              " pauses sent by it";
       lines.push_back(std::move(line));
       continue;
     }
@@ -87,8 +95,7 @@ std::vector<std::string> FabricTwin::fault_report() const {
     const CableInfo& cable = layout_.cable(target);
     PortCounters ends;
     for (const Endpoint& end : {cable.lower, cable.upper}) {
-      const PortCounters& c =
-          end.is_host() ? hosts_[end.index].counters : switch_ports_[end.index].counters;
+      const PortCounters c = counters_at(end);
       ends.drops_link_down += c.drops_link_down;
       ends.drops_fault += c.drops_fault;
       ends.drops_bad_icrc += c.drops_bad_icrc;
@@ -98,7 +105,9 @@ std::vector<std::string> FabricTwin::fault_report() const {
     switch (fault.kind) {
       case config::FaultKind::kLinkDown: {
         uint64_t no_route = 0;
-        for (const SwitchPort& port : switch_ports_) no_route += port.counters.drops_no_route;
+        for (uint32_t port = 0; port < switch_ports_.size(); ++port) {
+          no_route += counters_at({Endpoint::Kind::kSwitchPort, port}).drops_no_route;
+        }
         line += " down" + span + ", routing learning of each change " +
                 at_time(fault.detection_ns) + " later: " + std::to_string(ends.drops_link_down) +
                 " frames lost on it; " + std::to_string(no_route) +

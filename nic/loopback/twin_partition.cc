@@ -1,5 +1,6 @@
 #include "nic/loopback/twin_partition.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -63,6 +64,26 @@ TwinPartitioning partition_fabric(const FabricLayout& layout, uint32_t count) {
     partitioning.of_host[host] = partitioning.of_switch[leaf];
   }
   return partitioning;
+}
+
+clock::Nanos partition_lookahead(const FabricLayout& layout, const TwinPartitioning& partitioning) {
+  const auto owner = [&](const Endpoint& end) {
+    return end.is_host() ? partitioning.of_host[end.index]
+                         : partitioning.of_switch[layout.switch_port(end.index).switch_index];
+  };
+  clock::Nanos shortest = clock::kNever;
+  for (size_t cable = 0; cable < layout.cables(); ++cable) {
+    const CableInfo& info = layout.cable(cable);
+    if (owner(info.lower) == owner(info.upper)) continue;
+    if (info.propagation_ns == 0) {
+      throw std::invalid_argument(
+          "fabric twin: cable " + std::to_string(cable) +
+          " between two partitions has no propagation delay, which partitions need to run "
+          "apart (set fabric.propagation_delay)");
+    }
+    shortest = std::min(shortest, static_cast<clock::Nanos>(info.propagation_ns));
+  }
+  return shortest == clock::kNever ? 0 : shortest;
 }
 
 }  // namespace etwire::nic::loopback

@@ -30,6 +30,11 @@ struct TwinPartitioning {
 // fabric with fewer leaves than partitions (a single switch has none).
 TwinPartitioning partition_fabric(const FabricLayout& layout, uint32_t count);
 
+// How far the partitions may run apart: the shortest propagation delay of a cable whose ends are
+// in different partitions (a PFC frame, which skips the forwarding latency, is the fastest
+// crossing); 0 when nothing is cut. Throws std::invalid_argument for a cut cable without a delay.
+clock::Nanos partition_lookahead(const FabricLayout& layout, const TwinPartitioning& partitioning);
+
 // A frame on a cut cable: it arrives at `arrives_at` at the far end of link `link`.
 struct Crossing {
   clock::Nanos arrives_at = 0;

@@ -12,6 +12,7 @@
 
 #include "control/load/config_loader.h"
 #include "dataplane/loopback_data_plane.h"
+#include "dataplane/partitioned_data_plane.h"
 #include "engine/run_engine.h"
 #include "tests/testing/test_paths.h"
 #include "trace/synth/synth.h"
@@ -278,6 +279,104 @@ TEST(Engine, OneTwoAndFourLoopbackWorkersRunTheSameFlows) {
     expect_same_run(many, run_on_workers(loaded, workers),
                     std::to_string(workers) + " workers, again");
   }
+}
+
+// Parallel virtual time (fabric.partitions): the twin in partitions, each with its own clock and
+// transport, run by one thread or several. The run is the same flow for flow and port for port
+// whatever the threads; a flow through a cut keeps its exact timing, posted one lookahead after
+// the engine decided to post it.
+WorkerRun run_on_partitions(const control::LoadedConfig& loaded, uint32_t threads) {
+  FlowCollector sink;
+  RunOptions options;
+  options.flows = &sink;
+  options.data_plane = [threads](const config::RunConfig& c, transport::FlowObserver& observer) {
+    auto plane = std::make_unique<dataplane::PartitionedDataPlane>(c, observer, threads);
+    EXPECT_EQ(plane->threads(), std::min(threads, c.fabric.partitions));
+    return plane;
+  };
+  RunEngine engine(loaded, options);
+  WorkerRun out{engine.run(), {}};
+  out.flows = std::move(sink.records);
+  std::sort(out.flows.begin(), out.flows.end(),
+            [](const auto& a, const auto& b) { return a.flow_id < b.flow_id; });
+  return out;
+}
+
+// 16 ports on a 4:1 leaf-spine of 4 leaves with ECN and PFC, cut into `partitions`.
+std::string partitioned_fabric(uint32_t partitions) {
+  return fmt::format(
+      "fabric:\n  partitions: {}\n  topology: leaf-spine\n"
+      "  leaf_spine: {{ports_per_leaf: 4, spines: 2, oversubscription: 4}}\n"
+      "  ecn: {{enabled: true, kmin: 20KB, kmax: 200KB, pmax: 0.2}}\n"
+      "  pfc: {{enabled: true}}\n"
+      "transport:\n  dcqcn: {{enabled: true}}\n",
+      partitions);
+}
+
+TEST(Engine, APartitionedTwinRunsTheSameOnOneTwoAndThreeThreads) {
+  const fs::path dir = testing::make_scratch_dir("engine-partitions");
+  const std::string all_to_all =
+      microbench(dir / "a2a", trace::CollectiveType::kAllToAll, 4 << 20, 16, 2);
+  const std::string all_reduce =
+      microbench(dir / "ar", trace::CollectiveType::kAllReduce, 8 << 20, 16, 2);
+  for (uint32_t partitions : {2u, 4u}) {
+    // Both jobs on every port: they share the fabric.
+    auto loaded = load(config_text({{"a2a", all_to_all, "", ""}, {"ar", all_reduce, "", ""}}, 16,
+                                   partitioned_fabric(partitions)),
+                       dir);
+    const WorkerRun one = run_on_partitions(loaded, 1);
+    ASSERT_EQ(one.results.status, RunStatus::kCompleted) << one.results.diagnosis;
+    uint64_t cnps = 0;
+    uint64_t pauses = 0;
+    for (const auto& port : one.results.ports) {
+      cnps += port.cnps_received;
+      pauses += port.pfc_pauses_received;
+    }
+    EXPECT_GT(cnps, 0u);
+    EXPECT_GT(pauses, 0u);
+    for (uint32_t threads : {2u, 3u}) {
+      const std::string what = fmt::format("{} partitions on {} threads", partitions, threads);
+      const WorkerRun many = run_on_partitions(loaded, threads);
+      ASSERT_EQ(many.results.status, RunStatus::kCompleted) << many.results.diagnosis;
+      expect_same_run(one, many, what);
+      ASSERT_EQ(one.results.collectives.size(), many.results.collectives.size());
+      for (size_t i = 0; i < one.results.collectives.size(); ++i) {
+        EXPECT_EQ(one.results.collectives[i].last_arrival, many.results.collectives[i].last_arrival)
+            << what;
+        EXPECT_EQ(one.results.collectives[i].end, many.results.collectives[i].end) << what;
+      }
+    }
+  }
+}
+
+TEST(Engine, AFlowThroughACutKeepsItsExactTiming) {
+  const fs::path dir = testing::make_scratch_dir("engine-partition-flow");
+  // A broadcast between two ranks on the first and last leaf: every message crosses the cut, and
+  // only the root sends (data one way, ACKs the other), so nothing else shares its wires.
+  const std::string trace = microbench(dir, trace::CollectiveType::kBroadcast, 4 << 20, 2);
+  const std::string mapping =
+      "mapping:\n  jobs:\n    - {job: j, placement: explicit, rank_ports: [h0, h15]}\n";
+  const auto whole = run_on_workers(
+      load(config_text({{"j", trace, "", ""}}, 16, partitioned_fabric(1) + mapping), dir), 1);
+  const auto cut = run_on_partitions(
+      load(config_text({{"j", trace, "", ""}}, 16, partitioned_fabric(2) + mapping), dir), 2);
+  ASSERT_EQ(whole.results.status, RunStatus::kCompleted) << whole.results.diagnosis;
+  ASSERT_EQ(cut.results.status, RunStatus::kCompleted) << cut.results.diagnosis;
+  ASSERT_EQ(whole.flows.size(), cut.flows.size());
+  ASSERT_GT(whole.flows.size(), 1u);
+  for (size_t i = 0; i < whole.flows.size(); ++i) {
+    EXPECT_EQ(cut.flows[i].delivered_at - cut.flows[i].posted_at,
+              whole.flows[i].delivered_at - whole.flows[i].posted_at)
+        << "flow " << i;
+    EXPECT_EQ(cut.flows[i].finished_at - cut.flows[i].posted_at,
+              whole.flows[i].finished_at - whole.flows[i].posted_at)
+        << "flow " << i;
+  }
+  // Each message the engine posts reaches the transport one lookahead (the 1 us propagation
+  // delay of the cut cables) after it was decided: the first at 1 us, not at 0.
+  EXPECT_EQ(whole.flows.front().posted_at, 0);
+  EXPECT_EQ(cut.flows.front().posted_at, 1'000);
+  EXPECT_GT(cut.results.end_time, whole.results.end_time);
 }
 
 // --- Traces that disagree ---------------------------------------------------------------------
