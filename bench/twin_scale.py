@@ -10,7 +10,10 @@ summary.json only (no flows.csv, collectives.csv, qps.csv or ports.csv), so the 
 engine's, the transport's and the twin's.
 
     bench/twin_scale.py [--etwire build/release/etwire] [--ranks 128,256,512,1024]
-                        [--bytes 1GiB] [--work DIR] [--json FILE]
+                        [--bytes 1GiB] [--partitions P [--threads T]] [--work DIR] [--json FILE]
+
+--partitions P cuts the twin into P partitions of its leaves (fabric.partitions; parallel virtual
+time), which `etwire run --threads T` runs (default: one thread per core).
 
 Each rank count runs in its own process, so each peak RSS is its own (os.wait4's ru_maxrss).
 docs/performance.md, "The twin at cluster scale", has the table and the command.
@@ -55,6 +58,7 @@ transport:
     enabled: true
 fabric:
   topology: leaf-spine
+  partitions: {partitions}
   leaf_spine:
     ports_per_leaf: {ports_per_leaf}
     spines: {spines}
@@ -91,9 +95,11 @@ def measure(args, ranks, work):
     ports_per_leaf = min(32, ranks)
     with open(config, "w") as f:
         f.write(CONFIG.format(ranks=ranks, trace=trace, out=out, ports_per_leaf=ports_per_leaf,
-                              spines=min(16, ports_per_leaf)))
+                              spines=min(16, ports_per_leaf), partitions=args.partitions))
     log = os.path.join(work, f"r{ranks}", "run.log")
-    code, wall, cpu, rss_mb = run_measured([args.etwire, "run", config, "--no-metrics"], log)
+    threads = ["--threads", str(args.threads)] if args.threads else []
+    code, wall, cpu, rss_mb = run_measured([args.etwire, "run", config, "--no-metrics", *threads],
+                                           log)
     if code != 0:
         with open(log) as f:
             sys.exit(f"twin_scale: etwire run of {ranks} ranks exited {code}:\n{f.read()[-2000:]}")
@@ -101,7 +107,8 @@ def measure(args, ranks, work):
         summary = json.load(f)
     data_packets = sum(p["data_packets"] or 0 for p in summary["ports"])
     events = summary["run"]["events"]
-    return {"ranks": ranks, "bytes": args.bytes, "events": events,
+    return {"ranks": ranks, "bytes": args.bytes, "partitions": args.partitions,
+            "threads": args.threads, "events": events,
             "data_packets": data_packets, "events_per_data_packet": events / data_packets,
             "virtual_ms": summary["run"]["end_time_ns"] / 1e6, "wall_s": wall,
             "events_per_s": events / wall, "cpu_s": cpu, "cores": cpu / wall,
@@ -115,6 +122,10 @@ def main():
     parser.add_argument("--ranks", default="128,256,512,1024",
                         help="comma-separated rank counts (default 128,256,512,1024)")
     parser.add_argument("--bytes", default="1GiB", help="all-reduce size per rank (default 1GiB)")
+    parser.add_argument("--partitions", type=int, default=1,
+                        help="partitions of the twin (fabric.partitions, default 1)")
+    parser.add_argument("--threads", type=int, default=0,
+                        help="threads that run them (etwire run --threads; default: one per core)")
     parser.add_argument("--work", help="where traces and results go (default: a temporary "
                         "directory, removed at the end)")
     parser.add_argument("--json", help="also write the rows to this file (JSON lines)")
@@ -125,6 +136,10 @@ def main():
         parser.error(f"--ranks: not a comma-separated list of whole numbers: {args.ranks}")
     if any(r < 2 for r in ranks):
         parser.error("--ranks: every rank count must be at least 2")
+    if args.partitions < 1:
+        parser.error("--partitions: at least 1")
+    if args.threads < 0 or (args.threads and args.partitions == 1):
+        parser.error("--threads: a positive count, with --partitions above 1")
     if not os.access(args.etwire, os.X_OK):
         parser.error(f"--etwire: {args.etwire} is not an executable (build it: scripts/setup.sh)")
     work = args.work or tempfile.mkdtemp(prefix="etwire-twin-scale-")
