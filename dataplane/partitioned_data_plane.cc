@@ -204,11 +204,7 @@ PortCounters PartitionedDataPlane::port_counters(size_t port) const {
 }
 
 PortRecord PartitionedDataPlane::port_record(size_t port) const {
-  PortRecord record;
-  static_cast<PortCounters&>(record) = port_counters(port);
-  record.name = specs_[port].name;
-  record.speed_bps = specs_[port].speed_bps;
-  return record;
+  return twin_port_record(specs_[port], port_counters(port));
 }
 
 std::vector<std::string> PartitionedDataPlane::notes() const {
@@ -216,10 +212,7 @@ std::vector<std::string> PartitionedDataPlane::notes() const {
 }
 
 std::vector<std::string> PartitionedDataPlane::switch_port_names() const {
-  std::vector<std::string> names;
-  const nic::loopback::FabricLayout& layout = twin_.layout();
-  for (size_t p = 0; p < layout.switch_ports(); ++p) names.push_back(layout.switch_port(p).name);
-  return names;
+  return twin_switch_port_names(twin_.layout());
 }
 
 }  // namespace etwire::dataplane

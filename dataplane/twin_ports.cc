@@ -19,4 +19,18 @@ std::vector<nic::loopback::TwinPortSpec> twin_ports(const config::RunConfig& con
   return specs;
 }
 
+PortRecord twin_port_record(const nic::loopback::TwinPortSpec& spec, const PortCounters& counters) {
+  PortRecord record;
+  static_cast<PortCounters&>(record) = counters;
+  record.name = spec.name;
+  record.speed_bps = spec.speed_bps;
+  return record;
+}
+
+std::vector<std::string> twin_switch_port_names(const nic::loopback::FabricLayout& layout) {
+  std::vector<std::string> names;
+  for (size_t p = 0; p < layout.switch_ports(); ++p) names.push_back(layout.switch_port(p).name);
+  return names;
+}
+
 }  // namespace etwire::dataplane

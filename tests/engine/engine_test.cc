@@ -218,19 +218,24 @@ struct WorkerRun {
   std::vector<transport::FlowRecord> flows;
 };
 
-WorkerRun run_on_workers(const control::LoadedConfig& loaded, uint32_t workers) {
+// A run on the data plane `data_plane` makes, its flow records in flow id order.
+WorkerRun run_on(const control::LoadedConfig& loaded, dataplane::DataPlaneFactory data_plane) {
   FlowCollector sink;
   RunOptions options;
   options.flows = &sink;
-  options.data_plane = [workers](const config::RunConfig& c, transport::FlowObserver& observer) {
-    return std::make_unique<dataplane::LoopbackDataPlane>(c, observer, workers);
-  };
+  options.data_plane = std::move(data_plane);
   RunEngine engine(loaded, options);
   WorkerRun out{engine.run(), {}};
   out.flows = std::move(sink.records);
   std::sort(out.flows.begin(), out.flows.end(),
             [](const auto& a, const auto& b) { return a.flow_id < b.flow_id; });
   return out;
+}
+
+WorkerRun run_on_workers(const control::LoadedConfig& loaded, uint32_t workers) {
+  return run_on(loaded, [workers](const config::RunConfig& c, transport::FlowObserver& observer) {
+    return std::make_unique<dataplane::LoopbackDataPlane>(c, observer, workers);
+  });
 }
 
 void expect_same_run(const WorkerRun& a, const WorkerRun& b, const std::string& what) {
@@ -286,20 +291,11 @@ TEST(Engine, OneTwoAndFourLoopbackWorkersRunTheSameFlows) {
 // whatever the threads; a flow through a cut keeps its exact timing, posted one lookahead after
 // the engine decided to post it.
 WorkerRun run_on_partitions(const control::LoadedConfig& loaded, uint32_t threads) {
-  FlowCollector sink;
-  RunOptions options;
-  options.flows = &sink;
-  options.data_plane = [threads](const config::RunConfig& c, transport::FlowObserver& observer) {
+  return run_on(loaded, [threads](const config::RunConfig& c, transport::FlowObserver& observer) {
     auto plane = std::make_unique<dataplane::PartitionedDataPlane>(c, observer, threads);
     EXPECT_EQ(plane->threads(), std::min(threads, c.fabric.partitions));
     return plane;
-  };
-  RunEngine engine(loaded, options);
-  WorkerRun out{engine.run(), {}};
-  out.flows = std::move(sink.records);
-  std::sort(out.flows.begin(), out.flows.end(),
-            [](const auto& a, const auto& b) { return a.flow_id < b.flow_id; });
-  return out;
+  });
 }
 
 // 16 ports on a 4:1 leaf-spine of 4 leaves with ECN and PFC, cut into `partitions`.
