@@ -38,18 +38,18 @@ Blame blame(std::string_view message) {
 
 // fabric.partitions above 1: what a partitioned run cannot do yet, and whether the fabric can be
 // cut that many ways.
-bool check_partitions(const config::RunConfig& config,
+void check_partitions(const config::RunConfig& config,
                       const std::vector<nic::loopback::TwinPortSpec>& specs, const SourceMap& where,
                       Diagnostics& out) {
   const uint32_t partitions = config.fabric.partitions;
-  const auto refuse = [&](Problem problem, const std::string& why) {
-    out.add(where.make(Severity::kError, problem, "fabric.partitions", why));
+  const auto refuse = [&](const std::string& why) {
+    out.add(where.make(Severity::kError, Problem::kInconsistent, "fabric.partitions", why));
   };
   const auto not_built = [&](std::string_view what) {
-    refuse(Problem::kInconsistent,
-           fmt::format("{} partitions with {}: not built yet (a partitioned twin runs "
-                       "without it; set fabric.partitions to 1)",
-                       partitions, what));
+    refuse(
+        fmt::format("{} partitions with {}: not built yet (a partitioned twin runs "
+                    "without it; set fabric.partitions to 1)",
+                    partitions, what));
   };
   const size_t errors = out.error_count();
   if (!config.emulators.empty()) not_built("emulators (a run across processes)");
@@ -64,17 +64,16 @@ bool check_partitions(const config::RunConfig& config,
       break;
     }
   }
-  if (out.error_count() > errors) return false;
+  if (out.error_count() > errors) return;
   try {
     const nic::loopback::FabricLayout layout(config.fabric, specs);
     nic::loopback::partition_lookahead(layout, nic::loopback::partition_fabric(layout, partitions));
   } catch (const std::invalid_argument& e) {
     std::string_view why = e.what();
-    if (why.starts_with("fabric twin: ")) why.remove_prefix(13);
-    refuse(Problem::kInconsistent, "the twin cannot be cut: " + std::string(why));
-    return false;
+    constexpr std::string_view kPrefix = "fabric twin: ";
+    if (why.starts_with(kPrefix)) why.remove_prefix(kPrefix.size());
+    refuse("the twin cannot be cut: " + std::string(why));
   }
-  return true;
 }
 
 }  // namespace
