@@ -15,7 +15,6 @@ namespace etwire::nic::loopback {
 PartitionedTwin::PartitionedTwin(const config::FabricConfig& config,
                                  std::span<const TwinPortSpec> ports, uint64_t seed,
                                  uint32_t partitions) {
-  clocks_.push_back(std::make_unique<clock::VirtualClock>());
   {
     check_fabric_settings(config);
     const FabricLayout layout(config, ports);
@@ -23,7 +22,7 @@ PartitionedTwin::PartitionedTwin(const config::FabricConfig& config,
     lookahead_ = partition_lookahead(layout, partitioning_);
   }
   for (uint32_t partition = 0; partition < partitions; ++partition) {
-    if (partition > 0) clocks_.push_back(std::make_unique<clock::VirtualClock>());
+    clocks_.push_back(std::make_unique<clock::VirtualClock>());
     twins_.push_back(std::make_unique<FabricTwin>(config, ports, *clocks_[partition], seed,
                                                   partitioning_, partition));
   }
