@@ -123,13 +123,9 @@ void FabricTwin::cut(const TwinPartitioning& partitioning) {
   }
   host_partition_ = partitioning.of_host;
   crossings_out_.resize(partitioning.count);
-  const auto owner = [&](const Endpoint& end) {
-    return end.is_host() ? partitioning.of_host[end.index]
-                         : partitioning.of_switch[layout_.switch_port(end.index).switch_index];
-  };
   for (Link& link : links_) {
-    const uint32_t far = owner(link.to);
-    if (owner(link.from) == partition_ && far != partition_) {
+    const uint32_t far = partition_of(layout_, partitioning, link.to);
+    if (partition_of(layout_, partitioning, link.from) == partition_ && far != partition_) {
       link.crosses_to = static_cast<uint16_t>(far);
     }
   }

@@ -66,15 +66,20 @@ TwinPartitioning partition_fabric(const FabricLayout& layout, uint32_t count) {
   return partitioning;
 }
 
+uint32_t partition_of(const FabricLayout& layout, const TwinPartitioning& partitioning,
+                      const Endpoint& end) {
+  return end.is_host() ? partitioning.of_host[end.index]
+                       : partitioning.of_switch[layout.switch_port(end.index).switch_index];
+}
+
 clock::Nanos partition_lookahead(const FabricLayout& layout, const TwinPartitioning& partitioning) {
-  const auto owner = [&](const Endpoint& end) {
-    return end.is_host() ? partitioning.of_host[end.index]
-                         : partitioning.of_switch[layout.switch_port(end.index).switch_index];
-  };
   clock::Nanos shortest = clock::kNever;
   for (size_t cable = 0; cable < layout.cables(); ++cable) {
     const CableInfo& info = layout.cable(cable);
-    if (owner(info.lower) == owner(info.upper)) continue;
+    if (partition_of(layout, partitioning, info.lower) ==
+        partition_of(layout, partitioning, info.upper)) {
+      continue;
+    }
     if (info.propagation_ns == 0) {
       throw std::invalid_argument(
           "fabric twin: cable " + std::to_string(cable) +

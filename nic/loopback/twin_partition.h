@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "clock/time.h"
+#include "nic/loopback/link.h"
 #include "nic/packet.h"
 
 namespace etwire::nic::loopback {
@@ -29,6 +30,10 @@ struct TwinPartitioning {
 // dealt in consecutive groups. Throws std::invalid_argument when `count` is 0, or above 1 on a
 // fabric with fewer leaves than partitions (a single switch has none).
 TwinPartitioning partition_fabric(const FabricLayout& layout, uint32_t count);
+
+// The partition that owns `end`: a host's, or the switch's of a switch port.
+uint32_t partition_of(const FabricLayout& layout, const TwinPartitioning& partitioning,
+                      const Endpoint& end);
 
 // How far the partitions may run apart: the shortest propagation delay of a cable whose ends are
 // in different partitions (a PFC frame, which skips the forwarding latency, is the fastest
