@@ -108,7 +108,10 @@ if [[ -d $upstream ]]; then
              find "$upstream" -type f -name "$pattern" -size -64k | sort | head -12
            done | sort -u)
 fi
-for t in "${targets[@]}"; do printf '%-20s %5d inputs (seeds and earlier runs)\n' "$t" "$(ls "$corpus/$t" | wc -l)"; done
+for t in "${targets[@]}"; do
+  printf '%-20s %5d inputs (seeds and earlier runs)\n' "$t" \
+    "$(find "$corpus/$t" -mindepth 1 -maxdepth 1 | wc -l)"
+done
 
 if [[ -n $runs ]]; then
   budget=(-runs="$runs")
@@ -135,7 +138,7 @@ for t in "${targets[@]}"; do
   took=$((SECONDS - started))
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   cov=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
-  found=$(ls "$findings" 2>/dev/null | wc -l)
+  found=$(find "$findings" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)
   line=$(printf '%-20s %6ss  execs %10s  %-22s findings %d' "$t" "$took" "${execs:-?}" \
     "${cov:-cov: ? ft: ?}" "$found")
   echo "$line"

@@ -1,6 +1,16 @@
+# shellcheck shell=bash
 # Shared by the tests of runs split between emulator processes (sourced). The caller sets
 # $etwire, $source_dir and $work, and defines fail(); `prefix` (an array, may be empty) runs both
 # runs under a command such as `ip netns exec NS`.
+# shellcheck disable=SC2154  # etwire, source_dir, work and prefix are the caller's
+
+# Calls fail() when DPDK's heap reported an error in the stderr FILE: it says so when memory is
+# freed twice (memif torn down on two threads at once). Args: LABEL FILE
+fail_on_eal_error() {
+  if grep -q "EAL: Error" "$2"; then
+    fail "$1: DPDK reported an error: $(grep "EAL: Error" "$2" | head -3)"
+  fi
+}
 
 # The bundled all-reduce and all-to-all jobs on the same ports, one rank per port: the workload
 # and mapping sections. Args: TRACES_DIR
@@ -35,10 +45,7 @@ compare_split() {
     grep -E "^Status|failed" "$work/$name-split.out" | tail -5
     return 1
   fi
-  # DPDK's heap says so when memory is freed twice (memif torn down on two threads at once).
-  if grep -q "EAL: Error" "$work/$name-split.err"; then
-    fail "$name: DPDK reported an error: $(grep "EAL: Error" "$work/$name-split.err" | head -3)"
-  fi
+  fail_on_eal_error "$name" "$work/$name-split.err"
   timeout 300 "${prefix[@]}" "$etwire" run "$one_config" --no-metrics --no-progress \
     --out "$work/$name-one" "$@" >"$work/$name-one.out" 2>"$work/$name-one.err"
   code=$?

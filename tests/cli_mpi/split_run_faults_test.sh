@@ -23,6 +23,8 @@ ns="etwire-faults-$$"
 work=$(mktemp -d)
 failures=0
 fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
+# shellcheck source=tests/cli_mpi/split_lib.sh
+source "$source_dir/tests/cli_mpi/split_lib.sh"
 cleanup() {
   pkill -KILL -f "$work" 2>/dev/null
   ip netns del "$ns" 2>/dev/null
@@ -65,8 +67,8 @@ pid_of_rank() {  # OUT RANK
 }
 # Waits (at most 120 s) until the run's flows.csv has flows in it: the traffic has started.
 wait_for_traffic() {  # OUT
-  local i
-  for i in $(seq 1200); do
+  local _
+  for _ in $(seq 1200); do
     [ "$(wc -l 2>/dev/null <"$work/$1/flows.csv" || echo 0)" -gt 20 ] && return 0
     sleep 0.1
   done
@@ -147,8 +149,7 @@ if wait_for_traffic stuck; then
   code=$?
   [ "$code" -eq 3 ] || fail "a stuck split run exited $code, not 3: $(errors_of "$work/stuck.err")"
   [ "$(status_of "$work/stuck/summary.json")" = stuck ] || fail "the summary is not stuck"
-  ! grep -q "EAL: Error" "$work/stuck.err" ||
-    fail "DPDK reported an error: $(grep "EAL: Error" "$work/stuck.err" | head -3)"
+  fail_on_eal_error stuck "$work/stuck.err"
   grep -q '4 of 4 arrived here; ranks 4-7 are replayed by emulator \\"server-b\\" (process 1 on host' \
     "$work/stuck/summary.json" || fail "the diagnosis does not name the missing ranks' emulator: \
 $(grep -o '"diagnosis": "[^"]*' "$work/stuck/summary.json" | head -c 600)"

@@ -33,7 +33,6 @@ scenario() {
 }
 
 # 1. The shipped two-process example, on its own cable, against the shipped ring example.
-memif="rsize=14,bsize=8192,socket=$work/two.sock"
 sed -e "s|socket=/tmp/etwire-multi-host-memif.sock|socket=$work/two.sock|" \
   "$source_dir/configs/multi-host-memif.yaml" >"$work/two.yaml"
 sed -i -e "s|trace: traces/|trace: $traces/|" "$work/two.yaml"
