@@ -9,18 +9,9 @@
 
 namespace etwire::control {
 
-namespace {
-
-// yaml-cpp hands back an "invalid" node for a missing key, on which most calls throw; a valid
-// undefined node answers every question safely.
-YAML::Node defined_or_undefined(const YAML::Node& node) {
-  return node.IsDefined() ? node : YAML::Node(YAML::NodeType::Undefined);
-}
-
-}  // namespace
-
 MapReader::MapReader(DocumentContext& ctx, const YAML::Node& node, std::string path)
-    : ctx_(ctx), node_(defined_or_undefined(node)), path_(std::move(path)) {
+    // An absent section reads as yaml-cpp's null node, which costs no allocation.
+    : ctx_(ctx), node_(node.IsDefined() ? node : YAML::Node()), path_(std::move(path)) {
   if (node_.IsDefined() && !node_.IsNull()) ctx_.note(node_, path_);
   if (!node_.IsDefined() || node_.IsNull() || node_.IsMap()) {
     if (!node_.IsMap()) return;
@@ -55,20 +46,22 @@ std::string MapReader::key_path(std::string_view key) const {
 YAML::Node MapReader::get(std::string_view key) {
   declare(key);
   if (!node_.IsMap()) return YAML::Node(YAML::NodeType::Undefined);
-  const YAML::Node& view = node_;
-  YAML::Node value = defined_or_undefined(view[std::string(key)]);
-  if (value.IsDefined() && !value.IsNull()) ctx_.note(value, key_path(key));
+  YAML::Node value = find(key);
+  // The caller may ask the node anything, which yaml-cpp's invalid node would throw on.
+  if (!value.IsDefined()) return YAML::Node(YAML::NodeType::Undefined);
+  if (!value.IsNull()) ctx_.note(value, key_path(key));
   return value;
+}
+
+YAML::Node MapReader::find(std::string_view key) const {
+  if (!node_.IsMap()) return YAML::Node();
+  const YAML::Node& view = node_;
+  return view[std::string(key)];
 }
 
 bool MapReader::has(std::string_view key) {
   declare(key);
-  if (!node_.IsMap()) return false;
-  // Asked of every key the schema knows, present or not: yaml-cpp's invalid node for a missing
-  // key answers IsDefined() without the allocations of a fresh undefined node, which made up
-  // most of the time of loading a configuration.
-  const YAML::Node& view = node_;
-  const YAML::Node value = view[std::string(key)];
+  const YAML::Node value = find(key);
   if (!value.IsDefined() || value.IsNull()) return false;
   ctx_.note(value, key_path(key));
   return true;
@@ -111,13 +104,16 @@ bool MapReader::duration(std::string_view key, uint64_t& out, uint64_t min, uint
 }
 
 MapReader MapReader::section(std::string_view key) {
-  return MapReader(ctx_, get(key), key_path(key));
+  declare(key);
+  return MapReader(ctx_, find(key), key_path(key));
 }
 
 std::vector<ListItem> MapReader::list(std::string_view key) {
   std::vector<ListItem> items;
-  YAML::Node value = get(key);
+  declare(key);
+  const YAML::Node value = find(key);
   if (!value.IsDefined() || value.IsNull()) return items;
+  ctx_.note(value, key_path(key));
   if (!value.IsSequence()) {
     ctx_.error(Problem::kWrongType, value, key_path(key),
                "expected a list, got " + describe_value(value));
