@@ -39,6 +39,11 @@ std::optional<std::string> nearest_name(std::string_view typed,
   std::optional<std::string> best;
   size_t best_distance = limit + 1;
   for (const auto& candidate : candidates) {
+    // The lengths' difference is a lower bound of the distance: a key far longer or shorter than
+    // every candidate (a pasted value, say) costs no table of edits.
+    const size_t shortest = std::min(typed.size(), candidate.size());
+    const size_t longest = std::max(typed.size(), candidate.size());
+    if (longest - shortest >= best_distance) continue;
     size_t distance = edit_distance(typed, candidate);
     if (distance < best_distance) {
       best_distance = distance;

@@ -1,6 +1,12 @@
 // Key paths, "did you mean", and addresses: the small parts the loader is built from.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
 #include "config/addresses.h"
 #include "control/load/key_path.h"
 #include "control/load/nearest_name.h"
@@ -55,6 +61,33 @@ TEST(NearestName, SuggestsPlausibleTyposOnly) {
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
   EXPECT_EQ(edit_distance("", "abc"), 3u);
   EXPECT_EQ(edit_distance("ab", "ba"), 1u);
+}
+
+// nearest_name skips candidates whose length alone rules them out; the answer must be the one
+// a full search gives: the first candidate at the smallest distance within the limit.
+TEST(NearestName, AgreesWithASearchOfEveryCandidate) {
+  std::mt19937 random(7);
+  auto word = [&](size_t max_length) {
+    std::string w(random() % (max_length + 1), 'a');
+    for (char& c : w) c = static_cast<char>('a' + random() % 3);  // few letters: many near ties
+    return w;
+  };
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<std::string> candidates;
+    for (size_t i = 0, n = 1 + random() % 8; i < n; ++i) candidates.push_back(word(12));
+    const std::string typed = word(round % 10 == 0 ? 60 : 12);
+    const size_t limit = std::max<size_t>(1, typed.size() / 3);
+    std::optional<std::string> expected;
+    size_t expected_distance = limit + 1;
+    for (const std::string& candidate : candidates) {
+      const size_t distance = edit_distance(typed, candidate);
+      if (distance < expected_distance) {
+        expected_distance = distance;
+        expected = candidate;
+      }
+    }
+    EXPECT_EQ(nearest_name(typed, candidates), expected) << typed;
+  }
 }
 
 TEST(Addresses, MacParseFormatOffset) {
