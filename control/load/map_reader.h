@@ -67,14 +67,14 @@ class MapReader {
   void finish();
 
  private:
-  DocumentContext& ctx_;
-  YAML::Node node_;
   // The value at key as yaml-cpp hands it back, without declaring the key: for an absent key an
   // invalid node that answers only IsDefined(), and a null node when this is no map. The schema
   // asks for every key it knows, present or not, and a valid undefined node instead costs a
   // handful of allocations each: nearly half the time of loading a configuration under ASan.
   YAML::Node find(std::string_view key) const;
 
+  DocumentContext& ctx_;
+  YAML::Node node_;
   std::string path_;
   std::set<std::string, std::less<>> known_;
   bool wrong_type_ = false;  // reported on construction: its missing keys would only repeat it
