@@ -59,12 +59,16 @@ YAML::Node MapReader::find(std::string_view key) const {
   return view[std::string(key)];
 }
 
-bool MapReader::has(std::string_view key) {
+YAML::Node MapReader::present(std::string_view key) {
   declare(key);
-  const YAML::Node value = find(key);
-  if (!value.IsDefined() || value.IsNull()) return false;
+  YAML::Node value = find(key);
+  if (!value.IsDefined() || value.IsNull()) return YAML::Node();
   ctx_.note(value, key_path(key));
-  return true;
+  return value;
+}
+
+bool MapReader::has(std::string_view key) {
+  return !present(key).IsNull();
 }
 
 bool MapReader::overridden(std::string_view key) const {
@@ -110,10 +114,8 @@ MapReader MapReader::section(std::string_view key) {
 
 std::vector<ListItem> MapReader::list(std::string_view key) {
   std::vector<ListItem> items;
-  declare(key);
-  const YAML::Node value = find(key);
-  if (!value.IsDefined() || value.IsNull()) return items;
-  ctx_.note(value, key_path(key));
+  const YAML::Node value = present(key);
+  if (value.IsNull()) return items;
   if (!value.IsSequence()) {
     ctx_.error(Problem::kWrongType, value, key_path(key),
                "expected a list, got " + describe_value(value));

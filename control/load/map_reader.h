@@ -72,6 +72,8 @@ class MapReader {
   // asks for every key it knows, present or not, and a valid undefined node instead costs a
   // handful of allocations each: nearly half the time of loading a configuration under ASan.
   YAML::Node find(std::string_view key) const;
+  // The value at key when present and not null, declared and noted; a null node otherwise.
+  YAML::Node present(std::string_view key);
 
   DocumentContext& ctx_;
   YAML::Node node_;
