@@ -1,16 +1,10 @@
 #include "dataplane/loopback_data_plane.h"
 
-#include <fmt/format.h>
-
 #include <stdexcept>
 
-#include "dataplane/frame_capture.h"
 #include "dataplane/twin_port_counters.h"
 #include "dataplane/twin_ports.h"
-#include "nic/capture/twin_capture_point.h"
-#include "nic/frame/payload_pattern.h"
 #include "nic/port_frame_format.h"
-#include "nic/wire_directory.h"
 
 namespace etwire::dataplane {
 
@@ -70,109 +64,42 @@ class LoopbackDataPlane::QueueSampler {
   std::vector<double> utilization_;      // by switch port, over the last interval
 };
 
-struct LoopbackDataPlane::Capture {
-  // The twin is one thread on a virtual clock: a small ring per port is enough, since a full one
-  // makes the port wait for the writer rather than lose a frame.
-  static constexpr uint32_t kRingSlots = 512;
-  explicit Capture(const config::RunConfig& config)
-      : payload(config.transport.pmtu, config.transport.pmtu), frames(config, kRingSlots) {}
-
-  frame::PayloadPattern payload;
-  nic::WireDirectory directory;
-  uint32_t connections = 0;
-  FrameCapture frames;
-  std::vector<std::unique_ptr<nic::capture::TwinCapturePoint>> points;  // hosts, switch ports
-};
-
-namespace {
-
-// The MAC a PFC frame from this end of a twin cable carries as its source: a run port's own, or,
-// since the twin's switches have no addresses, one made from the switch port's index (locally
-// administered).
-std::array<uint8_t, 6> pause_source(const config::RunConfig& config,
-                                    nic::loopback::Endpoint endpoint) {
-  if (endpoint.is_host()) return config.ports[endpoint.index].mac.bytes;
-  const uint32_t index = endpoint.index;
-  return {0x02,
-          0x00,
-          0x5e,
-          static_cast<uint8_t>(index >> 16),
-          static_cast<uint8_t>(index >> 8),
-          static_cast<uint8_t>(index)};
-}
-
-}  // namespace
-
 LoopbackDataPlane::LoopbackDataPlane(const config::RunConfig& config,
                                      transport::FlowObserver& observer, uint32_t workers)
-    : config_(&config), specs_(twin_ports(config)), join_(observer) {
+    : specs_(twin_ports(config)), join_(observer) {
   if (workers == 0) throw std::invalid_argument("loopback data plane: no workers");
   twin_ =
       std::make_unique<nic::loopback::FabricTwin>(config.fabric, specs_, clock_, config.run.seed);
   for (uint32_t w = 0; w < workers; ++w) {
     workers_.push_back(std::make_unique<Worker>(config.transport, clock_, join_));
   }
-  if (config.telemetry.record.pcap) capture_ = std::make_unique<Capture>(config);
   for (size_t p = 0; p < specs_.size(); ++p) {
     const config::PortConfig& port = config.ports[p];
     const auto run_port = static_cast<uint32_t>(p);
-    if (capture_) {
-      add_capture_point({nic::loopback::Endpoint::Kind::kHost, run_port},
-                        capture_->frames.add_ring(p));
-    }
     worker_of(run_port).add_port(twin_->port(p), run_port, 0, port.qos,
                                  nic::frame_format(config, port));
   }
-  if (capture_) {
-    const nic::loopback::FabricLayout& layout = twin_->layout();
-    for (const config::CapturedSwitchPort& wanted : config.telemetry.capture.switch_ports) {
-      uint32_t index = 0;
-      while (index < layout.switch_ports() && layout.switch_port(index).name != wanted.name) {
-        ++index;
-      }
-      if (index == layout.switch_ports()) {
-        throw std::invalid_argument(fmt::format("{}: {}: no switch port \"{}\" on the fabric twin",
-                                                config.source_file, wanted.key_path, wanted.name));
-      }
-      add_capture_point({nic::loopback::Endpoint::Kind::kSwitchPort, index},
-                        capture_->frames.add_switch_port(wanted.name));
-    }
+  if (config.telemetry.record.pcap) {
+    capture_ = std::make_unique<TwinCapture>(
+        config, twin_->layout(),
+        [this](nic::loopback::Endpoint endpoint, nic::loopback::FrameTap* tap) {
+          twin_->set_frame_tap(endpoint, tap);
+        });
   }
 }
 
-void LoopbackDataPlane::add_capture_point(nic::loopback::Endpoint endpoint,
-                                          nic::capture::FrameCaptureRing& ring) {
-  const nic::loopback::FabricLayout& layout = twin_->layout();
-  const nic::loopback::Endpoint peer =
-      endpoint.is_host() ? nic::loopback::Endpoint{nic::loopback::Endpoint::Kind::kSwitchPort,
-                                                   layout.host_switch_port(endpoint.index)}
-                         : layout.switch_port(endpoint.index).peer;
-  capture_->points.push_back(std::make_unique<nic::capture::TwinCapturePoint>(
-      capture_->directory, capture_->payload, ring, capture_->frames.writer(),
-      pause_source(*config_, endpoint), pause_source(*config_, peer)));
-  twin_->set_frame_tap(endpoint, capture_->points.back().get());
-}
-
 void LoopbackDataPlane::capture_frames(const std::string& dir) {
-  if (!capture_) return;
-  capture_->frames.open(dir);
-  capture_->frames.begin(clock_.now());
+  if (capture_) capture_->begin(dir, clock_.now());
 }
 
 void LoopbackDataPlane::finish() {
-  if (capture_) capture_->frames.stop();
+  if (capture_) capture_->stop();
 }
 
 std::vector<std::string> LoopbackDataPlane::notes() const {
   std::vector<std::string> notes = twin_->fault_report();
   if (capture_) {
-    for (std::string& note : capture_->frames.notes(0)) notes.push_back(std::move(note));
-    uint64_t unaddressed = 0;
-    for (const auto& point : capture_->points) unaddressed += point->unaddressed();
-    if (unaddressed > 0) {
-      notes.push_back(
-          fmt::format("capture: {} packets of no known connection were not captured", unaddressed));
-    }
+    for (std::string& note : capture_->notes()) notes.push_back(std::move(note));
   }
   return notes;
 }
@@ -181,7 +108,7 @@ transport::ConnectionId LoopbackDataPlane::connect(const WireConnection& connect
   const WireEndpoint& requester = connection.requester;
   const WireEndpoint& responder = connection.responder;
   join_.add_connection(requester.port, requester.qpn, responder.port, responder.qpn);
-  if (capture_) capture_->directory.add(capture_->connections++, wire_route(connection, *config_));
+  if (capture_) capture_->add_connection(connection);
   const HalfPlace sending{requester.port, 0, requester.qpn};
   const HalfPlace receiving{responder.port, 0, responder.qpn};
   worker_of(responder.port).open(sending, receiving, connection.udp_source_port);

@@ -15,8 +15,8 @@
 #include "config/run_config.h"
 #include "dataplane/data_plane.h"
 #include "dataplane/flow_join.h"
+#include "dataplane/twin_capture.h"
 #include "dataplane/worker.h"
-#include "nic/capture/frame_capture_ring.h"
 #include "nic/loopback/fabric_twin.h"
 #include "transport/transport.h"
 
@@ -61,22 +61,15 @@ class LoopbackDataPlane final : public DataPlane {
 
  private:
   class QueueSampler;
-  // record.pcap: the frames the twin's packets would be, at every host port and at the switch
-  // ports of telemetry.capture.switch_ports.
-  struct Capture;
-  // Captures what `endpoint` of the twin sends and receives into `ring`.
-  void add_capture_point(nic::loopback::Endpoint endpoint, nic::capture::FrameCaptureRing& ring);
-
   // Ports are dealt to workers in turn.
   Worker& worker_of(uint32_t port) { return *workers_[port % workers_.size()]; }
   const Worker& worker_of(uint32_t port) const { return *workers_[port % workers_.size()]; }
 
-  const config::RunConfig* config_;
   std::vector<nic::loopback::TwinPortSpec> specs_;
   clock::VirtualClock clock_;
   // With telemetry.record.pcap. Its capture points are the twin's frame taps: it goes after the
   // twin.
-  std::unique_ptr<Capture> capture_;
+  std::unique_ptr<TwinCapture> capture_;
   std::unique_ptr<nic::loopback::FabricTwin> twin_;
   FlowJoin join_;
   std::vector<std::unique_ptr<Worker>> workers_;

@@ -131,6 +131,13 @@ PartitionedDataPlane::PartitionedDataPlane(const config::RunConfig& config,
                                              nic::frame_format(config, port));
   }
   relay_ = std::make_unique<ReportRelay>(partitions_, join_);
+  if (config.telemetry.record.pcap) {
+    capture_ = std::make_unique<TwinCapture>(
+        config, twin_.layout(),
+        [this](nic::loopback::Endpoint endpoint, nic::loopback::FrameTap* tap) {
+          twin_.set_frame_tap(endpoint, tap);
+        });
+  }
   twin_.set_threads(threads_to_use(threads));
 }
 
@@ -165,6 +172,7 @@ transport::ConnectionId PartitionedDataPlane::connect(const WireConnection& conn
   const WireEndpoint& requester = connection.requester;
   const WireEndpoint& responder = connection.responder;
   join_.add_connection(requester.port, requester.qpn, responder.port, responder.qpn);
+  if (capture_) capture_->add_connection(connection);
   const HalfPlace sending{requester.port, 0, requester.qpn};
   const HalfPlace receiving{responder.port, 0, responder.qpn};
   partition_of(responder.port).worker().open(sending, receiving, connection.udp_source_port);
@@ -208,7 +216,20 @@ PortRecord PartitionedDataPlane::port_record(size_t port) const {
 }
 
 std::vector<std::string> PartitionedDataPlane::notes() const {
-  return twin_.fault_report();
+  std::vector<std::string> notes = twin_.fault_report();
+  if (capture_) {
+    for (std::string& note : capture_->notes()) notes.push_back(std::move(note));
+  }
+  return notes;
+}
+
+// Between windows: the partitions' threads wait at the twin's barrier.
+void PartitionedDataPlane::capture_frames(const std::string& dir) {
+  if (capture_) capture_->begin(dir, engine_clock_.now());
+}
+
+void PartitionedDataPlane::finish() {
+  if (capture_) capture_->stop();
 }
 
 std::vector<std::string> PartitionedDataPlane::switch_port_names() const {

@@ -21,6 +21,7 @@
 #include "config/run_config.h"
 #include "dataplane/data_plane.h"
 #include "dataplane/flow_join.h"
+#include "dataplane/twin_capture.h"
 #include "nic/loopback/partitioned_twin.h"
 
 namespace etwire::dataplane {
@@ -51,6 +52,8 @@ class PartitionedDataPlane final : public DataPlane {
   PortCounters port_counters(size_t port) const override;
   std::vector<std::string> notes() const override;
   std::vector<std::string> switch_port_names() const override;
+  void capture_frames(const std::string& dir) override;
+  void finish() override;
 
   uint32_t partitions() const { return twin_.partitions(); }
   uint32_t threads() const { return twin_.threads(); }
@@ -67,6 +70,9 @@ class PartitionedDataPlane final : public DataPlane {
 
   std::vector<nic::loopback::TwinPortSpec> specs_;
   clock::VirtualClock engine_clock_;
+  // With telemetry.record.pcap. Its capture points are the partitions' frame taps: it goes after
+  // the twin.
+  std::unique_ptr<TwinCapture> capture_;
   nic::loopback::PartitionedTwin twin_;
   FlowJoin join_;
   std::vector<std::unique_ptr<Partition>> partitions_;

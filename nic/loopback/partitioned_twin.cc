@@ -154,6 +154,10 @@ uint64_t PartitionedTwin::events_run() const {
   return events;
 }
 
+void PartitionedTwin::set_frame_tap(Endpoint endpoint, FrameTap* tap) {
+  twin(partition_of(layout(), partitioning_, endpoint)).set_frame_tap(endpoint, tap);
+}
+
 PortCounters PartitionedTwin::host_counters(size_t host) const {
   PortCounters sum;
   for (const auto& twin : twins_) sum += twin->host_counters(host);

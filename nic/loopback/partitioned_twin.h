@@ -40,6 +40,10 @@ class PartitionedTwin {
   // Host `host`'s NIC, in its partition: what that partition's transport drives.
   LoopbackPort& port(size_t host) { return twin(partition_of_host(host)).port(host); }
   const FabricLayout& layout() const { return twins_.front()->layout(); }
+  // Shows `tap` every frame `endpoint` (a host, or a switch port by global index) sends and
+  // receives, in the partition that owns it (FabricTwin::set_frame_tap): only that partition's
+  // thread calls it.
+  void set_frame_tap(Endpoint endpoint, FrameTap* tap);
   // The window: the shortest propagation delay of a cut cable (0 with one partition).
   clock::Nanos lookahead() const { return lookahead_; }
 

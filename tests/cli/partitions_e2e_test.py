@@ -9,6 +9,11 @@ Cases:
                      not built for partitions) runs on 1 thread, on 2 threads, and on 2 threads
                      held to one core by taskset. Every file it writes is the same byte for byte,
                      and summary.json the same but for the wall-clock time.
+  capture_on_any_cores  the same cut with telemetry.record.pcap, every port and both ends of a
+                     cut cable (leaf1/spine0, spine0/leaf1) captured, on 1 thread and on 2: each
+                     file holds the same frames with the same directions and virtual times on
+                     both; the two ends of the cable hold the same frames; the ports' files hold
+                     every frame summary.json says the ports moved; tshark decodes all of them.
   threads_refused    --threads on a configuration of one partition is refused with a message
                      that says why, and nothing is written.
 """
@@ -16,11 +21,13 @@ Cases:
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testing"))
 from e2e_cases import run_case  # noqa: E402
+from frame_checks import same_frames, tshark_fields  # noqa: E402
 
 FILES = ["flows.csv", "collectives.csv", "ports.csv", "qps.csv"]
 
@@ -70,6 +77,73 @@ def case_same_on_any_cores(args, work):
             f"{', '.join(outputs)}")
 
 
+def pcapng_packets(path):
+    """Every enhanced packet block of a pcapng file etwire wrote (little-endian, nanosecond
+    timestamps): (timestamp, original length, captured bytes, options: the direction flags), in
+    file order."""
+    with open(path, "rb") as f:
+        data = f.read()
+    packets, at = [], 0
+    while at < len(data):
+        kind, length = struct.unpack_from("<II", data, at)
+        assert length >= 12 and at + length <= len(data), f"{path}: a bad block at byte {at}"
+        if kind == 6:
+            high, low, captured, original = struct.unpack_from("<IIII", data, at + 12)
+            body = at + 28
+            options = data[body + (captured + 3) // 4 * 4:at + length - 4]
+            packets.append(((high << 32) | low, original, data[body:body + captured], options))
+        at += length
+    return packets
+
+
+def capture_files(out):
+    """Each capture file of a run, by its path under capture/: its packets with times counted from
+    the run's earliest frame (the files' times are virtual times moved by the wall-clock start)."""
+    folder = os.path.join(out, "capture")
+    files = {}
+    for root, _, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(root, name)
+            files[os.path.relpath(path, folder)] = pcapng_packets(path)
+    start = min(p[0][0] for p in files.values() if p)
+    return {name: [(t - start, *rest) for t, *rest in packets] for name, packets in files.items()}
+
+
+def case_capture_on_any_cores(args, work):
+    config = os.path.join(args.source_dir, "configs/twin-congestion.yaml")
+    # leaf1 is in partition 1 of 4, spine0 in partition 0.
+    cut_cable = ["fabric/leaf1/spine0.pcapng", "fabric/spine0/leaf1.pcapng"]
+    sets = ["fabric.partitions=4", "telemetry.record.queue_sample_interval=0s",
+            "telemetry.record.pcap=true", "workload.iterations=1", "workload.warmup_iterations=0",
+            "telemetry.capture.switch_ports=[leaf1/spine0, spine0/leaf1]"]
+    captures = {}
+    for threads in ("1", "2"):
+        out = os.path.join(work, f"{threads}-threads")
+        proc = run(args, config, out, *[a for s in sets for a in ("--set", s)], "--threads", threads)
+        assert proc.returncode == 0, (threads, proc.returncode, proc.stderr)
+        with open(os.path.join(out, "summary.json")) as f:
+            summary = json.load(f)
+        assert summary["status"] == "completed", (threads, summary["status"])
+        captures[threads] = (out, summary, capture_files(out))
+    out, summary, files = captures["1"]
+    ports = {f"{p['name']}.pcapng" for p in summary["ports"]}
+    assert set(files) == ports | set(cut_cable), sorted(files)
+    for name, packets in files.items():
+        assert packets, f"{name}: nothing captured"
+        assert packets == captures["2"][2][name], f"capture/{name} differs on 2 threads"
+    moved = sum(p["tx_packets"] + p["rx_packets"] for p in summary["ports"])
+    in_files = sum(len(files[name]) for name in ports)
+    assert in_files == moved, (in_files, moved, summary["notes"])
+    capture = os.path.join(out, "capture")
+    on_cable = same_frames(*(os.path.join(capture, name) for name in cut_cable))
+    for name in cut_cable + ["h0.pcapng"]:
+        rows = tshark_fields(os.path.join(capture, name), ["frame.number", "_ws.malformed"])
+        assert len(rows) == len(files[name]), (name, len(rows), len(files[name]))
+        assert all(malformed == "" for _, malformed in rows), f"{name}: a malformed frame"
+    return (f"{len(files)} files, {in_files} frames at the ports and {on_cable} on the cut cable "
+            f"leaf1-spine0; the same on 1 and 2 threads")
+
+
 def case_threads_refused(args, work):
     out = os.path.join(work, "out")
     proc = run(args, os.path.join(args.source_dir, "configs/loopback-demo.yaml"), out,
@@ -80,7 +154,9 @@ def case_threads_refused(args, work):
     return proc.stderr.strip().splitlines()[-1]
 
 
-CASES = {"same_on_any_cores": case_same_on_any_cores, "threads_refused": case_threads_refused}
+CASES = {"same_on_any_cores": case_same_on_any_cores,
+         "capture_on_any_cores": case_capture_on_any_cores,
+         "threads_refused": case_threads_refused}
 
 
 def main():

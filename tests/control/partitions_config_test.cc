@@ -45,8 +45,6 @@ TEST(PartitionsConfig, WhatCannotBeCutOrIsNotBuiltIsRefusedWithTheLine) {
       {with_fabric("2"), "2 partitions need as many leaves; the fabric has 0"},
       {with_fabric("5", kLeafSpine), "5 partitions need as many leaves; the fabric has 4"},
       {with_fabric("2", kLeafSpine + "  propagation_delay: 0s\n"), "no propagation delay"},
-      {with_fabric("2", kLeafSpine, "telemetry:\n  record:\n    pcap: true\n"),
-       "telemetry.record.pcap: not built yet"},
       {with_fabric("2", kLeafSpine, "telemetry:\n  record:\n    queue_sample_interval: 1ms\n"),
        "queue_sample_interval: not built yet"},
   };
@@ -61,6 +59,17 @@ TEST(PartitionsConfig, WhatCannotBeCutOrIsNotBuiltIsRefusedWithTheLine) {
     EXPECT_NE(format_diagnostic(*error).find(c.says), std::string::npos)
         << format_diagnostic(*error);
   }
+}
+
+// Frame capture, of ports and of switch ports, is built for a partitioned twin.
+TEST(PartitionsConfig, FrameCaptureIsAccepted) {
+  const auto loaded = load_inline(with_fabric("2", kLeafSpine,
+                                              "telemetry:\n  record:\n    pcap: true\n  capture:\n"
+                                              "    switch_ports: [leaf0/spine0]\n"),
+                                  {}, false);
+  ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
+  EXPECT_TRUE(loaded.config.telemetry.record.pcap);
+  EXPECT_EQ(loaded.config.fabric.partitions, 2u);
 }
 
 TEST(PartitionsConfig, OnlyTheLoopbackTwinIsPartitioned) {
