@@ -8,62 +8,6 @@
 
 namespace etwire::dataplane {
 
-// Samples the twin's queues at every multiple of the interval, from outside the clock's events:
-// before the data plane runs the events due at a time, it takes the samples due before then. So
-// sampling adds no event and changes nothing a run does; the state a sample shows is the one
-// after every event up to its time.
-class LoopbackDataPlane::QueueSampler {
- public:
-  QueueSampler(const nic::loopback::FabricTwin& twin, QueueSink& sink, clock::Nanos interval)
-      : twin_(twin),
-        sink_(sink),
-        interval_(interval),
-        next_(interval),
-        last_tx_bytes_(twin.layout().switch_ports(), 0),
-        utilization_(twin.layout().switch_ports(), 0.0) {}
-
-  // Takes the samples due before `until` (the time of the next events).
-  void take_until(clock::Nanos until) {
-    while (next_ < until) {
-      take(next_);
-      next_ += interval_;
-      // Nothing moves until `until`: the samples between would all be of empty queues on idle
-      // links, which queues.csv leaves out.
-      if (quiet_ && next_ < until) next_ += (until - next_) / interval_ * interval_;
-    }
-  }
-
- private:
-  void take(clock::Nanos at) {
-    const nic::loopback::FabricLayout& layout = twin_.layout();
-    for (size_t port = 0; port < layout.switch_ports(); ++port) {
-      const uint64_t tx = twin_.switch_port_counters(port).tx_bytes;
-      const uint64_t speed = layout.cable(layout.switch_port(port).cable).speed_bps;
-      const double carried = static_cast<double>(speed) * static_cast<double>(interval_) / 8e9;
-      utilization_[port] = static_cast<double>(tx - last_tx_bytes_[port]) / carried;
-      last_tx_bytes_[port] = tx;
-    }
-    quiet_ = true;
-    twin_.for_each_queue([&](const nic::loopback::QueueSample& q) {
-      const double utilization = utilization_[q.switch_port];
-      if (q.depth_bytes == 0 && utilization == 0) return;  // an empty queue on an idle link
-      quiet_ = false;
-      // A link carries all its priorities: the utilization repeats on each of its rows.
-      if (q.enqueued_packets > 0 || q.depth_bytes > 0) {
-        sink_.append({at, q, utilization}, layout.switch_port(q.switch_port).name);
-      }
-    });
-  }
-
-  const nic::loopback::FabricTwin& twin_;
-  QueueSink& sink_;
-  clock::Nanos interval_;
-  clock::Nanos next_;
-  bool quiet_ = false;
-  std::vector<uint64_t> last_tx_bytes_;  // by switch port
-  std::vector<double> utilization_;      // by switch port, over the last interval
-};
-
 LoopbackDataPlane::LoopbackDataPlane(const config::RunConfig& config,
                                      transport::FlowObserver& observer, uint32_t workers)
     : specs_(twin_ports(config)), join_(observer) {
@@ -143,7 +87,7 @@ void LoopbackDataPlane::poll() {
 
 void LoopbackDataPlane::sample_queues(QueueSink& sink, clock::Nanos interval_ns) {
   if (interval_ns <= 0) throw std::invalid_argument("queue samples need an interval above 0");
-  sampler_ = std::make_unique<QueueSampler>(*twin_, sink, interval_ns);
+  sampler_ = std::make_unique<TwinQueueSampler>(*twin_, sink, interval_ns);
 }
 
 std::vector<std::string> LoopbackDataPlane::switch_port_names() const {

@@ -16,6 +16,7 @@
 #include "dataplane/data_plane.h"
 #include "dataplane/flow_join.h"
 #include "dataplane/twin_capture.h"
+#include "dataplane/twin_queue_sampler.h"
 #include "dataplane/worker.h"
 #include "nic/loopback/fabric_twin.h"
 #include "transport/transport.h"
@@ -60,7 +61,6 @@ class LoopbackDataPlane final : public DataPlane {
   size_t workers() const { return workers_.size(); }
 
  private:
-  class QueueSampler;
   // Ports are dealt to workers in turn.
   Worker& worker_of(uint32_t port) { return *workers_[port % workers_.size()]; }
   const Worker& worker_of(uint32_t port) const { return *workers_[port % workers_.size()]; }
@@ -73,7 +73,7 @@ class LoopbackDataPlane final : public DataPlane {
   std::unique_ptr<nic::loopback::FabricTwin> twin_;
   FlowJoin join_;
   std::vector<std::unique_ptr<Worker>> workers_;
-  std::unique_ptr<QueueSampler> sampler_;
+  std::unique_ptr<TwinQueueSampler> sampler_;
 };
 
 }  // namespace etwire::dataplane

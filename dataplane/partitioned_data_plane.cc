@@ -1,10 +1,14 @@
 #include "dataplane/partitioned_data_plane.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string_view>
 #include <thread>
+#include <tuple>
 
 #include "dataplane/twin_port_counters.h"
 #include "dataplane/twin_ports.h"
+#include "dataplane/twin_queue_sampler.h"
 #include "dataplane/worker.h"
 #include "nic/port_frame_format.h"
 
@@ -108,6 +112,60 @@ class PartitionedDataPlane::ReportRelay final : public clock::EventHandler {
   FlowJoin& join_;
 };
 
+class PartitionedDataPlane::QueueSampling {
+ public:
+  QueueSampling(nic::loopback::PartitionedTwin& twin, QueueSink& sink, clock::Nanos interval)
+      : twin_(twin), sink_(sink) {
+    const size_t switch_ports = twin.layout().switch_ports();
+    for (uint32_t p = 0; p < twin.partitions(); ++p) {
+      std::vector<bool> owned(switch_ports);
+      for (size_t port = 0; port < switch_ports; ++port) {
+        owned[port] = twin.partition_of_switch_port(port) == p;
+      }
+      parts_.push_back(std::make_unique<Part>(twin.twin(p), interval, std::move(owned)));
+      twin.set_watch(p, parts_.back().get());
+    }
+  }
+
+  ~QueueSampling() {
+    for (uint32_t p = 0; p < parts_.size(); ++p) twin_.set_watch(p, nullptr);
+  }
+
+  // Between windows: the rows the partitions took in the last one, to the sink.
+  void flush() {
+    for (auto& part : parts_) {
+      merged_.insert(merged_.end(), part->rows.begin(), part->rows.end());
+      part->rows.clear();
+    }
+    std::sort(merged_.begin(), merged_.end(), [](const QueueRow& a, const QueueRow& b) {
+      return std::tie(a.at, a.queue.switch_port, a.queue.priority) <
+             std::tie(b.at, b.queue.switch_port, b.queue.priority);
+    });
+    const nic::loopback::FabricLayout& layout = twin_.layout();
+    for (const QueueRow& row : merged_) {
+      sink_.append(row, layout.switch_port(row.queue.switch_port).name);
+    }
+    merged_.clear();
+  }
+
+ private:
+  // One partition's sampler, which writes its rows here until the window ends.
+  struct Part final : nic::loopback::PartitionedTwin::Watch, QueueSink {
+    Part(const nic::loopback::FabricTwin& twin, clock::Nanos interval, std::vector<bool> owned)
+        : sampler(twin, *this, interval, std::move(owned)) {}
+    void before(clock::Nanos time) override { sampler.take_until(time); }
+    void append(const QueueRow& row, std::string_view) override { rows.push_back(row); }
+
+    TwinQueueSampler sampler;
+    std::vector<QueueRow> rows;
+  };
+
+  nic::loopback::PartitionedTwin& twin_;
+  QueueSink& sink_;
+  std::vector<std::unique_ptr<Part>> parts_;
+  std::vector<QueueRow> merged_;
+};
+
 namespace {
 
 uint32_t threads_to_use(uint32_t threads) {
@@ -154,6 +212,7 @@ void PartitionedDataPlane::poll() {
   if (start == clock::kNever) return;
   const clock::Nanos end = start + twin_.lookahead();
   twin_.run_window(end);
+  if (sampling_) sampling_->flush();
   for (uint32_t p = 0; p < partitions_.size(); ++p) {
     const std::vector<Partition::Report>& reports = partitions_[p]->reports();
     for (uint32_t i = 0; i < reports.size(); ++i) {
@@ -226,6 +285,11 @@ std::vector<std::string> PartitionedDataPlane::notes() const {
 // Between windows: the partitions' threads wait at the twin's barrier.
 void PartitionedDataPlane::capture_frames(const std::string& dir) {
   if (capture_) capture_->begin(dir, engine_clock_.now());
+}
+
+void PartitionedDataPlane::sample_queues(QueueSink& sink, clock::Nanos interval_ns) {
+  if (interval_ns <= 0) throw std::invalid_argument("queue samples need an interval above 0");
+  sampling_ = std::make_unique<QueueSampling>(twin_, sink, interval_ns);
 }
 
 void PartitionedDataPlane::finish() {

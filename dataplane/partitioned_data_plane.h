@@ -54,6 +54,10 @@ class PartitionedDataPlane final : public DataPlane {
   std::vector<std::string> switch_port_names() const override;
   void capture_frames(const std::string& dir) override;
   void finish() override;
+  // A sampler in each partition for the switch ports it owns, run by the partition's thread
+  // between its events; the window's rows reach `sink` after the window, ordered by time, then
+  // switch port and priority, as the whole twin's sampler writes them.
+  void sample_queues(QueueSink& sink, clock::Nanos interval_ns) override;
 
   uint32_t partitions() const { return twin_.partitions(); }
   uint32_t threads() const { return twin_.threads(); }
@@ -62,6 +66,7 @@ class PartitionedDataPlane final : public DataPlane {
  private:
   class Partition;
   class ReportRelay;
+  class QueueSampling;
 
   Partition& partition_of(uint32_t port) { return *partitions_[twin_.partition_of_host(port)]; }
   const Partition& partition_of(uint32_t port) const {
@@ -77,6 +82,7 @@ class PartitionedDataPlane final : public DataPlane {
   FlowJoin join_;
   std::vector<std::unique_ptr<Partition>> partitions_;
   std::unique_ptr<ReportRelay> relay_;
+  std::unique_ptr<QueueSampling> sampling_;  // with telemetry.record.queue_sample_interval
 };
 
 }  // namespace etwire::dataplane

@@ -53,9 +53,6 @@ void check_partitions(const config::RunConfig& config,
   };
   const size_t errors = out.error_count();
   if (!config.emulators.empty()) not_built("emulators (a run across processes)");
-  if (config.telemetry.record.queue_sample_interval_ns > 0) {
-    not_built("telemetry.record.queue_sample_interval");
-  }
   for (const config::PortConfig& port : config.ports) {
     if (port.backend != config::Backend::kLoopback) {
       not_built(fmt::format("{} ports (port \"{}\"): partitions are the loopback twin's",

@@ -26,6 +26,7 @@ PartitionedTwin::PartitionedTwin(const config::FabricConfig& config,
     twins_.push_back(std::make_unique<FabricTwin>(config, ports, *clocks_[partition], seed,
                                                   partitioning_, partition));
   }
+  watches_.assign(partitions, nullptr);
 }
 
 // Threads beyond the caller's, kept from one window to the next. A window is three phases,
@@ -110,7 +111,17 @@ void PartitionedTwin::set_threads(uint32_t threads) {
 }
 
 void PartitionedTwin::run_partition(uint32_t partition, clock::Nanos end) {
-  clocks_[partition]->run_until(end == clock::kNever ? clock::kNever : end - 1);
+  clock::VirtualClock& clock = *clocks_[partition];
+  Watch* watch = watches_[partition];
+  if (watch == nullptr) {
+    clock.run_until(end == clock::kNever ? clock::kNever : end - 1);
+    return;
+  }
+  for (clock::Nanos next = clock.next_event_time(); next < end; next = clock.next_event_time()) {
+    watch->before(next);
+    clock.poll();
+  }
+  if (end != clock::kNever) watch->before(end);
 }
 
 void PartitionedTwin::take_crossings(uint32_t partition) {
@@ -152,6 +163,11 @@ uint64_t PartitionedTwin::events_run() const {
   uint64_t events = 0;
   for (const auto& clock : clocks_) events += clock->events_run();
   return events;
+}
+
+uint32_t PartitionedTwin::partition_of_switch_port(size_t switch_port) const {
+  return partition_of(layout(), partitioning_,
+                      Endpoint{Endpoint::Kind::kSwitchPort, static_cast<uint32_t>(switch_port)});
 }
 
 void PartitionedTwin::set_frame_tap(Endpoint endpoint, FrameTap* tap) {

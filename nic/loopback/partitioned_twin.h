@@ -25,6 +25,17 @@ namespace etwire::nic::loopback {
 
 class PartitionedTwin {
  public:
+  // What reads a partition's state between its events inside a window (queue samples), on the
+  // partition's thread: before the partition runs the events due at `time`, and with the
+  // window's end once it ran the window's events (before the crossings are taken up).
+  class Watch {
+   public:
+    virtual void before(clock::Nanos time) = 0;
+
+   protected:
+    ~Watch() = default;
+  };
+
   // Throws std::invalid_argument for a fabric the twin cannot model, a partition count it cannot
   // cut (partition_fabric) or a cut cable without a propagation delay.
   PartitionedTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
@@ -44,6 +55,10 @@ class PartitionedTwin {
   // receives, in the partition that owns it (FabricTwin::set_frame_tap): only that partition's
   // thread calls it.
   void set_frame_tap(Endpoint endpoint, FrameTap* tap);
+  // The partition that owns switch port `switch_port` (by global index).
+  uint32_t partition_of_switch_port(size_t switch_port) const;
+  // Sets partition `partition`'s watch (nullptr: none), between windows. It must outlive its use.
+  void set_watch(uint32_t partition, Watch* watch) { watches_.at(partition) = watch; }
   // The window: the shortest propagation delay of a cut cable (0 with one partition).
   clock::Nanos lookahead() const { return lookahead_; }
 
@@ -81,6 +96,7 @@ class PartitionedTwin {
   clock::Nanos lookahead_ = 0;
   std::vector<std::unique_ptr<clock::VirtualClock>> clocks_;
   std::vector<std::unique_ptr<FabricTwin>> twins_;
+  std::vector<Watch*> watches_;  // by partition
   uint64_t windows_ = 0;
   uint32_t threads_ = 1;
   std::unique_ptr<Runner> runner_;  // with more than one thread

@@ -5,10 +5,12 @@
 
 Cases:
 
-  same_on_any_cores  configs/twin-congestion.yaml cut into 4 partitions (its queue samples off:
-                     not built for partitions) runs on 1 thread, on 2 threads, and on 2 threads
-                     held to one core by taskset. Every file it writes is the same byte for byte,
-                     and summary.json the same but for the wall-clock time.
+  same_on_any_cores  configs/twin-congestion.yaml cut into 4 partitions runs on 1 thread, on 2
+                     threads, and on 2 threads held to one core by taskset. Every file it writes
+                     is the same byte for byte (queues.csv among them, with rows of switch ports
+                     of every partition, in time order), and summary.json the same but for the
+                     wall-clock time. Without queue samples the flows and the event count are
+                     the same.
   capture_on_any_cores  the same cut with telemetry.record.pcap, every port and both ends of a
                      cut cable (leaf1/spine0, spine0/leaf1) captured, on 1 thread and on 2: each
                      file holds the same frames with the same directions and virtual times on
@@ -18,6 +20,8 @@ Cases:
                      that says why, and nothing is written.
 """
 
+import csv
+import io
 import json
 import os
 import shutil
@@ -29,7 +33,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from e2e_cases import run_case  # noqa: E402
 from frame_checks import same_frames, tshark_fields  # noqa: E402
 
-FILES = ["flows.csv", "collectives.csv", "ports.csv", "qps.csv"]
+FILES = ["flows.csv", "collectives.csv", "ports.csv", "qps.csv", "queues.csv"]
 
 
 def run(args, config, out, *extra, prefix=()):
@@ -48,7 +52,7 @@ def without_wall_clock(value):
 
 def case_same_on_any_cores(args, work):
     config = os.path.join(args.source_dir, "configs/twin-congestion.yaml")
-    cut = ["--set", "fabric.partitions=4", "--set", "telemetry.record.queue_sample_interval=0s"]
+    cut = ["--set", "fabric.partitions=4"]
     runs = {
         "1 thread": ([], ["--threads", "1"]),
         "2 threads": ([], ["--threads", "2"]),
@@ -69,12 +73,28 @@ def case_same_on_any_cores(args, work):
         outputs[name] = (without_wall_clock(summary), files)
     first_summary, first_files = outputs["1 thread"]
     assert first_summary["flows"] > 10000, first_summary["flows"]
+    queues = list(csv.DictReader(io.StringIO(first_files["queues.csv"].decode())))
+    times = [int(row["time_ns"]) for row in queues]
+    assert times == sorted(times), "queues.csv is not in time order"
+    # Each leaf is a partition of its own; the spines are in partitions 0 and 2.
+    switches = {row["switch_port"].split("/")[0] for row in queues}
+    assert {"leaf0", "leaf1", "leaf2", "leaf3", "spine0", "spine1"} <= switches, switches
     for name, (summary, files) in outputs.items():
         for file in FILES:
             assert files[file] == first_files[file], f"{file} differs on {name}"
         assert summary == first_summary, f"summary.json differs on {name}"
-    return (f"{first_summary['flows']} flows; {', '.join(FILES)} and summary.json the same on "
-            f"{', '.join(outputs)}")
+    # Sampling adds no event and changes nothing the run does.
+    out = os.path.join(work, "no-queue-samples")
+    proc = run(args, config, out, *cut, "--set", "telemetry.record.queue_sample_interval=0s")
+    assert proc.returncode == 0, (proc.returncode, proc.stderr)
+    with open(os.path.join(out, "summary.json")) as f:
+        assert json.load(f)["run"]["events"] == first_summary["run"]["events"], "events differ"
+    for file in ("flows.csv", "collectives.csv"):
+        with open(os.path.join(out, file), "rb") as f:
+            assert f.read() == first_files[file], f"{file} differs without queue samples"
+    return (f"{first_summary['flows']} flows, {len(queues)} queue rows; {', '.join(FILES)} and "
+            f"summary.json the same on {', '.join(outputs)}; the same flows and events without "
+            f"queue samples")
 
 
 def pcapng_packets(path):
@@ -113,8 +133,7 @@ def case_capture_on_any_cores(args, work):
     config = os.path.join(args.source_dir, "configs/twin-congestion.yaml")
     # leaf1 is in partition 1 of 4, spine0 in partition 0.
     cut_cable = ["fabric/leaf1/spine0.pcapng", "fabric/spine0/leaf1.pcapng"]
-    sets = ["fabric.partitions=4", "telemetry.record.queue_sample_interval=0s",
-            "telemetry.record.pcap=true", "workload.iterations=1", "workload.warmup_iterations=0",
+    sets = ["fabric.partitions=4", "telemetry.record.pcap=true", "workload.iterations=1", "workload.warmup_iterations=0",
             "telemetry.capture.switch_ports=[leaf1/spine0, spine0/leaf1]"]
     captures = {}
     for threads in ("1", "2"):

@@ -35,7 +35,7 @@ TEST(PartitionsConfig, OneByDefaultAndReadWhenGiven) {
   EXPECT_EQ(by_override.config.fabric.partitions, 2u);
 }
 
-TEST(PartitionsConfig, WhatCannotBeCutOrIsNotBuiltIsRefusedWithTheLine) {
+TEST(PartitionsConfig, WhatCannotBeCutIsRefusedWithTheLine) {
   struct Case {
     std::string config;
     std::string says;
@@ -45,8 +45,6 @@ TEST(PartitionsConfig, WhatCannotBeCutOrIsNotBuiltIsRefusedWithTheLine) {
       {with_fabric("2"), "2 partitions need as many leaves; the fabric has 0"},
       {with_fabric("5", kLeafSpine), "5 partitions need as many leaves; the fabric has 4"},
       {with_fabric("2", kLeafSpine + "  propagation_delay: 0s\n"), "no propagation delay"},
-      {with_fabric("2", kLeafSpine, "telemetry:\n  record:\n    queue_sample_interval: 1ms\n"),
-       "queue_sample_interval: not built yet"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.config);
@@ -61,13 +59,15 @@ TEST(PartitionsConfig, WhatCannotBeCutOrIsNotBuiltIsRefusedWithTheLine) {
   }
 }
 
-// Frame capture, of ports and of switch ports, is built for a partitioned twin.
-TEST(PartitionsConfig, FrameCaptureIsAccepted) {
-  const auto loaded = load_inline(with_fabric("2", kLeafSpine,
-                                              "telemetry:\n  record:\n    pcap: true\n  capture:\n"
-                                              "    switch_ports: [leaf0/spine0]\n"),
-                                  {}, false);
+// Frame capture, of ports and of switch ports, and queue samples are built for a partitioned twin.
+TEST(PartitionsConfig, FrameCaptureAndQueueSamplesAreAccepted) {
+  const auto loaded = load_inline(
+      with_fabric("2", kLeafSpine,
+                  "telemetry:\n  record:\n    pcap: true\n    queue_sample_interval: 1ms\n"
+                  "  capture:\n    switch_ports: [leaf0/spine0]\n"),
+      {}, false);
   ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
+  EXPECT_EQ(loaded.config.telemetry.record.queue_sample_interval_ns, 1'000'000);
   EXPECT_TRUE(loaded.config.telemetry.record.pcap);
   EXPECT_EQ(loaded.config.fabric.partitions, 2u);
 }

@@ -4,11 +4,19 @@
 // flow must keep its exact timing through a cut; the cut follows the fabric.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <vector>
+
+#include "dataplane/queue_sample.h"
+#include "dataplane/twin_queue_sampler.h"
 
 #include "nic/loopback/fabric_layout.h"
 #include "nic/loopback/partitioned_twin.h"
@@ -238,6 +246,77 @@ TEST(PartitionedTwin, OneFlowThroughACutKeepsItsExactTiming) {
   ASSERT_EQ(remote.size(), 1u);
   EXPECT_EQ(remote[0].at, whole.observer.finished[0].delivered_at);
   EXPECT_GT(cut.twin.windows_run(), 100u);
+}
+
+// Queue samples through a cut: each partition samples the switch ports it owns between its
+// events (PartitionedTwin::Watch), and together they see what one sampler sees on the whole twin.
+// One flow keeps its exact timing through the cut, so every row must match. The partitions also
+// sample up to the end of their last window, after the whole twin's last event: those rows are
+// left out.
+class RowsKept final : public dataplane::QueueSink {
+ public:
+  void append(const dataplane::QueueRow& row, std::string_view switch_port) override {
+    text.emplace(row.at, row.queue.switch_port, row.queue.priority,
+                 fmt::format("{} {} {} {} {} {} {:.6f}", switch_port, row.queue.depth_bytes,
+                             row.queue.max_depth_bytes, row.queue.enqueued_packets,
+                             row.queue.ecn_marked, row.queue.paused, row.utilization));
+  }
+  std::set<std::tuple<clock::Nanos, uint32_t, uint8_t, std::string>> text;
+};
+
+struct SampleBeforeEvents final : PartitionedTwin::Watch {
+  explicit SampleBeforeEvents(dataplane::TwinQueueSampler& sampler) : sampler(sampler) {}
+  void before(clock::Nanos time) override { sampler.take_until(time); }
+  dataplane::TwinQueueSampler& sampler;
+};
+
+TEST(PartitionedTwin, QueueSamplesThroughACutAreTheWholeTwins) {
+  constexpr clock::Nanos kInterval = 5'000;
+  const config::FabricConfig fabric = lossless_leaf_spine();
+  testing::TwinRig whole(fabric, dcqcn_on(), 16);
+  RowsKept whole_rows;
+  dataplane::TwinQueueSampler whole_sampler(whole.twin, whole_rows, kInterval);
+  const auto connection = whole.transport.connect(1, 14, 50000);
+  whole.transport.post(connection, 8 << 20, {});
+  while (!whole.clock.idle()) {
+    whole_sampler.take_until(whole.clock.next_event_time());
+    whole.clock.poll();
+  }
+  const clock::Nanos last_event = whole.clock.now();
+
+  PartitionedRig cut(fabric, dcqcn_on(), 16, 4);
+  // A sink each: the partitions sample on their own threads.
+  std::vector<RowsKept> partition_rows(4);
+  std::vector<std::unique_ptr<dataplane::TwinQueueSampler>> samplers;
+  std::vector<std::unique_ptr<SampleBeforeEvents>> watches;
+  for (uint32_t p = 0; p < 4; ++p) {
+    std::vector<bool> owned(cut.twin.layout().switch_ports());
+    for (size_t port = 0; port < owned.size(); ++port) {
+      owned[port] = cut.twin.partition_of_switch_port(port) == p;
+    }
+    samplers.push_back(std::make_unique<dataplane::TwinQueueSampler>(
+        cut.twin.twin(p), partition_rows[p], kInterval, owned));
+    watches.push_back(std::make_unique<SampleBeforeEvents>(*samplers.back()));
+    cut.twin.set_watch(p, watches.back().get());
+  }
+  const uint32_t qpn = cut.connect(1, 14, 50000);
+  cut.transport_of(1).post(qpn, 8 << 20, {});
+  cut.twin.run(2);
+  RowsKept cut_rows;
+  for (const RowsKept& rows : partition_rows) {
+    for (const auto& row : rows.text) {
+      if (std::get<0>(row) < last_event) cut_rows.text.insert(row);
+    }
+  }
+
+  EXPECT_GT(whole_rows.text.size(), 100u);
+  EXPECT_EQ(cut_rows.text, whole_rows.text);
+  // Rows of switch ports in three partitions: host 1's leaf, host 14's and a spine.
+  std::set<uint32_t> partitions;
+  for (const auto& row : cut_rows.text) {
+    partitions.insert(cut.twin.partition_of_switch_port(std::get<1>(row)));
+  }
+  EXPECT_GE(partitions.size(), 3u);
 }
 
 TEST(PartitionedTwin, PartitionsFollowTheLeaves) {
