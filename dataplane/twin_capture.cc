@@ -33,12 +33,10 @@ std::array<uint8_t, 6> pause_source(const config::RunConfig& config,
 TwinCapture::TwinCapture(const config::RunConfig& config, const nic::loopback::FabricLayout& layout,
                          const AttachTap& attach)
     : config_(config),
-      layout_(layout),
-      attach_(attach),
       payload_(config.transport.pmtu, config.transport.pmtu),
       frames_(config, kRingSlots) {
   for (uint32_t port = 0; port < layout.hosts(); ++port) {
-    add_point({nic::loopback::Endpoint::Kind::kHost, port}, frames_.add_ring(port));
+    add_point(layout, attach, {nic::loopback::Endpoint::Kind::kHost, port}, frames_.add_ring(port));
   }
   for (const config::CapturedSwitchPort& wanted : config.telemetry.capture.switch_ports) {
     uint32_t index = 0;
@@ -47,23 +45,24 @@ TwinCapture::TwinCapture(const config::RunConfig& config, const nic::loopback::F
       throw std::invalid_argument(fmt::format("{}: {}: no switch port \"{}\" on the fabric twin",
                                               config.source_file, wanted.key_path, wanted.name));
     }
-    add_point({nic::loopback::Endpoint::Kind::kSwitchPort, index},
+    add_point(layout, attach, {nic::loopback::Endpoint::Kind::kSwitchPort, index},
               frames_.add_switch_port(wanted.name));
   }
 }
 
 TwinCapture::~TwinCapture() = default;
 
-void TwinCapture::add_point(nic::loopback::Endpoint endpoint,
+void TwinCapture::add_point(const nic::loopback::FabricLayout& layout, const AttachTap& attach,
+                            nic::loopback::Endpoint endpoint,
                             nic::capture::FrameCaptureRing& ring) {
   const nic::loopback::Endpoint peer =
       endpoint.is_host() ? nic::loopback::Endpoint{nic::loopback::Endpoint::Kind::kSwitchPort,
-                                                   layout_.host_switch_port(endpoint.index)}
-                         : layout_.switch_port(endpoint.index).peer;
+                                                   layout.host_switch_port(endpoint.index)}
+                         : layout.switch_port(endpoint.index).peer;
   points_.push_back(std::make_unique<nic::capture::TwinCapturePoint>(
       directory_, payload_, ring, frames_.writer(), pause_source(config_, endpoint),
       pause_source(config_, peer)));
-  attach_(endpoint, points_.back().get());
+  attach(endpoint, points_.back().get());
 }
 
 void TwinCapture::add_connection(const WireConnection& connection) {

@@ -45,11 +45,10 @@ class TwinCapture {
   std::vector<std::string> notes() const;
 
  private:
-  void add_point(nic::loopback::Endpoint endpoint, nic::capture::FrameCaptureRing& ring);
+  void add_point(const nic::loopback::FabricLayout& layout, const AttachTap& attach,
+                 nic::loopback::Endpoint endpoint, nic::capture::FrameCaptureRing& ring);
 
   const config::RunConfig& config_;
-  const nic::loopback::FabricLayout& layout_;
-  const AttachTap attach_;
   frame::PayloadPattern payload_;
   nic::WireDirectory directory_;
   uint32_t connections_ = 0;

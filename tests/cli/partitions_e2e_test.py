@@ -15,7 +15,8 @@ Cases:
                      cut cable (leaf1/spine0, spine0/leaf1) captured, on 1 thread and on 2: each
                      file holds the same frames with the same directions and virtual times on
                      both; the two ends of the cable hold the same frames; the ports' files hold
-                     every frame summary.json says the ports moved; tshark decodes all of them.
+                     every frame summary.json says the ports moved; tshark decodes the cable's
+                     two files and h0's without a malformed frame.
   threads_refused    --threads on a configuration of one partition is refused with a message
                      that says why, and nothing is written.
 """
@@ -133,7 +134,8 @@ def case_capture_on_any_cores(args, work):
     config = os.path.join(args.source_dir, "configs/twin-congestion.yaml")
     # leaf1 is in partition 1 of 4, spine0 in partition 0.
     cut_cable = ["fabric/leaf1/spine0.pcapng", "fabric/spine0/leaf1.pcapng"]
-    sets = ["fabric.partitions=4", "telemetry.record.pcap=true", "workload.iterations=1", "workload.warmup_iterations=0",
+    sets = ["fabric.partitions=4", "telemetry.record.pcap=true", "workload.iterations=1",
+            "workload.warmup_iterations=0",
             "telemetry.capture.switch_ports=[leaf1/spine0, spine0/leaf1]"]
     captures = {}
     for threads in ("1", "2"):
