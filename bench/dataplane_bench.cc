@@ -20,7 +20,7 @@
 // --peers N (default ranks - 1, all of them) has each rank send to only N peers, spread evenly over
 // the ranks: r + k x floor(ranks / (N + 1)) for k = 1..N, bytes per rank / (N + 1) to each.
 // --partitions P runs the twin in P partitions of its leaves (parallel virtual time,
-// nic/loopback/partitioned_twin.h), each with a transport of its own, on T threads (default 1);
+// twin/partition/partitioned_twin.h), each with a transport of its own, on T threads (default 1);
 // the digest it prints covers every flow's end and must be the same for every T.
 #include <sys/resource.h>
 
@@ -36,9 +36,9 @@
 #include "clock/virtual_clock.h"
 #include "config/fabric_config.h"
 #include "config/transport_config.h"
-#include "nic/loopback/fabric_twin.h"
-#include "nic/loopback/partitioned_twin.h"
 #include "transport/transport.h"
+#include "twin/fabric/fabric_twin.h"
+#include "twin/partition/partitioned_twin.h"
 
 namespace {
 
@@ -200,9 +200,9 @@ long peak_rss_kb() {
 
 // The all-to-all on a twin cut into `options.partitions` partitions, run on `options.threads`.
 int run_partitioned(const Options& options, const config::FabricConfig& fabric,
-                    const std::vector<nic::loopback::TwinPortSpec>& specs,
+                    const std::vector<twin::TwinPortSpec>& specs,
                     const config::TransportConfig& config) {
-  nic::loopback::PartitionedTwin twin(fabric, specs, 1, options.partitions);
+  twin::PartitionedTwin twin(fabric, specs, 1, options.partitions);
   std::vector<std::unique_ptr<PartitionTally>> tallies;
   std::vector<std::unique_ptr<transport::Transport>> transports;
   for (uint32_t p = 0; p < options.partitions; ++p) {
@@ -277,7 +277,7 @@ int main(int argc, char** argv) {
     fabric.three_tier.super_spines = options.super_spines;
     fabric.three_tier.links = options.super_links;
   }
-  std::vector<nic::loopback::TwinPortSpec> specs;
+  std::vector<twin::TwinPortSpec> specs;
   for (uint32_t i = 0; i < options.ranks; ++i) {
     std::string name = "p";
     name += std::to_string(i);
@@ -288,8 +288,8 @@ int main(int argc, char** argv) {
   if (options.partitions > 0) return run_partitioned(options, fabric, specs, config);
 
   clock::VirtualClock clock;
-  nic::loopback::FabricTwin twin(fabric, specs, clock, 1);
-  const nic::loopback::FabricLayout& layout = twin.layout();
+  twin::FabricTwin twin(fabric, specs, clock, 1);
+  const twin::FabricLayout& layout = twin.layout();
   // Flows whose path crosses the super-spines (5 switches); all flows carry the same bytes.
   uint64_t between_pods = 0;
   for (uint32_t src = 0; src < options.ranks; ++src) {

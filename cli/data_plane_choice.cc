@@ -10,8 +10,8 @@
 #include "cluster/session.h"
 
 #include "dataplane/dpdk/dpdk_data_plane.h"
-#include "dataplane/loopback_data_plane.h"
-#include "dataplane/partitioned_data_plane.h"
+#include "dataplane/loopback/loopback_data_plane.h"
+#include "dataplane/loopback/partitioned_data_plane.h"
 #include "dataplane/verbs/verbs_backend.h"
 #include "nic/verbs/rdma_devices.h"
 

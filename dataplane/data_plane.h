@@ -15,7 +15,7 @@
 #include "config/addresses.h"
 #include "config/run_config.h"
 #include "dataplane/port_counters.h"
-#include "dataplane/queue_sample.h"
+#include "dataplane/queue_row.h"
 #include "nic/wire_route.h"
 #include "transport/qp_counters.h"
 #include "transport/transport.h"

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "nic/capture/twin_capture_point.h"
+#include "nic/frame/wire_format.h"
 
 namespace etwire::dataplane {
 
@@ -19,7 +19,7 @@ constexpr uint32_t kEthernetAroundMtu = 14 + 4;
 // A data frame of a full PMTU with its pad (up to 3 bytes) and every header, or a frame of a
 // port's MTU, whichever is larger.
 uint32_t largest_frame(const config::RunConfig& config) {
-  uint32_t largest = config.transport.pmtu + 3 + nic::capture::TwinCapturePoint::kLargestOverhead;
+  uint32_t largest = config.transport.pmtu + 3 + frame::kLargestRoceOverhead;
   for (const config::PortConfig& port : config.ports) {
     largest = std::max(largest, port.mtu + kEthernetAroundMtu);
   }

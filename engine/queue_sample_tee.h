@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "dataplane/queue_sample.h"
+#include "dataplane/queue_row.h"
 #include "engine/telemetry/record_ring.h"
 #include "engine/telemetry/telemetry_record.h"
 

@@ -11,7 +11,7 @@
 
 #include "control/check/job_filter.h"
 #include "control/plan/traffic_plan.h"
-#include "dataplane/loopback_data_plane.h"
+#include "dataplane/loopback/loopback_data_plane.h"
 #include "engine/engine_event.h"
 #include "trace/comm_groups.h"
 

@@ -297,7 +297,7 @@ QueueCsvWriter::QueueCsvWriter(std::string path) : file_(std::move(path)) {
 }
 
 void QueueCsvWriter::append(const dataplane::QueueRow& row, std::string_view switch_port) {
-  const nic::loopback::QueueSample& q = row.queue;
+  const twin::QueueSample& q = row.queue;
   fmt::format_to(std::back_inserter(file_.buffer()), "{},{},{},{},{},{},{},{},{},{:.4f}\n", row.at,
                  switch_port, q.priority, q.depth_bytes, q.depth_packets, q.max_depth_bytes,
                  q.ecn_marked, q.drops, q.paused ? 1 : 0, row.utilization);

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "dataplane/queue_sample.h"
+#include "dataplane/queue_row.h"
 #include "engine/flow_sink.h"
 #include "engine/run_results.h"
 #include "outputs/output_file.h"

@@ -25,7 +25,7 @@ void check_capture(const config::RunConfig& config, const SourceMap& where, Diag
     return;
   }
   std::string why;
-  const std::optional<nic::loopback::FabricLayout> layout = twin_layout(config, &why);
+  const std::optional<twin::FabricLayout> layout = twin_layout(config, &why);
   if (!layout) {
     error(key, why.empty() ? "switch ports are the fabric twin's, and this run has ports that are "
                              "not on it (only loopback ports are)"

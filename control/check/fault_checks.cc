@@ -18,7 +18,7 @@ void check_faults(const config::RunConfig& config, const SourceMap& where, Diagn
     out.add(where.make(Severity::kError, Problem::kInconsistent, path, message));
   };
   std::string why;
-  const std::optional<nic::loopback::FabricLayout> layout = twin_layout(config, &why);
+  const std::optional<twin::FabricLayout> layout = twin_layout(config, &why);
   if (!layout) {
     error("fabric.faults",
           why.empty() ? "faults are injected by the fabric twin, and this run has ports that are "

@@ -8,8 +8,8 @@
 
 #include "clock/virtual_clock.h"
 #include "control/plan/twin_layout.h"
-#include "nic/loopback/fabric_twin.h"
-#include "nic/loopback/twin_partition.h"
+#include "twin/fabric/fabric_twin.h"
+#include "twin/layout/twin_partition.h"
 
 namespace etwire::control {
 
@@ -38,9 +38,8 @@ Blame blame(std::string_view message) {
 
 // fabric.partitions above 1: what a partitioned run cannot do yet, and whether the fabric can be
 // cut that many ways.
-void check_partitions(const config::RunConfig& config,
-                      const std::vector<nic::loopback::TwinPortSpec>& specs, const SourceMap& where,
-                      Diagnostics& out) {
+void check_partitions(const config::RunConfig& config, const std::vector<twin::TwinPortSpec>& specs,
+                      const SourceMap& where, Diagnostics& out) {
   const uint32_t partitions = config.fabric.partitions;
   const auto refuse = [&](const std::string& why) {
     out.add(where.make(Severity::kError, Problem::kInconsistent, "fabric.partitions", why));
@@ -62,8 +61,8 @@ void check_partitions(const config::RunConfig& config,
   }
   if (out.error_count() > errors) return;
   try {
-    const nic::loopback::FabricLayout layout(config.fabric, specs);
-    nic::loopback::partition_lookahead(layout, nic::loopback::partition_fabric(layout, partitions));
+    const twin::FabricLayout layout(config.fabric, specs);
+    twin::partition_lookahead(layout, twin::partition_fabric(layout, partitions));
   } catch (const std::invalid_argument& e) {
     std::string_view why = e.what();
     constexpr std::string_view kPrefix = "fabric twin: ";
@@ -86,7 +85,7 @@ void check_twin(const config::RunConfig& config, const SourceMap& where, Diagnos
   }
   try {
     clock::VirtualClock clock;
-    nic::loopback::FabricTwin twin(config.fabric, *specs, clock, config.run.seed);
+    twin::FabricTwin twin(config.fabric, *specs, clock, config.run.seed);
   } catch (const std::exception& e) {
     const Blame b = blame(e.what());
     out.add(where.make(Severity::kError, Problem::kInconsistent, b.key, b.why));

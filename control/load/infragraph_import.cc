@@ -19,7 +19,7 @@
 #include "control/load/infragraph_graph.h"
 #include "control/load/key_path.h"
 #include "control/load/section_parsers.h"
-#include "nic/loopback/fabric_layout.h"
+#include "twin/layout/fabric_layout.h"
 
 namespace etwire::control {
 
@@ -491,9 +491,9 @@ class Recognizer {
   // same leaves (spines) by as many links.
   bool compare_with_layout() {
     if (shape_.topology == config::Topology::kSingleSwitch) return true;
-    std::vector<nic::loopback::TwinPortSpec> specs;
+    std::vector<twin::TwinPortSpec> specs;
     for (const End* end : shape_.host_ends) specs.push_back({end->name, 100'000'000'000});
-    std::optional<nic::loopback::FabricLayout> built;
+    std::optional<twin::FabricLayout> built;
     try {
       built.emplace(candidate(), specs);
     } catch (const std::exception& e) {
@@ -502,7 +502,7 @@ class Recognizer {
                                                   summary(), e.what()));
       return false;
     }
-    const nic::loopback::FabricLayout& layout = *built;
+    const twin::FabricLayout& layout = *built;
     std::vector<int64_t> graph_of(layout.switches(), -1);
     std::map<uint32_t, uint32_t> layout_of;
     std::map<uint32_t, size_t> first_port_of;  // graph leaf -> first port on it
@@ -550,13 +550,12 @@ class Recognizer {
     // The twin's switch-to-switch cables, by upper switch: lower switch -> links.
     std::map<uint32_t, std::map<uint32_t, uint32_t>> below;
     for (size_t c = 0; c < layout.cables(); ++c) {
-      const nic::loopback::CableInfo& info = layout.cable(c);
+      const twin::CableInfo& info = layout.cable(c);
       if (info.lower.is_host()) continue;
       ++below[layout.switch_port(info.upper.index).switch_index]
              [layout.switch_port(info.lower.index).switch_index];
     }
-    const nic::loopback::SwitchRole roles[] = {nic::loopback::SwitchRole::kSpine,
-                                               nic::loopback::SwitchRole::kSuperSpine};
+    const twin::SwitchRole roles[] = {twin::SwitchRole::kSpine, twin::SwitchRole::kSuperSpine};
     for (int level = 2; level <= max_level_; ++level) {
       std::map<std::map<uint32_t, uint32_t>, std::deque<uint32_t>> unmatched;
       for (uint32_t s = 0; s < layout.switches(); ++s) {

@@ -5,9 +5,8 @@
 
 namespace etwire::control {
 
-std::optional<std::vector<nic::loopback::TwinPortSpec>> twin_port_specs(
-    const config::RunConfig& config) {
-  std::vector<nic::loopback::TwinPortSpec> specs;
+std::optional<std::vector<twin::TwinPortSpec>> twin_port_specs(const config::RunConfig& config) {
+  std::vector<twin::TwinPortSpec> specs;
   for (const config::PortConfig& port : config.ports) {
     if (!config::on_fabric_twin(config, port)) return std::nullopt;
     specs.push_back({port.name, port.speed_bps});
@@ -15,12 +14,11 @@ std::optional<std::vector<nic::loopback::TwinPortSpec>> twin_port_specs(
   return specs;
 }
 
-std::optional<nic::loopback::FabricLayout> twin_layout(const config::RunConfig& config,
-                                                       std::string* why) {
+std::optional<twin::FabricLayout> twin_layout(const config::RunConfig& config, std::string* why) {
   const auto specs = twin_port_specs(config);
   if (!specs) return std::nullopt;
   try {
-    return nic::loopback::FabricLayout(config.fabric, *specs);
+    return twin::FabricLayout(config.fabric, *specs);
   } catch (const std::exception& e) {
     if (why != nullptr) *why = e.what();
     return std::nullopt;

@@ -7,18 +7,17 @@
 #include <vector>
 
 #include "config/run_config.h"
-#include "nic/loopback/fabric_layout.h"
+#include "twin/layout/fabric_layout.h"
 
 namespace etwire::control {
 
 // The twin's port specs (name, speed) when every port of the run is on the fabric twin
 // (config::on_fabric_twin); nullopt when a port is not.
-std::optional<std::vector<nic::loopback::TwinPortSpec>> twin_port_specs(
-    const config::RunConfig& config);
+std::optional<std::vector<twin::TwinPortSpec>> twin_port_specs(const config::RunConfig& config);
 
 // The layout when every port of the run is on the fabric twin (config::on_fabric_twin); nullopt
 // when a port is not, or when the twin cannot be built (then `why`, if given, gets its message).
-std::optional<nic::loopback::FabricLayout> twin_layout(const config::RunConfig& config,
-                                                       std::string* why = nullptr);
+std::optional<twin::FabricLayout> twin_layout(const config::RunConfig& config,
+                                              std::string* why = nullptr);
 
 }  // namespace etwire::control

@@ -9,7 +9,7 @@
 #include <stdexcept>
 
 #include "common/ring_queue.h"
-#include "dataplane/twin_port_counters.h"
+#include "dataplane/loopback/twin_port_counters.h"
 #include "dataplane/verbs/datagram_cables.h"
 #include "nic/port_frame_format.h"
 #include "transport/transport.h"
@@ -449,12 +449,11 @@ SoftwareRnic::SoftwareRnic(const config::RunConfig& config, SoftwareRnicOptions 
     // Apart from the other processes' numbers, so that flow records and captures tell them apart.
     next_qpn_ += emulator << 16;
   } else {
-    std::vector<nic::loopback::TwinPortSpec> specs;
+    std::vector<twin::TwinPortSpec> specs;
     for (const config::PortConfig& port : config.ports) {
       specs.push_back({port.name, port.speed_bps});
     }
-    twin_ =
-        std::make_unique<nic::loopback::FabricTwin>(config.fabric, specs, clock_, config.run.seed);
+    twin_ = std::make_unique<twin::FabricTwin>(config.fabric, specs, clock_, config.run.seed);
   }
   for (size_t p = 0; p < config.ports.size(); ++p) {
     const config::PortConfig& port = config.ports[p];

@@ -57,8 +57,8 @@
 #include "clock/wall_clock.h"
 #include "cluster/session.h"
 #include "config/run_config.h"
-#include "nic/loopback/fabric_twin.h"
 #include "nic/verbs/verbs_api.h"
+#include "twin/fabric/fabric_twin.h"
 
 namespace etwire::dataplane {
 
@@ -95,7 +95,7 @@ class SoftwareRnic final : public nic::verbs::VerbsProvider, private clock::Even
   // The clock everything on the RNIC happens on, on one process; whoever drives the RNIC runs
   // it. Across processes the RNIC keeps its own wall clock.
   clock::VirtualClock& clock() { return clock_; }
-  nic::loopback::FabricTwin& twin() { return *twin_; }
+  twin::FabricTwin& twin() { return *twin_; }
 
   // For tests and what-if runs: what query_port reports for run port `port`.
   void set_port_state(size_t port, ibv_port_state state);
@@ -146,7 +146,7 @@ class SoftwareRnic final : public nic::verbs::VerbsProvider, private clock::Even
   clock::VirtualClock clock_;
   std::unique_ptr<clock::WallClock> wall_;  // across processes
   clock::Scheduler* scheduler_ = &clock_;   // the one in use
-  std::unique_ptr<nic::loopback::FabricTwin> twin_;
+  std::unique_ptr<twin::FabricTwin> twin_;
   std::unique_ptr<DatagramCables> cables_;    // across processes, instead of the twin
   std::vector<std::unique_ptr<Port>> ports_;  // by run port
   std::unordered_map<uint32_t, std::unique_ptr<Region>> regions_;  // by key (lkey = rkey)

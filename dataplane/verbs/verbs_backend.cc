@@ -17,7 +17,7 @@ std::unique_ptr<DataPlane> make_verbs_data_plane(const config::RunConfig& config
     auto rnic = std::make_unique<SoftwareRnic>(config, options);
     // Across processes the RNIC keeps its own wall clock and moves on when polled.
     clock::VirtualClock* clock = rnic->across_processes() ? nullptr : &rnic->clock();
-    const nic::loopback::FabricTwin* twin = rnic->across_processes() ? nullptr : &rnic->twin();
+    const twin::FabricTwin* twin = rnic->across_processes() ? nullptr : &rnic->twin();
     auto plane = std::make_unique<VerbsDataPlane>(config, observer, std::move(rnic), clock,
                                                   RnicHostPaths{}, &processes);
     // The twin lives as long as the RNIC, which the data plane owns.

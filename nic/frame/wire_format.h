@@ -42,6 +42,10 @@ inline constexpr uint16_t kDefaultPKey = 0xFFFF;
 // zero-padded to this many bytes after their ICRC.
 inline constexpr uint32_t kMinimumFrameBytesWithoutFcs = 60;
 
+// A RoCE frame's bytes besides its payload and pad, at most: Ethernet, 802.1Q, IPv6, UDP, BTH,
+// RETH or AETH and ImmDt, then the ICRC; rounded up. What a buffer for any frame adds to the PMTU.
+inline constexpr uint32_t kLargestRoceOverhead = 128;
+
 // BTH bits (spec 3.2): byte 1 SE and PadCnt, byte 4 BECN, byte 8 AckReq.
 inline constexpr uint8_t kBthSolicitedEventBit = 0x80;
 inline constexpr uint8_t kBthPadShift = 4;

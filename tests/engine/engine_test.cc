@@ -11,8 +11,8 @@
 #include <string>
 
 #include "control/load/config_loader.h"
-#include "dataplane/loopback_data_plane.h"
-#include "dataplane/partitioned_data_plane.h"
+#include "dataplane/loopback/loopback_data_plane.h"
+#include "dataplane/loopback/partitioned_data_plane.h"
 #include "engine/run_engine.h"
 #include "tests/testing/test_paths.h"
 #include "trace/synth/synth.h"

@@ -15,19 +15,19 @@
 #include <tuple>
 #include <vector>
 
-#include "dataplane/queue_sample.h"
-#include "dataplane/twin_queue_sampler.h"
+#include "dataplane/loopback/twin_queue_sampler.h"
+#include "dataplane/queue_row.h"
 
-#include "nic/loopback/fabric_layout.h"
-#include "nic/loopback/partitioned_twin.h"
 #include "tests/transport/twin_rig.h"
+#include "twin/layout/fabric_layout.h"
+#include "twin/partition/partitioned_twin.h"
 
 namespace etwire::transport {
 namespace {
 
-using nic::loopback::PartitionedTwin;
 using testing::port_specs;
 using testing::RecordingObserver;
+using twin::PartitionedTwin;
 
 constexpr uint64_t k100G = 100'000'000'000;
 
@@ -77,7 +77,7 @@ struct PartitionedRig {
     }
     for (uint32_t host = 0; host < specs.size(); ++host) {
       const TransportPortCounters& c = transport_of(host).port_counters(local[host]);
-      const nic::loopback::PortCounters n = twin.host_counters(host);
+      const twin::WireCounters n = twin.host_counters(host);
       text += "host " + std::to_string(host) + " " + std::to_string(c.data_packets) + " " +
               std::to_string(c.retransmitted_packets) + " " + std::to_string(c.acks_received) +
               " " + std::to_string(c.cnps_received) + " " + std::to_string(c.naks_received) + " " +
@@ -86,7 +86,7 @@ struct PartitionedRig {
               std::to_string(n.drops()) + "\n";
     }
     for (size_t port = 0; port < twin.layout().switch_ports(); ++port) {
-      const nic::loopback::PortCounters n = twin.switch_port_counters(port);
+      const twin::WireCounters n = twin.switch_port_counters(port);
       text += "switch port " + std::to_string(port) + " " + std::to_string(n.tx_bytes) + " " +
               std::to_string(n.rx_bytes) + " " + std::to_string(n.ecn_marked) + " " +
               std::to_string(n.drops()) + " " + std::to_string(n.pfc_pauses_sent) + " " +
@@ -110,7 +110,7 @@ struct PartitionedRig {
 
   config::FabricConfig fabric;
   config::TransportConfig config;
-  std::vector<nic::loopback::TwinPortSpec> specs;
+  std::vector<twin::TwinPortSpec> specs;
   PartitionedTwin twin;
   std::vector<std::unique_ptr<RecordingObserver>> observers;
   std::vector<std::unique_ptr<Transport>> transports;

@@ -8,15 +8,15 @@
 #include "clock/virtual_clock.h"
 #include "config/fabric_config.h"
 #include "config/transport_config.h"
-#include "nic/loopback/fabric_twin.h"
 #include "tests/transport/recording_observer.h"
 #include "transport/flow_record_csv.h"
 #include "transport/transport.h"
+#include "twin/fabric/fabric_twin.h"
 
 namespace etwire::transport::testing {
 
-inline std::vector<nic::loopback::TwinPortSpec> port_specs(size_t ports, uint64_t speed_bps) {
-  std::vector<nic::loopback::TwinPortSpec> specs;
+inline std::vector<twin::TwinPortSpec> port_specs(size_t ports, uint64_t speed_bps) {
+  std::vector<twin::TwinPortSpec> specs;
   for (size_t i = 0; i < ports; ++i) {
     std::string name = "p";
     name += std::to_string(i);
@@ -49,9 +49,9 @@ struct TwinRig {
 
   config::FabricConfig fabric;
   config::TransportConfig config;
-  std::vector<nic::loopback::TwinPortSpec> specs;
+  std::vector<twin::TwinPortSpec> specs;
   clock::VirtualClock clock;
-  nic::loopback::FabricTwin twin;
+  twin::FabricTwin twin;
   RecordingObserver observer;
   Transport transport;
 };

@@ -1,0 +1,302 @@
+#include "dataplane/loopback/partitioned_data_plane.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string_view>
+#include <thread>
+#include <tuple>
+
+#include "dataplane/loopback/twin_port_counters.h"
+#include "dataplane/loopback/twin_ports.h"
+#include "dataplane/loopback/twin_queue_sampler.h"
+#include "dataplane/worker.h"
+#include "nic/port_frame_format.h"
+
+namespace etwire::dataplane {
+
+// One partition's worker, the flow reports its transport made in the current window (kept for the
+// engine's part of it), and the messages the engine posted, each waiting on the partition's clock
+// for its time. Only the partition's thread touches it inside a window, only the engine's between.
+class PartitionedDataPlane::Partition final : public transport::FlowObserver,
+                                              private clock::EventHandler {
+ public:
+  enum class ReportKind : uint8_t { kDelivered, kFinished, kDeliveredHere };
+  struct Report {
+    ReportKind kind = ReportKind::kDelivered;
+    clock::Nanos at = 0;
+    transport::FlowRecord record;  // kDelivered, kFinished
+    uint32_t requester_qpn = 0;    // kDeliveredHere
+    uint32_t ecn_marks = 0;
+    uint32_t immediate = 0;
+  };
+
+  Partition(const config::TransportConfig& config, clock::VirtualClock& clock)
+      : clock_(clock), worker_(config, clock, *this) {}
+
+  Worker& worker() { return worker_; }
+  const Worker& worker() const { return worker_; }
+  clock::VirtualClock& clock() { return clock_; }
+  std::vector<Report>& reports() { return reports_; }
+
+  // Posts the message on the requester `requester_qpn` (held here) at `at`.
+  void post_at(clock::Nanos at, uint32_t requester_qpn, uint64_t bytes,
+               const transport::FlowTags& tags) {
+    uint32_t slot;
+    if (free_.empty()) {
+      slot = static_cast<uint32_t>(posts_.size());
+      posts_.emplace_back();
+    } else {
+      slot = free_.back();
+      free_.pop_back();
+    }
+    posts_[slot] = {requester_qpn, bytes, tags};
+    clock_.run_at(at, this, slot);
+  }
+
+  void on_flow_delivered(const transport::FlowRecord& record) override {
+    reports_.push_back({ReportKind::kDelivered, clock_.now(), record, 0, 0, 0});
+  }
+  void on_flow_finished(const transport::FlowRecord& record) override {
+    reports_.push_back({ReportKind::kFinished, clock_.now(), record, 0, 0, 0});
+  }
+  void on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now, uint32_t ecn_marks,
+                                 uint32_t immediate) override {
+    reports_.push_back({ReportKind::kDeliveredHere, now, {}, requester_qpn, ecn_marks, immediate});
+  }
+
+ private:
+  struct Post {
+    uint32_t requester_qpn = 0;
+    uint64_t bytes = 0;
+    transport::FlowTags tags;
+  };
+
+  void on_event(uint64_t slot, clock::Nanos) override {
+    const Post post = posts_[slot];
+    free_.push_back(static_cast<uint32_t>(slot));
+    worker_.post(post.requester_qpn, post.bytes, post.tags);
+  }
+
+  clock::VirtualClock& clock_;
+  Worker worker_;
+  std::vector<Report> reports_;
+  std::vector<Post> posts_;
+  std::vector<uint32_t> free_;
+};
+
+// Hands a window's reports to the flow join at their times, as events on the engine's clock: the
+// tag is the partition (high half) and the report's index there.
+class PartitionedDataPlane::ReportRelay final : public clock::EventHandler {
+ public:
+  ReportRelay(std::vector<std::unique_ptr<Partition>>& partitions, FlowJoin& join)
+      : partitions_(partitions), join_(join) {}
+
+  void on_event(uint64_t tag, clock::Nanos) override {
+    const Partition::Report& report = partitions_[tag >> 32]->reports()[static_cast<uint32_t>(tag)];
+    switch (report.kind) {
+      case Partition::ReportKind::kDelivered:
+        join_.on_flow_delivered(report.record);
+        return;
+      case Partition::ReportKind::kFinished:
+        join_.on_flow_finished(report.record);
+        return;
+      case Partition::ReportKind::kDeliveredHere:
+        join_.on_delivered_to_responder(report.requester_qpn, report.at, report.ecn_marks,
+                                        report.immediate);
+        return;
+    }
+  }
+
+ private:
+  std::vector<std::unique_ptr<Partition>>& partitions_;
+  FlowJoin& join_;
+};
+
+class PartitionedDataPlane::QueueSampling {
+ public:
+  QueueSampling(twin::PartitionedTwin& twin, QueueSink& sink, clock::Nanos interval)
+      : twin_(twin), sink_(sink) {
+    const size_t switch_ports = twin.layout().switch_ports();
+    for (uint32_t p = 0; p < twin.partitions(); ++p) {
+      std::vector<bool> owned(switch_ports);
+      for (size_t port = 0; port < switch_ports; ++port) {
+        owned[port] = twin.partition_of_switch_port(port) == p;
+      }
+      parts_.push_back(std::make_unique<Part>(twin.twin(p), interval, std::move(owned)));
+      twin.set_watch(p, parts_.back().get());
+    }
+  }
+
+  ~QueueSampling() {
+    for (uint32_t p = 0; p < parts_.size(); ++p) twin_.set_watch(p, nullptr);
+  }
+
+  // Between windows: the rows the partitions took in the last one, to the sink.
+  void flush() {
+    for (auto& part : parts_) {
+      merged_.insert(merged_.end(), part->rows.begin(), part->rows.end());
+      part->rows.clear();
+    }
+    std::sort(merged_.begin(), merged_.end(), [](const QueueRow& a, const QueueRow& b) {
+      return std::tie(a.at, a.queue.switch_port, a.queue.priority) <
+             std::tie(b.at, b.queue.switch_port, b.queue.priority);
+    });
+    const twin::FabricLayout& layout = twin_.layout();
+    for (const QueueRow& row : merged_) {
+      sink_.append(row, layout.switch_port(row.queue.switch_port).name);
+    }
+    merged_.clear();
+  }
+
+ private:
+  // One partition's sampler, which writes its rows here until the window ends.
+  struct Part final : twin::PartitionedTwin::Watch, QueueSink {
+    Part(const twin::FabricTwin& twin, clock::Nanos interval, std::vector<bool> owned)
+        : sampler(twin, *this, interval, std::move(owned)) {}
+    void before(clock::Nanos time) override { sampler.take_until(time); }
+    void append(const QueueRow& row, std::string_view) override { rows.push_back(row); }
+
+    TwinQueueSampler sampler;
+    std::vector<QueueRow> rows;
+  };
+
+  twin::PartitionedTwin& twin_;
+  QueueSink& sink_;
+  std::vector<std::unique_ptr<Part>> parts_;
+  std::vector<QueueRow> merged_;
+};
+
+namespace {
+
+uint32_t threads_to_use(uint32_t threads) {
+  return threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
+}  // namespace
+
+PartitionedDataPlane::PartitionedDataPlane(const config::RunConfig& config,
+                                           transport::FlowObserver& observer, uint32_t threads)
+    : specs_(twin_ports(config)),
+      twin_(config.fabric, specs_, config.run.seed, config.fabric.partitions),
+      join_(observer) {
+  for (uint32_t p = 0; p < twin_.partitions(); ++p) {
+    partitions_.push_back(std::make_unique<Partition>(config.transport, twin_.clock(p)));
+  }
+  for (size_t p = 0; p < specs_.size(); ++p) {
+    const auto run_port = static_cast<uint32_t>(p);
+    const config::PortConfig& port = config.ports[p];
+    partition_of(run_port).worker().add_port(twin_.port(p), run_port, 0, port.qos,
+                                             nic::frame_format(config, port));
+  }
+  relay_ = std::make_unique<ReportRelay>(partitions_, join_);
+  if (config.telemetry.record.pcap) {
+    capture_ = std::make_unique<TwinCapture>(config, twin_.layout(),
+                                             [this](twin::Endpoint endpoint, twin::FrameTap* tap) {
+                                               twin_.set_frame_tap(endpoint, tap);
+                                             });
+  }
+  twin_.set_threads(threads_to_use(threads));
+}
+
+// The twin's threads stop first; the partitions' clocks (in the twin) hold events that point at
+// the partitions, which are not run again.
+PartitionedDataPlane::~PartitionedDataPlane() = default;
+
+clock::Nanos PartitionedDataPlane::next_event_time() const {
+  return std::min(twin_.next_event_time(), engine_clock_.next_event_time());
+}
+
+void PartitionedDataPlane::poll() {
+  const clock::Nanos start = next_event_time();
+  if (start == clock::kNever) return;
+  const clock::Nanos end = start + twin_.lookahead();
+  twin_.run_window(end);
+  if (sampling_) sampling_->flush();
+  for (uint32_t p = 0; p < partitions_.size(); ++p) {
+    const std::vector<Partition::Report>& reports = partitions_[p]->reports();
+    for (uint32_t i = 0; i < reports.size(); ++i) {
+      engine_clock_.run_at(reports[i].at, relay_.get(), (uint64_t{p} << 32) | i);
+    }
+  }
+  engine_clock_.run_until(end - 1);
+  for (auto& partition : partitions_) partition->reports().clear();
+}
+
+uint64_t PartitionedDataPlane::events_run() const {
+  return twin_.events_run() + engine_clock_.events_run();
+}
+
+transport::ConnectionId PartitionedDataPlane::connect(const WireConnection& connection) {
+  const WireEndpoint& requester = connection.requester;
+  const WireEndpoint& responder = connection.responder;
+  join_.add_connection(requester.port, requester.qpn, responder.port, responder.qpn);
+  if (capture_) capture_->add_connection(connection);
+  const HalfPlace sending{requester.port, 0, requester.qpn};
+  const HalfPlace receiving{responder.port, 0, responder.qpn};
+  partition_of(responder.port).worker().open(sending, receiving, connection.udp_source_port);
+  if (&partition_of(requester.port) != &partition_of(responder.port)) {
+    partition_of(requester.port).worker().open(sending, receiving, connection.udp_source_port);
+  }
+  return {requester.qpn, responder.qpn};
+}
+
+void PartitionedDataPlane::post(transport::ConnectionId connection, uint64_t bytes,
+                                const transport::FlowTags& tags) {
+  // The requester's partition has run up to the end of the window; a lookahead from now is past
+  // it (the window started no later than now).
+  const clock::Nanos at = engine_clock_.now() + twin_.lookahead();
+  join_.posted(connection.requester, bytes, tags, at);
+  partition_of(join_.sending_port(connection.requester))
+      .post_at(at, connection.requester, bytes, tags);
+}
+
+void PartitionedDataPlane::paced_rates_bps(std::vector<double>& per_port) {
+  per_port.assign(specs_.size(), 0.0);
+  for (auto& partition : partitions_) partition->worker().add_paced_rates(per_port);
+}
+
+bool PartitionedDataPlane::append_qp_stats(std::vector<transport::QpStats>& out) {
+  for (auto& partition : partitions_) {
+    partition->worker().append_qp_stats(out, partition->clock().now());
+  }
+  return true;
+}
+
+PortCounters PartitionedDataPlane::port_counters(size_t port) const {
+  const auto p = static_cast<uint32_t>(port);
+  return twin_port_counters(twin_.host_counters(port),
+                            twin_.switch_port_counters(twin_.layout().host_switch_port(port)),
+                            partition_of(p).worker().counters(p));
+}
+
+PortRecord PartitionedDataPlane::port_record(size_t port) const {
+  return twin_port_record(specs_[port], port_counters(port));
+}
+
+std::vector<std::string> PartitionedDataPlane::notes() const {
+  std::vector<std::string> notes = twin_.fault_report();
+  if (capture_) {
+    for (std::string& note : capture_->notes()) notes.push_back(std::move(note));
+  }
+  return notes;
+}
+
+// Between windows: the partitions' threads wait at the twin's barrier.
+void PartitionedDataPlane::capture_frames(const std::string& dir) {
+  if (capture_) capture_->begin(dir, engine_clock_.now());
+}
+
+void PartitionedDataPlane::sample_queues(QueueSink& sink, clock::Nanos interval_ns) {
+  if (interval_ns <= 0) throw std::invalid_argument("queue samples need an interval above 0");
+  sampling_ = std::make_unique<QueueSampling>(twin_, sink, interval_ns);
+}
+
+void PartitionedDataPlane::finish() {
+  if (capture_) capture_->stop();
+}
+
+std::vector<std::string> PartitionedDataPlane::switch_port_names() const {
+  return twin_switch_port_names(twin_.layout());
+}
+
+}  // namespace etwire::dataplane

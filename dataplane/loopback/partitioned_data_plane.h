@@ -1,0 +1,88 @@
+// The loopback data plane in parallel virtual time (fabric.partitions above 1): the fabric twin
+// in partitions (twin/partition/partitioned_twin.h), each with a worker for its hosts' ports on its
+// own clock, run window by window on several threads; the engine on a clock of its own, between
+// windows, on the caller's thread.
+//
+// What the engine does in a window it does after the partitions ran it: the flow reports of the
+// window reach it at their times, in a fixed order (partition, then report), through the flow
+// join; its own events up to the window's end run among them. What it asks of the data plane
+// acts one lookahead later (the window's length, the shortest delay of a cut cable): a message it
+// posts at t is posted on its requester's transport at t + lookahead, past the end of every
+// partition's window, as a host's collective library reacts a little after a completion. So the
+// engine's decisions never reach into a partition's past, and a run's results depend on the
+// partition count, never on the threads.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "clock/virtual_clock.h"
+#include "config/run_config.h"
+#include "dataplane/data_plane.h"
+#include "dataplane/flow_join.h"
+#include "dataplane/loopback/twin_capture.h"
+#include "twin/partition/partitioned_twin.h"
+
+namespace etwire::dataplane {
+
+class PartitionedDataPlane final : public DataPlane {
+ public:
+  // `threads` run the partitions (at most one each; 0: one per core the machine has). Throws
+  // std::invalid_argument when a port is not a loopback port or the twin cannot be built or cut
+  // (the twin's message). `config` and `observer` must outlive the data plane.
+  PartitionedDataPlane(const config::RunConfig& config, transport::FlowObserver& observer,
+                       uint32_t threads);
+  ~PartitionedDataPlane() override;
+
+  clock::Scheduler& scheduler() override { return engine_clock_; }
+  size_t ports() const override { return specs_.size(); }
+  bool virtual_time() const override { return true; }
+  clock::Nanos next_event_time() const override;
+  // One window: every partition's events in it, then the engine's.
+  void poll() override;
+  uint64_t events_run() const override;
+  transport::ConnectionId connect(const WireConnection& connection) override;
+  void post(transport::ConnectionId connection, uint64_t bytes,
+            const transport::FlowTags& tags) override;
+  uint32_t flows_in_progress() const override { return static_cast<uint32_t>(join_.in_progress()); }
+  void paced_rates_bps(std::vector<double>& per_port) override;
+  bool append_qp_stats(std::vector<transport::QpStats>& out) override;
+  PortRecord port_record(size_t port) const override;
+  PortCounters port_counters(size_t port) const override;
+  std::vector<std::string> notes() const override;
+  std::vector<std::string> switch_port_names() const override;
+  void capture_frames(const std::string& dir) override;
+  void finish() override;
+  // A sampler in each partition for the switch ports it owns, run by the partition's thread
+  // between its events; the window's rows reach `sink` after the window, ordered by time, then
+  // switch port and priority, as the whole twin's sampler writes them.
+  void sample_queues(QueueSink& sink, clock::Nanos interval_ns) override;
+
+  uint32_t partitions() const { return twin_.partitions(); }
+  uint32_t threads() const { return twin_.threads(); }
+  uint64_t windows_run() const { return twin_.windows_run(); }
+
+ private:
+  class Partition;
+  class ReportRelay;
+  class QueueSampling;
+
+  Partition& partition_of(uint32_t port) { return *partitions_[twin_.partition_of_host(port)]; }
+  const Partition& partition_of(uint32_t port) const {
+    return *partitions_[twin_.partition_of_host(port)];
+  }
+
+  std::vector<twin::TwinPortSpec> specs_;
+  clock::VirtualClock engine_clock_;
+  // With telemetry.record.pcap. Its capture points are the partitions' frame taps: it goes after
+  // the twin.
+  std::unique_ptr<TwinCapture> capture_;
+  twin::PartitionedTwin twin_;
+  FlowJoin join_;
+  std::vector<std::unique_ptr<Partition>> partitions_;
+  std::unique_ptr<ReportRelay> relay_;
+  std::unique_ptr<QueueSampling> sampling_;  // with telemetry.record.queue_sample_interval
+};
+
+}  // namespace etwire::dataplane

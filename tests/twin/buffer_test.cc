@@ -1,0 +1,120 @@
+// Switch buffer: tail drop when a packet does not fit, counted per port and per queue, with the
+// buffer shared by the switch's ports or split evenly between them.
+#include <gtest/gtest.h>
+
+#include "clock/virtual_clock.h"
+#include "nic/pfc_frame.h"
+#include "tests/twin/nic_driver.h"
+#include "twin/fabric/fabric_twin.h"
+
+namespace etwire::twin::testing {
+namespace {
+
+TEST(FabricTwinBuffer, ExhaustedBufferTailDropsAndCounts) {
+  config::FabricConfig config = quiet_fabric();
+  config.buffer.size_bytes = 10'000;
+  config.buffer.ingress_reserve_bytes = 0;
+  clock::VirtualClock clock;
+  std::vector<TwinPortSpec> ports{{"fast", k100G}, {"slow", k25G}};
+  FabricTwin twin(config, ports, clock, 1);
+  NicDriver driver(twin, clock);
+  constexpr uint32_t kSent = 100;
+  for (uint32_t i = 0; i < kSent; ++i) driver.send(data_packet(0, 1, 1000, i, 2));
+  clock.run_until(clock::kNever);
+
+  const auto received = driver.data_received_by(1);
+  const WireCounters& egress = twin.switch_port_counters(1);
+  const QueueSample queue = twin.queue(1, 2);
+  EXPECT_GT(egress.drops_buffer, 0u);
+  EXPECT_EQ(received.size() + egress.drops_buffer, kSent);
+  EXPECT_EQ(queue.drops, egress.drops_buffer);
+  EXPECT_EQ(egress.drops_fault + egress.drops_link_down, 0u);
+  // The buffer holds ten 1000-byte packets waiting (the one on the wire has left it).
+  EXPECT_EQ(queue.max_depth_bytes, 10'000u);
+  // Survivors keep their order; the first eleven all fit.
+  for (size_t i = 1; i < received.size(); ++i) {
+    EXPECT_LT(received[i - 1].packet.psn, received[i].packet.psn);
+  }
+  for (uint32_t i = 0; i < 11; ++i) EXPECT_EQ(received[i].packet.psn, i);
+  EXPECT_EQ(twin.packets_in_fabric(), 0u);
+}
+
+// Packets admitted toward port "slow" from hosts 0 and 1 while the slow port is paused (nothing
+// leaves): host 0 sends 30 packets of 1000 bytes, then host 1 sends 3.
+std::pair<size_t, size_t> admitted_while_paused(uint64_t reserve) {
+  config::FabricConfig config = quiet_fabric();
+  config.buffer.size_bytes = 26'000;
+  config.buffer.ingress_reserve_bytes = reserve;
+  clock::VirtualClock clock;
+  std::vector<TwinPortSpec> ports{{"a", k100G}, {"b", k100G}, {"slow", k25G}};
+  FabricTwin twin(config, ports, clock, 1);
+  NicDriver driver(twin, clock);
+  // 0xFFFF quanta: 1.3 ms at 25G; the switch holds the queue until then.
+  twin.port(2).transmit(nic::pfc_frame(2, 2, 0, 0xFFFF), 0);
+  for (uint32_t i = 0; i < 30; ++i) driver.send(data_packet(0, 2, 1000, i), 2'000);
+  for (uint32_t i = 0; i < 3; ++i) driver.send(data_packet(1, 2, 1000, 1000 + i), 6'000);
+  clock.run_until(clock::kNever);
+  std::pair<size_t, size_t> admitted{0, 0};
+  for (const Delivery& d : driver.data_received_by(2)) {
+    ++(d.packet.psn >= 1000 ? admitted.second : admitted.first);
+  }
+  return admitted;
+}
+
+TEST(FabricTwinBuffer, AnIngressReserveAdmitsASenderTheFullPoolWouldStarve) {
+  // 26 kB with 2 kB reserved for each of the 3 ports: a 20 kB pool. Host 0 gets its reserve and
+  // the pool (22 packets); host 1 still gets its own reserve (2 packets).
+  EXPECT_EQ(admitted_while_paused(2'000), std::make_pair(size_t{22}, size_t{2}));
+  // Without reserves host 0 takes all 26 kB and host 1 gets nothing.
+  EXPECT_EQ(admitted_while_paused(0), std::make_pair(size_t{26}, size_t{0}));
+}
+
+TEST(FabricTwinBuffer, ReservesThatLeaveNothingToShareAreRefused) {
+  config::FabricConfig config = quiet_fabric();
+  config.buffer.size_bytes = 30'000;
+  config.buffer.ingress_reserve_bytes = 10'000;
+  clock::VirtualClock clock;
+  const auto ports = uniform_ports(3);
+  try {
+    FabricTwin twin(config, ports, clock, 1);
+    FAIL() << "expected the twin to refuse the reserves";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_STREQ(error.what(),
+                 "fabric twin: fabric.buffer.ingress_reserve: 3 ports x 10000 B of reserve leave "
+                 "nothing of the 30000 B buffer of switch \"switch\" to share; lower the reserve "
+                 "or raise fabric.buffer.size");
+  }
+}
+
+// Two 100G -> 25G streams through one 4-port switch: hosts 0 -> 2 and 1 -> 3.
+std::pair<uint64_t, uint64_t> peak_depths(config::BufferMode mode, uint64_t size) {
+  config::FabricConfig config = quiet_fabric();
+  config.buffer.size_bytes = size;
+  config.buffer.ingress_reserve_bytes = 0;
+  config.buffer.mode = mode;
+  clock::VirtualClock clock;
+  std::vector<TwinPortSpec> ports{{"a", k100G}, {"b", k100G}, {"c", k25G}, {"d", k25G}};
+  FabricTwin twin(config, ports, clock, 1);
+  NicDriver driver(twin, clock);
+  for (uint32_t i = 0; i < 100; ++i) {
+    driver.send(data_packet(0, 2, 1000, i));
+    driver.send(data_packet(1, 3, 1000, i));
+  }
+  clock.run_until(clock::kNever);
+  EXPECT_GT(twin.switch_port_counters(2).drops_buffer, 0u);
+  EXPECT_GT(twin.switch_port_counters(3).drops_buffer, 0u);
+  return {twin.queue(2, 0).max_depth_bytes, twin.queue(3, 0).max_depth_bytes};
+}
+
+TEST(FabricTwinBuffer, PerPortModeGivesEachPortAnEvenShare) {
+  // 40 kB over 4 ports: 10 kB each, whatever the other port holds.
+  EXPECT_EQ(peak_depths(config::BufferMode::kPerPort, 40'000),
+            std::make_pair(uint64_t{10'000}, uint64_t{10'000}));
+  // Shared, the two congested ports split the whole 40 kB between them.
+  const auto shared = peak_depths(config::BufferMode::kShared, 40'000);
+  EXPECT_EQ(shared.first + shared.second, 40'000u);
+  EXPECT_EQ(shared.first, 20'000u);
+}
+
+}  // namespace
+}  // namespace etwire::twin::testing

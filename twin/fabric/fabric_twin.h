@@ -1,0 +1,194 @@
+// The fabric twin: a discrete-event model of the network the loopback NIC ports are cabled to,
+// on a clock::Scheduler (a VirtualClock in practice). Port i is host i; Packet::dst_port and
+// src_port are these indexes. Links serialize at their rate and add their propagation delay;
+// switches are store-and-forward with a fixed forwarding latency, strict-priority egress queues,
+// a shared or per-port buffer with tail drop, RED/ECN marking and PFC. Fault hooks drop packets,
+// take links down and make a NIC port flood PFC pauses. Everything random draws from PRNG streams
+// derived from one seed: the same inputs and seed give the same run. docs/fabric-twin.md
+// describes the model and its simplifications.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "clock/scheduler.h"
+#include "config/fabric_config.h"
+#include "twin/fabric/loopback_port.h"
+#include "twin/layout/fabric_layout.h"
+#include "twin/layout/twin_partition.h"
+#include "twin/link.h"
+#include "twin/packet_pool.h"
+#include "twin/prng.h"
+#include "twin/queue_sample.h"
+#include "twin/switch/egress_port.h"
+#include "twin/switch/pfc_ingress.h"
+#include "twin/switch/red_marker.h"
+#include "twin/switch/switch_buffer.h"
+#include "twin/wire_counters.h"
+
+namespace etwire::twin {
+
+class FabricTwin final : private clock::EventHandler {
+ public:
+  // Throws std::invalid_argument for a setup that cannot be modelled. The scheduler's pending
+  // events point at the twin: do not run the scheduler after the twin is destroyed.
+  FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
+             clock::Scheduler& scheduler, uint64_t seed);
+  // Partition `partition` of the twin cut by `partitioning` (twin_partition.h), on a scheduler of
+  // its own: it holds the whole layout but acts only at the hosts and switches it owns. A frame it
+  // sends on a cable into another partition goes to crossings_to(that partition) instead of the
+  // wire's far end, which the other partition's accept_crossings() takes it up at; the configured
+  // faults act in every partition on its own copy of the links, storms only at the owner's host.
+  FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
+             clock::Scheduler& scheduler, uint64_t seed, const TwinPartitioning& partitioning,
+             uint32_t partition);
+  FabricTwin(const FabricTwin&) = delete;
+  FabricTwin& operator=(const FabricTwin&) = delete;
+  ~FabricTwin() = default;
+
+  size_t ports() const { return hosts_.size(); }
+  // The loopback NIC of host `host`.
+  LoopbackPort& port(size_t host) { return hosts_.at(host).port; }
+  const FabricLayout& layout() const { return layout_; }
+
+  // Counters of a host's NIC side and of a switch port (global index).
+  const WireCounters& host_counters(size_t host) const { return hosts_.at(host).counters; }
+  const WireCounters& switch_port_counters(size_t switch_port) const {
+    return switch_ports_.at(switch_port).counters;
+  }
+  QueueSample queue(size_t switch_port, uint8_t priority) const;
+  // Calls visit(const QueueSample&) for every switch egress queue, ports in index order,
+  // priorities 0..7 within a port: the poll for telemetry.
+  template <typename Visitor>
+  void for_each_queue(Visitor&& visit) const {
+    for (size_t port = 0; port < switch_ports_.size(); ++port) {
+      for (uint8_t priority = 0; priority < kPriorities; ++priority) visit(queue(port, priority));
+    }
+  }
+  // Shows `tap` every frame the port `endpoint` (a host, or a switch port by global index) sends
+  // and receives from now on; nullptr stops it. The tap must outlive the twin or be removed.
+  void set_frame_tap(Endpoint endpoint, FrameTap* tap);
+
+  // Packets on a wire or in a switch queue right now (of this partition, crossings not included).
+  size_t packets_in_fabric() const { return pool_.live(); }
+
+  // Partitions: whether this twin acts at host `host` (always, unpartitioned); the frames sent
+  // into partition `partition` since it last took them (it clears the list); taking up frames
+  // other partitions sent into this one, all arriving no sooner than the scheduler's now.
+  bool owns_host(size_t host) const {
+    return host_partition_.empty() || host_partition_[host] == partition_;
+  }
+  std::vector<Crossing>& crossings_to(uint32_t partition) { return crossings_out_.at(partition); }
+  void accept_crossings(std::span<const Crossing> crossings);
+
+  // Fault hooks. Cables are the layout's (host_cable(h) == h, uplink_cable(leaf, spine)); each
+  // hook applies to both directions of the cable.
+  void set_drop_probability(size_t cable, double probability);
+  void set_cable_up(size_t cable, bool up);
+  // Takes the cable down (or up) at `at`.
+  void schedule_cable_state(size_t cable, bool up, clock::Nanos at);
+  // The same, and the fabric's routing learns of it `detection` later (FabricLayout::
+  // set_cable_known_down): until then traffic hashed onto a cable gone down is lost, and a cable
+  // back up stays unused.
+  void schedule_link_fault(size_t cable, bool up, clock::Nanos at, clock::Nanos detection);
+  // Host `host` sends PFC pauses (quanta 0xFFFF) on `priority` from `from` until `until`, each
+  // before the previous would expire, as a NIC with a stuck receive path does. The last pause
+  // runs out its time after `until`.
+  void start_pfc_storm(size_t host, uint8_t priority, clock::Nanos from, clock::Nanos until);
+  // What each fault of the configuration (fabric.faults, scheduled when the twin is built) did so
+  // far, a line each: when it acted and what it cost, from the counters of its link or port.
+  std::vector<std::string> fault_report() const;
+  // The same from counters kept elsewhere (a partitioned twin's sums over its partitions).
+  std::vector<std::string> fault_report(
+      const std::function<WireCounters(const Endpoint&)>& counters_at) const;
+
+ private:
+  friend class LoopbackPort;
+
+  FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
+             clock::Scheduler& scheduler, uint64_t seed, const TwinPartitioning* partitioning,
+             uint32_t partition);
+  // Marks the links whose far end another partition owns.
+  void cut(const TwinPartitioning& partitioning);
+
+  struct Host {
+    LoopbackPort port;
+    WireCounters counters;
+    uint32_t out_link = 0;
+    uint32_t in_link = 0;
+  };
+
+  struct SwitchPort {
+    EgressPort egress;
+    PfcIngress pfc;
+    RedMarker red;
+    SplitMix64 ecn_rng;
+    WireCounters counters;
+    uint32_t switch_index = 0;
+    uint32_t in_link = 0;
+    uint32_t out_link = 0;
+    clock::Nanos pause_refresh_ns = 0;  // how long before re-sending a pause still needed
+  };
+
+  struct PfcStorm {
+    uint32_t host = 0;
+    uint8_t priority = 0;
+    clock::Nanos until = 0;
+  };
+
+  void on_event(uint64_t tag, clock::Nanos now) override;
+
+  // Data path.
+  void transmit_from_host(uint32_t host, const nic::Packet& packet, clock::Nanos now);
+  void launch(uint32_t link, uint32_t slot, uint32_t bytes, clock::Nanos now, WireCounters& sender);
+  void frame_arrives(uint32_t link, clock::Nanos now);
+  void deliver_to_host(uint32_t host, uint32_t slot, clock::Nanos now);
+  void arrive_at_switch(uint32_t switch_port, uint32_t slot, clock::Nanos now);
+  void try_start(uint32_t switch_port, clock::Nanos now);
+  // RED on an ECN-capable packet of a port's queue; a marked packet becomes CE and is counted.
+  void mark_if_congested(SwitchPort& port, uint8_t priority, nic::Packet& packet);
+  void wake_at(uint32_t switch_port, clock::Nanos at);
+
+  // PFC.
+  void send_pfc_frame(uint32_t link, uint8_t priority, uint16_t quanta, clock::Nanos now,
+                      WireCounters& sender);
+  void pfc_frame_arrives(uint64_t payload, clock::Nanos now);
+  void owe_pfc_frame(uint32_t switch_port, uint8_t priority, uint16_t quanta, clock::Nanos now);
+  void refresh_pause(uint64_t payload, clock::Nanos now);
+  void storm_tick(uint32_t storm, clock::Nanos now);
+
+  // Faults of the configuration (twin_faults.cc). A degrade or lossy fault starts and ends by a
+  // kFault event (its index, and whether it ends); link-down and storms use the hooks above.
+  void schedule_faults(const config::FabricConfig& config);
+  void apply_fault(uint32_t index, bool ends);
+  std::vector<config::FabricFault> faults_;
+  std::vector<uint32_t> fault_targets_;  // per fault: its cable, or its host for a storm
+  clock::Nanos pause_duration(uint16_t quanta, uint64_t rate_bps) const;
+
+  WireCounters& counters_of(Endpoint endpoint) {
+    return endpoint.is_host() ? hosts_[endpoint.index].counters
+                              : switch_ports_[endpoint.index].counters;
+  }
+  void check_cable(size_t cable) const;
+
+  clock::Scheduler& scheduler_;
+  clock::Nanos start_;
+  FabricLayout layout_;
+  uint32_t pfc_frame_bytes_;  // wire bytes of a PFC frame
+  bool per_port_buffer_;
+  PacketPool pool_;
+  std::vector<Link> links_;
+  std::vector<Host> hosts_;
+  std::vector<SwitchPort> switch_ports_;
+  std::vector<SwitchBuffer> buffers_;  // one per switch
+  std::vector<PfcStorm> storms_;
+  uint32_t partition_ = 0;
+  std::vector<uint32_t> host_partition_;              // empty when unpartitioned
+  std::vector<std::vector<Crossing>> crossings_out_;  // by destination partition
+};
+
+}  // namespace etwire::twin

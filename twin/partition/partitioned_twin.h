@@ -1,0 +1,105 @@
+// The fabric twin in partitions (twin_partition.h) that advance in parallel virtual time: each
+// partition is a FabricTwin on a VirtualClock of its own, and what runs on that clock (the
+// transport of the partition's hosts) is the caller's to add. Synchronization is conservative:
+// the partitions run in windows no longer than the shortest propagation delay of a cut cable
+// (the lookahead), so a frame sent in a window arrives after it; between windows each partition
+// takes up the frames sent into it, in the order of the sending partition and then of sending.
+//
+// The partitions do the same work in the same order whether one thread runs them all or each
+// thread runs some: a run's results depend on the partition count (a model choice: ties between
+// events of the same nanosecond fall differently when a frame crosses) but never on the threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "clock/virtual_clock.h"
+#include "config/fabric_config.h"
+#include "twin/fabric/fabric_twin.h"
+#include "twin/layout/twin_partition.h"
+
+namespace etwire::twin {
+
+class PartitionedTwin {
+ public:
+  // What reads a partition's state between its events inside a window (queue samples), on the
+  // partition's thread: before the partition runs the events due at `time`, and with the
+  // window's end once it ran the window's events (before the crossings are taken up).
+  class Watch {
+   public:
+    virtual void before(clock::Nanos time) = 0;
+
+   protected:
+    ~Watch() = default;
+  };
+
+  // Throws std::invalid_argument for a fabric the twin cannot model, a partition count it cannot
+  // cut (partition_fabric) or a cut cable without a propagation delay.
+  PartitionedTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
+                  uint64_t seed, uint32_t partitions);
+  PartitionedTwin(const PartitionedTwin&) = delete;
+  PartitionedTwin& operator=(const PartitionedTwin&) = delete;
+  ~PartitionedTwin();
+
+  uint32_t partitions() const { return partitioning_.count; }
+  uint32_t partition_of_host(size_t host) const { return partitioning_.of_host.at(host); }
+  clock::VirtualClock& clock(uint32_t partition) { return *clocks_.at(partition); }
+  FabricTwin& twin(uint32_t partition) { return *twins_.at(partition); }
+  // Host `host`'s NIC, in its partition: what that partition's transport drives.
+  LoopbackPort& port(size_t host) { return twin(partition_of_host(host)).port(host); }
+  const FabricLayout& layout() const { return twins_.front()->layout(); }
+  // Shows `tap` every frame `endpoint` (a host, or a switch port by global index) sends and
+  // receives, in the partition that owns it (FabricTwin::set_frame_tap): only that partition's
+  // thread calls it.
+  void set_frame_tap(Endpoint endpoint, FrameTap* tap);
+  // The partition that owns switch port `switch_port` (by global index).
+  uint32_t partition_of_switch_port(size_t switch_port) const;
+  // Sets partition `partition`'s watch (nullptr: none), between windows. It must outlive its use.
+  void set_watch(uint32_t partition, Watch* watch) { watches_.at(partition) = watch; }
+  // The window: the shortest propagation delay of a cut cable (0 with one partition).
+  clock::Nanos lookahead() const { return lookahead_; }
+
+  // Runs every partition, window by window, on `threads` threads (the caller's among them; at
+  // most one per partition), until no partition has an event left or a crossing to take up.
+  void run(uint32_t threads);
+
+  // One window at a time, for a caller that does its own work between windows (the engine):
+  // the threads that run_window uses (kept until the next call or the twin's end; 1 is the
+  // caller's alone), every partition's events before `end` (at most the lookahead past the
+  // earliest), then the crossings taken up. An exception thrown by an event ends the window for
+  // every partition and is rethrown here; the twin is not to be run again after one.
+  void set_threads(uint32_t threads);
+  uint32_t threads() const { return threads_; }
+  void run_window(clock::Nanos end);
+  // The earliest pending event of any partition (clock::kNever when none is).
+  clock::Nanos next_event_time() const;
+
+  uint64_t events_run() const;
+  uint64_t windows_run() const { return windows_; }
+  // A port's counters, summed over the partitions' copies: a frame lost on a cable that went
+  // down under it counts at its sender in the partition of the receiving end.
+  WireCounters host_counters(size_t host) const;
+  WireCounters switch_port_counters(size_t switch_port) const;
+  // What the configured faults did (FabricTwin::fault_report), from the summed counters.
+  std::vector<std::string> fault_report() const;
+
+ private:
+  struct Runner;
+  // A window's two steps for one partition: its events before `end`, then the crossings into it.
+  void run_partition(uint32_t partition, clock::Nanos end);
+  void take_crossings(uint32_t partition);
+
+  TwinPartitioning partitioning_;
+  clock::Nanos lookahead_ = 0;
+  std::vector<std::unique_ptr<clock::VirtualClock>> clocks_;
+  std::vector<std::unique_ptr<FabricTwin>> twins_;
+  std::vector<Watch*> watches_;  // by partition
+  uint64_t windows_ = 0;
+  uint32_t threads_ = 1;
+  std::unique_ptr<Runner> runner_;  // with more than one thread
+};
+
+}  // namespace etwire::twin

@@ -1,0 +1,76 @@
+// The packet memory of one switch. Each switch port has a small reserve of its own for packets
+// it receives (as switch MMUs guarantee every ingress port a minimum), and the rest is either one
+// shared pool or split evenly into per-port shares. A packet goes into its ingress port's reserve
+// while that has room, else into a share: which share is the caller's choice (the twin charges
+// lossy traffic to the egress port, lossless traffic to the ingress port whose PFC account
+// bounds it). A packet that fits in neither is tail-dropped.
+//
+// The reserve is what keeps a full buffer fair between senders: without it, the free slots of a
+// full queue go to whichever sender's packet arrives first after a packet leaves, and senders
+// running at the same rate arrive in the same order every time, so one of them wins every slot
+// while another never gets a packet through (and so never sees an ECN mark to slow down for).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "config/fabric_config.h"
+
+namespace etwire::twin {
+
+inline constexpr uint32_t kNotCharged = UINT32_MAX;
+
+// Where a packet's bytes were charged: the reserve of an ingress port or a share (a port index,
+// or 0 for the shared pool's single share). Exactly one of the two is set when admitted.
+struct BufferCharge {
+  uint32_t reserve_port = kNotCharged;
+  uint32_t share_port = kNotCharged;
+
+  bool admitted() const { return reserve_port != kNotCharged || share_port != kNotCharged; }
+};
+
+class SwitchBuffer {
+ public:
+  // `first_port`, `ports`: the switch's range of global switch-port indexes. The reserves come
+  // out of the size first (the caller checks that they leave something to share).
+  SwitchBuffer(const config::SwitchBuffer& config, uint32_t first_port, uint32_t ports);
+
+  // Admits `bytes` arriving on `ingress_port` into its reserve or else into the share of
+  // `share_port`; the charge is not admitted() when they fit in neither.
+  BufferCharge try_charge(uint32_t ingress_port, uint32_t share_port, uint32_t bytes) {
+    uint64_t& reserved = reserved_used_[ingress_port - first_port_];
+    if (reserved + bytes <= reserve_) {
+      reserved += bytes;
+      return {ingress_port, kNotCharged};
+    }
+    uint64_t& used = used_[shared_ ? 0 : share_port - first_port_];
+    if (used + bytes > limit_) return {};
+    used += bytes;
+    return {kNotCharged, share_port};
+  }
+
+  void release(const BufferCharge& charge, uint32_t bytes) {
+    if (charge.reserve_port != kNotCharged) {
+      reserved_used_[charge.reserve_port - first_port_] -= bytes;
+    } else {
+      used_[shared_ ? 0 : charge.share_port - first_port_] -= bytes;
+    }
+  }
+
+  // Bytes held, in total.
+  uint64_t used_bytes() const;
+  // Bytes one share may hold: the pool (shared) or one port's part of it (per-port).
+  uint64_t limit_bytes() const { return limit_; }
+  // Bytes reserved for each ingress port.
+  uint64_t reserve_bytes() const { return reserve_; }
+
+ private:
+  bool shared_;
+  uint32_t first_port_;
+  uint64_t reserve_;
+  uint64_t limit_;
+  std::vector<uint64_t> used_;           // one entry (shared) or one per port
+  std::vector<uint64_t> reserved_used_;  // one per port
+};
+
+}  // namespace etwire::twin
