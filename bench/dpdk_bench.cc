@@ -37,8 +37,8 @@
 #include "nic/dpdk/dpdk_port.h"
 #include "nic/dpdk/eal.h"
 #include "nic/frame/payload_pattern.h"
+#include "nic/frame/wire_directory.h"
 #include "nic/frame_size.h"
-#include "nic/wire_directory.h"
 #include "transport/transport.h"
 
 namespace {

@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-#include "control/load/config_loader.h"
+#include "control/resolve/config_loader.h"
 #include "engine/run_engine.h"
 #include "outputs/telemetry/run_telemetry.h"
 

@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <string>
 
-#include "control/load/config_loader.h"
+#include "control/resolve/config_loader.h"
 #include "dataplane/verbs/verbs_backend.h"
 #include "engine/run_engine.h"
 #include "trace/synth/synth.h"

@@ -10,9 +10,9 @@
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
-#include "control/load/config_loader.h"
 #include "control/plan/plan_report.h"
 #include "control/plan/traffic_plan.h"
+#include "control/resolve/config_loader.h"
 
 namespace etwire::cli {
 

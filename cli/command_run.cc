@@ -16,7 +16,7 @@
 #include "cli/exit_codes.h"
 #include "cluster/session.h"
 #include "config/fabric_config.h"
-#include "control/load/config_loader.h"
+#include "control/resolve/config_loader.h"
 
 namespace etwire::cli {
 

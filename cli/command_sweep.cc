@@ -25,7 +25,7 @@
 #include "common/duration.h"
 #include "common/units.h"
 #include "config/fabric_config.h"
-#include "control/load/config_loader.h"
+#include "control/resolve/config_loader.h"
 #include "outputs/result_tables.h"
 #include "outputs/results_files.h"
 #include "outputs/sweep_files.h"

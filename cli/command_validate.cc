@@ -14,8 +14,8 @@
 #include "cli/data_plane_choice.h"
 #include "cli/emulator_processes.h"
 #include "cli/exit_codes.h"
-#include "control/load/config_loader.h"
 #include "control/plan/config_summary.h"
+#include "control/resolve/config_loader.h"
 #include "transport/flow_record.h"
 
 namespace etwire::cli {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "control/load/config_loader.h"
+#include "control/resolve/config_loader.h"
 #include "engine/run_results.h"
 
 namespace etwire::cli {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cluster/session.h"
-#include "control/load/config_loader.h"
+#include "control/resolve/config_loader.h"
 
 namespace etwire::cli {
 

@@ -16,7 +16,7 @@
 #include "config/run_config.h"
 #include "dataplane/port_counters.h"
 #include "dataplane/queue_row.h"
-#include "nic/wire_route.h"
+#include "nic/frame/wire_route.h"
 #include "transport/qp_counters.h"
 #include "transport/transport.h"
 

@@ -23,7 +23,7 @@
 #include "config/transport_config.h"
 #include "dataplane/port_sample.h"
 #include "dataplane/worker.h"
-#include "nic/wire_route.h"
+#include "nic/frame/wire_route.h"
 #include "transport/flow_record.h"
 
 namespace etwire::dataplane {

@@ -25,7 +25,7 @@
 #include "clock/scheduler.h"
 #include "cluster/session.h"
 #include "collectives/generate.h"
-#include "control/load/config_loader.h"
+#include "control/resolve/config_loader.h"
 #include "dataplane/data_plane.h"
 #include "engine/collective_instance.h"
 #include "engine/flow_sink.h"

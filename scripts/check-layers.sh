@@ -3,6 +3,10 @@
 # the root CMakeLists.txt, lowest layer first; a file in a layer may include only headers of its
 # own layer or of layers listed before it, and a library may link only libraries of those layers.
 # A top-level folder holding C++ code that is not a layer (tests/ and bench/ excepted) fails too.
+# One level down the same holds between a layer's sub-layers: its subfolders in the order of the
+# layer's own add_subdirectory() calls, and its root folder at the place of the layer's first
+# add_library() among them. A file may include headers of its own sub-layer and of those before
+# it; a subfolder holding C++ code that the layer does not add fails.
 #
 #   scripts/check-layers.sh [--root DIR]    DIR: the source tree (default: this checkout)
 set -euo pipefail
@@ -29,6 +33,26 @@ if not layers:
     sys.exit("check-layers: the root CMakeLists.txt lists no layers (add_subdirectory)")
 rank = {name: i for i, name in enumerate(layers)}
 
+
+def sub_layers(layer):
+    """The layer's sub-layers, lowest first: "." is its root folder."""
+    path = os.path.join(root, layer, "CMakeLists.txt")
+    text = open(path).read() if os.path.exists(path) else ""
+    events = [(m.start(), m.group(1)) for m in re.finditer(r"^\s*add_subdirectory\((\w+)\)", text, re.M)]
+    first_library = re.search(r"^\s*add_library\(", text, re.M)
+    events.append((first_library.start() if first_library else -1, "."))
+    return {name: i for i, (_, name) in enumerate(sorted(events))}
+
+
+def sub_layer_name(layer, sub):
+    return f"{layer}/" if sub == "." else f"{layer}/{sub}/"
+
+
+def sub_layer_of(layer_relative):
+    """The sub-layer of a path inside a layer ("." for a file at its root)."""
+    parts = layer_relative.split("/")
+    return parts[0] if len(parts) > 1 else "."
+
 problems = []
 libraries = {}  # library -> layer
 links = []      # (file, line, target, library)
@@ -42,17 +66,34 @@ for layer in sorted(os.listdir(root)):
         if has_code:
             problems.append(f"{layer}/: holds C++ code but is not a layer of the root CMakeLists.txt")
         continue
+    subs = sub_layers(layer)
+    for sub in sorted(os.listdir(path)):
+        sub_path = os.path.join(path, sub)
+        if os.path.isdir(sub_path) and sub not in subs and any(
+                f.endswith((".h", ".cc")) for _, _, fs in os.walk(sub_path) for f in fs):
+            problems.append(f"{layer}/{sub}/: holds C++ code but is not a sub-layer of "
+                            f"{layer}/CMakeLists.txt (add_subdirectory)")
     for dirpath, _, names in os.walk(path):
         for name in sorted(names):
             file = os.path.join(dirpath, name)
             rel = os.path.relpath(file, root)
+            own_sub = sub_layer_of(os.path.relpath(file, path))
             if name.endswith((".h", ".cc")):
                 for n, text in enumerate(open(file, errors="replace"), 1):
-                    m = re.match(r'\s*#\s*include\s+"([^"/]+)/', text)
-                    if m and m.group(1) in rank and rank[m.group(1)] > rank[layer]:
+                    m = re.match(r'\s*#\s*include\s+"([^"/]+)/([^"]+)"', text)
+                    if not m or m.group(1) not in rank:
+                        continue
+                    if rank[m.group(1)] > rank[layer]:
                         problems.append(
                             f"{rel}:{n}: includes {m.group(1)}/ (layer {m.group(1)}) from layer "
                             f"{layer}, which comes before it")
+                    elif m.group(1) == layer:
+                        their_sub = sub_layer_of(m.group(2))
+                        if own_sub in subs and subs.get(their_sub, -1) > subs[own_sub]:
+                            problems.append(
+                                f"{rel}:{n}: includes {sub_layer_name(layer, their_sub)} from "
+                                f"sub-layer {sub_layer_name(layer, own_sub)}, which comes before "
+                                f"it in {layer}/CMakeLists.txt")
             elif name == "CMakeLists.txt":
                 text = open(file).read()
                 for m in re.finditer(r"add_library\((\w+)", text):

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "control/load/nearest_name.h"
-#include "control/plan/twin_layout.h"
+#include "twin/layout/configured_layout.h"
 
 namespace etwire::control {
 
@@ -25,7 +25,7 @@ void check_capture(const config::RunConfig& config, const SourceMap& where, Diag
     return;
   }
   std::string why;
-  const std::optional<twin::FabricLayout> layout = twin_layout(config, &why);
+  const std::optional<twin::FabricLayout> layout = twin::configured_layout(config, &why);
   if (!layout) {
     error(key, why.empty() ? "switch ports are the fabric twin's, and this run has ports that are "
                              "not on it (only loopback ports are)"

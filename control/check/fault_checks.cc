@@ -7,7 +7,7 @@
 
 #include "control/load/key_path.h"
 #include "control/load/nearest_name.h"
-#include "control/plan/twin_layout.h"
+#include "twin/layout/configured_layout.h"
 
 namespace etwire::control {
 
@@ -18,7 +18,7 @@ void check_faults(const config::RunConfig& config, const SourceMap& where, Diagn
     out.add(where.make(Severity::kError, Problem::kInconsistent, path, message));
   };
   std::string why;
-  const std::optional<twin::FabricLayout> layout = twin_layout(config, &why);
+  const std::optional<twin::FabricLayout> layout = twin::configured_layout(config, &why);
   if (!layout) {
     error("fabric.faults",
           why.empty() ? "faults are injected by the fabric twin, and this run has ports that are "

@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "clock/virtual_clock.h"
-#include "control/plan/twin_layout.h"
 #include "twin/fabric/fabric_twin.h"
+#include "twin/layout/configured_layout.h"
 #include "twin/layout/twin_partition.h"
 
 namespace etwire::control {
@@ -75,7 +75,7 @@ void check_partitions(const config::RunConfig& config, const std::vector<twin::T
 
 void check_twin(const config::RunConfig& config, const SourceMap& where, Diagnostics& out) {
   if (config.ports.empty()) return;
-  const auto specs = twin_port_specs(config);
+  const auto specs = twin::configured_port_specs(config);
   if (!specs) {
     if (config.fabric.partitions > 1) {
       out.add(where.make(Severity::kError, Problem::kInconsistent, "fabric.partitions",

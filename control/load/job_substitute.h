@@ -6,7 +6,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "control/load/config_loader.h"
+#include "control/load/load_options.h"
 
 namespace etwire::control {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "control/load/config_loader.h"
+#include "control/plan/loaded_config.h"
 
 namespace etwire::control {
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "control/load/config_loader.h"
+#include "control/plan/loaded_config.h"
 #include "control/plan/traffic_plan.h"
 
 namespace etwire::control {

@@ -1,7 +1,7 @@
 #include "control/plan/traffic_plan.h"
 
-#include "control/plan/twin_layout.h"
 #include "nic/port_frame_format.h"
+#include "twin/layout/configured_layout.h"
 
 #include <fmt/format.h>
 
@@ -219,7 +219,7 @@ namespace {
 // On the fabric twin, each rank's longest path (the switches its network messages cross), and
 // each job's connections between planes, which have none.
 void add_path_lengths(const LoadedConfig& loaded, TrafficPlan& plan) {
-  const std::optional<twin::FabricLayout> layout = twin_layout(loaded.config);
+  const std::optional<twin::FabricLayout> layout = twin::configured_layout(loaded.config);
   if (!layout) return;
   for (size_t j = 0; j < plan.connections.size(); ++j) {
     if (j >= loaded.placements.size() || !loaded.placements[j]) continue;

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "collectives/collective_spec.h"
-#include "control/load/config_loader.h"
+#include "control/plan/loaded_config.h"
 
 namespace etwire::control {
 

@@ -19,7 +19,7 @@
 #include "nic/dpdk/dpdk_port.h"
 #include "nic/dpdk/run_devices.h"
 #include "nic/frame/payload_pattern.h"
-#include "nic/wire_directory.h"
+#include "nic/frame/wire_directory.h"
 
 struct rte_ring;
 

@@ -19,7 +19,7 @@
 #include "dataplane/worker_loop.h"
 #include "nic/dpdk/dpdk_port.h"
 #include "nic/frame/payload_pattern.h"
-#include "nic/wire_directory.h"
+#include "nic/frame/wire_directory.h"
 
 namespace etwire::dataplane {
 

@@ -16,7 +16,7 @@
 #include "dataplane/frame_capture.h"
 #include "dataplane/loopback/twin_capture_point.h"
 #include "nic/frame/payload_pattern.h"
-#include "nic/wire_directory.h"
+#include "nic/frame/wire_directory.h"
 #include "twin/frame_tap.h"
 #include "twin/layout/fabric_layout.h"
 

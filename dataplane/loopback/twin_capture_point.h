@@ -14,7 +14,7 @@
 #include "nic/capture/frame_capture_ring.h"
 #include "nic/frame/frame_writer.h"
 #include "nic/frame/payload_pattern.h"
-#include "nic/wire_directory.h"
+#include "nic/frame/wire_directory.h"
 #include "twin/frame_tap.h"
 
 namespace etwire::dataplane {

@@ -24,9 +24,9 @@
 #include "nic/frame/frame_writer.h"
 #include "nic/frame/middle_frame_template.h"
 #include "nic/frame/payload_pattern.h"
+#include "nic/frame/wire_directory.h"
 #include "nic/packet.h"
 #include "nic/port.h"
-#include "nic/wire_directory.h"
 
 struct rte_mbuf;
 struct rte_mempool;

@@ -14,7 +14,7 @@
 #include <tuple>
 #include <vector>
 
-#include "control/load/config_loader.h"
+#include "control/resolve/config_loader.h"
 #include "tests/testing/test_paths.h"
 
 namespace etwire {

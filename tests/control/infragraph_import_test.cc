@@ -11,9 +11,9 @@
 #include <sstream>
 #include <string>
 
-#include "control/load/config_loader.h"
-#include "control/plan/twin_layout.h"
+#include "control/resolve/config_loader.h"
 #include "tests/testing/test_paths.h"
+#include "twin/layout/configured_layout.h"
 
 namespace etwire::control {
 namespace {
@@ -104,7 +104,7 @@ TEST(InfraGraphImport, TwoLeafTwoSpineClosIsALeafSpineTwin) {
   EXPECT_EQ(f.propagation_delay_ns, 1'000u);  // no latency in the file: the default
 
   std::string why;
-  const auto layout = twin_layout(loaded.config, &why);
+  const auto layout = twin::configured_layout(loaded.config, &why);
   ASSERT_TRUE(layout) << why;
   EXPECT_EQ(layout->leaves(), 2u);
   EXPECT_EQ(layout->spines(), 2u);
@@ -133,7 +133,7 @@ TEST(InfraGraphImport, InfraGraphsClosBlueprintImports) {
   EXPECT_EQ(f.leaf_spine.ports_per_leaf, 2u);
   EXPECT_EQ(f.leaf_spine.spines, 3u);
   EXPECT_EQ(f.leaf_spine.uplink_speed_bps, 400'000'000'000u);
-  const auto layout = twin_layout(loaded.config);
+  const auto layout = twin::configured_layout(loaded.config);
   ASSERT_TRUE(layout);
   EXPECT_EQ(layout->leaves(), 4u);
 }
@@ -151,7 +151,7 @@ TEST(InfraGraphImport, ThreeTierClosIsAThreeTierTwin) {
   EXPECT_EQ(f.three_tier.links, 1u);
   EXPECT_EQ(f.three_tier.uplink_speed_bps, 200'000'000'000u);  // 25 GB/s
   EXPECT_EQ(f.propagation_delay_ns, 2'000u);                   // 2 us and 2000 ns
-  const auto layout = twin_layout(loaded.config);
+  const auto layout = twin::configured_layout(loaded.config);
   ASSERT_TRUE(layout);
   EXPECT_EQ(layout->pods(), 2u);
   EXPECT_EQ(layout->super_spines(), 2u);
@@ -205,7 +205,7 @@ TEST(InfraGraphImport, HostsWithNicsOnDifferentLeavesAreRailsAndSeparateNetworks
   EXPECT_EQ(loaded.config.fabric.rails.nics_per_host, 2u);
   EXPECT_EQ(loaded.config.fabric.rails.planes, 2u);
   EXPECT_EQ(loaded.config.fabric.leaf_spine.spines, 1u);
-  const auto layout = twin_layout(loaded.config);
+  const auto layout = twin::configured_layout(loaded.config);
   ASSERT_TRUE(layout);
   EXPECT_EQ(layout->switches_between(0, 1), 0u);  // the NICs of a server: two planes
   EXPECT_EQ(layout->switches_between(0, 2), 1u);  // NIC 0 of servers 0 and 1: one rail leaf

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "control/load/config_loader.h"
+#include "control/resolve/config_loader.h"
 #include "tests/control/test_configs.h"
 
 namespace etwire::control {

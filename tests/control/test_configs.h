@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "control/load/config_loader.h"
+#include "control/resolve/config_loader.h"
 #include "tests/testing/test_paths.h"
 
 namespace etwire::control::testing {

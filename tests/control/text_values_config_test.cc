@@ -4,7 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "control/load/config_loader.h"
+#include "control/resolve/config_loader.h"
 #include "tests/control/test_configs.h"
 
 namespace etwire::control {

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "control/load/config_loader.h"
+#include "control/resolve/config_loader.h"
 #include "dataplane/dpdk/dpdk_data_plane.h"
 #include "engine/run_engine.h"
 #include "nic/dpdk/eal.h"

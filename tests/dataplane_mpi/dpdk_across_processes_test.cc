@@ -10,7 +10,7 @@
 #include <string>
 
 #include "cluster/session.h"
-#include "control/load/config_loader.h"
+#include "control/resolve/config_loader.h"
 #include "dataplane/dpdk/dpdk_data_plane.h"
 #include "tests/testing/test_paths.h"
 

@@ -14,7 +14,7 @@
 #include <memory>
 #include <tuple>
 
-#include "control/load/config_loader.h"
+#include "control/resolve/config_loader.h"
 #include "dataplane/verbs/software_rnic.h"
 #include "dataplane/verbs/verbs_backend.h"
 #include "engine/flow_sink.h"

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "nic/dpdk/eal.h"
-#include "nic/wire_directory.h"
+#include "nic/frame/wire_directory.h"
 
 namespace etwire::nic::dpdk::testing {
 

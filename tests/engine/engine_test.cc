@@ -10,7 +10,7 @@
 #include <set>
 #include <string>
 
-#include "control/load/config_loader.h"
+#include "control/resolve/config_loader.h"
 #include "dataplane/loopback/loopback_data_plane.h"
 #include "dataplane/loopback/partitioned_data_plane.h"
 #include "engine/run_engine.h"

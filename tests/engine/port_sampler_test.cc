@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "control/load/config_loader.h"
+#include "control/resolve/config_loader.h"
 #include "engine/run_engine.h"
 #include "tests/testing/test_paths.h"
 #include "trace/synth/synth.h"

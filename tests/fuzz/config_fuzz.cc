@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "control/load/config_loader.h"
+#include "control/resolve/config_loader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace etwire;

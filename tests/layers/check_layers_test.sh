@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/check-layers.sh passes a tree whose code points down the layer order, and fails (naming
-# the file and line) an include or a link that points up, and a code folder that is not a layer.
-# The real tree must pass too.
+# the file and line) an include or a link that points up, and a code folder that is not a layer;
+# one level down, the same between a layer's sub-layers. The real tree must pass too.
 set -uo pipefail
 source_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 check="$source_dir/scripts/check-layers.sh"
@@ -56,6 +56,45 @@ expect_fail "upward link" 'etwire_low (layer low) links etwire_high (layer high)
 make_tree
 mkdir stray && printf 'int x;\n' >stray/x.cc
 expect_fail "a code folder that is not a layer" 'stray/: holds C++ code but is not a layer'
+
+# Sub-layers of high/: its root (where its first add_library stands), then mid/, then top/.
+make_sub_tree() {
+  make_tree
+  mkdir -p high/mid high/top
+  printf 'add_library(etwire_high STATIC b.cc)\nadd_subdirectory(mid)\nadd_subdirectory(top)\n' \
+    >high/CMakeLists.txt
+  printf 'target_sources(etwire_high PRIVATE m.cc)\n' >high/mid/CMakeLists.txt
+  printf 'target_sources(etwire_high PRIVATE t.cc)\n' >high/top/CMakeLists.txt
+  printf '#pragma once\n#include "high/b.h"\n' >high/mid/m.h
+  printf '#include "high/mid/m.h"\n' >high/mid/m.cc
+  printf '#pragma once\n#include "high/mid/m.h"\n#include "low/a.h"\n' >high/top/t.h
+  printf '#include "high/top/t.h"\n' >high/top/t.cc
+}
+
+make_sub_tree
+expect_pass "sub-layers including downward"
+
+make_sub_tree
+printf '#pragma once\n#include "high/top/t.h"\n' >high/mid/m.h
+expect_fail "a sub-layer including one after it" \
+  'high/mid/m.h:2: includes high/top/ from sub-layer high/mid/, which comes before it'
+
+make_sub_tree
+printf '#pragma once\n#include "high/mid/m.h"\n' >high/b.h
+expect_fail "the root including a sub-layer after it" \
+  'high/b.h:2: includes high/mid/ from sub-layer high/, which comes before it'
+
+make_sub_tree
+printf 'add_subdirectory(mid)\nadd_library(etwire_high STATIC b.cc)\nadd_subdirectory(top)\n' \
+  >high/CMakeLists.txt
+printf '#pragma once\n#include "high/mid/m.h"\n' >high/b.h
+printf '#pragma once\n' >high/mid/m.h
+expect_pass "a root placed after a sub-layer by its add_library"
+
+make_sub_tree
+mkdir high/stray && printf 'int y;\n' >high/stray/y.cc
+expect_fail "a code subfolder the layer does not add" \
+  'high/stray/: holds C++ code but is not a sub-layer of high/CMakeLists.txt'
 
 if ! out=$("$check" --root "$source_dir" 2>&1); then fail "the source tree: $out"; fi
 

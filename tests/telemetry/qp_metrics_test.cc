@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "control/load/config_loader.h"
+#include "control/resolve/config_loader.h"
 #include "engine/run_engine.h"
 #include "outputs/telemetry/run_telemetry.h"
 #include "tests/telemetry/exposition.h"

@@ -1,4 +1,4 @@
-#include "nic/wire_directory.h"
+#include "nic/frame/wire_directory.h"
 
 #include <fmt/format.h>
 

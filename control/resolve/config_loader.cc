@@ -1,4 +1,4 @@
-#include "control/load/config_loader.h"
+#include "control/resolve/config_loader.h"
 
 #include <fmt/format.h>
 #include <yaml-cpp/depthguard.h>

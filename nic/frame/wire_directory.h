@@ -8,8 +8,8 @@
 #include <limits>
 #include <vector>
 
+#include "nic/frame/wire_route.h"
 #include "nic/packet.h"
-#include "nic/wire_route.h"
 
 namespace etwire::nic {
 

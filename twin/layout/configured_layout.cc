@@ -1,0 +1,28 @@
+#include "twin/layout/configured_layout.h"
+
+#include <exception>
+#include <vector>
+
+namespace etwire::twin {
+
+std::optional<std::vector<TwinPortSpec>> configured_port_specs(const config::RunConfig& config) {
+  std::vector<TwinPortSpec> specs;
+  for (const config::PortConfig& port : config.ports) {
+    if (!config::on_fabric_twin(config, port)) return std::nullopt;
+    specs.push_back({port.name, port.speed_bps});
+  }
+  return specs;
+}
+
+std::optional<FabricLayout> configured_layout(const config::RunConfig& config, std::string* why) {
+  const auto specs = configured_port_specs(config);
+  if (!specs) return std::nullopt;
+  try {
+    return FabricLayout(config.fabric, *specs);
+  } catch (const std::exception& e) {
+    if (why != nullptr) *why = e.what();
+    return std::nullopt;
+  }
+}
+
+}  // namespace etwire::twin
