@@ -2,39 +2,16 @@
 
 #include <fmt/format.h>
 
-#include <exception>
 #include <string>
 #include <string_view>
 
-#include "clock/virtual_clock.h"
-#include "twin/fabric/fabric_twin.h"
+#include "twin/fabric/setup_problems.h"
 #include "twin/layout/configured_layout.h"
 #include "twin/layout/twin_partition.h"
 
 namespace etwire::control {
 
 namespace {
-
-// The twin's messages read "fabric twin: fabric.buffer.ingress_reserve: why" when one setting is
-// to blame: that key is where the error belongs; otherwise the fabric section is.
-struct Blame {
-  std::string key = "fabric";
-  std::string why;
-};
-
-Blame blame(std::string_view message) {
-  constexpr std::string_view kPrefix = "fabric twin: ";
-  if (message.starts_with(kPrefix)) message.remove_prefix(kPrefix.size());
-  Blame blame;
-  const size_t end = message.find(": ");
-  if (message.starts_with("fabric.") && end != std::string_view::npos &&
-      message.substr(0, end).find(' ') == std::string_view::npos) {
-    blame.key = message.substr(0, end);
-    message.remove_prefix(end + 2);
-  }
-  blame.why = "the fabric twin cannot be built: " + std::string(message);
-  return blame;
-}
 
 // fabric.partitions above 1: what a partitioned run cannot do yet, and whether the fabric can be
 // cut that many ways.
@@ -63,11 +40,8 @@ void check_partitions(const config::RunConfig& config, const std::vector<twin::T
   try {
     const twin::FabricLayout layout(config.fabric, specs);
     twin::partition_lookahead(layout, twin::partition_fabric(layout, partitions));
-  } catch (const std::invalid_argument& e) {
-    std::string_view why = e.what();
-    constexpr std::string_view kPrefix = "fabric twin: ";
-    if (why.starts_with(kPrefix)) why.remove_prefix(kPrefix.size());
-    refuse("the twin cannot be cut: " + std::string(why));
+  } catch (const twin::SetupError& e) {
+    refuse("the twin cannot be cut: " + e.problem().why);
   }
 }
 
@@ -83,12 +57,9 @@ void check_twin(const config::RunConfig& config, const SourceMap& where, Diagnos
     }
     return;
   }
-  try {
-    clock::VirtualClock clock;
-    twin::FabricTwin twin(config.fabric, *specs, clock, config.run.seed);
-  } catch (const std::exception& e) {
-    const Blame b = blame(e.what());
-    out.add(where.make(Severity::kError, Problem::kInconsistent, b.key, b.why));
+  if (const auto problem = twin::find_setup_problem(config.fabric, *specs)) {
+    out.add(where.make(Severity::kError, Problem::kInconsistent, problem->key,
+                       "the fabric twin cannot be built: " + problem->why));
     return;
   }
   if (config.fabric.partitions > 1) check_partitions(config, *specs, where, out);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "nic/pfc_frame.h"
+#include "twin/fabric/setup_problems.h"
 #include "twin/fabric/twin_event.h"
 #include "twin/layout/setup_checks.h"
 
@@ -93,21 +94,10 @@ FabricTwin::FabricTwin(const config::FabricConfig& config, std::span<const TwinP
     switch_ports_.push_back(std::move(port));
   }
 
+  if (auto problem = buffer_problem(config.buffer, layout_)) throw SetupError(std::move(*problem));
   buffers_.reserve(layout_.switches());
   for (size_t index = 0; index < layout_.switches(); ++index) {
     const SwitchInfo& info = layout_.switch_info(index);
-    if (config.buffer.ingress_reserve_bytes * info.ports >= config.buffer.size_bytes) {
-      std::string message = "fabric twin: fabric.buffer.ingress_reserve: ";
-      message += std::to_string(info.ports);
-      message += " ports x ";
-      message += std::to_string(config.buffer.ingress_reserve_bytes);
-      message += " B of reserve leave nothing of the ";
-      message += std::to_string(config.buffer.size_bytes);
-      message += " B buffer of switch \"";
-      message += info.name;
-      message += "\" to share; lower the reserve or raise fabric.buffer.size";
-      throw std::invalid_argument(message);
-    }
     buffers_.emplace_back(config.buffer, info.first_port, info.ports);
   }
   partition_ = partition;

@@ -6,15 +6,12 @@
 
 #include "common/duration.h"
 #include "twin/fabric/fabric_twin.h"
+#include "twin/fabric/setup_problems.h"
 #include "twin/fabric/twin_event.h"
 
 namespace etwire::twin {
 
 namespace {
-
-[[noreturn]] void bad_fault(const config::FabricFault& fault, const std::string& problem) {
-  throw std::invalid_argument("fabric twin: " + fault.key_path + ": " + problem);
-}
 
 std::string at_time(uint64_t ns) {
   return ns == 0 ? "0 s" : format_duration_ns(ns);
@@ -23,26 +20,24 @@ std::string at_time(uint64_t ns) {
 }  // namespace
 
 void FabricTwin::schedule_faults(const config::FabricConfig& config) {
+  if (auto problem = fault_problem(config.faults, layout_)) throw SetupError(std::move(*problem));
   faults_ = config.faults;
   for (size_t index = 0; index < faults_.size(); ++index) {
     const config::FabricFault& fault = faults_[index];
     const auto at = start_ + static_cast<clock::Nanos>(fault.at_ns);
     const auto until = start_ + static_cast<clock::Nanos>(fault.until_ns);
     if (fault.kind == config::FaultKind::kPfcStorm) {
-      const std::optional<size_t> host = layout_.host_named(fault.port);
-      if (!host) bad_fault(fault, "no port \"" + fault.port + "\" on the twin");
-      if (fault.until_ns == 0) bad_fault(fault, "a PFC storm needs an end (until)");
-      fault_targets_.push_back(static_cast<uint32_t>(*host));
-      start_pfc_storm(*host, fault.priority, at, until);
+      const size_t host = *layout_.host_named(fault.port);  // fault_problem found it
+      fault_targets_.push_back(static_cast<uint32_t>(host));
+      start_pfc_storm(host, fault.priority, at, until);
       continue;
     }
-    const std::optional<size_t> cable = layout_.cable_named(fault.link);
-    if (!cable) bad_fault(fault, "no link \"" + fault.link + "\" on the twin");
-    fault_targets_.push_back(static_cast<uint32_t>(*cable));
+    const size_t cable = *layout_.cable_named(fault.link);  // fault_problem found it
+    fault_targets_.push_back(static_cast<uint32_t>(cable));
     if (fault.kind == config::FaultKind::kLinkDown) {
       const auto detection = static_cast<clock::Nanos>(fault.detection_ns);
-      schedule_link_fault(*cable, false, at, detection);
-      if (fault.until_ns != 0) schedule_link_fault(*cable, true, until, detection);
+      schedule_link_fault(cable, false, at, detection);
+      if (fault.until_ns != 0) schedule_link_fault(cable, true, until, detection);
       continue;
     }
     scheduler_.run_at(at, this, twin_tag::make(TwinEvent::kFault, uint64_t{index} * 2));

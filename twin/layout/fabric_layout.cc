@@ -6,6 +6,7 @@
 #include <string>
 
 #include "config/fabric_shape.h"
+#include "twin/layout/setup_problem.h"
 
 namespace etwire::twin {
 
@@ -14,8 +15,9 @@ namespace {
 // Event tags carry switch-port and link indexes in 28 and 29 bits (see twin_event.h).
 constexpr uint64_t kMaxIndexes = uint64_t{1} << 28;
 
+// A layout problem blames the fabric section as a whole: the message names the keys involved.
 [[noreturn]] void fail(const std::string& message) {
-  throw std::invalid_argument("fabric twin: " + message);
+  throw SetupError({"fabric", message});
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "twin/layout/fabric_layout.h"
+#include "twin/layout/setup_problem.h"
 
 namespace etwire::twin {
 
@@ -18,17 +19,17 @@ uint32_t group_of(uint64_t index, uint64_t total, uint32_t count) {
 }  // namespace
 
 TwinPartitioning partition_fabric(const FabricLayout& layout, uint32_t count) {
-  if (count == 0) throw std::invalid_argument("fabric twin: 0 partitions (at least 1)");
+  if (count == 0) throw SetupError({"fabric", "0 partitions (at least 1)"});
   TwinPartitioning partitioning;
   partitioning.count = count;
   partitioning.of_switch.assign(layout.switches(), 0);
   partitioning.of_host.assign(layout.hosts(), 0);
   if (count == 1) return partitioning;
   if (layout.leaves() < count) {
-    throw std::invalid_argument("fabric twin: " + std::to_string(count) +
-                                " partitions need as many leaves; the fabric has " +
-                                std::to_string(layout.leaves()) +
-                                " (a partition is a group of leaves with their hosts)");
+    throw SetupError({"fabric", std::to_string(count) +
+                                    " partitions need as many leaves; the fabric has " +
+                                    std::to_string(layout.leaves()) +
+                                    " (a partition is a group of leaves with their hosts)"});
   }
   // Whole pods keep a pod's spine traffic inside its partition; with fewer pods than partitions,
   // leaves are grouped on their own and spines dealt like super-spines.
@@ -81,10 +82,10 @@ clock::Nanos partition_lookahead(const FabricLayout& layout, const TwinPartition
       continue;
     }
     if (info.propagation_ns == 0) {
-      throw std::invalid_argument(
-          "fabric twin: cable " + std::to_string(cable) +
-          " between two partitions has no propagation delay, which partitions need to run "
-          "apart (set fabric.propagation_delay)");
+      throw SetupError(
+          {"fabric", "cable " + std::to_string(cable) +
+                         " between two partitions has no propagation delay, which partitions "
+                         "need to run apart (set fabric.propagation_delay)"});
     }
     shortest = std::min(shortest, static_cast<clock::Nanos>(info.propagation_ns));
   }
