@@ -38,6 +38,8 @@ struct PortCounters {
   uint64_t missing_packets = 0;
   uint64_t retransmitted_packets = 0;
   uint64_t timeouts = 0;
+
+  bool operator==(const PortCounters&) const = default;
 };
 
 struct PortCounterField {
@@ -137,6 +139,8 @@ struct PortQueueRecord {
   // Arrived on this queue for a connection another queue drives, and passed to it: the device
   // steered them elsewhere than etwire placed the connection.
   uint64_t handed_over = 0;
+
+  bool operator==(const PortQueueRecord&) const = default;
 };
 
 // The bit of kPortCounterFields[index] in PortRecord::absent.
@@ -160,6 +164,8 @@ struct PortRecord : PortCounters {
   std::string rate_limited_by;
   // The emulator host that drives the port, in a run across several; empty otherwise.
   std::string host;
+
+  bool operator==(const PortRecord&) const = default;
 };
 
 }  // namespace etwire::dataplane

@@ -65,6 +65,8 @@ struct CollectiveRecord {
   clock::Nanos cct() const { return end - last_arrival; }
   double algbw_bytes_per_second() const;
   double busbw_bytes_per_second() const;
+
+  bool operator==(const CollectiveRecord&) const = default;
 };
 
 // One rank in one iteration: where its time went. Busy times are unions of intervals, so
@@ -75,6 +77,8 @@ struct RankIteration {
   clock::Nanos compute_ns = 0;       // a compute or memory node was running
   clock::Nanos comm_ns = 0;          // a communication node was running
   clock::Nanos exposed_comm_ns = 0;  // communication ran and no compute did
+
+  bool operator==(const RankIteration&) const = default;
 };
 
 struct IterationRecord {
@@ -88,6 +92,8 @@ struct IterationRecord {
   clock::Nanos jct() const { return end - start; }
   // The largest exposed communication of any rank: the communication time the job waited for.
   clock::Nanos max_exposed_comm() const;
+
+  bool operator==(const IterationRecord&) const = default;
 };
 
 using dataplane::PortQueueRecord;
@@ -102,6 +108,8 @@ struct FctPercentiles {
   clock::Nanos p99 = 0;
   clock::Nanos p999 = 0;
   clock::Nanos max = 0;
+
+  bool operator==(const FctPercentiles&) const = default;
 };
 
 // One QP half of our transport over the run (qps.csv): what the transport counted, and the
@@ -116,6 +124,8 @@ struct QpRecord {
       0;  // the rank on the QP's port: the sender of a requester, the receiver of a responder
   int32_t peer = 0;       // the rank at the other end
   uint32_t qp_index = 0;  // which of the QPs between the two ranks (collectives.qps_per_peer)
+
+  bool operator==(const QpRecord&) const = default;
 };
 
 struct JobSummary {
@@ -125,6 +135,8 @@ struct JobSummary {
   uint32_t iterations = 0;
   uint32_t warmup_iterations = 0;
   uint64_t nodes_issued = 0;
+
+  bool operator==(const JobSummary&) const = default;
 };
 
 struct RunResults {
@@ -160,6 +172,10 @@ struct RunResults {
   // What the data plane reported of its setup and its devices: the GID each RNIC port uses, how
   // rate limits are held, DCQCN settings read back or applied, device errors.
   std::vector<std::string> notes;
+
+  // Member by member, as every record here: what a record read back from summary.json or from a
+  // partial result's bytes is held to.
+  bool operator==(const RunResults&) const = default;
 };
 
 }  // namespace etwire::engine

@@ -35,6 +35,8 @@ struct QpCounters {
   uint64_t ecn_marked_received = 0;    // responder: CE-marked data packets
   uint64_t cnps_sent = 0;              // responder
   uint64_t cnps_received = 0;          // requester
+
+  bool operator==(const QpCounters&) const = default;
 };
 
 // Which roles count a counter (QpCounterField::roles).
@@ -110,6 +112,8 @@ struct QpStats {
   double mean_rate_bps = 0;
   clock::Nanos busy_ns = 0;
   double rate_bps = 0;  // the DCQCN rate at the time of the snapshot (telemetry)
+
+  bool operator==(const QpStats&) const = default;
 };
 
 }  // namespace etwire::transport
