@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "clock/time.h"
+#include "engine/result_fields.h"
 #include "engine/run_results.h"
 
 namespace etwire::engine {
@@ -37,7 +38,26 @@ struct PartialResults {
   clock::Nanos time_shift = 0;
   std::string host;      // the host the process ran on
   std::string emulator;  // its emulator name (may be empty)
+
+  bool operator==(const PartialResults&) const = default;
 };
+
+// Between processes only.
+template <>
+struct ResultFields<PartialResults> {
+  static constexpr auto list = std::tuple{
+      field<InSummary::kNo>("results", &PartialResults::results),
+      field<InSummary::kNo>("fct_samples", &PartialResults::fct_samples),
+      field<InSummary::kNo>("members_here", &PartialResults::members_here),
+      field<InSummary::kNo>("ranks_here", &PartialResults::ranks_here),
+      field<InSummary::kNo>("ports_here", &PartialResults::ports_here),
+      field<InSummary::kNo>("time_scale", &PartialResults::time_scale),
+      field<InSummary::kNo>("time_shift", &PartialResults::time_shift),
+      field<InSummary::kNo>("host", &PartialResults::host),
+      field<InSummary::kNo>("emulator", &PartialResults::emulator),
+  };
+};
+static_assert(lists_every_member<PartialResults>(), "every PartialResults member needs its entry");
 
 // A timestamp of a part on process 0's time base; kNever stays kNever.
 inline clock::Nanos to_reference_time(clock::Nanos t, double scale, clock::Nanos shift) {
