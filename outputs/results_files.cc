@@ -5,21 +5,19 @@
 #include <cctype>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "collectives/bandwidth.h"
+#include "engine/result_fields.h"
 #include "outputs/qp_results.h"
 #include "transport/flow_record_csv.h"
 
 namespace etwire::outputs {
 
 using engine::CollectiveRecord;
-using engine::FctPercentiles;
+using engine::InSummary;
 using engine::IterationRecord;
-using engine::JobSummary;
-using engine::PortQueueRecord;
-using engine::PortRecord;
 using engine::RankIteration;
-using engine::run_status_name;
 using engine::RunResults;
 
 namespace {
@@ -32,182 +30,132 @@ double gbps(double bytes_per_second) {
   return bytes_per_second / kBytesPerGB;
 }
 
-Json group_json(int64_t group) {
-  if (group >= 0) return group;
-  return group_label(group);
-}
+// Records as summary.json shows them: the entries of their lists (engine/result_fields.h) in
+// order, each in its form. The CSV rows of collectives.csv are rendered from the same objects, so
+// summary.json and collectives.csv always carry the same fields in the same order.
+class SummaryJsonWriter {
+ public:
+  explicit SummaryJsonWriter(const RunResults& results) : results_(results) {}
 
-// One collective instance. The CSV rows are rendered from this object too, so summary.json and
-// collectives.csv always carry the same fields in the same order.
-Json collective_json(const RunResults& results, const CollectiveRecord& c) {
-  const double busbw = c.busbw_bytes_per_second();
-  Json j;
-  j["instance"] = c.instance;
-  j["job"] = job_label(results, c.job);
-  j["type"] = collective_type_label(c.kind);
-  j["algorithm"] = std::string(collectives::algorithm_name(c.algorithm));
-  j["group"] = group_json(c.group);
-  j["sequence"] = c.sequence;
-  j["tag"] = c.tag;
-  j["group_size"] = c.group_size;
-  j["trace_bytes"] = c.trace_bytes;
-  j["algbw_bytes"] = c.algbw_bytes;
-  j["wire_bytes"] = c.wire_bytes;
-  j["iteration"] = c.iteration;
-  j["warmup"] = c.warmup;
-  j["first_arrival_ns"] = c.first_arrival;
-  j["last_arrival_ns"] = c.last_arrival;
-  j["end_ns"] = c.end;
-  j["cct_ns"] = c.cct();
-  j["algbw_GBps"] = gbps(c.algbw_bytes_per_second());
-  j["busbw_GBps"] = gbps(busbw);
-  j["ideal_percent"] = collectives::ideal_percent(busbw, results.goodput_bytes_per_second);
-  j["flows"] = c.flows;
-  j["failed_flows"] = c.failed_flows;
-  return j;
-}
-
-Json job_json(const JobSummary& job) {
-  Json j;
-  j["name"] = job.name;
-  j["trace"] = job.trace;
-  j["world_size"] = job.world_size;
-  j["iterations"] = job.iterations;
-  j["warmup_iterations"] = job.warmup_iterations;
-  j["nodes_issued"] = job.nodes_issued;
-  return j;
-}
-
-Json iteration_json(const RunResults& results, const IterationRecord& it) {
-  Json j;
-  j["job"] = job_label(results, it.job);
-  j["iteration"] = it.iteration;
-  j["warmup"] = it.warmup;
-  j["start_ns"] = it.start;
-  j["end_ns"] = it.end;
-  j["jct_ns"] = it.jct();
-  j["max_exposed_comm_ns"] = it.max_exposed_comm();
-  Json ranks = Json::array();
-  for (size_t rank = 0; rank < it.ranks.size(); ++rank) {
-    const RankIteration& r = it.ranks[rank];
-    Json rj;
-    rj["rank"] = rank;
-    rj["compute_ns"] = r.compute_ns;
-    rj["comm_ns"] = r.comm_ns;
-    rj["exposed_comm_ns"] = r.exposed_comm_ns;
-    rj["start_ns"] = r.start;
-    rj["end_ns"] = r.end;
-    ranks.push_back(std::move(rj));
+  // `index`: the record's place in its array (a rank's iteration shows it).
+  template <engine::ResultRecord Record>
+  Json object(const Record& record, size_t index = 0) const {
+    Json object = Json::object();
+    engine::for_each_entry(engine::ResultFields<Record>::list,
+                           [&](const auto& entry) { write(object, record, index, entry); });
+    return object;
   }
-  j["ranks"] = std::move(ranks);
-  return j;
-}
 
-Json port_json(const PortRecord& p) {
-  Json j;
-  j["name"] = p.name;
-  // Split between emulator processes: the host whose process drove the port.
-  if (!p.host.empty()) j["host"] = p.host;
-  j["speed_bps"] = p.speed_bps;
-  for (size_t f = 0; f < dataplane::kPortCounterFields.size(); ++f) {
-    const auto& field = dataplane::kPortCounterFields[f];
-    // A counter the device does not count is null, not 0.
-    if (p.counted(f)) {
-      j[std::string(field.name)] = p.*field.member;
+ private:
+  template <typename Record, typename Member, InSummary Form>
+  void write(Json& object, const Record& record, size_t,
+             const engine::ResultField<Record, Member, Form>& field) const {
+    const Member& value = record.*field.member;
+    if constexpr (Form == InSummary::kJobName) {
+      object[std::string(field.name)] = job_label(results_, value);
+    } else if constexpr (Form == InSummary::kGroupLabel) {
+      if (value >= 0) {
+        object[std::string(field.name)] = value;
+      } else {
+        object[std::string(field.name)] = group_label(value);
+      }
+    } else if constexpr (Form == InSummary::kUnlessEmpty) {
+      if (!is_empty(value)) object[std::string(field.name)] = json(value);
+    } else if constexpr (Form == InSummary::kValue) {
+      object[std::string(field.name)] = json(value);
+    }
+  }
+  template <typename Record>
+  void write(Json& object, const Record& record, size_t index,
+             const engine::SummaryValue& value) const {
+    object[std::string(value.name)] = derived(record, index, value.name);
+  }
+  template <typename Record, typename Entries>
+  void write(Json& object, const Record& record, size_t index,
+             const engine::SummaryObject<Entries>& nested) const {
+    Json inner = Json::object();
+    engine::for_each_entry(nested.entries,
+                           [&](const auto& entry) { write(inner, record, index, entry); });
+    object[std::string(nested.name)] = std::move(inner);
+  }
+  void write(Json& object, const engine::PortRecord& port, size_t,
+             const engine::BaseRecord<dataplane::PortCounters>&) const {
+    for (size_t f = 0; f < dataplane::kPortCounterFields.size(); ++f) {
+      const dataplane::PortCounterField& field = dataplane::kPortCounterFields[f];
+      // A counter the device does not count is null, not 0.
+      if (port.counted(f)) {
+        object[std::string(field.name)] = port.*field.member;
+      } else {
+        object[std::string(field.name)] = nullptr;
+      }
+    }
+  }
+
+  template <typename Value>
+  static bool is_empty(const Value& value) {
+    if constexpr (requires { value.empty(); }) {
+      return value.empty();
     } else {
-      j[std::string(field.name)] = nullptr;
+      return value == Value{};
     }
   }
-  if (p.rate_limit_bps != 0) {
-    j["rate_limit_bps"] = p.rate_limit_bps;
-    j["rate_limited_by"] = p.rate_limited_by;
+
+  Json json(engine::RunStatus status) const { return std::string(engine::run_status_name(status)); }
+  Json json(collectives::Algorithm algorithm) const {
+    return std::string(collectives::algorithm_name(algorithm));
   }
-  if (!p.queues.empty()) {
-    Json queues = Json::array();
-    for (const PortQueueRecord& q : p.queues) {
-      Json qj;
-      qj["queue"] = q.queue;
-      qj["lcore"] = q.lcore;
-      qj["tx_bytes"] = q.tx_bytes;
-      qj["rx_bytes"] = q.rx_bytes;
-      qj["tx_packets"] = q.tx_packets;
-      qj["rx_packets"] = q.rx_packets;
-      qj["handed_over"] = q.handed_over;
-      queues.push_back(std::move(qj));
+  Json json(const collectives::CollectiveKind& kind) const { return collective_type_label(kind); }
+  template <engine::ResultRecord Record>
+  Json json(const std::vector<Record>& records) const {
+    Json array = Json::array();
+    for (size_t i = 0; i < records.size(); ++i) array.push_back(object(records[i], i));
+    return array;
+  }
+  template <typename Value>
+  Json json(const Value& value) const {
+    return value;
+  }
+
+  // The values summary.json derives from a record (its list's summary_value entries).
+  Json derived(const CollectiveRecord& c, size_t, std::string_view name) const {
+    if (name == "cct_ns") return c.cct();
+    if (name == "algbw_GBps") return gbps(c.algbw_bytes_per_second());
+    if (name == "busbw_GBps") return gbps(c.busbw_bytes_per_second());
+    if (name == "ideal_percent") {
+      return collectives::ideal_percent(c.busbw_bytes_per_second(),
+                                        results_.goodput_bytes_per_second);
     }
-    j["queues"] = std::move(queues);
+    no_value(name);
   }
-  return j;
-}
-
-Json fct_json(const FctPercentiles& f) {
-  Json j;
-  j["type"] = collective_type_label(f.kind);
-  j["flows"] = f.flows;
-  j["p50_ns"] = f.p50;
-  j["p90_ns"] = f.p90;
-  j["p99_ns"] = f.p99;
-  j["p999_ns"] = f.p999;
-  j["max_ns"] = f.max;
-  return j;
-}
-
-Json summary_json(const RunResults& results) {
-  Json doc;
-  doc["status"] = std::string(run_status_name(results.status));
-  if (!results.diagnosis.empty()) doc["diagnosis"] = results.diagnosis;
-
-  Json run;
-  run["name"] = results.run_name;
-  run["config_file"] = results.config_file;
-  run["config_digest"] = results.config_digest;
-  run["seed"] = results.seed;
-  run["topology"] = results.topology;
-  run["world_size"] = results.world_size;
-  run["end_time_ns"] = results.end_time;
-  run["wall_seconds"] = results.wall_seconds;
-  run["events"] = results.events;
-  run["goodput_bytes_per_second"] = results.goodput_bytes_per_second;
-  doc["run"] = std::move(run);
-
-  Json jobs = Json::array();
-  for (const JobSummary& job : results.jobs) jobs.push_back(job_json(job));
-  doc["jobs"] = std::move(jobs);
-
-  Json collectives = Json::array();
-  for (const CollectiveRecord& c : results.collectives) {
-    collectives.push_back(collective_json(results, c));
+  Json derived(const IterationRecord& it, size_t, std::string_view name) const {
+    if (name == "jct_ns") return it.jct();
+    if (name == "max_exposed_comm_ns") return it.max_exposed_comm();
+    no_value(name);
   }
-  doc["collectives"] = std::move(collectives);
-
-  Json iterations = Json::array();
-  for (const IterationRecord& it : results.iterations) {
-    iterations.push_back(iteration_json(results, it));
+  Json derived(const RankIteration&, size_t rank, std::string_view name) const {
+    if (name == "rank") return rank;
+    no_value(name);
   }
-  doc["iterations"] = std::move(iterations);
-
-  Json ports = Json::array();
-  for (const PortRecord& port : results.ports) ports.push_back(port_json(port));
-  doc["ports"] = std::move(ports);
-
-  Json fct = Json::array();
-  for (const FctPercentiles& f : results.fct) fct.push_back(fct_json(f));
-  doc["fct"] = std::move(fct);
-  doc["qps"] = qps_summary_json(results);
-
-  doc["flows"] = results.flows;
-  doc["failed_flows"] = results.failed_flows;
-  // How the failed flows failed: {"retry-exceeded": 3, "flushed": 12}; empty when none did.
-  Json failed_by_status = Json::object();
-  for (size_t s = 1; s < results.flows_by_status.size(); ++s) {
-    if (results.flows_by_status[s] == 0) continue;
-    failed_by_status[std::string(transport::flow_status_name(
-        static_cast<transport::FlowStatus>(s)))] = results.flows_by_status[s];
+  Json derived(const RunResults& results, size_t, std::string_view name) const {
+    if (name == "qps") return qps_summary_json(results);
+    if (name == "failed_by_status") {
+      // How the failed flows failed: {"retry-exceeded": 3, "flushed": 12}; empty when none did.
+      Json failed_by_status = Json::object();
+      for (size_t s = 1; s < results.flows_by_status.size(); ++s) {
+        if (results.flows_by_status[s] == 0) continue;
+        failed_by_status[std::string(transport::flow_status_name(
+            static_cast<transport::FlowStatus>(s)))] = results.flows_by_status[s];
+      }
+      return failed_by_status;
+    }
+    no_value(name);
   }
-  doc["failed_by_status"] = std::move(failed_by_status);
-  doc["notes"] = results.notes;
-  return doc;
-}
+  [[noreturn]] static void no_value(std::string_view name) {
+    throw std::logic_error(fmt::format("summary.json: no value \"{}\" is derived", name));
+  }
+
+  const RunResults& results_;
+};
 
 void append_csv_value(const Json& value, std::string& out) {
   if (value.is_string()) {
@@ -251,7 +199,7 @@ std::string job_label(const RunResults& results, uint32_t job) {
 }
 
 void write_summary_json(const RunResults& results, const std::string& path) {
-  std::string text = summary_json(results).dump(2);
+  std::string text = SummaryJsonWriter(results).object(results).dump(2);
   text += '\n';
   write_file_atomically(path, text);
 }
@@ -259,7 +207,8 @@ void write_summary_json(const RunResults& results, const std::string& path) {
 void write_collectives_csv(const RunResults& results, const std::string& path) {
   std::string text;
   // The header comes from the same object as the rows; a run with no instances still gets it.
-  const Json header_source = collective_json(results, CollectiveRecord{});
+  const SummaryJsonWriter writer(results);
+  const Json header_source = writer.object(CollectiveRecord{});
   bool first = true;
   for (const auto& item : header_source.items()) {
     if (!first) text += ',';
@@ -268,7 +217,7 @@ void write_collectives_csv(const RunResults& results, const std::string& path) {
   }
   text += '\n';
   for (const CollectiveRecord& c : results.collectives) {
-    const Json row = collective_json(results, c);
+    const Json row = writer.object(c);
     first = true;
     for (const auto& item : row.items()) {
       if (!first) text += ',';
