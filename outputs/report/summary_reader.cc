@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "common/bounded_file.h"
+#include "engine/result_fields.h"
 #include "outputs/report/report_input_error.h"
 #include "outputs/results_files.h"
 
@@ -13,9 +14,10 @@ namespace etwire::outputs::report {
 
 namespace {
 
+using engine::InSummary;
 using Json = nlohmann::json;
 
-// Reads fields of one JSON object, naming the file and the object in every error.
+// One JSON object of the file, named in every error with the file and where the object is.
 class Fields {
  public:
   Fields(const std::string& path, std::string where, const Json& object)
@@ -23,39 +25,28 @@ class Fields {
     if (!object_.is_object()) fail("expected an object");
   }
 
-  template <typename T>
-  T get(const char* key) const {
+  // The value of `key`; nullptr when the key is absent or null.
+  const Json* find(std::string_view key) const {
     const auto found = object_.find(key);
-    if (found == object_.end()) fail(fmt::format("no \"{}\"", key));
-    try {
-      return found->get<T>();
-    } catch (const Json::exception&) {
-      fail(fmt::format("\"{}\": unexpected value {}", key, found->dump()));
-    }
+    if (found == object_.end() || found->is_null()) return nullptr;
+    return &*found;
   }
 
-  template <typename T>
-  T get_or(const char* key, T otherwise) const {
-    const auto found = object_.find(key);
-    if (found == object_.end() || found->is_null()) return otherwise;
-    return get<T>(key);
+  // Where an object or array under `key` is: "collectives[3]", "iterations[0].ranks[2]".
+  std::string inner(std::string_view key) const {
+    return where_.empty() ? std::string(key) : fmt::format("{}.{}", where_, key);
   }
-
-  const Json& array(const char* key) const {
-    const auto found = object_.find(key);
-    if (found == object_.end() || !found->is_array()) fail(fmt::format("no array \"{}\"", key));
-    return *found;
-  }
-
-  const Json& object() const { return object_; }
 
   [[noreturn]] void fail(std::string_view what) const {
-    throw ReportInputError(fmt::format("{}: {}: {}", path_, where_, what));
+    throw ReportInputError(
+        fmt::format("{}: {}: {}", path_, where_.empty() ? "top level" : where_, what));
   }
+
+  const std::string& path() const { return path_; }
 
  private:
   const std::string& path_;
-  std::string where_;
+  std::string where_;  // empty: the top level
   const Json& object_;
 };
 
@@ -78,107 +69,122 @@ std::optional<collectives::CollectiveKind> kind_labelled(std::string_view label)
   return std::nullopt;
 }
 
-collectives::CollectiveKind kind_of(const Fields& fields) {
-  const auto label = fields.get<std::string>("type");
-  const auto kind = kind_labelled(label);
-  if (!kind) fields.fail(fmt::format("unknown collective type \"{}\"", label));
-  return *kind;
-}
+// Reads records as summary.json shows them: the entries of their lists (engine/result_fields.h).
+// A key the file leaves out (or holds null) leaves its member as it is, so a summary written
+// before a field was added still reads; a key of the wrong type is an error.
+class SummaryJsonReader {
+ public:
+  // `results`: the run being read, whose jobs name the jobs of the records after them.
+  explicit SummaryJsonReader(const engine::RunResults& results) : results_(results) {}
 
-uint32_t job_index(const engine::RunResults& results, const Fields& fields) {
-  const auto name = fields.get<std::string>("job");
-  for (size_t j = 0; j < results.jobs.size(); ++j) {
-    if (results.jobs[j].name == name) return static_cast<uint32_t>(j);
+  template <engine::ResultRecord Record>
+  void read(const Fields& object, Record& record) const {
+    engine::for_each_entry(engine::ResultFields<Record>::list,
+                           [&](const auto& entry) { read(object, record, entry); });
   }
-  fields.fail(fmt::format("job \"{}\" is not in jobs[]", name));
-}
 
-int64_t group_of(const Fields& fields) {
-  const Json& group = fields.object().at("group");
-  if (group.is_number_integer()) return group.get<int64_t>();
-  if (group == "all") return -1;
-  if (group == "p2p") return engine::kPointToPointGroup;
-  fields.fail(fmt::format("\"group\": unexpected value {}", group.dump()));
-}
-
-void read_collectives(const std::string& path, const Fields& doc, engine::RunResults& results) {
-  const Json& array = doc.array("collectives");
-  for (size_t i = 0; i < array.size(); ++i) {
-    const Fields c(path, fmt::format("collectives[{}]", i), array[i]);
-    engine::CollectiveRecord r;
-    r.instance = c.get<uint64_t>("instance");
-    r.job = job_index(results, c);
-    r.kind = kind_of(c);
-    if (c.object().contains("group")) r.group = group_of(c);
-    r.sequence = c.get_or<uint64_t>("sequence", 0);
-    r.tag = c.get_or<int32_t>("tag", 0);
-    r.group_size = c.get<uint32_t>("group_size");
-    r.trace_bytes = c.get<uint64_t>("trace_bytes");
-    r.algbw_bytes = c.get<uint64_t>("algbw_bytes");
-    r.wire_bytes = c.get_or<uint64_t>("wire_bytes", 0);
-    r.iteration = c.get<uint32_t>("iteration");
-    r.warmup = c.get<bool>("warmup");
-    r.first_arrival = c.get<int64_t>("first_arrival_ns");
-    r.last_arrival = c.get<int64_t>("last_arrival_ns");
-    r.end = c.get<int64_t>("end_ns");
-    r.flows = c.get_or<uint64_t>("flows", 0);
-    r.failed_flows = c.get_or<uint64_t>("failed_flows", 0);
-    results.collectives.push_back(r);
-  }
-}
-
-void read_iterations(const std::string& path, const Fields& doc, engine::RunResults& results) {
-  const Json& array = doc.array("iterations");
-  for (size_t i = 0; i < array.size(); ++i) {
-    const Fields it(path, fmt::format("iterations[{}]", i), array[i]);
-    engine::IterationRecord r;
-    r.job = job_index(results, it);
-    r.iteration = it.get<uint32_t>("iteration");
-    r.warmup = it.get<bool>("warmup");
-    r.start = it.get<int64_t>("start_ns");
-    r.end = it.get<int64_t>("end_ns");
-    results.iterations.push_back(std::move(r));
-  }
-}
-
-void read_ports(const std::string& path, const Fields& doc, engine::RunResults& results) {
-  const Json& array = doc.array("ports");
-  for (size_t i = 0; i < array.size(); ++i) {
-    const Fields p(path, fmt::format("ports[{}]", i), array[i]);
-    engine::PortRecord r;
-    r.name = p.get<std::string>("name");
-    r.speed_bps = p.get_or<uint64_t>("speed_bps", 0);
-    r.host = p.get_or<std::string>("host", "");
-    for (size_t f = 0; f < dataplane::kPortCounterFields.size(); ++f) {
-      const auto& field = dataplane::kPortCounterFields[f];
-      const std::string key(field.name);
-      const auto found = p.object().find(key);
-      // null: the port's device does not count it.
-      if (found == p.object().end() || found->is_null()) {
-        r.absent |= dataplane::port_counter_bit(f);
+ private:
+  template <typename Record, typename Member, InSummary Form>
+  void read(const Fields& object, Record& record,
+            const engine::ResultField<Record, Member, Form>& field) const {
+    if constexpr (Form != InSummary::kNo) {
+      const Json* value = object.find(field.name);
+      if (value == nullptr) return;
+      Member& member = record.*field.member;
+      if constexpr (Form == InSummary::kJobName) {
+        member = job_index(object, field.name, *value);
+      } else if constexpr (Form == InSummary::kGroupLabel) {
+        member = group_key(object, field.name, *value);
       } else {
-        r.*field.member = p.get<uint64_t>(key.c_str());
+        read_value(object, field.name, *value, member);
       }
     }
-    results.ports.push_back(std::move(r));
   }
-}
+  template <typename Record>
+  void read(const Fields&, Record&, const engine::SummaryValue&) const {}
+  template <typename Record, typename Entries>
+  void read(const Fields& object, Record& record,
+            const engine::SummaryObject<Entries>& nested) const {
+    const Json* value = object.find(nested.name);
+    if (value == nullptr) return;
+    const Fields inner(object.path(), object.inner(nested.name), *value);
+    engine::for_each_entry(nested.entries, [&](const auto& entry) { read(inner, record, entry); });
+  }
+  void read(const Fields& object, engine::PortRecord& port,
+            const engine::BaseRecord<dataplane::PortCounters>&) const {
+    for (size_t f = 0; f < dataplane::kPortCounterFields.size(); ++f) {
+      const dataplane::PortCounterField& field = dataplane::kPortCounterFields[f];
+      // Null (or left out): the port's device does not count it.
+      if (const Json* value = object.find(field.name)) {
+        read_value(object, field.name, *value, port.*field.member);
+      } else {
+        port.absent |= dataplane::port_counter_bit(f);
+      }
+    }
+  }
 
-void read_fct(const std::string& path, const Fields& doc, engine::RunResults& results) {
-  const Json& array = doc.array("fct");
-  for (size_t i = 0; i < array.size(); ++i) {
-    const Fields f(path, fmt::format("fct[{}]", i), array[i]);
-    engine::FctPercentiles r;
-    r.kind = kind_of(f);
-    r.flows = f.get<uint64_t>("flows");
-    r.p50 = f.get<int64_t>("p50_ns");
-    r.p90 = f.get<int64_t>("p90_ns");
-    r.p99 = f.get<int64_t>("p99_ns");
-    r.p999 = f.get<int64_t>("p999_ns");
-    r.max = f.get<int64_t>("max_ns");
-    results.fct.push_back(r);
+  static void read_value(const Fields& object, std::string_view key, const Json& value,
+                         engine::RunStatus& status) {
+    const auto known = status_named(text(object, key, value));
+    if (!known) object.fail(fmt::format("unknown status {}", value.dump()));
+    status = *known;
   }
-}
+  static void read_value(const Fields& object, std::string_view key, const Json& value,
+                         collectives::Algorithm& algorithm) {
+    const auto known = collectives::parse_algorithm(text(object, key, value));
+    if (!known) object.fail(fmt::format("unknown algorithm {}", value.dump()));
+    algorithm = *known;
+  }
+  static void read_value(const Fields& object, std::string_view key, const Json& value,
+                         collectives::CollectiveKind& kind) {
+    const auto known = kind_labelled(text(object, key, value));
+    if (!known) object.fail(fmt::format("unknown collective type {}", value.dump()));
+    kind = *known;
+  }
+  template <engine::ResultRecord Record>
+  void read_value(const Fields& object, std::string_view key, const Json& value,
+                  std::vector<Record>& records) const {
+    if (!value.is_array()) unexpected(object, key, value);
+    records.clear();
+    for (size_t i = 0; i < value.size(); ++i) {
+      const Fields item(object.path(), fmt::format("{}[{}]", object.inner(key), i), value[i]);
+      read(item, records.emplace_back());
+    }
+  }
+  template <typename Value>
+  static void read_value(const Fields& object, std::string_view key, const Json& value,
+                         Value& into) {
+    try {
+      into = value.get<Value>();
+    } catch (const Json::exception&) {
+      unexpected(object, key, value);
+    }
+  }
+
+  static std::string text(const Fields& object, std::string_view key, const Json& value) {
+    if (!value.is_string()) unexpected(object, key, value);
+    return value.get<std::string>();
+  }
+  uint32_t job_index(const Fields& object, std::string_view key, const Json& value) const {
+    const std::string name = text(object, key, value);
+    for (size_t j = 0; j < results_.jobs.size(); ++j) {
+      if (results_.jobs[j].name == name) return static_cast<uint32_t>(j);
+    }
+    object.fail(fmt::format("job \"{}\" is not in jobs[]", name));
+  }
+  static int64_t group_key(const Fields& object, std::string_view key, const Json& value) {
+    if (value.is_number_integer()) return value.get<int64_t>();
+    if (value == "all") return -1;
+    if (value == "p2p") return engine::kPointToPointGroup;
+    unexpected(object, key, value);
+  }
+  [[noreturn]] static void unexpected(const Fields& object, std::string_view key,
+                                      const Json& value) {
+    object.fail(fmt::format("\"{}\": unexpected value {}", key, value.dump()));
+  }
+
+  const engine::RunResults& results_;
+};
 
 }  // namespace
 
@@ -198,44 +204,15 @@ engine::RunResults read_summary_json(const std::string& path) {
   } catch (const Json::parse_error& e) {
     throw ReportInputError(fmt::format("{}: not JSON: {}", path, e.what()));
   }
-  const Fields doc(path, "top level", json);
-  engine::RunResults results;
-  const auto status = doc.get<std::string>("status");
-  if (const auto known = status_named(status)) {
-    results.status = *known;
-  } else {
-    doc.fail(fmt::format("unknown status \"{}\"", status));
+  const Fields doc(path, "", json);
+  // Without them it is not a summary.json, whatever else it holds.
+  for (const char* key : {"status", "run"}) {
+    if (doc.find(key) == nullptr) doc.fail(fmt::format("no \"{}\"", key));
   }
-  results.diagnosis = doc.get_or<std::string>("diagnosis", "");
-  const Fields run(path, "run", doc.object().at("run"));
-  results.run_name = run.get_or<std::string>("name", "");
-  results.config_file = run.get_or<std::string>("config_file", "");
-  results.config_digest = run.get_or<std::string>("config_digest", "");
-  results.seed = run.get_or<uint64_t>("seed", 0);
-  results.topology = run.get_or<std::string>("topology", "");
-  results.world_size = run.get_or<int32_t>("world_size", 0);
-  results.end_time = run.get<int64_t>("end_time_ns");
-  results.wall_seconds = run.get_or<double>("wall_seconds", 0);
-  results.events = run.get_or<uint64_t>("events", 0);
-  results.goodput_bytes_per_second = run.get_or<double>("goodput_bytes_per_second", 0);
+  engine::RunResults results;
+  SummaryJsonReader(results).read(doc, results);
   // A run on devices in the lab is timed by the wall clock; the twin's by virtual time.
   results.wall_clock = results.topology == "device-under-test";
-
-  const Json& jobs = doc.array("jobs");
-  for (size_t j = 0; j < jobs.size(); ++j) {
-    const Fields job(path, fmt::format("jobs[{}]", j), jobs[j]);
-    results.jobs.push_back(
-        {job.get<std::string>("name"), job.get_or<std::string>("trace", ""),
-         job.get_or<int32_t>("world_size", 0), job.get_or<uint32_t>("iterations", 0),
-         job.get_or<uint32_t>("warmup_iterations", 0), job.get_or<uint64_t>("nodes_issued", 0)});
-  }
-  read_collectives(path, doc, results);
-  read_iterations(path, doc, results);
-  read_ports(path, doc, results);
-  read_fct(path, doc, results);
-  results.flows = doc.get_or<uint64_t>("flows", 0);
-  results.failed_flows = doc.get_or<uint64_t>("failed_flows", 0);
-  results.notes = doc.get_or<std::vector<std::string>>("notes", {});
   return results;
 }
 
