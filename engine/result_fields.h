@@ -5,6 +5,8 @@
 // of summary.json's keys and of the binary encoding.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -92,6 +94,17 @@ concept ResultRecord = requires {
   ResultFields<Record>::list;
 };
 
+// Whether a summary.json must have `key` for a Record (its list's `required`; none without one).
+template <typename Record>
+constexpr bool required_in_summary(std::string_view key) {
+  if constexpr (requires { ResultFields<Record>::required; }) {
+    const auto& required = ResultFields<Record>::required;
+    return std::find(required.begin(), required.end(), key) != required.end();
+  } else {
+    return false;
+  }
+}
+
 template <typename Entries, typename Visit>
 constexpr void for_each_entry(const Entries& entries, Visit&& visit) {
   std::apply([&](const auto&... entry) { (visit(entry), ...); }, entries);
@@ -99,6 +112,8 @@ constexpr void for_each_entry(const Entries& entries, Visit&& visit) {
 
 template <>
 struct ResultFields<JobSummary> {
+  // The keys a summary.json must have (the others may be left out of one written by hand).
+  static constexpr std::array<std::string_view, 1> required{"name"};
   static constexpr auto list = std::tuple{
       field("name", &JobSummary::name),
       field("trace", &JobSummary::trace),
@@ -112,6 +127,11 @@ struct ResultFields<JobSummary> {
 // collectives.csv has the columns of summary.json's collectives.
 template <>
 struct ResultFields<CollectiveRecord> {
+  // The keys a summary.json must have (the others may be left out of one written by hand).
+  static constexpr std::array<std::string_view, 11> required{
+      "instance",    "job",       "type",   "group_size",       "trace_bytes",
+      "algbw_bytes", "iteration", "warmup", "first_arrival_ns", "last_arrival_ns",
+      "end_ns"};
   static constexpr auto list = std::tuple{
       field("instance", &CollectiveRecord::instance),
       field<InSummary::kJobName>("job", &CollectiveRecord::job),
@@ -155,6 +175,9 @@ struct ResultFields<RankIteration> {
 
 template <>
 struct ResultFields<IterationRecord> {
+  // The keys a summary.json must have (the others may be left out of one written by hand).
+  static constexpr std::array<std::string_view, 5> required{"job", "iteration", "warmup",
+                                                            "start_ns", "end_ns"};
   static constexpr auto list = std::tuple{
       field<InSummary::kJobName>("job", &IterationRecord::job),
       field("iteration", &IterationRecord::iteration),
@@ -182,6 +205,8 @@ struct ResultFields<PortQueueRecord> {
 
 template <>
 struct ResultFields<PortRecord> {
+  // The keys a summary.json must have (the others may be left out of one written by hand).
+  static constexpr std::array<std::string_view, 1> required{"name"};
   static constexpr auto list = std::tuple{
       field("name", &PortRecord::name),
       // Split between emulator processes: the host whose process drove the port.
@@ -198,6 +223,9 @@ struct ResultFields<PortRecord> {
 
 template <>
 struct ResultFields<FctPercentiles> {
+  // The keys a summary.json must have (the others may be left out of one written by hand).
+  static constexpr std::array<std::string_view, 6> required{"flows",  "p50_ns",  "p90_ns",
+                                                            "p99_ns", "p999_ns", "max_ns"};
   static constexpr auto list = std::tuple{
       field("type", &FctPercentiles::kind),
       field("flows", &FctPercentiles::flows),
@@ -242,6 +270,9 @@ struct ResultFields<QpRecord> {
 
 template <>
 struct ResultFields<RunResults> {
+  // The keys a summary.json must have (the others may be left out of one written by hand).
+  static constexpr std::array<std::string_view, 8> required{
+      "status", "run", "end_time_ns", "jobs", "collectives", "iterations", "ports", "fct"};
   static constexpr auto list = std::tuple{
       field("status", &RunResults::status),
       field<InSummary::kUnlessEmpty>("diagnosis", &RunResults::diagnosis),

@@ -25,6 +25,8 @@ class Fields {
     if (!object_.is_object()) fail("expected an object");
   }
 
+  bool has(std::string_view key) const { return object_.contains(key); }
+
   // The value of `key`; nullptr when the key is absent or null.
   const Json* find(std::string_view key) const {
     const auto found = object_.find(key);
@@ -70,8 +72,9 @@ std::optional<collectives::CollectiveKind> kind_labelled(std::string_view label)
 }
 
 // Reads records as summary.json shows them: the entries of their lists (engine/result_fields.h).
-// A key the file leaves out (or holds null) leaves its member as it is, so a summary written
-// before a field was added still reads; a key of the wrong type is an error.
+// The keys a record's list requires must be there (engine::required_in_summary); another key the
+// file leaves out, or holds null, leaves its member as it is. A key of the wrong type is an
+// error.
 class SummaryJsonReader {
  public:
   // `results`: the run being read, whose jobs name the jobs of the records after them.
@@ -88,6 +91,9 @@ class SummaryJsonReader {
   void read(const Fields& object, Record& record,
             const engine::ResultField<Record, Member, Form>& field) const {
     if constexpr (Form != InSummary::kNo) {
+      if (engine::required_in_summary<Record>(field.name) && !object.has(field.name)) {
+        object.fail(fmt::format("no \"{}\"", field.name));
+      }
       const Json* value = object.find(field.name);
       if (value == nullptr) return;
       Member& member = record.*field.member;
@@ -106,7 +112,12 @@ class SummaryJsonReader {
   void read(const Fields& object, Record& record,
             const engine::SummaryObject<Entries>& nested) const {
     const Json* value = object.find(nested.name);
-    if (value == nullptr) return;
+    if (value == nullptr) {
+      if (engine::required_in_summary<Record>(nested.name)) {
+        object.fail(fmt::format("no \"{}\"", nested.name));
+      }
+      return;
+    }
     const Fields inner(object.path(), object.inner(nested.name), *value);
     engine::for_each_entry(nested.entries, [&](const auto& entry) { read(inner, record, entry); });
   }
@@ -205,10 +216,6 @@ engine::RunResults read_summary_json(const std::string& path) {
     throw ReportInputError(fmt::format("{}: not JSON: {}", path, e.what()));
   }
   const Fields doc(path, "", json);
-  // Without them it is not a summary.json, whatever else it holds.
-  for (const char* key : {"status", "run"}) {
-    if (doc.find(key) == nullptr) doc.fail(fmt::format("no \"{}\"", key));
-  }
   engine::RunResults results;
   SummaryJsonReader(results).read(doc, results);
   // A run on devices in the lab is timed by the wall clock; the twin's by virtual time.

@@ -109,6 +109,34 @@ TEST(SummaryReader, ErrorsNameTheFileAndTheRecord) {
   EXPECT_THROW(load_report_run(testing::make_scratch_dir("report-empty"), "x"), ReportInputError);
 }
 
+// A key every summary.json has (engine::ResultFields' `required`) is refused when it is missing,
+// naming the record; a key a hand-written file may leave out is not.
+TEST(SummaryReader, RefusesAFileWithoutAKeyItNeeds) {
+  const fs::path dir = testing::make_scratch_dir("report-summary-missing");
+  const auto read_with = [&](const std::string& collective) -> std::string {
+    write(dir / "summary.json", R"({"status": "completed", "run": {"end_time_ns": 1},
+        "jobs": [{"name": "j"}], "collectives": [)" +
+                                    collective + R"(], "iterations": [],
+        "ports": [], "fct": []})");
+    try {
+      read_summary_json((dir / "summary.json").string());
+    } catch (const ReportInputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string whole = R"({"instance": 0, "job": "j", "type": "all_reduce",
+      "group_size": 2, "trace_bytes": 8, "algbw_bytes": 8, "iteration": 0, "warmup": false,
+      "first_arrival_ns": 1, "last_arrival_ns": 2, "end_ns": 3})";
+  EXPECT_EQ(read_with(whole), "");
+  std::string without_end = whole;
+  without_end.erase(without_end.find(R"(, "end_ns": 3)"), 13);
+  EXPECT_NE(read_with(without_end).find(R"(collectives[0]: no "end_ns")"), std::string::npos)
+      << read_with(without_end);
+  write(dir / "summary.json", R"({"status": "completed", "jobs": []})");
+  EXPECT_THROW(read_summary_json((dir / "summary.json").string()), ReportInputError);
+}
+
 TEST(CsvReader, ReadsByNameWithQuotesAndNamesTheLineOfAnError) {
   const fs::path dir = testing::make_scratch_dir("report-csv");
   write(dir / "a.csv", "n,name,extra\n1,\"a,\"\"b\"\"\",x\n\n2,plain,y\nthree,z,w\n");
