@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
 #include "collectives/bandwidth.h"
 #include "collectives/generate.h"
 #include "collectives/hosts.h"
@@ -24,6 +23,7 @@
 #include "collectives/verify.h"
 #include "common/text_table.h"
 #include "common/units.h"
+#include "runner/exit_codes.h"
 
 namespace etwire::cli {
 
@@ -324,16 +324,16 @@ int run(const CollectiveOptions& o) {
     generator = std::make_unique<coll::ProgramGenerator>(spec);
   } catch (const BadInput& e) {
     std::cerr << "error: " << e.what() << "\n";
-    return kExitBadInput;
+    return runner::kExitBadInput;
   } catch (const coll::SpecError& e) {
     std::cerr << "error: --" << e.what() << "\n";
-    return kExitBadInput;
+    return runner::kExitBadInput;
   }
   const coll::ResolvedSpec& resolved = generator->spec();
   if (o.only_rank >= 0 && std::find(resolved.ranks.begin(), resolved.ranks.end(), o.only_rank) ==
                               resolved.ranks.end()) {
     std::cerr << fmt::format("error: --rank: rank {} is not in the process group\n", o.only_rank);
-    return kExitBadInput;
+    return runner::kExitBadInput;
   }
   const coll::CollectiveProgram program = generator->generate();
   const auto traffic = coll::member_traffic(program, resolved.ranks_per_host);
@@ -347,12 +347,12 @@ int run(const CollectiveOptions& o) {
           "error: --verify: the members' buffers total {} bytes; the data executor takes at most "
           "{} (use a smaller --bytes)\n",
           cells, kMaxVerifyCells);
-      return kExitBadInput;
+      return runner::kExitBadInput;
     }
     const std::string error = coll::verify(resolved, program);
     if (!error.empty()) {
       std::cerr << "error: verification failed: " << error << "\n";
-      return kExitFailure;
+      return runner::kExitFailure;
     }
     verified = fmt::format("verified: every rank ends with the {} result (data executor)",
                            coll::collective_kind_name(resolved.collective));
@@ -362,7 +362,7 @@ int run(const CollectiveOptions& o) {
   } else {
     print_text(o, resolved, program, traffic, verified);
   }
-  return kExitOk;
+  return runner::kExitOk;
 }
 
 }  // namespace

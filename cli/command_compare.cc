@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
 #include "outputs/compare/comparison_report.h"
 #include "outputs/compare/run_comparison.h"
 #include "outputs/report/html_report.h"
 #include "outputs/report/report_input_error.h"
+#include "runner/exit_codes.h"
 
 namespace etwire::cli {
 
@@ -73,12 +73,12 @@ CommandAction add_compare_command(CLI::App& app) {
       for (const std::string& t : opts->tolerances) tolerances.add(t);
     } catch (const std::invalid_argument& e) {
       std::cerr << fmt::format("error: {}\n", e.what());
-      return kExitBadInput;
+      return runner::kExitBadInput;
     }
     std::string label_a, label_b;
     if (!opts->labels.empty() && !parse_labels(opts->labels, label_a, label_b)) {
       std::cerr << fmt::format("error: --labels {}: expected two names, A,B\n", opts->labels);
-      return kExitBadInput;
+      return runner::kExitBadInput;
     }
     outputs::RunComparison comparison;
     try {
@@ -89,7 +89,7 @@ CommandAction add_compare_command(CLI::App& app) {
       comparison = outputs::compare_runs(std::move(a), std::move(b), tolerances, label_a, label_b);
     } catch (const outputs::CompareInputError& e) {
       std::cerr << fmt::format("error: {}\n", e.what());
-      return kExitBadInput;
+      return runner::kExitBadInput;
     }
     std::cout << outputs::comparison_text(comparison) << std::flush;
     if (!opts->json.empty()) {
@@ -98,7 +98,7 @@ CommandAction add_compare_command(CLI::App& app) {
         spdlog::debug("wrote {}", opts->json);
       } catch (const std::exception& e) {
         std::cerr << fmt::format("error: {}\n", e.what());
-        return kExitFailure;
+        return runner::kExitFailure;
       }
     }
     if (!opts->report.empty()) {
@@ -110,10 +110,10 @@ CommandAction add_compare_command(CLI::App& app) {
         spdlog::debug("wrote {}", opts->report);
       } catch (const outputs::report::ReportInputError& e) {
         std::cerr << fmt::format("error: {}\n", e.what());
-        return kExitBadInput;
+        return runner::kExitBadInput;
       } catch (const std::runtime_error& e) {
         std::cerr << fmt::format("error: {}\n", e.what());
-        return kExitFailure;
+        return runner::kExitFailure;
       }
     }
     for (const auto& [label, run] : {std::pair{&comparison.label_a, &comparison.a},
@@ -123,7 +123,7 @@ CommandAction add_compare_command(CLI::App& app) {
                                  run->dir.string(), run->status);
       }
     }
-    return comparison.exceeded() > 0 ? kExitBeyondTolerance : kExitOk;
+    return comparison.exceeded() > 0 ? runner::kExitBeyondTolerance : runner::kExitOk;
   };
 }
 

@@ -5,8 +5,8 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
 #include "nic/verbs/rdma_devices.h"
+#include "runner/exit_codes.h"
 
 namespace etwire::cli {
 
@@ -18,13 +18,13 @@ CommandAction add_devices_command(CLI::App& app) {
   return []() -> int {
     try {
       std::cout << nic::verbs::devices_to_text(nic::verbs::list_rdma_devices());
-      return kExitOk;
+      return runner::kExitOk;
     } catch (const nic::verbs::NoRdmaDevice& e) {
       std::cerr << "error: " << e.what() << "\n";
-      return kExitBadInput;
+      return runner::kExitBadInput;
     } catch (const std::runtime_error& e) {
       std::cerr << "error: " << e.what() << "\n";
-      return kExitFailure;
+      return runner::kExitFailure;
     }
   };
 }

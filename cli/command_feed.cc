@@ -14,10 +14,10 @@
 #include <sstream>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
 #include "cli/trace_options.h"
 #include "common/text_table.h"
 #include "common/units.h"
+#include "runner/exit_codes.h"
 
 namespace etwire::cli {
 
@@ -76,7 +76,7 @@ CommandAction add_feed_command(CLI::App& app) {
                                                    feeder_options.filter.max_id)) {
       std::cerr << fmt::format("error: --ids: \"{}\" is not a range A:B with A <= B\n",
                                opts->id_range);
-      return kExitBadInput;
+      return runner::kExitBadInput;
     }
     feeder_options.filter.process_groups.insert(opts->process_groups.begin(),
                                                 opts->process_groups.end());
@@ -86,7 +86,7 @@ CommandAction add_feed_command(CLI::App& app) {
       order.open(opts->order_file);
       if (!order) {
         std::cerr << fmt::format("error: --order: cannot write {}\n", opts->order_file);
-        return kExitFailure;
+        return runner::kExitFailure;
       }
       order << "rank,seq,node_id,type,name\n";
     }
@@ -140,7 +140,7 @@ CommandAction add_feed_command(CLI::App& app) {
     }
     if (opts->json) {
       std::cout << json.dump(2) << "\n";
-      return kExitOk;
+      return runner::kExitOk;
     }
     std::cout << fmt::format("Fed {} ({} rank{}) with policy {}, window {}, {} in flight{}\n\n",
                              set.spec(), set.world_size(), set.world_size() == 1 ? "" : "s",
@@ -153,7 +153,7 @@ CommandAction add_feed_command(CLI::App& app) {
                              total_nodes, format_micros(total_seconds * 1e6));
     if (!opts->order_file.empty())
       std::cout << "issue order written to " << opts->order_file << "\n";
-    return kExitOk;
+    return runner::kExitOk;
   };
 }
 

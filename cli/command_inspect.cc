@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
 #include "cli/trace_options.h"
+#include "runner/exit_codes.h"
 #include "trace/inspect/trace_summary.h"
 
 namespace etwire::cli {
@@ -29,7 +29,7 @@ CommandAction add_inspect_command(CLI::App& app) {
     } else {
       std::cout << inspect::to_text(summary);
     }
-    return kExitOk;
+    return runner::kExitOk;
   };
 }
 

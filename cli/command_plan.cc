@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
 #include "control/plan/plan_report.h"
 #include "control/plan/traffic_plan.h"
 #include "control/resolve/config_loader.h"
+#include "runner/exit_codes.h"
 
 namespace etwire::cli {
 
@@ -47,20 +47,20 @@ CommandAction add_plan_command(CLI::App& app) {
       std::cerr << fmt::format("{}: invalid: {} error{}; no plan\n", opts->config,
                                loaded.diagnostics.error_count(),
                                loaded.diagnostics.error_count() == 1 ? "" : "s");
-      return kExitBadInput;
+      return runner::kExitBadInput;
     }
     control::Diagnostics problems;
     auto plan = control::plan_traffic(loaded, problems);
     if (problems.has_errors()) {
       std::cerr << problems.to_text();
-      return kExitBadInput;
+      return runner::kExitBadInput;
     }
     if (opts->json) {
       std::cout << control::plan_to_json(loaded, plan).dump(2) << "\n";
     } else {
       std::cout << control::plan_to_text(loaded, plan);
     }
-    return kExitOk;
+    return runner::kExitOk;
   };
 }
 

@@ -10,10 +10,10 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
 #include "outputs/report/html_report.h"
 #include "outputs/report/report_input_error.h"
 #include "outputs/results_files.h"
+#include "runner/exit_codes.h"
 
 namespace etwire::cli {
 
@@ -47,13 +47,13 @@ CommandAction add_report_command(CLI::App& app) {
           out);
     } catch (const report::ReportInputError& e) {
       std::cerr << fmt::format("error: {}\n", e.what());
-      return kExitBadInput;
+      return runner::kExitBadInput;
     } catch (const std::runtime_error& e) {
       std::cerr << fmt::format("error: {}\n", e.what());
-      return kExitFailure;
+      return runner::kExitFailure;
     }
     std::cout << out << "\n";
-    return kExitOk;
+    return runner::kExitOk;
   };
 }
 

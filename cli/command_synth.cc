@@ -5,10 +5,10 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
 #include "cli/synth_output.h"
 #include "cli/synth_subcommands.h"
 #include "common/units.h"
+#include "runner/exit_codes.h"
 #include "trace/synth/synth.h"
 
 namespace etwire::cli {
@@ -103,17 +103,17 @@ CommandAction add_synth_command(CLI::App& app) {
       } else {
         std::cerr << fmt::format("error: --collective: unknown collective \"{}\"\n",
                                  opts->collective);
-        return kExitBadInput;
+        return runner::kExitBadInput;
       }
       auto bytes = parse_bytes(opts->bytes);
       if (!bytes) {
         std::cerr << fmt::format("error: --bytes: \"{}\" is not a byte size (e.g. 4096, 64KiB)\n",
                                  opts->bytes);
-        return kExitBadInput;
+        return runner::kExitBadInput;
       }
       if (!spec.collective && opts->ranks < 2) {
         std::cerr << "error: --collective send_recv needs --ranks 2 or more\n";
-        return kExitBadInput;
+        return runner::kExitBadInput;
       }
       spec.bytes = *bytes;
       spec.ranks = opts->ranks;
@@ -121,7 +121,7 @@ CommandAction add_synth_command(CLI::App& app) {
       spec.compute_us = opts->compute_us;
       if (!opts->pg_name.empty()) spec.pg_name = opts->pg_name;
       std::cout << synth_files_line(synth::write_microbench(spec, opts->output.prefix, format));
-      return kExitOk;
+      return runner::kExitOk;
     }
     synth::GraphSpec spec;
     spec.nodes_per_rank = opts->nodes;
@@ -131,7 +131,7 @@ CommandAction add_synth_command(CLI::App& app) {
     spec.seed = opts->seed;
     (void)graph;
     std::cout << synth_files_line(synth::write_graph(spec, opts->output.prefix, format));
-    return kExitOk;
+    return runner::kExitOk;
   };
 }
 

@@ -6,11 +6,11 @@
 #include <iostream>
 #include <memory>
 
-#include "cli/exit_codes.h"
 #include "cli/synth_output.h"
 #include "cli/synth_rank_table.h"
 #include "cli/synth_subcommands.h"
 #include "common/units.h"
+#include "runner/exit_codes.h"
 #include "trace/synth/gpu_presets.h"
 #include "trace/synth/model_writer.h"
 
@@ -70,7 +70,7 @@ std::string gpu_help() {
 
 int bad(const std::string& flag, const std::string& message) {
   std::cerr << fmt::format("error: --{}: {}\n", flag, message);
-  return kExitBadInput;
+  return runner::kExitBadInput;
 }
 
 std::string params_text(uint64_t params) {
@@ -224,7 +224,7 @@ CommandAction add_synth_model_command(CLI::App& synth) {
     auto summary =
         synth::write_model(spec, opts->output.prefix, synth_write_format(opts->output.format));
     print_summary(spec, summary);
-    return kExitOk;
+    return runner::kExitOk;
   };
 }
 

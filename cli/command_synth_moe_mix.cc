@@ -5,11 +5,11 @@
 #include <iostream>
 #include <memory>
 
-#include "cli/exit_codes.h"
 #include "cli/synth_output.h"
 #include "cli/synth_rank_table.h"
 #include "cli/synth_subcommands.h"
 #include "common/units.h"
+#include "runner/exit_codes.h"
 #include "trace/synth/moe_mix.h"
 
 namespace etwire::cli {
@@ -64,11 +64,11 @@ CommandAction add_synth_moe_mix_command(CLI::App& synth) {
     synth::MoeMixSpec spec = opts->spec;
     if (!parse("allreduce-bytes", opts->allreduce_bytes, spec.allreduce_bytes) ||
         !parse("alltoall-bytes", opts->alltoall_bytes, spec.alltoall_bytes)) {
-      return kExitBadInput;
+      return runner::kExitBadInput;
     }
     if (auto problem = synth::validate(spec)) {
       std::cerr << fmt::format("error: --{}: {}\n", problem->flag, problem->message);
-      return kExitBadInput;
+      return runner::kExitBadInput;
     }
     make_prefix_dir(opts->output.prefix);
     auto summary =
@@ -79,7 +79,7 @@ CommandAction add_synth_moe_mix_command(CLI::App& synth) {
         "each)\n",
         summary.comm_groups_path, synth::kMoeMixAllReduceGroup, synth::kMoeMixAllToAllGroup);
     std::cout << "ops per rank trace (count / bytes):\n" << rank_ops_table(summary.ranks);
-    return kExitOk;
+    return runner::kExitOk;
   };
 }
 

@@ -11,12 +11,11 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/data_plane_choice.h"
-#include "cli/emulator_processes.h"
-#include "cli/exit_codes.h"
 #include "control/plan/config_summary.h"
 #include "control/resolve/config_loader.h"
-#include "transport/flow_record.h"
+#include "runner/device_check.h"
+#include "runner/emulator_processes.h"
+#include "runner/exit_codes.h"
 
 namespace etwire::cli {
 
@@ -28,31 +27,6 @@ struct ValidateOptions {
   bool skip_traces = false;
   bool devices = false;
 };
-
-// A data plane set up only to be checked sees no traffic.
-class NoFlows final : public transport::FlowObserver {
- public:
-  void on_flow_delivered(const transport::FlowRecord&) override {}
-  void on_flow_finished(const transport::FlowRecord&) override {}
-};
-
-// Sets the run's data plane up and tears it down: the device checks `run` makes before its first
-// packet (under MPI, every process its own devices, as `run` does). The exit code `run` would
-// give, with its message.
-int check_devices(const cluster::Session& session, const config::RunConfig& config) {
-  NoFlows flows;
-  std::unique_ptr<dataplane::DataPlane> data_plane;
-  const int code = set_up_every_process(session, config, [&] {
-    data_plane = data_plane_factory(config)(config, flows);
-    log_ports_set_up(config);
-    for (const std::string& note : data_plane->notes()) std::cout << "  " << note << "\n";
-    std::cout << fmt::format("devices: {} port{} set up and checked\n", data_plane->ports(),
-                             data_plane->ports() == 1 ? "" : "s");
-  });
-  // Whether or not every process could, each releases what it set up, in turns.
-  release_every_process(session, config, [&] { data_plane.reset(); });
-  return code;
-}
 
 }  // namespace
 
@@ -81,18 +55,18 @@ CommandAction add_validate_command(CLI::App& app) {
     auto loaded = control::load_config_file(opts->config, options);
     // Under an MPI launcher the processes also agree on what they loaded and measure their clocks.
     const cluster::Session& session = cluster::Session::current();
-    if (const int code =
-            settle_loaded_config(session, opts->config, opts->overrides, loaded, loaded.ok(),
-                                 fmt::format("{}: invalid: {} error{}, {} warning{}", opts->config,
-                                             loaded.diagnostics.error_count(),
-                                             loaded.diagnostics.error_count() == 1 ? "" : "s",
-                                             loaded.diagnostics.warning_count(),
-                                             loaded.diagnostics.warning_count() == 1 ? "" : "s"));
-        code != kExitOk) {
+    if (const int code = runner::settle_loaded_config(
+            session, opts->config, opts->overrides, loaded, loaded.ok(),
+            fmt::format("{}: invalid: {} error{}, {} warning{}", opts->config,
+                        loaded.diagnostics.error_count(),
+                        loaded.diagnostics.error_count() == 1 ? "" : "s",
+                        loaded.diagnostics.warning_count(),
+                        loaded.diagnostics.warning_count() == 1 ? "" : "s"));
+        code != runner::kExitOk) {
       return code;
     }
     if (opts->devices) {
-      if (const int code = check_devices(session, loaded.config); code != kExitOk) {
+      if (const int code = runner::check_devices(session, loaded.config); code != runner::kExitOk) {
         std::cerr << fmt::format("{}: the devices failed the checks `run` makes\n", opts->config);
         return code;
       }
@@ -104,7 +78,7 @@ CommandAction add_validate_command(CLI::App& app) {
                                                  session.size(), session.size() == 1 ? "" : "es")
                                    : "");
     }
-    return kExitOk;
+    return runner::kExitOk;
   };
 }
 

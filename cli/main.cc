@@ -9,17 +9,17 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/exit_codes.h"
-#include "cli/stop_signals.h"
 #include "cli/unknown_command.h"
 #include "cluster/session.h"
+#include "runner/exit_codes.h"
+#include "runner/stop_signals.h"
 #include "trace/trace_error.h"
 
 int main(int argc, char** argv) {
   using namespace etwire::cli;
   // Before anything that takes time: a stop request that comes while a run loads its
   // configuration is kept for it (stop_signals.h).
-  install_stop_handlers();
+  etwire::runner::install_stop_handlers();
   // Under an MPI launcher this process is one of a run's emulator processes: MPI starts here,
   // before any thread, and ends when main returns.
   const auto session = etwire::cluster::Session::start(&argc, &argv);
@@ -58,10 +58,10 @@ int main(int argc, char** argv) {
     if (auto unknown =
             e.get_exit_code() == 0 ? std::nullopt : unknown_command_message(app, argc, argv)) {
       std::cerr << *unknown;
-      return kExitBadInput;
+      return etwire::runner::kExitBadInput;
     }
     int code = app.exit(e);
-    return code == 0 ? kExitOk : kExitBadInput;
+    return code == 0 ? etwire::runner::kExitOk : etwire::runner::kExitBadInput;
   }
   // Logs and errors go to stderr so that stdout carries only the command's output (JSON, tables).
   spdlog::set_default_logger(spdlog::stderr_color_mt("etwire"));
@@ -73,18 +73,18 @@ int main(int argc, char** argv) {
       if (!sub->parsed()) continue;
       // Only a run or a sweep has something to save when it is stopped: the results so far.
       if (sub->get_name() == "run" || sub->get_name() == "sweep") {
-        keep_stop_requests();
+        etwire::runner::keep_stop_requests();
       } else {
-        end_on_stop_signals();
+        etwire::runner::end_on_stop_signals();
       }
       return action();
     }
   } catch (const etwire::trace::TraceError& e) {
     spdlog::error("{}", e.what());
-    return kExitBadInput;
+    return etwire::runner::kExitBadInput;
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
-    return kExitFailure;
+    return etwire::runner::kExitFailure;
   }
-  return kExitFailure;
+  return etwire::runner::kExitFailure;
 }

@@ -4,6 +4,27 @@
 
 namespace etwire::cluster {
 
+namespace {
+
+// Separates the fields of a process's report in the gathered strings (never in a path or digest).
+constexpr char kField = '\x1f';
+
+}  // namespace
+
+std::string encode_report(const ProcessReport& report) {
+  return fmt::format("{}{}{}{}{}", report.host, kField, report.digest, kField, report.error);
+}
+
+ProcessReport decode_report(const std::string& text) {
+  ProcessReport report;
+  const size_t a = text.find(kField);
+  const size_t b = text.find(kField, a + 1);
+  report.host = text.substr(0, a);
+  report.digest = text.substr(a + 1, b - a - 1);
+  report.error = text.substr(b + 1);
+  return report;
+}
+
 std::optional<std::string> disagreement(const std::vector<ProcessReport>& reports) {
   std::string failed;
   for (size_t p = 0; p < reports.size(); ++p) {

@@ -15,6 +15,10 @@ struct ProcessReport {
   std::string error;   // why loading failed; empty when it did not
 };
 
+// A report as one string for Session::all_gather, and back.
+std::string encode_report(const ProcessReport& report);
+ProcessReport decode_report(const std::string& text);
+
 // nullopt when every process loaded the same; otherwise one message for all of them (the same
 // text on every process, which all exit with). `reports` are in process (MPI rank) order.
 std::optional<std::string> disagreement(const std::vector<ProcessReport>& reports);

@@ -1,4 +1,4 @@
-#include "cli/split_run_results.h"
+#include "runner/split_run_results.h"
 
 #include <fmt/format.h>
 
@@ -14,7 +14,7 @@
 #include "outputs/qp_results.h"
 #include "outputs/results_files.h"
 
-namespace etwire::cli {
+namespace etwire::runner {
 
 namespace {}  // namespace
 
@@ -210,4 +210,4 @@ std::optional<SplitRunResults> gather_split_results(
   return gathered;
 }
 
-}  // namespace etwire::cli
+}  // namespace etwire::runner

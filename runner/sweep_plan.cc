@@ -1,4 +1,4 @@
-#include "cli/sweep_plan.h"
+#include "runner/sweep_plan.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -9,7 +9,7 @@
 #include "common/units.h"
 #include "trace/node.h"
 
-namespace etwire::cli {
+namespace etwire::runner {
 
 namespace {
 
@@ -227,4 +227,4 @@ SweepPlan plan_sweep(const SweepRequest& request, uint32_t ranks,
   return plan;
 }
 
-}  // namespace etwire::cli
+}  // namespace etwire::runner

@@ -1,4 +1,4 @@
-#include "cli/data_plane_choice.h"
+#include "runner/data_plane_choice.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -6,8 +6,8 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "cli/exit_codes.h"
 #include "cluster/session.h"
+#include "runner/exit_codes.h"
 
 #include "dataplane/dpdk/dpdk_data_plane.h"
 #include "dataplane/loopback/loopback_data_plane.h"
@@ -15,7 +15,7 @@
 #include "dataplane/verbs/verbs_backend.h"
 #include "nic/verbs/rdma_devices.h"
 
-namespace etwire::cli {
+namespace etwire::runner {
 
 dataplane::DataPlaneFactory data_plane_factory(const config::RunConfig& config, uint32_t threads) {
   const config::Backend backend =
@@ -97,4 +97,4 @@ int set_up(const std::function<void()>& setup) {
   }
 }
 
-}  // namespace etwire::cli
+}  // namespace etwire::runner

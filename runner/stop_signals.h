@@ -11,7 +11,7 @@
 
 #include <atomic>
 
-namespace etwire::cli {
+namespace etwire::runner {
 
 // Installs the handlers; the first thing main does.
 void install_stop_handlers();
@@ -25,4 +25,4 @@ void end_on_stop_signals();
 // Set once one of the signals came; RunOptions::stop points here.
 std::atomic<bool>& stop_requested();
 
-}  // namespace etwire::cli
+}  // namespace etwire::runner

@@ -13,7 +13,7 @@
 #include "engine/flow_sink.h"
 #include "engine/run_engine.h"
 
-namespace etwire::cli {
+namespace etwire::runner {
 
 // Keeps a process's flow records until they are gathered, passing each on to `also` (process 0's
 // flows.csv, written as flows finish) when given.
@@ -58,4 +58,4 @@ std::optional<SplitRunResults> gather_split_results(
     const cluster::Session& session, const engine::RunEngine& engine,
     const std::vector<cluster::ClockOffset>& offsets, const FlowRecordBuffer& mine);
 
-}  // namespace etwire::cli
+}  // namespace etwire::runner

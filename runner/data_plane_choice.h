@@ -7,7 +7,7 @@
 #include "config/run_config.h"
 #include "dataplane/data_plane.h"
 
-namespace etwire::cli {
+namespace etwire::runner {
 
 // Builds the loopback (partitioned with fabric.partitions above 1, run on `threads` threads, 0
 // for one per core), DPDK or verbs data plane; what it throws is each data plane's (a verbs run
@@ -24,4 +24,4 @@ void log_ports_set_up(const config::RunConfig& config);
 // RDMA devices, 1 for a device that cannot be set up; kExitOk when nothing was thrown.
 int set_up(const std::function<void()>& setup);
 
-}  // namespace etwire::cli
+}  // namespace etwire::runner

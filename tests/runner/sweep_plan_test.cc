@@ -1,11 +1,11 @@
 // `etwire sweep`'s command line read into the series and sizes it runs: names and sizes checked
 // with messages that name the flag, sizes stepped and rounded as nccl-tests does.
-#include "cli/sweep_plan.h"
+#include "runner/sweep_plan.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace etwire::cli {
+namespace etwire::runner {
 namespace {
 
 using ::testing::HasSubstr;
@@ -168,4 +168,4 @@ TEST(SweepPlan, SendRecvNeedsTwoRanks) {
 }
 
 }  // namespace
-}  // namespace etwire::cli
+}  // namespace etwire::runner

@@ -11,7 +11,7 @@
 #include "cluster/session.h"
 #include "control/resolve/config_loader.h"
 
-namespace etwire::cli {
+namespace etwire::runner {
 
 struct ProcessSetup {
   std::string config_file;
@@ -58,4 +58,4 @@ int agree_to_start(const cluster::Session& session, int ready);
 // How many processes of lower MPI rank run on this process's host (0 outside MPI).
 int processes_before_on_host(const cluster::Session& session);
 
-}  // namespace etwire::cli
+}  // namespace etwire::runner

@@ -1,8 +1,8 @@
-#include "cli/stop_signals.h"
+#include "runner/stop_signals.h"
 
 #include <csignal>
 
-namespace etwire::cli {
+namespace etwire::runner {
 
 namespace {
 
@@ -62,4 +62,4 @@ std::atomic<bool>& stop_requested() {
   return requested;
 }
 
-}  // namespace etwire::cli
+}  // namespace etwire::runner

@@ -1,4 +1,4 @@
-#include "cli/emulator_processes.h"
+#include "runner/emulator_processes.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -7,36 +7,20 @@
 #include <algorithm>
 #include <iostream>
 
-#include "cli/data_plane_choice.h"
-#include "cli/exit_codes.h"
 #include "cluster/agreement.h"
+#include "cluster/exit_agreement.h"
 #include "common/duration.h"
 #include "control/plan/config_summary.h"
 #include "engine/config_digest.h"
+#include "runner/data_plane_choice.h"
+#include "runner/exit_codes.h"
 
-namespace etwire::cli {
+namespace etwire::runner {
 
 namespace {
 
 // Round trips per process for its clock offset: the shortest of them bounds the error.
 constexpr int kClockRounds = 64;
-// Separates the fields of a process's report in the gathered strings (never in a path or digest).
-constexpr char kField = '\x1f';
-
-std::string encode(const cluster::ProcessReport& report) {
-  return fmt::format("{}{}{}{}{}", report.host, kField, report.digest, kField, report.error);
-}
-
-cluster::ProcessReport decode(const std::string& text) {
-  cluster::ProcessReport report;
-  const size_t a = text.find(kField);
-  const size_t b = text.find(kField, a + 1);
-  report.host = text.substr(0, a);
-  report.digest = text.substr(a + 1, b - a - 1);
-  report.error = text.substr(b + 1);
-  return report;
-}
-
 std::string signed_duration(int64_t ns) {
   return fmt::format("{}{}", ns < 0 ? "-" : "+",
                      format_duration_ns(static_cast<uint64_t>(ns < 0 ? -ns : ns)));
@@ -80,7 +64,9 @@ int join_emulator_processes(const cluster::Session& session, const ProcessSetup&
     }
   }
   std::vector<cluster::ProcessReport> reports;
-  for (const std::string& text : session.all_gather(encode(mine))) reports.push_back(decode(text));
+  for (const std::string& text : session.all_gather(cluster::encode_report(mine))) {
+    reports.push_back(cluster::decode_report(text));
+  }
   std::string problem = cluster::disagreement(reports).value_or("");
   if (problem.empty()) problem = placement_problem(setup.loaded->config, reports);
   if (!problem.empty()) {
@@ -152,19 +138,16 @@ int setup_turn(const config::RunConfig& config, uint32_t emulator) {
 int set_up_every_process(const cluster::Session& session, const config::RunConfig& config,
                          const std::function<void()>& setup) {
   if (!session.mpi()) return set_up(setup);
-  const int turn = setup_turn(config, static_cast<uint32_t>(session.rank()));
   int code = kExitOk;
-  for (int t = 0; t < 2; ++t) {
-    if (t == turn) code = set_up(setup);
-    session.barrier();
-  }
-  const std::vector<std::string> codes = session.all_gather(std::to_string(code));
+  cluster::in_turns(session, setup_turn(config, static_cast<uint32_t>(session.rank())), 2,
+                    [&] { code = set_up(setup); });
+  const std::vector<int> codes = cluster::gather_exit_codes(session, code);
   std::vector<std::string> failed;
   int first = kExitOk;
   for (size_t p = 0; p < codes.size(); ++p) {
-    if (codes[p] == "0") continue;
+    if (codes[p] == kExitOk) continue;
     failed.push_back(std::to_string(p));
-    if (first == kExitOk) first = std::stoi(codes[p]);
+    if (first == kExitOk) first = codes[p];
   }
   if (first != kExitOk && session.rank() == 0) {
     std::cerr << fmt::format(
@@ -177,22 +160,13 @@ int set_up_every_process(const cluster::Session& session, const config::RunConfi
 
 void release_every_process(const cluster::Session& session, const config::RunConfig& config,
                            const std::function<void()>& release) {
-  if (!session.mpi()) return release();
   // The reverse of setting up: servers first, while their clients wait, so that a client sees
   // its server go away before it stops its own device, not while it does.
-  const int turn = setup_turn(config, static_cast<uint32_t>(session.rank()));
-  for (int t = 0; t < 2; ++t) {
-    if (t == turn) release();
-    session.barrier();
-  }
+  cluster::in_turns(session, setup_turn(config, static_cast<uint32_t>(session.rank())), 2, release);
 }
 
 int agree_to_start(const cluster::Session& session, int ready) {
-  if (!session.mpi()) return ready;
-  for (const std::string& code : session.all_gather(std::to_string(ready))) {
-    if (code != "0") return std::stoi(code);
-  }
-  return kExitOk;
+  return cluster::agree_on_exit_code(session, ready);
 }
 
 int processes_before_on_host(const cluster::Session& session) {
@@ -201,4 +175,4 @@ int processes_before_on_host(const cluster::Session& session) {
       std::count(hosts.begin(), hosts.begin() + session.rank(), session.host()));
 }
 
-}  // namespace etwire::cli
+}  // namespace etwire::runner

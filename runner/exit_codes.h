@@ -1,7 +1,7 @@
 // Process exit codes, shared by every subcommand and documented in the README.
 #pragma once
 
-namespace etwire::cli {
+namespace etwire::runner {
 
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;          // internal error or an I/O failure writing output
@@ -10,4 +10,4 @@ inline constexpr int kExitStuck = 3;            // a run stopped making progress
 inline constexpr int kExitBeyondTolerance = 4;  // compare: a delta beyond --tolerance
 inline constexpr int kExitInterrupted = 130;  // SIGINT/SIGTERM/SIGHUP stopped a run (128 + SIGINT)
 
-}  // namespace etwire::cli
+}  // namespace etwire::runner

@@ -13,7 +13,7 @@
 #include "collectives/algorithm.h"
 #include "config/collectives_config.h"
 
-namespace etwire::cli {
+namespace etwire::runner {
 
 class SweepInputError : public std::invalid_argument {
  public:
@@ -59,4 +59,4 @@ struct SweepPlan {
 SweepPlan plan_sweep(const SweepRequest& request, uint32_t ranks,
                      const config::CollectivesConfig& collectives);
 
-}  // namespace etwire::cli
+}  // namespace etwire::runner

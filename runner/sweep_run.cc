@@ -1,0 +1,334 @@
+#include "runner/sweep_run.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cluster/session.h"
+#include "collectives/nccl_sizes.h"
+#include "common/duration.h"
+#include "common/units.h"
+#include "config/fabric_config.h"
+#include "control/resolve/config_loader.h"
+#include "outputs/result_tables.h"
+#include "outputs/results_files.h"
+#include "outputs/sweep_files.h"
+#include "outputs/sweep_report.h"
+#include "runner/configured_run.h"
+#include "runner/emulator_processes.h"
+#include "runner/exit_codes.h"
+#include "trace/synth/synth.h"
+
+namespace etwire::runner {
+
+namespace {
+
+// One run of the sweep: a series' size.
+struct SweepRun {
+  const SweepSeries* series = nullptr;
+  uint64_t requested_bytes = 0;
+  uint64_t bytes = 0;
+  std::string name;  // "<collective>-<algorithm>-<bytes>": its results directory under runs/
+  RunRequest request;
+};
+
+std::string kind_label(collectives::CollectiveKind kind) {
+  return outputs::collective_type_label(kind);
+}
+
+// Where the trace set of a collective and size goes: generated once, replayed by every algorithm.
+std::filesystem::path trace_prefix(const std::filesystem::path& traces,
+                                   collectives::CollectiveKind kind, uint64_t bytes) {
+  const std::string label = kind_label(kind);
+  return traces / fmt::format("{}-{}", label, bytes) / label;
+}
+
+// Writes the trace set unless an earlier run of the sweep did.
+void write_trace_set(const std::filesystem::path& prefix, collectives::CollectiveKind kind,
+                     uint64_t comm_size, uint32_t ranks, std::set<std::string>& written) {
+  if (!written.insert(prefix.string()).second) return;
+  std::filesystem::create_directories(prefix.parent_path());
+  synth::MicrobenchSpec spec;
+  spec.collective = kind;
+  spec.bytes = comm_size;
+  spec.ranks = static_cast<int32_t>(ranks);
+  // One collective per trace iteration: the run replays it -w and then -n times.
+  spec.iterations = 1;
+  synth::write_microbench(spec, prefix.string());
+}
+
+// "sweep: all_reduce ring 4 MiB (7/24)": on a terminal one line rewritten per run, otherwise one
+// line each.
+void show_progress(const SweepRun& run, size_t index, size_t total, bool terminal) {
+  const std::string line = fmt::format("sweep: {} {} {} ({}/{})", kind_label(run.series->kind),
+                                       collectives::algorithm_name(run.series->algorithm),
+                                       format_bytes(run.bytes), index + 1, total);
+  if (terminal) {
+    // \x1b[K clears what a longer previous line left.
+    std::cerr << '\r' << line << "\x1b[K" << std::flush;
+  } else {
+    std::cerr << line << '\n';
+  }
+}
+
+// The figures of the run's instances of the swept collective (the only one its trace holds).
+std::optional<outputs::CollectiveMeans> measured_means(const engine::RunResults& results,
+                                                       collectives::CollectiveKind kind) {
+  for (const outputs::CollectiveMeans& m : outputs::measured_collective_means(results)) {
+    if (m.kind == kind) return m;
+  }
+  return std::nullopt;
+}
+
+// Every run's configuration loaded and checked before the first runs, as `validate` checks it:
+// exit 2 (with the diagnostics) at the first that is not valid.
+int check_runs(const std::vector<SweepRun>& runs) {
+  const cluster::Session& session = cluster::Session::current();
+  for (const SweepRun& run : runs) {
+    control::LoadOptions options;
+    options.overrides = run.request.overrides;
+    options.substitute_job = run.request.substitute_job;
+    const control::LoadedConfig loaded = control::load_config_file(run.request.config, options);
+    if (const int code = settle_loaded_config(
+            session, run.request.config, run.request.overrides, loaded,
+            loaded.ok() && loaded.addresses,
+            fmt::format("{}: invalid for the sweep's run {} (the microbenchmark in place of its "
+                        "jobs); nothing was run",
+                        run.request.config, run.name));
+        code != kExitOk) {
+      return code;
+    }
+  }
+  return kExitOk;
+}
+
+// Nonzero exit codes rank: an interrupted sweep first, then bad input, a stuck run, a failed one.
+int worse_exit_code(int current, int code) {
+  const auto rank = [](int c) {
+    switch (c) {
+      case kExitOk:
+        return 0;
+      case kExitFailure:
+        return 1;
+      case kExitStuck:
+        return 2;
+      case kExitBadInput:
+        return 3;
+      case kExitInterrupted:
+        return 4;
+      default:
+        return 1;
+    }
+  };
+  return rank(code) > rank(current) ? code : current;
+}
+
+// The sweep's flags read and checked; exit 2 (after saying why) when one is not valid.
+int read_request(const SweepOptions& opts, SweepRequest& request) {
+  try {
+    request = read_sweep_flags(opts.flags);
+  } catch (const SweepInputError& e) {
+    std::cerr << fmt::format("error: {}\n", e.what());
+    return kExitBadInput;
+  }
+  if (!opts.watchdog.empty()) {
+    const auto watchdog = parse_duration_ns(opts.watchdog);
+    if (!watchdog || *watchdog == 0) {
+      std::cerr << fmt::format(
+          "error: --watchdog {}: expected a positive duration such as 500ms or 10s\n",
+          opts.watchdog);
+      return kExitBadInput;
+    }
+  }
+  if (opts.iterations == 0) {
+    std::cerr << "error: -n/--iterations: expected 1 or more measured iterations\n";
+    return kExitBadInput;
+  }
+
+  return kExitOk;
+}
+
+// Every run of the sweep, its trace set written under <out>/traces (once per collective and
+// size). Throws what writing a trace set throws.
+std::vector<SweepRun> prepare_runs(const SweepOptions& opts, const SweepPlan& plan,
+                                   const config::RunConfig& config, uint32_t ranks,
+                                   const std::filesystem::path& out) {
+  std::vector<SweepRun> runs;
+  std::set<std::string> trace_sets;
+  for (const SweepSeries& series : plan.series) {
+    for (const auto& [requested, bytes] : series.sizes) {
+      SweepRun run;
+      run.series = &series;
+      run.requested_bytes = requested;
+      run.bytes = bytes;
+      run.name = fmt::format("{}-{}-{}", kind_label(series.kind),
+                             collectives::algorithm_name(series.algorithm), bytes);
+      const std::filesystem::path prefix = trace_prefix(out / "traces", series.kind, bytes);
+      write_trace_set(
+          prefix, series.kind,
+          collectives::comm_size_for(series.kind, bytes, ranks, config.workload.comm_size), ranks,
+          trace_sets);
+      run.request.config = opts.config;
+      run.request.overrides = opts.overrides;
+      // Send/recv runs one algorithm, so the configuration has no key for it.
+      if (series.kind) {
+        run.request.overrides.push_back(fmt::format("collectives.algorithms.{}={}",
+                                                    kind_label(series.kind),
+                                                    collectives::algorithm_name(series.algorithm)));
+      }
+      run.request.substitute_job =
+          control::JobSubstitute{prefix.string(), opts.iterations, opts.warmup_iterations};
+      run.request.out = (out / "runs" / run.name).string();
+      run.request.watchdog = opts.watchdog;
+      run.request.time_scale = opts.time_scale;
+      // One line of progress per run, from the sweep; each run would serve the metrics
+      // endpoint in turn.
+      run.request.no_progress = true;
+      run.request.no_metrics = true;
+      run.request.quiet = true;
+      runs.push_back(std::move(run));
+    }
+  }
+  return runs;
+}
+
+// Runs every point in turn, into `sweep`; a run stopped before one (Ctrl-C, bad input) leaves
+// the rest "not run". Returns the worst exit code.
+int run_points(std::vector<SweepRun>& runs, outputs::SweepResults& sweep) {
+  const bool terminal = isatty(STDERR_FILENO) != 0;
+  int code = kExitOk;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    SweepRun& run = runs[i];
+    outputs::SweepPoint& point = sweep.points.emplace_back();
+    point.kind = run.series->kind;
+    point.algorithm = run.series->algorithm;
+    point.requested_bytes = run.requested_bytes;
+    point.bytes = run.bytes;
+    // A run stopped before it (Ctrl-C, bad input) leaves the rest "not run", without a directory.
+    if (code == kExitInterrupted || code == kExitBadInput) continue;
+    point.run_dir = (std::filesystem::path("runs") / run.name).string();
+    show_progress(run, i, runs.size(), terminal);
+    run.request.on_results = [&](const engine::RunResults& results) {
+      point.status = std::string(engine::run_status_name(results.status));
+      point.flows = results.flows;
+      point.failed_flows = results.failed_flows;
+      point.measured = measured_means(results, point.kind);
+      if (sweep.goodput_bytes_per_second == 0) {
+        sweep.goodput_bytes_per_second = results.goodput_bytes_per_second;
+      }
+      for (const std::string& note : results.notes) {
+        if (std::find(sweep.notes.begin(), sweep.notes.end(), note) == sweep.notes.end()) {
+          sweep.notes.push_back(note);
+        }
+      }
+    };
+    point.exit_code = run_configuration(run.request);
+    if (point.exit_code != kExitOk) {
+      // The line the run's errors follow on a terminal ends here.
+      if (terminal) std::cerr << '\n';
+      sweep.errors.push_back(
+          fmt::format("{}: exit code {}, status {}", run.name, point.exit_code, point.status));
+    }
+    code = worse_exit_code(code, point.exit_code);
+    if (stop_was_requested()) code = kExitInterrupted;
+  }
+  if (terminal) std::cerr << '\n';
+  sweep.end_time = outputs::sweep_time_now();
+  return code;
+}
+
+// Prints the sweep's report and writes sweep.json and sweep.csv; returns `code`, or a failure.
+int write_sweep(const outputs::SweepResults& sweep, const std::filesystem::path& out, int code) {
+  std::cout << outputs::sweep_report(sweep) << std::flush;
+  try {
+    outputs::write_sweep_json(sweep, (out / "sweep.json").string());
+    outputs::write_sweep_csv(sweep, (out / "sweep.csv").string());
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("error: {}\n", e.what());
+    return worse_exit_code(code, kExitFailure);
+  }
+  std::cerr << fmt::format("wrote {} and {}\n", (out / "sweep.json").string(),
+                           (out / "sweep.csv").string());
+  return code;
+}
+
+}  // namespace
+
+int run_sweep(const SweepOptions& opts) {
+  const cluster::Session& session = cluster::Session::current();
+  if (session.size() > 1) {
+    std::cerr << "error: sweep is not built for a run split between emulator processes; sweep "
+                 "without mpirun, or run each size with etwire run\n";
+    return kExitBadInput;
+  }
+  SweepRequest request;
+  if (const int code = read_request(opts, request); code != kExitOk) return code;
+
+  // The configuration as given: valid, and the rank count of its first job.
+  control::LoadOptions load_options;
+  load_options.overrides = opts.overrides;
+  const control::LoadedConfig loaded = control::load_config_file(opts.config, load_options);
+  if (const int code = settle_loaded_config(
+          session, opts.config, opts.overrides, loaded, loaded.ok() && loaded.addresses,
+          fmt::format("{}: invalid: {} error{}; nothing was run", opts.config,
+                      loaded.diagnostics.error_count(),
+                      loaded.diagnostics.error_count() == 1 ? "" : "s"));
+      code != kExitOk) {
+    return code;
+  }
+  const config::RunConfig& config = loaded.config;
+  if (loaded.traces.empty() || !loaded.traces[0]) {
+    std::cerr << fmt::format("error: {}: the first job's trace set could not be read\n",
+                             opts.config);
+    return kExitBadInput;
+  }
+  const auto ranks = static_cast<uint32_t>(loaded.traces[0]->world_size);
+  SweepPlan plan;
+  try {
+    plan = plan_sweep(request, ranks, config.collectives);
+  } catch (const SweepInputError& e) {
+    std::cerr << fmt::format("error: {}\n", e.what());
+    return kExitBadInput;
+  }
+  for (const std::string& note : plan.notes) std::cerr << fmt::format("note: {}\n", note);
+
+  const std::filesystem::path out = std::filesystem::absolute(
+      opts.out.empty() ? std::filesystem::path(config.telemetry.output_dir) / "sweep"
+                       : std::filesystem::path(opts.out));
+  std::vector<SweepRun> runs;
+  try {
+    runs = prepare_runs(opts, plan, config, ranks, out);
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("error: {}: cannot write the sweep's trace sets: {}\n",
+                             (out / "traces").string(), e.what());
+    return kExitFailure;
+  }
+  if (const int code = check_runs(runs); code != kExitOk) return code;
+
+  outputs::SweepResults sweep;
+  sweep.config_file = opts.config;
+  sweep.run_name = config.run.name;
+  sweep.topology = std::string(config::topology_name(config.fabric.topology));
+  sweep.ranks = ranks;
+  sweep.min_bytes = request.min_bytes;
+  sweep.max_bytes = request.max_bytes;
+  sweep.step_factor = request.step_factor;
+  sweep.iterations = opts.iterations;
+  sweep.warmup_iterations = opts.warmup_iterations;
+  sweep.start_time = outputs::sweep_time_now();
+  std::cerr << fmt::format("sweeping {}: {} run{} on {} ranks; results in {}\n", config.run.name,
+                           runs.size(), runs.size() == 1 ? "" : "s", ranks, out.string());
+
+  const int code = run_points(runs, sweep);
+  return write_sweep(sweep, out, code);
+}
+
+}  // namespace etwire::runner

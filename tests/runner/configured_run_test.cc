@@ -1,0 +1,85 @@
+// A run's phases, each on its own: agree refuses an invalid configuration before anything is set
+// up; set_up refuses what cannot run before a results directory exists; on the bundled loopback
+// configuration the phases in order leave the results files, and each phase leaves what the next
+// one needs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "runner/configured_run.h"
+#include "runner/exit_codes.h"
+#include "tests/testing/test_paths.h"
+
+namespace etwire::runner {
+namespace {
+
+namespace fs = std::filesystem;
+
+RunRequest demo_request(const fs::path& out) {
+  RunRequest request;
+  request.config = (testing::source_dir() / "configs" / "loopback-demo.yaml").string();
+  request.out = out.string();
+  request.no_metrics = true;
+  request.no_progress = true;
+  request.quiet = true;
+  return request;
+}
+
+TEST(ConfiguredRun, AgreeRefusesAnInvalidConfigurationAndSetsNothingUp) {
+  const fs::path dir = testing::make_scratch_dir("runner-invalid");
+  const fs::path config = dir / "bad.yaml";
+  std::ofstream(config) << "run: {name: bad}\nports: []\n";
+  RunRequest request = demo_request(dir / "out");
+  request.config = config.string();
+  ConfiguredRun run(request);
+  EXPECT_EQ(run.agree(), kExitBadInput);
+  EXPECT_FALSE(run.loaded().ok());
+  EXPECT_EQ(run.engine(), nullptr);
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST(ConfiguredRun, SetUpRefusesThreadsForOnePartitionBeforeAnyResultsDirectory) {
+  const fs::path dir = testing::make_scratch_dir("runner-threads");
+  RunRequest request = demo_request(dir / "out");
+  request.threads = 2;
+  ConfiguredRun run(request);
+  ASSERT_EQ(run.agree(), kExitOk);
+  EXPECT_EQ(run.set_up(), kExitBadInput);
+  EXPECT_EQ(run.engine(), nullptr);
+  EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST(ConfiguredRun, PhasesInOrderLeaveTheResults) {
+  const fs::path dir = testing::make_scratch_dir("runner-phases");
+  const fs::path out = dir / "out";
+  bool reported = false;
+  RunRequest request = demo_request(out);
+  request.on_results = [&](const engine::RunResults& results) {
+    reported = true;
+    EXPECT_EQ(results.status, engine::RunStatus::kCompleted);
+  };
+  ConfiguredRun run(request);
+  ASSERT_EQ(run.agree(), kExitOk);
+  EXPECT_TRUE(run.loaded().ok());
+  ASSERT_EQ(run.set_up(), kExitOk);
+  ASSERT_NE(run.engine(), nullptr);
+  EXPECT_FALSE(fs::exists(out)) << "set_up creates no results directory";
+  ASSERT_EQ(run.start(), kExitOk);
+  EXPECT_TRUE(fs::is_directory(out));
+  EXPECT_EQ(run.out(), out);
+  ASSERT_EQ(run.run(), kExitOk);
+  EXPECT_FALSE(fs::exists(out / "summary.json")) << "results are written by write()";
+  ASSERT_EQ(run.gather(), kExitOk);
+  EXPECT_FALSE(reported);
+  EXPECT_EQ(run.write(), kExitOk);
+  EXPECT_TRUE(reported);
+  for (const char* file : {"summary.json", "collectives.csv", "flows.csv", "ports.csv"}) {
+    EXPECT_TRUE(fs::is_regular_file(out / file)) << file;
+  }
+  EXPECT_EQ(run.release(kExitOk), kExitOk);
+}
+
+}  // namespace
+}  // namespace etwire::runner
