@@ -104,7 +104,7 @@ class SoftwareRnic final : public nic::verbs::VerbsProvider, private clock::Even
   // without it; writes into them fail with IBV_WC_REM_ACCESS_ERR from then on.
   void revoke_remote_write(const std::string& device);
 
-  // Internals, declared here so the .cc's classes can name them.
+  // Internals, declared here so that its files' classes can name them (software_rnic_internal.h).
   struct Port;
   struct Region;
   struct Queue;
