@@ -1,8 +1,9 @@
 // The data plane of a run whose ports are verbs ports: RC queue pairs on RDMA NICs, through the
 // verbs seam (nic/verbs/verbs_api.h). The NIC runs the transport here (segmentation, ACKs,
-// retransmission, DCQCN); what the backend contributes to the shell is its ports (device ports),
-// its clock, and its poll hook (posting work requests and polling completion queues), and it
-// reports through the same flow join and port-counter table as the other backends.
+// retransmission, DCQCN), so this data plane has no transport or worker loop of its own: it
+// implements DataPlane itself, with device ports, its clock, and a poll() that drains the
+// completion queues (posting the work they make room for), and it reports through the same flow
+// join and port-counter table as the other backends.
 //
 // Per device: one protection domain, one registered buffer that every work request reads from and
 // writes into, one completion queue for the sends and receives of its queue pairs. Per connection
