@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "control/resolve/config_loader.h"
+#include "dataplane/loopback/loopback_data_plane.h"
 #include "engine/run_engine.h"
 #include "outputs/telemetry/run_telemetry.h"
 
@@ -101,7 +102,9 @@ struct Measured {
 };
 
 Measured run_once(const control::LoadedConfig& loaded, bool with_telemetry) {
-  engine::RunEngine engine(loaded);
+  engine::RunOptions options;
+  options.data_plane = dataplane::loopback_data_plane_factory();
+  engine::RunEngine engine(loaded, options);
   Measured measured;
   if (!with_telemetry) {
     const double cpu_start = thread_cpu_seconds();

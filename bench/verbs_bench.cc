@@ -13,6 +13,7 @@
 #include <string>
 
 #include "control/resolve/config_loader.h"
+#include "dataplane/loopback/loopback_data_plane.h"
 #include "dataplane/verbs/verbs_backend.h"
 #include "engine/run_engine.h"
 #include "trace/synth/synth.h"
@@ -34,7 +35,8 @@ Timing run(const std::string& text, const std::filesystem::path& dir, bool verbs
     std::exit(2);
   }
   engine::RunOptions options;
-  if (verbs) options.data_plane = dataplane::make_verbs_data_plane;
+  options.data_plane = verbs ? dataplane::DataPlaneFactory(dataplane::make_verbs_data_plane)
+                             : dataplane::loopback_data_plane_factory();
   engine::RunEngine engine(loaded, options);
   const auto start = std::chrono::steady_clock::now();
   const engine::RunResults& results = engine.run();

@@ -11,19 +11,27 @@
 
 #include "control/check/job_filter.h"
 #include "control/plan/traffic_plan.h"
-#include "dataplane/loopback/loopback_data_plane.h"
 #include "engine/engine_event.h"
 #include "trace/comm_groups.h"
 
 namespace etwire::engine {
 
+namespace {
+
+std::unique_ptr<dataplane::DataPlane> make_data_plane(const dataplane::DataPlaneFactory& factory,
+                                                      const config::RunConfig& config,
+                                                      transport::FlowObserver& observer) {
+  if (!factory) throw std::invalid_argument("the run engine needs a data plane (RunOptions)");
+  return factory(config, observer);
+}
+
+}  // namespace
+
 RunEngine::RunEngine(const control::LoadedConfig& loaded, RunOptions options)
     : loaded_(loaded),
       config_(loaded.config),
       options_(std::move(options)),
-      data_plane_(options_.data_plane ? options_.data_plane(loaded.config, flow_observer())
-                                      : std::make_unique<dataplane::LoopbackDataPlane>(
-                                            loaded.config, flow_observer())),
+      data_plane_(make_data_plane(options_.data_plane, loaded.config, flow_observer())),
       clock_(data_plane_->scheduler()) {
   if (!loaded.ok() || !loaded.addresses) {
     throw std::invalid_argument(fmt::format(

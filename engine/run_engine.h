@@ -62,7 +62,8 @@ struct RunOptions {
   // running totals of the run, its jobs and its ports. nullptr = none.
   telemetry::RecordRing* telemetry = nullptr;
   std::chrono::milliseconds telemetry_period{100};
-  // Builds the data plane; empty: the loopback data plane (every port must be a loopback port).
+  // Builds the data plane the engine drives (the caller's choice: runner/data_plane_choice.h);
+  // required.
   dataplane::DataPlaneFactory data_plane;
   // The emulator processes of a run split between several (an emulators section, started by an
   // MPI launcher): this process replays only the ranks mapped to its emulator's ports. nullptr or
@@ -79,7 +80,8 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   // outlive the engine. Throws std::invalid_argument when the configuration cannot be run (a
   // backend the engine does not drive, a fabric the twin cannot model) and trace::TraceError when
   // a trace cannot be opened.
-  explicit RunEngine(const control::LoadedConfig& loaded, RunOptions options = {});
+  // Throws std::invalid_argument without options.data_plane.
+  RunEngine(const control::LoadedConfig& loaded, RunOptions options);
   ~RunEngine();
   RunEngine(const RunEngine&) = delete;
   RunEngine& operator=(const RunEngine&) = delete;

@@ -13,9 +13,7 @@
 
 #include "clock/virtual_clock.h"
 #include "config/run_config.h"
-#include "dataplane/data_plane.h"
-#include "dataplane/flow_join.h"
-#include "dataplane/loopback/twin_capture.h"
+#include "dataplane/loopback/twin_data_plane.h"
 #include "dataplane/loopback/twin_queue_sampler.h"
 #include "dataplane/worker.h"
 #include "transport/transport.h"
@@ -23,7 +21,7 @@
 
 namespace etwire::dataplane {
 
-class LoopbackDataPlane final : public DataPlane {
+class LoopbackDataPlane final : public TwinDataPlane {
  public:
   // Throws std::invalid_argument when a port is not a loopback port, the fabric cannot be
   // modelled (the twin's message) or `workers` is 0. `config` and `observer` must outlive the
@@ -33,47 +31,42 @@ class LoopbackDataPlane final : public DataPlane {
   ~LoopbackDataPlane() override;
 
   clock::Scheduler& scheduler() override { return clock_; }
-  size_t ports() const override { return specs_.size(); }
-  bool virtual_time() const override { return true; }
   clock::Nanos next_event_time() const override { return clock_.next_event_time(); }
   void poll() override;
   uint64_t events_run() const override { return clock_.events_run(); }
-  // The worker of each end's port opens that half, with the end's QP number. Every port reaches
-  // every other through the twin, which needs no addresses.
-  transport::ConnectionId connect(const WireConnection& connection) override;
   void post(transport::ConnectionId connection, uint64_t bytes,
             const transport::FlowTags& tags) override;
-  uint32_t flows_in_progress() const override { return static_cast<uint32_t>(join_.in_progress()); }
-  void paced_rates_bps(std::vector<double>& per_port) override;
   bool append_qp_stats(std::vector<transport::QpStats>& out) override;
-  // Counters of port `port` so far: its NIC side in the twin, the switch port facing it, and the
-  // transport.
-  PortRecord port_record(size_t port) const override;
-  PortCounters port_counters(size_t port) const override;
-
-  // What the configured faults (fabric.faults) did.
-  std::vector<std::string> notes() const override;
-  void capture_frames(const std::string& dir) override;
-  void finish() override;
+  void capture_frames(const std::string& dir) override { begin_capture(dir, clock_.now()); }
   void sample_queues(QueueSink& sink, clock::Nanos interval_ns) override;
-  std::vector<std::string> switch_port_names() const override;
 
   size_t workers() const { return workers_.size(); }
 
  private:
   // Ports are dealt to workers in turn.
-  Worker& worker_of(uint32_t port) { return *workers_[port % workers_.size()]; }
-  const Worker& worker_of(uint32_t port) const { return *workers_[port % workers_.size()]; }
+  Worker& worker_of(uint32_t port) override { return *workers_[port % workers_.size()]; }
+  const Worker& worker_of(uint32_t port) const override {
+    return *workers_[port % workers_.size()];
+  }
+  void for_each_worker(const std::function<void(Worker&)>& visit) override {
+    for (auto& worker : workers_) visit(*worker);
+  }
+  const twin::FabricLayout& layout() const override { return twin_->layout(); }
+  twin::WireCounters host_counters(size_t host) const override {
+    return twin_->host_counters(host);
+  }
+  twin::WireCounters switch_port_counters(size_t switch_port) const override {
+    return twin_->switch_port_counters(switch_port);
+  }
+  std::vector<std::string> fault_report() const override { return twin_->fault_report(); }
 
-  std::vector<twin::TwinPortSpec> specs_;
   clock::VirtualClock clock_;
-  // With telemetry.record.pcap. Its capture points are the twin's frame taps: it goes after the
-  // twin.
-  std::unique_ptr<TwinCapture> capture_;
   std::unique_ptr<twin::FabricTwin> twin_;
-  FlowJoin join_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::unique_ptr<TwinQueueSampler> sampler_;
 };
+
+// The factory of a loopback data plane with `workers` workers, for the engine's RunOptions.
+DataPlaneFactory loopback_data_plane_factory(uint32_t workers = 1);
 
 }  // namespace etwire::dataplane

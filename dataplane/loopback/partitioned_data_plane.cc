@@ -6,8 +6,6 @@
 #include <thread>
 #include <tuple>
 
-#include "dataplane/loopback/twin_port_counters.h"
-#include "dataplane/loopback/twin_ports.h"
 #include "dataplane/loopback/twin_queue_sampler.h"
 #include "dataplane/worker.h"
 #include "nic/port_frame_format.h"
@@ -176,26 +174,34 @@ uint32_t threads_to_use(uint32_t threads) {
 
 PartitionedDataPlane::PartitionedDataPlane(const config::RunConfig& config,
                                            transport::FlowObserver& observer, uint32_t threads)
-    : specs_(twin_ports(config)),
-      twin_(config.fabric, specs_, config.run.seed, config.fabric.partitions),
-      join_(observer) {
+    : TwinDataPlane(config, observer),
+      twin_(config.fabric, specs(), config.run.seed, config.fabric.partitions) {
   for (uint32_t p = 0; p < twin_.partitions(); ++p) {
     partitions_.push_back(std::make_unique<Partition>(config.transport, twin_.clock(p)));
   }
-  for (size_t p = 0; p < specs_.size(); ++p) {
+  for (size_t p = 0; p < specs().size(); ++p) {
     const auto run_port = static_cast<uint32_t>(p);
     const config::PortConfig& port = config.ports[p];
     partition_of(run_port).worker().add_port(twin_.port(p), run_port, 0, port.qos,
                                              nic::frame_format(config, port));
   }
-  relay_ = std::make_unique<ReportRelay>(partitions_, join_);
-  if (config.telemetry.record.pcap) {
-    capture_ = std::make_unique<TwinCapture>(config, twin_.layout(),
-                                             [this](twin::Endpoint endpoint, twin::FrameTap* tap) {
-                                               twin_.set_frame_tap(endpoint, tap);
-                                             });
-  }
+  relay_ = std::make_unique<ReportRelay>(partitions_, join());
+  capture_if_recorded(config, [this](twin::Endpoint endpoint, twin::FrameTap* tap) {
+    twin_.set_frame_tap(endpoint, tap);
+  });
   twin_.set_threads(threads_to_use(threads));
+}
+
+Worker& PartitionedDataPlane::worker_of(uint32_t port) {
+  return partition_of(port).worker();
+}
+
+const Worker& PartitionedDataPlane::worker_of(uint32_t port) const {
+  return partition_of(port).worker();
+}
+
+void PartitionedDataPlane::for_each_worker(const std::function<void(Worker&)>& visit) {
+  for (auto& partition : partitions_) visit(partition->worker());
 }
 
 // The twin's threads stop first; the partitions' clocks (in the twin) hold events that point at
@@ -226,33 +232,14 @@ uint64_t PartitionedDataPlane::events_run() const {
   return twin_.events_run() + engine_clock_.events_run();
 }
 
-transport::ConnectionId PartitionedDataPlane::connect(const WireConnection& connection) {
-  const WireEndpoint& requester = connection.requester;
-  const WireEndpoint& responder = connection.responder;
-  join_.add_connection(requester.port, requester.qpn, responder.port, responder.qpn);
-  if (capture_) capture_->add_connection(connection);
-  const HalfPlace sending{requester.port, 0, requester.qpn};
-  const HalfPlace receiving{responder.port, 0, responder.qpn};
-  partition_of(responder.port).worker().open(sending, receiving, connection.udp_source_port);
-  if (&partition_of(requester.port) != &partition_of(responder.port)) {
-    partition_of(requester.port).worker().open(sending, receiving, connection.udp_source_port);
-  }
-  return {requester.qpn, responder.qpn};
-}
-
 void PartitionedDataPlane::post(transport::ConnectionId connection, uint64_t bytes,
                                 const transport::FlowTags& tags) {
   // The requester's partition has run up to the end of the window; a lookahead from now is past
   // it (the window started no later than now).
   const clock::Nanos at = engine_clock_.now() + twin_.lookahead();
-  join_.posted(connection.requester, bytes, tags, at);
-  partition_of(join_.sending_port(connection.requester))
+  join().posted(connection.requester, bytes, tags, at);
+  partition_of(join().sending_port(connection.requester))
       .post_at(at, connection.requester, bytes, tags);
-}
-
-void PartitionedDataPlane::paced_rates_bps(std::vector<double>& per_port) {
-  per_port.assign(specs_.size(), 0.0);
-  for (auto& partition : partitions_) partition->worker().add_paced_rates(per_port);
 }
 
 bool PartitionedDataPlane::append_qp_stats(std::vector<transport::QpStats>& out) {
@@ -262,41 +249,14 @@ bool PartitionedDataPlane::append_qp_stats(std::vector<transport::QpStats>& out)
   return true;
 }
 
-PortCounters PartitionedDataPlane::port_counters(size_t port) const {
-  const auto p = static_cast<uint32_t>(port);
-  return twin_port_counters(twin_.host_counters(port),
-                            twin_.switch_port_counters(twin_.layout().host_switch_port(port)),
-                            partition_of(p).worker().counters(p));
-}
-
-PortRecord PartitionedDataPlane::port_record(size_t port) const {
-  return twin_port_record(specs_[port], port_counters(port));
-}
-
-std::vector<std::string> PartitionedDataPlane::notes() const {
-  std::vector<std::string> notes = twin_.fault_report();
-  if (capture_) {
-    for (std::string& note : capture_->notes()) notes.push_back(std::move(note));
-  }
-  return notes;
-}
-
 // Between windows: the partitions' threads wait at the twin's barrier.
 void PartitionedDataPlane::capture_frames(const std::string& dir) {
-  if (capture_) capture_->begin(dir, engine_clock_.now());
+  begin_capture(dir, engine_clock_.now());
 }
 
 void PartitionedDataPlane::sample_queues(QueueSink& sink, clock::Nanos interval_ns) {
   if (interval_ns <= 0) throw std::invalid_argument("queue samples need an interval above 0");
   sampling_ = std::make_unique<QueueSampling>(twin_, sink, interval_ns);
-}
-
-void PartitionedDataPlane::finish() {
-  if (capture_) capture_->stop();
-}
-
-std::vector<std::string> PartitionedDataPlane::switch_port_names() const {
-  return twin_switch_port_names(twin_.layout());
 }
 
 }  // namespace etwire::dataplane

@@ -19,14 +19,12 @@
 
 #include "clock/virtual_clock.h"
 #include "config/run_config.h"
-#include "dataplane/data_plane.h"
-#include "dataplane/flow_join.h"
-#include "dataplane/loopback/twin_capture.h"
+#include "dataplane/loopback/twin_data_plane.h"
 #include "twin/partition/partitioned_twin.h"
 
 namespace etwire::dataplane {
 
-class PartitionedDataPlane final : public DataPlane {
+class PartitionedDataPlane final : public TwinDataPlane {
  public:
   // `threads` run the partitions (at most one each; 0: one per core the machine has). Throws
   // std::invalid_argument when a port is not a loopback port or the twin cannot be built or cut
@@ -36,24 +34,14 @@ class PartitionedDataPlane final : public DataPlane {
   ~PartitionedDataPlane() override;
 
   clock::Scheduler& scheduler() override { return engine_clock_; }
-  size_t ports() const override { return specs_.size(); }
-  bool virtual_time() const override { return true; }
   clock::Nanos next_event_time() const override;
   // One window: every partition's events in it, then the engine's.
   void poll() override;
   uint64_t events_run() const override;
-  transport::ConnectionId connect(const WireConnection& connection) override;
   void post(transport::ConnectionId connection, uint64_t bytes,
             const transport::FlowTags& tags) override;
-  uint32_t flows_in_progress() const override { return static_cast<uint32_t>(join_.in_progress()); }
-  void paced_rates_bps(std::vector<double>& per_port) override;
   bool append_qp_stats(std::vector<transport::QpStats>& out) override;
-  PortRecord port_record(size_t port) const override;
-  PortCounters port_counters(size_t port) const override;
-  std::vector<std::string> notes() const override;
-  std::vector<std::string> switch_port_names() const override;
   void capture_frames(const std::string& dir) override;
-  void finish() override;
   // A sampler in each partition for the switch ports it owns, run by the partition's thread
   // between its events; the window's rows reach `sink` after the window, ordered by time, then
   // switch port and priority, as the whole twin's sampler writes them.
@@ -72,14 +60,18 @@ class PartitionedDataPlane final : public DataPlane {
   const Partition& partition_of(uint32_t port) const {
     return *partitions_[twin_.partition_of_host(port)];
   }
+  Worker& worker_of(uint32_t port) override;
+  const Worker& worker_of(uint32_t port) const override;
+  void for_each_worker(const std::function<void(Worker&)>& visit) override;
+  const twin::FabricLayout& layout() const override { return twin_.layout(); }
+  twin::WireCounters host_counters(size_t host) const override { return twin_.host_counters(host); }
+  twin::WireCounters switch_port_counters(size_t switch_port) const override {
+    return twin_.switch_port_counters(switch_port);
+  }
+  std::vector<std::string> fault_report() const override { return twin_.fault_report(); }
 
-  std::vector<twin::TwinPortSpec> specs_;
   clock::VirtualClock engine_clock_;
-  // With telemetry.record.pcap. Its capture points are the partitions' frame taps: it goes after
-  // the twin.
-  std::unique_ptr<TwinCapture> capture_;
   twin::PartitionedTwin twin_;
-  FlowJoin join_;
   std::vector<std::unique_ptr<Partition>> partitions_;
   std::unique_ptr<ReportRelay> relay_;
   std::unique_ptr<QueueSampling> sampling_;  // with telemetry.record.queue_sample_interval

@@ -23,6 +23,7 @@
 #include "dataplane/dpdk/dpdk_data_plane.h"
 #include "engine/run_engine.h"
 #include "nic/dpdk/eal.h"
+#include "tests/testing/loopback_options.h"
 #include "tests/testing/test_paths.h"
 #include "trace/synth/synth.h"
 
@@ -124,7 +125,7 @@ class DpdkShell : public ::testing::Test {
         "  - {name: a, backend: loopback, speed: 25Gbps, mtu: 4200}\n"
         "  - {name: b, backend: loopback, speed: 25Gbps, mtu: 4200}\n");
     Collect sink;
-    engine::RunOptions options;
+    engine::RunOptions options = testing::loopback();
     options.flows = &sink;
     engine::RunEngine engine(loaded, options);
     return {engine.run(), std::move(sink.records)};

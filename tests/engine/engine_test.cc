@@ -11,9 +11,9 @@
 #include <string>
 
 #include "control/resolve/config_loader.h"
-#include "dataplane/loopback/loopback_data_plane.h"
 #include "dataplane/loopback/partitioned_data_plane.h"
 #include "engine/run_engine.h"
+#include "tests/testing/loopback_options.h"
 #include "tests/testing/test_paths.h"
 #include "trace/synth/synth.h"
 
@@ -51,7 +51,7 @@ control::LoadedConfig load(const std::string& text, const fs::path& dir) {
 }
 
 RunResults run(const control::LoadedConfig& loaded) {
-  RunEngine engine(loaded);
+  RunEngine engine(loaded, testing::loopback());
   return engine.run();
 }
 
@@ -100,7 +100,7 @@ TEST(Engine, GoodputIsPayloadShareOfLineRate) {
   const fs::path dir = testing::make_scratch_dir("engine-goodput");
   const std::string trace = microbench(dir, trace::CollectiveType::kAllReduce, 4096, 2);
   auto loaded = load(config_text({{"j", trace, "", ""}}, 2), dir);
-  RunEngine engine(loaded);
+  RunEngine engine(loaded, testing::loopback());
   // Ethernet 14 + FCS 4 + preamble and gap 20 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 = 82 bytes.
   EXPECT_DOUBLE_EQ(engine.results().goodput_bytes_per_second, 4096.0 / (4096 + 82) * 100e9 / 8);
 }
@@ -116,7 +116,7 @@ TEST(Engine, FlowRecordsCarryTheWireQpNumbers) {
   const fs::path dir = testing::make_scratch_dir("engine-wire-qpn");
   const std::string trace = microbench(dir, trace::CollectiveType::kAllReduce, 1 << 20, 4);
   auto loaded = load(config_text({{"j", trace, "", ""}}, 4), dir);
-  RunOptions options;
+  RunOptions options = testing::loopback();
   options.flows = &sink;
   RunEngine engine(loaded, options);
   ASSERT_EQ(engine.run().status, RunStatus::kCompleted);
@@ -573,11 +573,11 @@ TEST(RunEngine, TimeScaleSlowsTheReplayAndChangesNothingElse) {
   auto loaded = control::load_config_file(
       (etwire::testing::source_dir() / "configs" / "loopback-demo.yaml").string());
   ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
-  RunEngine plain(loaded);
+  RunEngine plain(loaded, testing::loopback());
   const RunResults expected = plain.run();
 
   constexpr double kScale = 0.02;  // 7.8 ms of virtual time in about 0.4 s
-  RunOptions options;
+  RunOptions options = testing::loopback();
   options.time_scale = kScale;
   RunEngine paced(loaded, options);
   const RunResults& results = paced.run();

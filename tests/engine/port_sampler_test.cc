@@ -12,6 +12,7 @@
 
 #include "control/resolve/config_loader.h"
 #include "engine/run_engine.h"
+#include "tests/testing/loopback_options.h"
 #include "tests/testing/test_paths.h"
 #include "trace/synth/synth.h"
 
@@ -61,7 +62,7 @@ TEST(PortSampler, SeriesRunsFromStartToEndAndEndsAtTheSummary) {
   const fs::path dir = testing::make_scratch_dir("port-sampler");
   const auto loaded = demo(dir, "1us");
   RecordingSink sink;
-  RunEngine engine(loaded);
+  RunEngine engine(loaded, testing::loopback());
   engine.set_port_writer(&sink);
   const RunResults& results = engine.run();
   ASSERT_EQ(results.status, RunStatus::kCompleted) << results.diagnosis;
@@ -107,10 +108,10 @@ TEST(PortSampler, SamplingChangesNothingTheRunDoes) {
   const auto sampled = demo(dir / "a", "1us");
   const auto plain = demo(dir / "b", "0s");
   RecordingSink sink;
-  RunEngine with(sampled);
+  RunEngine with(sampled, testing::loopback());
   with.set_port_writer(&sink);
   const RunResults a = with.run();
-  RunEngine without(plain);
+  RunEngine without(plain, testing::loopback());
   without.set_port_writer(&sink);  // interval 0: no sampler
   const size_t rows = sink.rows.size();
   const RunResults b = without.run();

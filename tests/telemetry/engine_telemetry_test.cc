@@ -9,6 +9,7 @@
 #include "engine/run_engine.h"
 #include "outputs/telemetry/run_telemetry.h"
 #include "tests/telemetry/exposition.h"
+#include "tests/testing/loopback_options.h"
 #include "tests/testing/test_paths.h"
 
 namespace etwire::telemetry {
@@ -33,7 +34,7 @@ double sum(const std::vector<Sample>& samples) {
 
 TEST(EngineTelemetry, MetricsAfterARunMatchItsResults) {
   const auto loaded = load_demo();
-  engine::RunEngine engine(loaded);
+  engine::RunEngine engine(loaded, etwire::testing::loopback());
   config::MetricsEndpoint no_server;
   no_server.enabled = false;
   RunTelemetry telemetry(engine.metric_labels(), no_server);
@@ -102,11 +103,11 @@ TEST(EngineTelemetry, MetricsAfterARunMatchItsResults) {
 
 TEST(EngineTelemetry, ARingNobodyDrainsNeitherStopsNorChangesTheRun) {
   const auto loaded = load_demo();
-  engine::RunEngine plain(loaded);
+  engine::RunEngine plain(loaded, etwire::testing::loopback());
   const engine::RunResults expected = plain.run();
 
   RecordRing ring(8);  // full after eight records; nobody drains it
-  engine::RunEngine observed(loaded);
+  engine::RunEngine observed(loaded, etwire::testing::loopback());
   observed.set_telemetry(&ring);
   const engine::RunResults& results = observed.run();
   EXPECT_EQ(results.status, engine::RunStatus::kCompleted);
@@ -128,7 +129,7 @@ TEST(EngineTelemetry, QueueSamplesBecomeDepthAndUtilizationGauges) {
       (etwire::testing::source_dir() / "configs" / "twin-congestion.yaml").string(),
       {.overrides = {"telemetry.record.queue_sample_interval=10us"}});
   ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
-  engine::RunEngine engine(loaded);
+  engine::RunEngine engine(loaded, etwire::testing::loopback());
   const MetricLabels labels = engine.metric_labels();
   ASSERT_EQ(labels.switch_ports.size(), 32u);  // 4 leaves x (4 hosts + 2 spines), 2 spines x 4
   EXPECT_EQ(labels.switch_ports[4], "leaf0/spine0");

@@ -10,6 +10,7 @@
 #include "engine/run_engine.h"
 #include "outputs/telemetry/run_telemetry.h"
 #include "tests/telemetry/exposition.h"
+#include "tests/testing/loopback_options.h"
 #include "tests/testing/test_paths.h"
 
 namespace etwire::telemetry {
@@ -28,7 +29,7 @@ struct TelemetryRun {
     loaded = control::load_config_file(
         (etwire::testing::source_dir() / "configs" / "twin-congestion.yaml").string(), options);
     EXPECT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
-    engine = std::make_unique<engine::RunEngine>(loaded);
+    engine = std::make_unique<engine::RunEngine>(loaded, etwire::testing::loopback());
     config::MetricsEndpoint no_server;
     no_server.enabled = false;
     telemetry = std::make_unique<RunTelemetry>(engine->metric_labels(), no_server);
