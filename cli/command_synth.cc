@@ -31,6 +31,48 @@ struct SynthOptions {
   uint64_t seed = 1;
 };
 
+// synth microbench: one collective (or a send/recv ring) per iteration on every rank.
+int write_microbench(const SynthOptions& opts, synth::WriteFormat format) {
+  synth::MicrobenchSpec spec;
+  if (opts.collective == "send_recv" || opts.collective == "sendrecv") {
+    spec.collective.reset();
+  } else if (auto type = trace::parse_collective_type(opts.collective)) {
+    spec.collective = *type;
+  } else {
+    std::cerr << fmt::format("error: --collective: unknown collective \"{}\"\n", opts.collective);
+    return runner::kExitBadInput;
+  }
+  auto bytes = parse_bytes(opts.bytes);
+  if (!bytes) {
+    std::cerr << fmt::format("error: --bytes: \"{}\" is not a byte size (e.g. 4096, 64KiB)\n",
+                             opts.bytes);
+    return runner::kExitBadInput;
+  }
+  if (!spec.collective && opts.ranks < 2) {
+    std::cerr << "error: --collective send_recv needs --ranks 2 or more\n";
+    return runner::kExitBadInput;
+  }
+  spec.bytes = *bytes;
+  spec.ranks = opts.ranks;
+  spec.iterations = opts.iterations;
+  spec.compute_us = opts.compute_us;
+  if (!opts.pg_name.empty()) spec.pg_name = opts.pg_name;
+  std::cout << synth_files_line(synth::write_microbench(spec, opts.output.prefix, format));
+  return runner::kExitOk;
+}
+
+// synth graph: hub -> fan-out COMP nodes -> fan-in, repeated.
+int write_graph(const SynthOptions& opts, synth::WriteFormat format) {
+  synth::GraphSpec spec;
+  spec.nodes_per_rank = opts.nodes;
+  spec.ranks = opts.ranks;
+  spec.fan_out = opts.fan_out;
+  spec.shuffle_window = opts.shuffle_window;
+  spec.seed = opts.seed;
+  std::cout << synth_files_line(synth::write_graph(spec, opts.output.prefix, format));
+  return runner::kExitOk;
+}
+
 }  // namespace
 
 CommandAction add_synth_command(CLI::App& app) {
@@ -89,49 +131,13 @@ CommandAction add_synth_command(CLI::App& app) {
   CommandAction moe_mix_action = add_synth_moe_mix_command(*synth);
   CLI::App* moe_mix = synth->get_subcommands({}).back();
 
-  return [opts, micro, graph, model, model_action, moe_mix, moe_mix_action]() -> int {
+  return [opts, micro, model, model_action, moe_mix, moe_mix_action]() -> int {
     if (model->parsed()) return model_action();
     if (moe_mix->parsed()) return moe_mix_action();
     const auto format = synth_write_format(opts->output.format);
     make_prefix_dir(opts->output.prefix);
-    if (micro->parsed()) {
-      synth::MicrobenchSpec spec;
-      if (opts->collective == "send_recv" || opts->collective == "sendrecv") {
-        spec.collective.reset();
-      } else if (auto type = trace::parse_collective_type(opts->collective)) {
-        spec.collective = *type;
-      } else {
-        std::cerr << fmt::format("error: --collective: unknown collective \"{}\"\n",
-                                 opts->collective);
-        return runner::kExitBadInput;
-      }
-      auto bytes = parse_bytes(opts->bytes);
-      if (!bytes) {
-        std::cerr << fmt::format("error: --bytes: \"{}\" is not a byte size (e.g. 4096, 64KiB)\n",
-                                 opts->bytes);
-        return runner::kExitBadInput;
-      }
-      if (!spec.collective && opts->ranks < 2) {
-        std::cerr << "error: --collective send_recv needs --ranks 2 or more\n";
-        return runner::kExitBadInput;
-      }
-      spec.bytes = *bytes;
-      spec.ranks = opts->ranks;
-      spec.iterations = opts->iterations;
-      spec.compute_us = opts->compute_us;
-      if (!opts->pg_name.empty()) spec.pg_name = opts->pg_name;
-      std::cout << synth_files_line(synth::write_microbench(spec, opts->output.prefix, format));
-      return runner::kExitOk;
-    }
-    synth::GraphSpec spec;
-    spec.nodes_per_rank = opts->nodes;
-    spec.ranks = opts->ranks;
-    spec.fan_out = opts->fan_out;
-    spec.shuffle_window = opts->shuffle_window;
-    spec.seed = opts->seed;
-    (void)graph;
-    std::cout << synth_files_line(synth::write_graph(spec, opts->output.prefix, format));
-    return runner::kExitOk;
+    if (micro->parsed()) return write_microbench(*opts, format);
+    return write_graph(*opts, format);
   };
 }
 

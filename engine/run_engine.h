@@ -268,6 +268,7 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
 
   // Stopping and reporting (run_engine_report.cc).
   void stop_stuck(std::string diagnosis);
+  std::string describe_rank(uint32_t job, int32_t rank) const;
   std::string diagnose_stall(const std::string& why) const;
   // What a rank another emulator process replays is, for a diagnosis: which emulator, where.
   std::string replayed_elsewhere(uint32_t job, int32_t rank) const;

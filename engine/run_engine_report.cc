@@ -67,28 +67,30 @@ void RunEngine::stop_stuck(std::string diagnosis) {
   results_.diagnosis = std::move(diagnosis);
 }
 
+// What rank `rank` of job `job` does instead of joining a stalled instance.
+std::string RunEngine::describe_rank(uint32_t job, int32_t rank) const {
+  if (!rank_here(job, rank)) return replayed_elsewhere(job, rank);
+  const RankRuntime& rt = runtimes_[jobs_[job].first_runtime + static_cast<uint32_t>(rank)];
+  if (rt.finished()) return "finished its trace";
+  if (!rt.joined().empty()) {
+    const InstanceKey& key = rt.joined().front();
+    if (key.group == kPointToPointGroup) {
+      return fmt::format("waits in a send/recv from rank {} to rank {} (tag {}, #{})", key.src,
+                         key.dst, key.tag, key.sequence);
+    }
+    return fmt::format("waits in collective #{} of {}", key.sequence,
+                       control::group_label(key.group));
+  }
+  if (rt.compute_in_flight() > 0)
+    return fmt::format("runs {} compute nodes", rt.compute_in_flight());
+  return "has nothing in flight";
+}
+
 std::string RunEngine::diagnose_stall(const std::string& why) const {
   std::string text =
       fmt::format("{} ({} time {} ns; last progress at {} ns)\n", why,
                   results_.wall_clock ? "run" : "virtual", clock_.now(), last_progress_);
   // One line per open instance: who is there, who is not, and what the missing ranks are doing.
-  auto describe_rank = [&](uint32_t job, int32_t rank) -> std::string {
-    if (!rank_here(job, rank)) return replayed_elsewhere(job, rank);
-    const RankRuntime& rt = runtimes_[jobs_[job].first_runtime + static_cast<uint32_t>(rank)];
-    if (rt.finished()) return "finished its trace";
-    if (!rt.joined().empty()) {
-      const InstanceKey& key = rt.joined().front();
-      if (key.group == kPointToPointGroup) {
-        return fmt::format("waits in a send/recv from rank {} to rank {} (tag {}, #{})", key.src,
-                           key.dst, key.tag, key.sequence);
-      }
-      return fmt::format("waits in collective #{} of {}", key.sequence,
-                         control::group_label(key.group));
-    }
-    if (rt.compute_in_flight() > 0)
-      return fmt::format("runs {} compute nodes", rt.compute_in_flight());
-    return "has nothing in flight";
-  };
   for (const auto& [key, instance] : instances_) {
     const CollectiveRecord& record = instance->record();
     const Job& job = jobs_[key.job];

@@ -20,16 +20,18 @@ void copy_ints(const List& list, std::vector<uint64_t>& out, Convert convert) {
 
 }  // namespace
 
-void attribute_from_proto(const AttributeProto& in, Attribute& out) {
-  out.reset();
-  out.name = in.name();
-  // The oneof case numbers are the field numbers, which AttrKind mirrors.
-  out.kind = static_cast<AttrKind>(in.value_case());
-  auto as_signed = [](auto v) { return sign_extend(static_cast<int64_t>(v)); };
-  auto as_unsigned = [](auto v) { return static_cast<uint64_t>(v); };
+namespace {
+
+uint64_t as_signed(int64_t v) {
+  return sign_extend(v);
+}
+uint64_t as_unsigned(uint64_t v) {
+  return v;
+}
+
+// The value of a scalar kind; false for a list or no value.
+bool scalar_from_proto(const AttributeProto& in, Attribute& out) {
   switch (in.value_case()) {
-    case AttributeProto::VALUE_NOT_SET:
-      break;
     case AttributeProto::kDoubleVal:
       out.real = in.double_val();
       break;
@@ -75,6 +77,15 @@ void attribute_from_proto(const AttributeProto& in, Attribute& out) {
     case AttributeProto::kBytesVal:
       out.text = in.bytes_val();
       break;
+    default:
+      return false;
+  }
+  return true;
+}
+
+// The values of a list kind.
+void list_from_proto(const AttributeProto& in, Attribute& out) {
+  switch (in.value_case()) {
     case AttributeProto::kDoubleList:
       out.real_list.assign(in.double_list().values().begin(), in.double_list().values().end());
       break;
@@ -120,7 +131,19 @@ void attribute_from_proto(const AttributeProto& in, Attribute& out) {
     case AttributeProto::kBytesList:
       out.text_list.assign(in.bytes_list().values().begin(), in.bytes_list().values().end());
       break;
+    default:
+      break;
   }
+}
+
+}  // namespace
+
+void attribute_from_proto(const AttributeProto& in, Attribute& out) {
+  out.reset();
+  out.name = in.name();
+  // The oneof case numbers are the field numbers, which AttrKind mirrors.
+  out.kind = static_cast<AttrKind>(in.value_case());
+  if (!scalar_from_proto(in, out)) list_from_proto(in, out);
 }
 
 void metadata_from_proto(const ChakraProtoMsg::GlobalMetadata& in, TraceMetadata& out) {

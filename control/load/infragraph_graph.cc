@@ -465,6 +465,38 @@ class Reader {
     return static_cast<uint32_t>(it->second);
   }
 
+  // Each step of an endpoint: the component's place in its device, and the indexes taken.
+  struct Taken {
+    const Component* component;
+    uint32_t place;
+    std::vector<uint32_t> indexes;
+  };
+  // Every copy of the instance times every index of each step, the last step turning fastest.
+  static void append_ends(size_t instance_index, const std::string& instance_name,
+                          const std::vector<uint32_t>& copies, const std::vector<Taken>& steps,
+                          std::vector<End>& out) {
+    for (const uint32_t copy : copies) {
+      std::vector<size_t> at(steps.size(), 0);
+      while (true) {
+        End end;
+        end.instance = instance_index;
+        end.copy = copy;
+        end.name = fmt::format("{}.{}", instance_name, copy);
+        end.order = {static_cast<uint32_t>(instance_index), copy};
+        for (size_t s = 0; s < steps.size(); ++s) {
+          const uint32_t index = steps[s].indexes[at[s]];
+          end.name += fmt::format(".{}.{}", steps[s].component->name, index);
+          end.order.push_back(steps[s].place);
+          end.order.push_back(index);
+        }
+        out.push_back(std::move(end));
+        size_t s = steps.size();
+        while (s > 0 && ++at[s - 1] == steps[s - 1].indexes.size()) at[--s] = 0;
+        if (s == 0) break;
+      }
+    }
+  }
+
   // An endpoint's components, every copy its slices take: instance copies outermost, then each
   // component step in turn.
   bool expand(MapReader& ep, std::vector<End>& out) {
@@ -495,12 +527,6 @@ class Reader {
     if (std::string why = pick(*head, instance.count, copies); !why.empty()) {
       return bad("instance", why);
     }
-    // Each step: the component's place in its device, and the indexes taken.
-    struct Taken {
-      const Component* component;
-      uint32_t place;
-      std::vector<uint32_t> indexes;
-    };
     std::vector<Taken> steps;
     size_t device = instance.device;
     std::string_view rest = component_text;
@@ -548,27 +574,7 @@ class Reader {
     if (total > kMaxCables) {
       return bad("component", fmt::format("the endpoint expands to {} components", total));
     }
-    for (const uint32_t copy : copies) {
-      std::vector<size_t> at(steps.size(), 0);
-      while (true) {
-        End end;
-        end.instance = found->second;
-        end.copy = copy;
-        end.name = fmt::format("{}.{}", instance.name, copy);
-        end.order = {static_cast<uint32_t>(found->second), copy};
-        for (size_t s = 0; s < steps.size(); ++s) {
-          const uint32_t index = steps[s].indexes[at[s]];
-          end.name += fmt::format(".{}.{}", steps[s].component->name, index);
-          end.order.push_back(steps[s].place);
-          end.order.push_back(index);
-        }
-        out.push_back(std::move(end));
-        // The last step turns fastest.
-        size_t s = steps.size();
-        while (s > 0 && ++at[s - 1] == steps[s - 1].indexes.size()) at[--s] = 0;
-        if (s == 0) break;
-      }
-    }
+    append_ends(found->second, instance.name, copies, steps, out);
     return true;
   }
 
