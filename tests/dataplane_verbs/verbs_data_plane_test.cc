@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "control/resolve/config_loader.h"
+#include "dataplane/loopback/loopback_data_plane.h"
 #include "dataplane/verbs/software_rnic.h"
 #include "dataplane/verbs/verbs_backend.h"
 #include "engine/flow_sink.h"
@@ -63,7 +64,9 @@ struct Outcome {
   std::vector<transport::FlowRecord> flows;
 };
 
-Outcome run(const control::LoadedConfig& loaded, DataPlaneFactory factory = {}) {
+// On the loopback data plane unless `factory` says otherwise.
+Outcome run(const control::LoadedConfig& loaded,
+            DataPlaneFactory factory = loopback_data_plane_factory()) {
   Collect sink;
   engine::RunOptions options;
   options.flows = &sink;
