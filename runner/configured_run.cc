@@ -200,7 +200,9 @@ int ConfiguredRun::start() {
   const cluster::Session& session = cluster::Session::current();
   const config::RunConfig& config = loaded_->config;
   // Split between processes, none starts unless all can.
-  if (const int code = agree_to_start(session, open_outputs()); code != kExitOk) return code;
+  if (const int code = cluster::agree_on_exit_code(session, open_outputs()); code != kExitOk) {
+    return code;
+  }
   outputs_->open_files(*engine_, config.telemetry.record, out_, writes_results_, split_);
   std::string serving;
   if (const auto* telemetry = outputs_->telemetry(); telemetry && telemetry->server()) {

@@ -44,9 +44,7 @@ dataplane::DataPlaneFactory data_plane_factory(const config::RunConfig& config, 
       return std::make_unique<dataplane::PartitionedDataPlane>(c, observer, threads);
     };
   }
-  return [](const config::RunConfig& c, transport::FlowObserver& observer) {
-    return std::make_unique<dataplane::LoopbackDataPlane>(c, observer);
-  };
+  return dataplane::loopback_data_plane_factory();
 }
 
 namespace {

@@ -165,10 +165,6 @@ void release_every_process(const cluster::Session& session, const config::RunCon
   cluster::in_turns(session, setup_turn(config, static_cast<uint32_t>(session.rank())), 2, release);
 }
 
-int agree_to_start(const cluster::Session& session, int ready) {
-  return cluster::agree_on_exit_code(session, ready);
-}
-
 int processes_before_on_host(const cluster::Session& session) {
   const std::vector<std::string>& hosts = session.hosts();
   return static_cast<int>(

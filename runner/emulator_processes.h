@@ -51,10 +51,6 @@ int set_up_every_process(const cluster::Session& session, const config::RunConfi
 void release_every_process(const cluster::Session& session, const config::RunConfig& config,
                            const std::function<void()>& release);
 
-// Every process says whether it is ready to start (kExitOk) or the exit code it stops with;
-// returns kExitOk when all are ready, else the first process's code (every process stops).
-int agree_to_start(const cluster::Session& session, int ready);
-
 // How many processes of lower MPI rank run on this process's host (0 outside MPI).
 int processes_before_on_host(const cluster::Session& session);
 

@@ -3,15 +3,12 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <deque>
-#include <exception>
-#include <map>
-#include <numeric>
 #include <optional>
-#include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "common/bounded_file.h"
 #include "common/duration.h"
@@ -20,7 +17,6 @@
 #include "control/load/infragraph_recognizer.h"
 #include "control/load/key_path.h"
 #include "control/load/section_parsers.h"
-#include "twin/layout/fabric_layout.h"
 
 namespace etwire::control {
 
