@@ -101,7 +101,7 @@ struct Measured {
   uint64_t scrapes = 0;
 };
 
-Measured run_once(const control::LoadedConfig& loaded, bool with_telemetry) {
+Measured run_once(const control::RunPlan& loaded, bool with_telemetry) {
   engine::RunOptions options;
   options.data_plane = dataplane::loopback_data_plane_factory();
   engine::RunEngine engine(loaded, options);

@@ -10,7 +10,7 @@
 
 #include "cli/commands.h"
 #include "control/plan/plan_report.h"
-#include "control/plan/traffic_plan.h"
+#include "control/plan/run_plan.h"
 #include "control/resolve/config_loader.h"
 #include "runner/exit_codes.h"
 
@@ -41,7 +41,8 @@ CommandAction add_plan_command(CLI::App& app) {
   return [opts]() -> int {
     control::LoadOptions options;
     options.overrides = opts->overrides;
-    auto loaded = control::load_config_file(opts->config, options);
+    options.plan_traffic = true;
+    const control::RunPlan loaded = control::load_config_file(opts->config, options);
     std::cerr << loaded.diagnostics.to_text();
     if (!loaded.ok() || !loaded.addresses) {
       std::cerr << fmt::format("{}: invalid: {} error{}; no plan\n", opts->config,
@@ -49,12 +50,11 @@ CommandAction add_plan_command(CLI::App& app) {
                                loaded.diagnostics.error_count() == 1 ? "" : "s");
       return runner::kExitBadInput;
     }
-    control::Diagnostics problems;
-    auto plan = control::plan_traffic(loaded, problems);
-    if (problems.has_errors()) {
-      std::cerr << problems.to_text();
+    if (loaded.traffic_problems.has_errors() || !loaded.traffic) {
+      std::cerr << loaded.traffic_problems.to_text();
       return runner::kExitBadInput;
     }
+    const control::TrafficPlan& plan = *loaded.traffic;
     if (opts->json) {
       std::cout << control::plan_to_json(loaded, plan).dump(2) << "\n";
     } else {

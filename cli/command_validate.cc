@@ -56,7 +56,7 @@ CommandAction add_validate_command(CLI::App& app) {
     // Under an MPI launcher the processes also agree on what they loaded and measure their clocks.
     const cluster::Session& session = cluster::Session::current();
     if (const int code = runner::settle_loaded_config(
-            session, opts->config, opts->overrides, loaded, loaded.ok(),
+            session, opts->config, loaded, loaded.ok(),
             fmt::format("{}: invalid: {} error{}, {} warning{}", opts->config,
                         loaded.diagnostics.error_count(),
                         loaded.diagnostics.error_count() == 1 ? "" : "s",

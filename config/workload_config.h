@@ -26,6 +26,7 @@ struct NodeFilterConfig {
   uint64_t max_node_id = UINT64_MAX;
   std::vector<std::string> process_groups;  // pg_name values kept; "" = absent; empty = all
   bool keeps_everything() const;
+  bool operator==(const NodeFilterConfig&) const = default;
 };
 
 struct JobConfig {

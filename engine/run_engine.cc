@@ -27,7 +27,7 @@ std::unique_ptr<dataplane::DataPlane> make_data_plane(const dataplane::DataPlane
 
 }  // namespace
 
-RunEngine::RunEngine(const control::LoadedConfig& loaded, RunOptions options)
+RunEngine::RunEngine(const control::RunPlan& loaded, RunOptions options)
     : loaded_(loaded),
       config_(loaded.config),
       options_(std::move(options)),
@@ -62,7 +62,7 @@ RunEngine::RunEngine(const control::LoadedConfig& loaded, RunOptions options)
   for (size_t j = 0; j < workload.size(); ++j) {
     const config::JobConfig& job_config = workload[j];
     Job job{&job_config,
-            trace::TraceSet::discover(job_config.trace, job_config.world_size),
+            &*loaded.trace_sets.at(j),
             &*loaded.placements.at(j),
             control::base_collective_spec(config_, j),
             static_cast<uint32_t>(runtimes_.size()),
@@ -70,10 +70,7 @@ RunEngine::RunEngine(const control::LoadedConfig& loaded, RunOptions options)
             {},
             {},
             {}};
-    if (!job_config.comm_groups.empty()) {
-      job.traces.set_comm_groups(trace::CommGroups::load(job_config.comm_groups));
-    }
-    job.world_size = job.traces.world_size();
+    job.world_size = job.traces->world_size();
     for (int32_t rank = 0; rank < job.world_size; ++rank) {
       runtimes_.emplace_back(static_cast<uint32_t>(j), rank);
       const bool here =
@@ -92,7 +89,7 @@ RunEngine::RunEngine(const control::LoadedConfig& loaded, RunOptions options)
   fct_samples_.resize(trace::kCollectiveTypeCount + 1);
   results_.run_name = config_.run.name;
   results_.config_file = config_.source_file;
-  results_.config_digest = options_.config_digest;
+  results_.config_digest = loaded.config_digest;
   results_.seed = config_.run.seed;
   // The twin's topology, or the lab's: whatever the ports are cabled to.
   results_.topology = data_plane_->virtual_time()
@@ -261,7 +258,7 @@ void RunEngine::start_iteration(uint32_t runtime, uint32_t iteration) {
   feeder::FeederOptions options;
   options.filter = control::make_node_filter(job.config->filter);
   rt.begin_iteration(iteration,
-                     std::make_unique<feeder::Feeder>(job.traces.open(rt.rank()), options),
+                     std::make_unique<feeder::Feeder>(job.traces->open(rt.rank()), options),
                      clock_.now());
   if (!is_dirty_[runtime]) {
     is_dirty_[runtime] = 1;

@@ -51,8 +51,6 @@ struct RunOptions {
   // Called about once a second of wall time with the results so far (a progress line).
   void (*progress)(const RunResults& so_far, clock::Nanos now, void* context) = nullptr;
   void* progress_context = nullptr;
-  // Identifies the configuration in the results (summary.json's config_digest).
-  std::string config_digest;
   // Overrides run.watchdog (virtual nanoseconds without progress); 0 keeps the config's.
   clock::Nanos watchdog_ns = 0;
   // Overrides run.time_scale (virtual seconds per wall-clock second; 0 = as fast as possible).
@@ -76,12 +74,13 @@ std::string kind_label(collectives::CollectiveKind kind);
 
 class RunEngine final : private transport::FlowObserver, private clock::EventHandler {
  public:
-  // `loaded` must be a configuration without errors, every job placed and addressed; it must
-  // outlive the engine. Throws std::invalid_argument when the configuration cannot be run (a
+  // `loaded` must be a plan without errors, every job's trace set opened, every job placed and
+  // addressed, and (split between emulator processes) its traffic planned; it must outlive the
+  // engine. Throws std::invalid_argument when the configuration cannot be run (a
   // backend the engine does not drive, a fabric the twin cannot model) and trace::TraceError when
   // a trace cannot be opened.
   // Throws std::invalid_argument without options.data_plane.
-  RunEngine(const control::LoadedConfig& loaded, RunOptions options);
+  RunEngine(const control::RunPlan& loaded, RunOptions options);
   ~RunEngine();
   RunEngine(const RunEngine&) = delete;
   RunEngine& operator=(const RunEngine&) = delete;
@@ -140,7 +139,7 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
  private:
   struct Job {
     const config::JobConfig* config = nullptr;
-    trace::TraceSet traces;
+    const trace::TraceSet* traces = nullptr;  // the plan's
     const control::JobPlacement* placement = nullptr;
     collectives::CollectiveSpec base_spec;
     uint32_t first_runtime = 0;  // runtimes_[first_runtime + rank]
@@ -280,7 +279,7 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   // Starts the twin's queue samples when telemetry.record.queue_sample_interval asks for them.
   void sample_queues();
 
-  const control::LoadedConfig& loaded_;
+  const control::RunPlan& loaded_;
   const config::RunConfig& config_;
   RunOptions options_;
   std::unique_ptr<dataplane::DataPlane> data_plane_;

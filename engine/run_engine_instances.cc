@@ -59,8 +59,8 @@ void RunEngine::join_collective(uint32_t runtime, feeder::IssuedNode issued) {
   auto key = std::make_pair(named, node.comm.pg_name.value_or(""));
   auto found = job.groups.find(key);
   if (found == job.groups.end()) {
-    const std::string& file = job.traces.files()[static_cast<size_t>(rt.rank())].path;
-    found = job.groups.emplace(key, job.traces.node_group(node, file)).first;
+    const std::string& file = job.traces->files()[static_cast<size_t>(rt.rank())].path;
+    found = job.groups.emplace(key, job.traces->node_group(node, file)).first;
   }
   const trace::NodeGroup& group = found->second;
   collectives::CollectiveSpec spec = job.base_spec;
@@ -111,7 +111,7 @@ void RunEngine::join(uint32_t runtime, feeder::IssuedNode issued, const Instance
   RankRuntime& rt = runtimes_[runtime];
   const Job& job = jobs_[rt.job()];
   const trace::TraceNode& node = *issued.node;
-  const std::string& file = job.traces.files()[static_cast<size_t>(rt.rank())].path;
+  const std::string& file = job.traces->files()[static_cast<size_t>(rt.rank())].path;
   auto it = instances_.find(key);
   if (it == instances_.end()) {
     const collectives::ProgramGenerator* made = nullptr;

@@ -7,15 +7,23 @@
 // arrives early). The processes meet over MPI only before the first packet and after the last.
 #include <fmt/format.h>
 
-#include "control/plan/traffic_plan.h"
+#include <stdexcept>
+
+#include "control/plan/run_plan.h"
 #include "engine/run_engine.h"
 #include "engine/wire_tag.h"
 
 namespace etwire::engine {
 
 void RunEngine::open_planned_connections() {
-  control::Diagnostics problems;  // a collective that cannot be built stops the run when joined
-  const control::TrafficPlan plan = control::plan_traffic(loaded_, problems);
+  // A collective the plan could not build (RunPlan::traffic_problems) stops the run when joined.
+  if (!loaded_.traffic) {
+    throw std::invalid_argument(fmt::format(
+        "{}: a run on the wall clock or split between emulator processes opens the plan's "
+        "connections first, and the plan has no traffic planned",
+        config_.source_file));
+  }
+  const control::TrafficPlan& plan = *loaded_.traffic;
   for (size_t j = 0; j < plan.connections.size(); ++j) {
     const auto job = static_cast<uint32_t>(j);
     for (const control::PlannedConnection& planned : plan.connections[j]) {

@@ -14,7 +14,6 @@
 
 #include "cluster/exit_agreement.h"
 #include "common/duration.h"
-#include "engine/config_digest.h"
 #include "engine/run_engine.h"
 #include "outputs/console_report.h"
 #include "outputs/qp_results.h"
@@ -74,19 +73,6 @@ bool write_results(const engine::RunResults& results, const std::filesystem::pat
   return written;
 }
 
-// The overrides, and the substitute trace set by the name it has in its directory, so that the
-// runs of a sweep tell their points apart wherever the sweep wrote them.
-std::vector<std::string> digested_settings(const RunRequest& request) {
-  std::vector<std::string> settings = request.overrides;
-  if (const auto& substitute = request.substitute_job) {
-    const std::filesystem::path trace(substitute->trace);
-    settings.push_back(fmt::format(
-        "substitute_job: {}/{} x {} + {} warm-up", trace.parent_path().filename().string(),
-        trace.filename().string(), substitute->iterations, substitute->warmup_iterations));
-  }
-  return settings;
-}
-
 }  // namespace
 
 ConfiguredRun::ConfiguredRun(RunRequest request) : request_(std::move(request)) {}
@@ -105,19 +91,22 @@ int ConfiguredRun::agree() {
     }
     watchdog_ns_ = static_cast<clock::Nanos>(*parsed);
   }
-  control::LoadOptions load_options;
-  load_options.overrides = request_.overrides;
-  load_options.substitute_job = request_.substitute_job;
-  loaded_.emplace(control::load_config_file(request_.config, load_options));
-  const control::LoadedConfig& loaded = *loaded_;
+  loaded_ = request_.plan;
+  if (!loaded_) {
+    control::LoadOptions load_options;
+    load_options.overrides = request_.overrides;
+    loaded_ = std::make_shared<const control::RunPlan>(
+        control::load_config_file(request_.config, load_options));
+  }
+  const control::RunPlan& loaded = *loaded_;
   // Under an MPI launcher the processes also agree on what they loaded and measure their clocks.
   const cluster::Session& session = cluster::Session::current();
-  if (const int code = settle_loaded_config(
-          session, request_.config, request_.overrides, loaded, loaded.ok() && loaded.addresses,
-          fmt::format("{}: invalid: {} error{}; nothing was run", request_.config,
-                      loaded.diagnostics.error_count(),
-                      loaded.diagnostics.error_count() == 1 ? "" : "s"),
-          &offsets_);
+  if (const int code =
+          settle_loaded_config(session, request_.config, loaded, loaded.ok() && loaded.addresses,
+                               fmt::format("{}: invalid: {} error{}; nothing was run",
+                                           request_.config, loaded.diagnostics.error_count(),
+                                           loaded.diagnostics.error_count() == 1 ? "" : "s"),
+                               &offsets_);
       code != kExitOk) {
     return code;
   }
@@ -133,7 +122,6 @@ int ConfiguredRun::set_up() {
   options_.stop = &stop_requested();
   options_.watchdog_ns = watchdog_ns_;
   options_.time_scale = request_.time_scale;
-  options_.config_digest = engine::config_digest(loaded_->text, digested_settings(request_));
   if (!request_.no_progress && isatty(STDERR_FILENO)) options_.progress = print_progress;
   if (request_.threads > 0 && config.fabric.partitions <= 1) {
     std::cerr << fmt::format(

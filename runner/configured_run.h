@@ -24,8 +24,9 @@ namespace etwire::runner {
 struct RunRequest {
   std::string config;
   std::vector<std::string> overrides;
-  // A trace set replayed in place of the configuration's jobs (control::JobSubstitute).
-  std::optional<control::JobSubstitute> substitute_job;
+  // The plan of the run, resolved already (a prediction, a point of a sweep: derived from one
+  // plan): agree() takes it instead of reading `config` with `overrides`, which then only name it.
+  std::shared_ptr<const control::RunPlan> plan;
   std::string out;       // the results directory; empty: telemetry.output_dir
   std::string watchdog;  // a duration; empty: run.watchdog
   std::optional<double> time_scale;
@@ -68,8 +69,8 @@ class ConfiguredRun {
   // process 0's `code`. Returns the code to exit with.
   int release(int code);
 
-  // After agree(): what was loaded.
-  const control::LoadedConfig& loaded() const { return *loaded_; }
+  // After agree(): the plan of the run.
+  const control::RunPlan& loaded() const { return *loaded_; }
   // After set_up(): the engine, and where the results go.
   engine::RunEngine* engine() { return engine_.get(); }
   const std::filesystem::path& out() const { return out_; }
@@ -80,7 +81,7 @@ class ConfiguredRun {
 
   RunRequest request_;
   clock::Nanos watchdog_ns_ = 0;
-  std::optional<control::LoadedConfig> loaded_;
+  std::shared_ptr<const control::RunPlan> loaded_;
   std::vector<cluster::ClockOffset> offsets_;
   bool split_ = false;
   bool writes_results_ = true;

@@ -11,7 +11,7 @@
 #include "cluster/exit_agreement.h"
 #include "common/duration.h"
 #include "control/plan/config_summary.h"
-#include "engine/config_digest.h"
+#include "control/plan/inputs_digest.h"
 #include "runner/data_plane_choice.h"
 #include "runner/exit_codes.h"
 
@@ -57,8 +57,7 @@ int join_emulator_processes(const cluster::Session& session, const ProcessSetup&
   mine.error = setup.error;
   if (setup.loaded != nullptr && mine.error.empty()) {
     try {
-      mine.digest =
-          engine::inputs_digest(setup.loaded->text, setup.overrides, setup.loaded->config);
+      mine.digest = control::inputs_digest(*setup.loaded);
     } catch (const std::exception& e) {
       mine.error = e.what();
     }
@@ -100,11 +99,10 @@ int join_emulator_processes(const cluster::Session& session, const ProcessSetup&
 }
 
 int settle_loaded_config(const cluster::Session& session, const std::string& config_file,
-                         const std::vector<std::string>& overrides,
-                         const control::LoadedConfig& loaded, bool usable,
-                         const std::string& invalid, std::vector<cluster::ClockOffset>* offsets) {
+                         const control::RunPlan& loaded, bool usable, const std::string& invalid,
+                         std::vector<cluster::ClockOffset>* offsets) {
   if (session.rank() == 0 || !usable) std::cerr << loaded.diagnostics.to_text();
-  ProcessSetup setup{config_file, overrides, &loaded, ""};
+  ProcessSetup setup{config_file, &loaded, ""};
   if (!usable) {
     std::cerr << invalid << "\n";
     setup.loaded = nullptr;
@@ -112,9 +110,10 @@ int settle_loaded_config(const cluster::Session& session, const std::string& con
     join_emulator_processes(session, setup);
     return kExitBadInput;
   }
-  spdlog::debug("loaded {}{}: {}", config_file,
-                overrides.empty() ? "" : fmt::format(" with --set {}", fmt::join(overrides, " ")),
-                control::summarize_config(loaded));
+  spdlog::debug(
+      "loaded {}{}: {}", config_file,
+      loaded.settings.empty() ? "" : fmt::format(" with {}", fmt::join(loaded.settings, ", ")),
+      control::summarize_config(loaded));
   return join_emulator_processes(session, setup, offsets);
 }
 

@@ -15,10 +15,9 @@ namespace etwire::runner {
 
 struct ProcessSetup {
   std::string config_file;
-  std::vector<std::string> overrides;
   // The loaded configuration, or nullptr when this process could not load it (`error` says why):
   // it still takes part, so that the others stop with its reason instead of waiting for it.
-  const control::LoadedConfig* loaded = nullptr;
+  const control::RunPlan* loaded = nullptr;
   std::string error;
 };
 
@@ -33,9 +32,7 @@ int join_emulator_processes(const cluster::Session& session, const ProcessSetup&
 // `usable`, print `invalid` and exit 2; under MPI every process then joins the others
 // (join_emulator_processes) either way. Returns kExitOk or the exit code.
 int settle_loaded_config(const cluster::Session& session, const std::string& config_file,
-                         const std::vector<std::string>& overrides,
-                         const control::LoadedConfig& loaded, bool usable,
-                         const std::string& invalid,
+                         const control::RunPlan& loaded, bool usable, const std::string& invalid,
                          std::vector<cluster::ClockOffset>* offsets = nullptr);
 
 // Runs `setup` (set_up: building the engine and its data plane) on every process, in turns where

@@ -4,12 +4,13 @@
 
 #include <filesystem>
 #include <iostream>
-#include <set>
+#include <memory>
 #include <string>
 
 #include "cluster/session.h"
 #include "config/fabric_config.h"
 #include "control/resolve/config_loader.h"
+#include "control/resolve/twin_prediction.h"
 #include "runner/exit_codes.h"
 
 namespace etwire::runner {
@@ -23,35 +24,28 @@ int run_with_prediction(const RunRequest& opts) {
   }
   control::LoadOptions load_options;
   load_options.overrides = opts.overrides;
-  const control::LoadedConfig lab = control::load_config_file(opts.config, load_options);
-  const RunRequest& measured = opts;
+  const auto lab = std::make_shared<const control::RunPlan>(
+      control::load_config_file(opts.config, load_options));
+  RunRequest measured = opts;
+  measured.plan = lab;
   // An invalid configuration is reported as a run reports it.
-  if (!lab.ok()) return run_configuration(measured);
-  RunRequest prediction = measured;
-  prediction.no_metrics = true;
-  std::set<std::string> entries;  // port entries of the configuration, not on the twin already
-  std::set<std::string> routed;   // entries facing a router: the twin's switches are L2
-  for (const config::PortConfig& port : lab.config.ports) {
-    if (port.backend != config::Backend::kLoopback) entries.insert(port.key_path);
-    if (port.next_hop_mac) routed.insert(port.key_path);
-  }
-  if (entries.empty()) {
+  if (!lab->ok()) return run_configuration(measured);
+  if (control::all_ports_on_loopback(*lab)) {
     std::cerr << fmt::format(
         "error: {}: --predict: every port is a loopback port already, so the run is the fabric "
         "twin's prediction; leave --predict out\n",
         opts.config);
     return kExitBadInput;
   }
-  for (const std::string& entry : entries)
-    prediction.overrides.push_back(entry + ".backend=loopback");
-  for (const std::string& entry : routed) prediction.overrides.push_back(entry + ".next_hop_mac=");
-  // The twin's frames are not the lab's: capture belongs to the measurement.
-  prediction.overrides.push_back("telemetry.record.pcap=false");
+  RunRequest prediction = measured;
+  prediction.no_metrics = true;
+  prediction.plan = std::make_shared<const control::RunPlan>(
+      control::derive_plan(*lab, control::twin_prediction(), load_options));
   const std::filesystem::path out =
-      std::filesystem::path(opts.out.empty() ? lab.config.telemetry.output_dir : opts.out);
+      std::filesystem::path(opts.out.empty() ? lab->config.telemetry.output_dir : opts.out);
   prediction.out = (out / "prediction").string();
   std::cout << fmt::format("Prediction: the fabric twin ({}) in place of the device under test\n",
-                           config::topology_name(lab.config.fabric.topology));
+                           config::topology_name(lab->config.fabric.topology));
   const int predicted = run_configuration(prediction);
   if (stop_was_requested() || (predicted != kExitOk && predicted != kExitFailure)) {
     std::cerr << fmt::format(

@@ -17,6 +17,7 @@
 #include "common/duration.h"
 #include "common/units.h"
 #include "config/fabric_config.h"
+#include "control/load/job_substitute.h"
 #include "control/resolve/config_loader.h"
 #include "outputs/result_tables.h"
 #include "outputs/results_files.h"
@@ -37,7 +38,9 @@ struct SweepRun {
   uint64_t requested_bytes = 0;
   uint64_t bytes = 0;
   std::string name;  // "<collective>-<algorithm>-<bytes>": its results directory under runs/
-  RunRequest request;
+  // The configuration's plan changed to replay the run's trace set with its algorithm.
+  control::PlanChange change;
+  RunRequest request;  // with the plan derived by `change`, once check_runs resolved it
 };
 
 std::string kind_label(collectives::CollectiveKind kind) {
@@ -88,18 +91,16 @@ std::optional<outputs::CollectiveMeans> measured_means(const engine::RunResults&
   return std::nullopt;
 }
 
-// Every run's configuration loaded and checked before the first runs, as `validate` checks it:
-// exit 2 (with the diagnostics) at the first that is not valid.
-int check_runs(const std::vector<SweepRun>& runs) {
+// Every run's plan derived from the configuration's and checked before the first runs, as
+// `validate` checks it: exit 2 (with the diagnostics) at the first that is not valid.
+int check_runs(const control::RunPlan& base, std::vector<SweepRun>& runs) {
   const cluster::Session& session = cluster::Session::current();
-  for (const SweepRun& run : runs) {
-    control::LoadOptions options;
-    options.overrides = run.request.overrides;
-    options.substitute_job = run.request.substitute_job;
-    const control::LoadedConfig loaded = control::load_config_file(run.request.config, options);
+  for (SweepRun& run : runs) {
+    run.request.plan =
+        std::make_shared<const control::RunPlan>(control::derive_plan(base, run.change));
+    const control::RunPlan& loaded = *run.request.plan;
     if (const int code = settle_loaded_config(
-            session, run.request.config, run.request.overrides, loaded,
-            loaded.ok() && loaded.addresses,
+            session, run.request.config, loaded, loaded.ok() && loaded.addresses,
             fmt::format("{}: invalid for the sweep's run {} (the microbenchmark in place of its "
                         "jobs); nothing was run",
                         run.request.config, run.name));
@@ -156,6 +157,24 @@ int read_request(const SweepOptions& opts, SweepRequest& request) {
   return kExitOk;
 }
 
+// The configuration changed for a run of `series`: its algorithm (send/recv runs one, so the
+// configuration has no key for it), and the run's trace set in place of the jobs.
+control::PlanChange point_change(const SweepSeries& series, const control::JobSubstitute& trace) {
+  control::PlanChange change;
+  const collectives::CollectiveKind kind = series.kind;
+  const collectives::Algorithm algorithm = series.algorithm;
+  if (kind) {
+    change.settings.push_back(fmt::format("collectives.algorithms.{}={}", kind_label(kind),
+                                          collectives::algorithm_name(algorithm)));
+  }
+  change.settings.push_back(control::substitute_setting(trace));
+  change.apply = [kind, algorithm, trace](config::RunConfig& config) {
+    if (kind) config.collectives.algorithms[static_cast<size_t>(*kind)] = algorithm;
+    control::substitute_job(config, trace);
+  };
+  return change;
+}
+
 // Every run of the sweep, its trace set written under <out>/traces (once per collective and
 // size). Throws what writing a trace set throws.
 std::vector<SweepRun> prepare_runs(const SweepOptions& opts, const SweepPlan& plan,
@@ -178,14 +197,8 @@ std::vector<SweepRun> prepare_runs(const SweepOptions& opts, const SweepPlan& pl
           trace_sets);
       run.request.config = opts.config;
       run.request.overrides = opts.overrides;
-      // Send/recv runs one algorithm, so the configuration has no key for it.
-      if (series.kind) {
-        run.request.overrides.push_back(fmt::format("collectives.algorithms.{}={}",
-                                                    kind_label(series.kind),
-                                                    collectives::algorithm_name(series.algorithm)));
-      }
-      run.request.substitute_job =
-          control::JobSubstitute{prefix.string(), opts.iterations, opts.warmup_iterations};
+      run.change = point_change(
+          series, control::JobSubstitute{prefix.string(), opts.iterations, opts.warmup_iterations});
       run.request.out = (out / "runs" / run.name).string();
       run.request.watchdog = opts.watchdog;
       run.request.time_scale = opts.time_scale;
@@ -275,12 +288,12 @@ int run_sweep(const SweepOptions& opts) {
   // The configuration as given: valid, and the rank count of its first job.
   control::LoadOptions load_options;
   load_options.overrides = opts.overrides;
-  const control::LoadedConfig loaded = control::load_config_file(opts.config, load_options);
-  if (const int code = settle_loaded_config(
-          session, opts.config, opts.overrides, loaded, loaded.ok() && loaded.addresses,
-          fmt::format("{}: invalid: {} error{}; nothing was run", opts.config,
-                      loaded.diagnostics.error_count(),
-                      loaded.diagnostics.error_count() == 1 ? "" : "s"));
+  const control::RunPlan loaded = control::load_config_file(opts.config, load_options);
+  if (const int code =
+          settle_loaded_config(session, opts.config, loaded, loaded.ok() && loaded.addresses,
+                               fmt::format("{}: invalid: {} error{}; nothing was run", opts.config,
+                                           loaded.diagnostics.error_count(),
+                                           loaded.diagnostics.error_count() == 1 ? "" : "s"));
       code != kExitOk) {
     return code;
   }
@@ -311,7 +324,7 @@ int run_sweep(const SweepOptions& opts) {
                              (out / "traces").string(), e.what());
     return kExitFailure;
   }
-  if (const int code = check_runs(runs); code != kExitOk) return code;
+  if (const int code = check_runs(loaded, runs); code != kExitOk) return code;
 
   outputs::SweepResults sweep;
   sweep.config_file = opts.config;

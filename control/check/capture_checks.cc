@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "control/load/nearest_name.h"
-#include "twin/layout/configured_layout.h"
 
 namespace etwire::control {
 
-void check_capture(const config::RunConfig& config, const SourceMap& where, Diagnostics& out) {
+void check_capture(const config::RunConfig& config, const twin::ConfiguredTwin& twin,
+                   const SourceMap& where, Diagnostics& out) {
   const std::vector<config::CapturedSwitchPort>& ports = config.telemetry.capture.switch_ports;
   if (ports.empty()) return;
   const auto error = [&](const std::string& path, const std::string& message) {
@@ -24,9 +24,9 @@ void check_capture(const config::RunConfig& config, const SourceMap& where, Diag
           "processes; leave switch_ports out");
     return;
   }
-  std::string why;
-  const std::optional<twin::FabricLayout> layout = twin::configured_layout(config, &why);
+  const std::optional<twin::FabricLayout>& layout = twin.layout;
   if (!layout) {
+    const std::string why = twin.ports && twin.problem ? twin.problem->message() : "";
     error(key, why.empty() ? "switch ports are the fabric twin's, and this run has ports that are "
                              "not on it (only loopback ports are)"
                            : fmt::format("switch ports are the fabric twin's, which cannot be "

@@ -5,9 +5,12 @@
 #include "config/run_config.h"
 #include "control/load/diagnostic.h"
 #include "control/load/source_map.h"
+#include "twin/fabric/setup_problems.h"
 
 namespace etwire::control {
 
-void check_capture(const config::RunConfig& config, const SourceMap& where, Diagnostics& out);
+// `twin`: the twin of `config` (twin::configure_twin), built once for every check.
+void check_capture(const config::RunConfig& config, const twin::ConfiguredTwin& twin,
+                   const SourceMap& where, Diagnostics& out);
 
 }  // namespace etwire::control

@@ -7,19 +7,19 @@
 
 #include "control/load/key_path.h"
 #include "control/load/nearest_name.h"
-#include "twin/layout/configured_layout.h"
 
 namespace etwire::control {
 
-void check_faults(const config::RunConfig& config, const SourceMap& where, Diagnostics& out) {
+void check_faults(const config::RunConfig& config, const twin::ConfiguredTwin& twin,
+                  const SourceMap& where, Diagnostics& out) {
   const std::vector<config::FabricFault>& faults = config.fabric.faults;
   if (faults.empty()) return;
   const auto error = [&](const std::string& path, const std::string& message) {
     out.add(where.make(Severity::kError, Problem::kInconsistent, path, message));
   };
-  std::string why;
-  const std::optional<twin::FabricLayout> layout = twin::configured_layout(config, &why);
+  const std::optional<twin::FabricLayout>& layout = twin.layout;
   if (!layout) {
+    const std::string why = twin.ports && twin.problem ? twin.problem->message() : "";
     error("fabric.faults",
           why.empty() ? "faults are injected by the fabric twin, and this run has ports that are "
                         "not on it (only loopback ports, or software RNIC ports in one process, "

@@ -5,8 +5,6 @@
 #include <string>
 #include <string_view>
 
-#include "twin/fabric/setup_problems.h"
-#include "twin/layout/configured_layout.h"
 #include "twin/layout/twin_partition.h"
 
 namespace etwire::control {
@@ -15,7 +13,7 @@ namespace {
 
 // fabric.partitions above 1: what a partitioned run cannot do yet, and whether the fabric can be
 // cut that many ways.
-void check_partitions(const config::RunConfig& config, const std::vector<twin::TwinPortSpec>& specs,
+void check_partitions(const config::RunConfig& config, const twin::FabricLayout& layout,
                       const SourceMap& where, Diagnostics& out) {
   const uint32_t partitions = config.fabric.partitions;
   const auto refuse = [&](const std::string& why) {
@@ -38,7 +36,6 @@ void check_partitions(const config::RunConfig& config, const std::vector<twin::T
   }
   if (out.error_count() > errors) return;
   try {
-    const twin::FabricLayout layout(config.fabric, specs);
     twin::partition_lookahead(layout, twin::partition_fabric(layout, partitions));
   } catch (const twin::SetupError& e) {
     refuse("the twin cannot be cut: " + e.problem().why);
@@ -47,22 +44,22 @@ void check_partitions(const config::RunConfig& config, const std::vector<twin::T
 
 }  // namespace
 
-void check_twin(const config::RunConfig& config, const SourceMap& where, Diagnostics& out) {
+void check_twin(const config::RunConfig& config, const twin::ConfiguredTwin& twin,
+                const SourceMap& where, Diagnostics& out) {
   if (config.ports.empty()) return;
-  const auto specs = twin::configured_port_specs(config);
-  if (!specs) {
+  if (!twin.ports) {
     if (config.fabric.partitions > 1) {
       out.add(where.make(Severity::kError, Problem::kInconsistent, "fabric.partitions",
                          "fabric.partitions above 1 needs every port on the loopback twin"));
     }
     return;
   }
-  if (const auto problem = twin::find_setup_problem(config.fabric, *specs)) {
+  if (const auto& problem = twin.problem) {
     out.add(where.make(Severity::kError, Problem::kInconsistent, problem->key,
                        "the fabric twin cannot be built: " + problem->why));
     return;
   }
-  if (config.fabric.partitions > 1) check_partitions(config, *specs, where, out);
+  if (config.fabric.partitions > 1) check_partitions(config, *twin.layout, where, out);
 }
 
 }  // namespace etwire::control

@@ -1,14 +1,18 @@
 // What the fabric twin refuses when it is built, found before the run: when every port of the run
-// is on the twin, the checks build it as the run would (its layout, links, switch ports and
-// buffers) and report what it cannot model, so validate refuses every twin run refuses.
+// is on the twin, its problem as configure_twin found it (its layout, links, switch ports,
+// buffers and fault targets) and whether it can be cut into fabric.partitions, so validate
+// refuses every twin run refuses.
 #pragma once
 
 #include "config/run_config.h"
 #include "control/load/diagnostic.h"
 #include "control/load/source_map.h"
+#include "twin/fabric/setup_problems.h"
 
 namespace etwire::control {
 
-void check_twin(const config::RunConfig& config, const SourceMap& where, Diagnostics& out);
+// `twin`: the twin of `config` (twin::configure_twin), built once for every check.
+void check_twin(const config::RunConfig& config, const twin::ConfiguredTwin& twin,
+                const SourceMap& where, Diagnostics& out);
 
 }  // namespace etwire::control

@@ -14,7 +14,7 @@ std::string plural(size_t n, const char* word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
-std::string describe_jobs(const LoadedConfig& loaded) {
+std::string describe_jobs(const RunPlan& loaded) {
   const auto& jobs = loaded.config.workload.jobs;
   std::string text = plural(jobs.size(), "job") + " (";
   for (size_t j = 0; j < jobs.size(); ++j) {
@@ -52,7 +52,7 @@ std::string describe_ports(const config::RunConfig& config) {
 
 }  // namespace
 
-std::string summarize_config(const LoadedConfig& loaded) {
+std::string summarize_config(const RunPlan& loaded) {
   const config::RunConfig& config = loaded.config;
   bool twin = false;
   for (const auto& port : config.ports) twin = twin || port.backend == config::Backend::kLoopback;

@@ -4,12 +4,12 @@
 
 #include <string>
 
-#include "control/plan/loaded_config.h"
+#include "control/plan/run_plan.h"
 
 namespace etwire::control {
 
 // "1 job (allreduce: 8 ranks x 4 iterations), 8 loopback ports at 100 Gb/s, PMTU 4096,
 // write-with-imm, DCQCN on, single-switch twin"
-std::string summarize_config(const LoadedConfig& loaded);
+std::string summarize_config(const RunPlan& loaded);
 
 }  // namespace etwire::control

@@ -23,7 +23,7 @@ std::string bytes_or_dash(uint64_t bytes) {
   return bytes == 0 ? "-" : format_bytes(bytes);
 }
 
-std::string headline(const LoadedConfig& loaded, const TrafficPlan& plan) {
+std::string headline(const RunPlan& loaded, const TrafficPlan& plan) {
   const config::RunConfig& c = loaded.config;
   return fmt::format(
       "Plan for {}: {} job{}, {} port{}, PMTU {}, {}; QPs per peer: {} configured, {} used at "
@@ -42,7 +42,7 @@ std::string sport_range(const AddressPlan& addresses, const RankEndpoint& e) {
   return fmt::format("{}.. (wraps)", first);
 }
 
-std::string ranks_table(const LoadedConfig& loaded, const TrafficPlan& plan) {
+std::string ranks_table(const RunPlan& loaded, const TrafficPlan& plan) {
   const config::RunConfig& c = loaded.config;
   const AddressPlan& addresses = *loaded.addresses;
   bool ipv6 = c.transport.ip_version == 6;
@@ -64,7 +64,7 @@ std::string ranks_table(const LoadedConfig& loaded, const TrafficPlan& plan) {
   return table.render();
 }
 
-std::string ports_table(const LoadedConfig& loaded, const TrafficPlan& plan) {
+std::string ports_table(const RunPlan& loaded, const TrafficPlan& plan) {
   const config::RunConfig& c = loaded.config;
   TextTable table(
       {"port", "backend", "speed", "mtu", "ranks", "qpns", "sent", "received", "line-rate time"});
@@ -81,7 +81,7 @@ std::string ports_table(const LoadedConfig& loaded, const TrafficPlan& plan) {
   return table.render();
 }
 
-std::string busiest_line(const LoadedConfig& loaded, const TrafficPlan& plan) {
+std::string busiest_line(const RunPlan& loaded, const TrafficPlan& plan) {
   if (!plan.busiest_port) return "Busiest port: none (no traffic crosses a port)\n";
   const config::PortConfig& port = loaded.config.ports[*plan.busiest_port];
   const PortTrafficPlan& t = plan.ports[*plan.busiest_port];
@@ -92,7 +92,7 @@ std::string busiest_line(const LoadedConfig& loaded, const TrafficPlan& plan) {
       format_duration_ns(t.line_time_ns), format_rate(port.speed_bps));
 }
 
-nlohmann::ordered_json port_json(const LoadedConfig& loaded, const TrafficPlan& plan, size_t p) {
+nlohmann::ordered_json port_json(const RunPlan& loaded, const TrafficPlan& plan, size_t p) {
   const config::PortConfig& port = loaded.config.ports[p];
   const PortTrafficPlan& t = plan.ports[p];
   const PortQpnRange& qpns = loaded.addresses->port_qpns(p);
@@ -144,7 +144,7 @@ std::string verbs_lines(const config::RunConfig& c) {
 
 }  // namespace
 
-std::string plan_to_text(const LoadedConfig& loaded, const TrafficPlan& plan) {
+std::string plan_to_text(const RunPlan& loaded, const TrafficPlan& plan) {
   std::string text = headline(loaded, plan);
   text +=
       "\nRanks (sent/received: bytes crossing the rank's port per iteration; scale-up: "
@@ -159,7 +159,7 @@ std::string plan_to_text(const LoadedConfig& loaded, const TrafficPlan& plan) {
   return text;
 }
 
-nlohmann::ordered_json plan_to_json(const LoadedConfig& loaded, const TrafficPlan& plan) {
+nlohmann::ordered_json plan_to_json(const RunPlan& loaded, const TrafficPlan& plan) {
   const config::RunConfig& c = loaded.config;
   const AddressPlan& addresses = *loaded.addresses;
   nlohmann::ordered_json root;

@@ -5,12 +5,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "control/plan/loaded_config.h"
+#include "control/plan/run_plan.h"
 #include "control/plan/traffic_plan.h"
 
 namespace etwire::control {
 
-std::string plan_to_text(const LoadedConfig& loaded, const TrafficPlan& plan);
-nlohmann::ordered_json plan_to_json(const LoadedConfig& loaded, const TrafficPlan& plan);
+std::string plan_to_text(const RunPlan& loaded, const TrafficPlan& plan);
+nlohmann::ordered_json plan_to_json(const RunPlan& loaded, const TrafficPlan& plan);
 
 }  // namespace etwire::control

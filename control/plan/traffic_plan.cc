@@ -1,8 +1,5 @@
 #include "control/plan/traffic_plan.h"
 
-#include "nic/port_frame_format.h"
-#include "twin/layout/configured_layout.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,6 +14,8 @@
 #include "collectives/collective_spec.h"
 #include "collectives/generate.h"
 #include "collectives/traffic_stats.h"
+#include "control/plan/run_plan.h"
+#include "nic/port_frame_format.h"
 
 namespace etwire::control {
 
@@ -70,7 +69,7 @@ SharesBySource shares_of(const collectives::CollectiveProgram& program) {
 // Accumulates one job's traffic.
 class JobPlanner {
  public:
-  JobPlanner(const LoadedConfig& loaded, size_t job, TrafficPlan& plan, Diagnostics& out)
+  JobPlanner(const RunPlan& loaded, size_t job, TrafficPlan& plan, Diagnostics& out)
       : loaded_(loaded),
         config_(loaded.config),
         job_(job),
@@ -180,7 +179,7 @@ class JobPlanner {
     connections_[(uint64_t{low} << 32) | high].merge(qps);
   }
 
-  const LoadedConfig& loaded_;
+  const RunPlan& loaded_;
   const config::RunConfig& config_;
   size_t job_;
   const TraceFacts& facts_;
@@ -218,8 +217,8 @@ namespace {
 
 // On the fabric twin, each rank's longest path (the switches its network messages cross), and
 // each job's connections between planes, which have none.
-void add_path_lengths(const LoadedConfig& loaded, TrafficPlan& plan) {
-  const std::optional<twin::FabricLayout> layout = twin::configured_layout(loaded.config);
+void add_path_lengths(const RunPlan& loaded, TrafficPlan& plan) {
+  const std::optional<twin::FabricLayout>& layout = loaded.twin.layout;
   if (!layout) return;
   for (size_t j = 0; j < plan.connections.size(); ++j) {
     if (j >= loaded.placements.size() || !loaded.placements[j]) continue;
@@ -243,7 +242,7 @@ void add_path_lengths(const LoadedConfig& loaded, TrafficPlan& plan) {
 
 }  // namespace
 
-TrafficPlan plan_traffic(const LoadedConfig& loaded, Diagnostics& out) {
+TrafficPlan plan_traffic(const RunPlan& loaded, Diagnostics& out) {
   const config::RunConfig& config = loaded.config;
   TrafficPlan plan;
   plan.jobs.resize(config.workload.jobs.size());
@@ -277,11 +276,10 @@ TrafficPlan plan_traffic(const LoadedConfig& loaded, Diagnostics& out) {
   return plan;
 }
 
-void check_plane_crossings(const LoadedConfig& loaded, Diagnostics& out) {
+void check_plane_crossings(const RunPlan& loaded, Diagnostics& out) {
   const config::RunConfig& config = loaded.config;
-  if (config.fabric.rails.planes <= 1) return;
-  Diagnostics planning;  // what else planning finds, `run` reports when it happens
-  const TrafficPlan plan = plan_traffic(loaded, planning);
+  if (config.fabric.rails.planes <= 1 || !loaded.traffic) return;
+  const TrafficPlan& plan = *loaded.traffic;
   for (size_t j = 0; j < plan.plane_crossings.size(); ++j) {
     if (!plan.plane_crossings[j]) continue;
     const PlaneCrossing& crossing = *plan.plane_crossings[j];

@@ -11,9 +11,12 @@
 #include <vector>
 
 #include "collectives/collective_spec.h"
-#include "control/plan/loaded_config.h"
+#include "config/run_config.h"
+#include "control/load/diagnostic.h"
 
 namespace etwire::control {
+
+struct RunPlan;
 
 struct RankTrafficPlan {
   uint64_t network_bytes_sent = 0;      // to ranks on other hosts: crosses the rank's port
@@ -72,10 +75,10 @@ collectives::CollectiveSpec base_collective_spec(const config::RunConfig& config
 
 // Needs a loaded config without errors, with traces read and addresses assigned. Problems the
 // generator finds (a collective it cannot build) are added to `out` as errors.
-TrafficPlan plan_traffic(const LoadedConfig& loaded, Diagnostics& out);
+TrafficPlan plan_traffic(const RunPlan& loaded, Diagnostics& out);
 
 // On a multi-plane twin (fabric.rails.planes > 1): an error for each job whose ranks exchange
-// traffic across planes, which no path joins. The same needs as plan_traffic.
-void check_plane_crossings(const LoadedConfig& loaded, Diagnostics& out);
+// traffic across planes, which no path joins, as the plan's traffic (RunPlan::traffic) shows.
+void check_plane_crossings(const RunPlan& loaded, Diagnostics& out);
 
 }  // namespace etwire::control

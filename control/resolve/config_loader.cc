@@ -16,11 +16,11 @@
 #include "control/check/job_filter.h"
 #include "control/check/twin_checks.h"
 #include "control/load/document_context.h"
-#include "control/load/job_substitute.h"
 #include "control/load/key_path.h"
 #include "control/load/map_reader.h"
 #include "control/load/overrides.h"
 #include "control/load/section_parsers.h"
+#include "control/plan/inputs_digest.h"
 #include "control/plan/traffic_plan.h"
 #include "trace/trace_error.h"
 #include "trace/trace_set.h"
@@ -33,13 +33,13 @@ namespace {
 // cap at all keeps an endless stream from being read forever.
 constexpr uint64_t kMaxConfigFileBytes = uint64_t{64} << 20;
 
-void report_at(LoadedConfig& loaded, Severity severity, Problem problem, const std::string& path,
+void report_at(RunPlan& loaded, Severity severity, Problem problem, const std::string& path,
                std::string message) {
   loaded.diagnostics.add(loaded.source_map.make(severity, problem, path, std::move(message)));
 }
 
 // yaml-cpp reports syntax errors (and, rarely, conversion errors) as exceptions with a mark.
-void report_yaml_exception(LoadedConfig& loaded, const YAML::Exception& e) {
+void report_yaml_exception(RunPlan& loaded, const YAML::Exception& e) {
   Diagnostic d;
   d.problem = Problem::kSyntax;
   d.where = location_from_mark(loaded.source_map.file(), e.mark);
@@ -61,7 +61,7 @@ void report_yaml_exception(LoadedConfig& loaded, const YAML::Exception& e) {
 // and a rank list is as long as a job's world.
 constexpr size_t kMaxConfigEntries = 262'144;
 
-bool report_too_many_entries(LoadedConfig& loaded, const std::string& text) {
+bool report_too_many_entries(RunPlan& loaded, const std::string& text) {
   size_t entries = 0;
   int line = 1;
   for (const char c : text) {
@@ -85,7 +85,7 @@ bool report_too_many_entries(LoadedConfig& loaded, const std::string& text) {
 
 // A configuration is text: a NUL byte means a binary file or a damaged one (and would make the
 // YAML parser read the file as UTF-16 or UTF-32). Reports it at its line and column.
-bool report_nul_byte(LoadedConfig& loaded, const std::string& text) {
+bool report_nul_byte(RunPlan& loaded, const std::string& text) {
   const size_t at = text.find('\0');
   if (at == std::string::npos) return false;
   Diagnostic d;
@@ -140,15 +140,17 @@ SectionPresence read_sections(const YAML::Node& root, const std::string& default
   return present;
 }
 
-// Opens a job's trace set and comm groups and reads it; problems are located at the job's keys.
-std::optional<TraceFacts> read_job_trace(LoadedConfig& loaded, const config::JobConfig& job) {
+// Opens a job's trace set and comm groups and reads it into `set`; problems are located at the
+// job's keys.
+std::optional<TraceFacts> read_job_trace(RunPlan& loaded, const config::JobConfig& job,
+                                         std::optional<trace::TraceSet>& set) {
   std::string trace_key = child_path(job.key_path, "trace");
-  std::optional<trace::TraceSet> set;
   try {
     set = trace::TraceSet::discover(job.trace);
   } catch (const trace::TraceError& e) {
     report_at(loaded, Severity::kError, Problem::kTrace, trace_key,
               fmt::format("cannot open the trace set: {}", e.what()));
+    set.reset();
     return std::nullopt;
   }
   if (job.world_size && *job.world_size != set->world_size()) {
@@ -208,7 +210,7 @@ std::optional<TraceFacts> read_job_trace(LoadedConfig& loaded, const config::Job
   return facts;
 }
 
-void place_and_address(LoadedConfig& loaded) {
+void place_and_address(RunPlan& loaded) {
   config::RunConfig& config = loaded.config;
   size_t jobs = config.workload.jobs.size();
   loaded.placements.assign(jobs, std::nullopt);
@@ -236,67 +238,129 @@ void place_and_address(LoadedConfig& loaded) {
   loaded.addresses = assign_addresses(config, placements, loaded.source_map, loaded.diagnostics);
 }
 
-}  // namespace
+// Whether job `a` reads the same trace as `b`: its trace set, comm groups, world size and filter.
+bool same_trace_inputs(const config::JobConfig& a, const config::JobConfig& b) {
+  return a.trace == b.trace && a.comm_groups == b.comm_groups && a.world_size == b.world_size &&
+         a.filter == b.filter;
+}
 
-LoadedConfig load_config_text(const std::string& text, const std::string& name,
-                              const std::string& config_dir, const LoadOptions& options) {
-  LoadedConfig loaded;
-  loaded.source_map = SourceMap(name);
-  loaded.config.source_file = name;
-  loaded.text = text;
-  if (report_nul_byte(loaded, text) || report_too_many_entries(loaded, text)) return loaded;
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    report_yaml_exception(loaded, e);
-    return loaded;
+// Each job's trace set opened and read; a job that reads the same trace as the same job of
+// `reuse` (a plan without errors this one derives from) takes its set and what reading it found.
+void read_traces(RunPlan& plan, const RunPlan* reuse) {
+  const std::vector<config::JobConfig>& jobs = plan.config.workload.jobs;
+  plan.trace_sets.assign(jobs.size(), std::nullopt);
+  plan.traces.assign(jobs.size(), std::nullopt);
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    if (jobs[j].trace.empty()) continue;
+    if (reuse != nullptr && j < reuse->config.workload.jobs.size() && reuse->traces[j] &&
+        same_trace_inputs(jobs[j], reuse->config.workload.jobs[j])) {
+      plan.trace_sets[j] = reuse->trace_sets[j];
+      plan.traces[j] = reuse->traces[j];
+      continue;
+    }
+    plan.traces[j] = read_job_trace(plan, jobs[j], plan.trace_sets[j]);
   }
-  AppliedOverrides applied;
-  apply_overrides(root, options.overrides, applied, loaded.diagnostics);
-  if (options.substitute_job) apply_job_substitute(root, *options.substitute_job);
+}
 
-  DocumentContext ctx(applied, loaded.source_map, loaded.diagnostics);
-  SectionPresence present;
-  std::string default_name = std::filesystem::path(name).stem().string();
-  try {
-    present = read_sections(root, default_name.empty() ? "run" : default_name, config_dir, ctx,
-                            loaded.config);
-  } catch (const YAML::Exception& e) {
-    report_yaml_exception(loaded, e);
-    return loaded;
-  }
-
-  config::RunConfig& config = loaded.config;
+// Everything after reading the sections: the derived values, the checks, the fabric twin, the
+// trace sets, the placement and the addresses, the traffic when something needs it, the digest.
+void resolve(RunPlan& plan, const LoadOptions& options, const RunPlan* reuse) {
+  plan.config = plan.as_read;
+  plan.diagnostics = plan.read_diagnostics;
+  config::RunConfig& config = plan.config;
   derive_port_addresses(config);
   derive_path_mtu(config);
   derive_leaf_spine(config);
-  check_config(config, present, loaded.source_map, loaded.diagnostics);
-  check_faults(config, loaded.source_map, loaded.diagnostics);
-  check_capture(config, loaded.source_map, loaded.diagnostics);
-  // Only a configuration without other errors: the twin assumes a sane fabric section.
-  if (loaded.ok()) check_twin(config, loaded.source_map, loaded.diagnostics);
+  check_config(config, plan.present, plan.source_map, plan.diagnostics);
+  // The twin assumes a sane fabric section: built for a configuration without other errors, or
+  // for the checks of faults and captured switch ports, which name its parts.
+  const bool build_twin =
+      plan.ok() || !config.fabric.faults.empty() || !config.telemetry.capture.switch_ports.empty();
+  plan.twin = twin::configure_twin(config, build_twin);
+  check_faults(config, plan.twin, plan.source_map, plan.diagnostics);
+  check_capture(config, plan.twin, plan.source_map, plan.diagnostics);
+  if (plan.ok()) check_twin(config, plan.twin, plan.source_map, plan.diagnostics);
 
-  loaded.traces.assign(config.workload.jobs.size(), std::nullopt);
-  if (options.read_traces) {
-    for (size_t j = 0; j < config.workload.jobs.size(); ++j) {
-      if (config.workload.jobs[j].trace.empty()) continue;
-      loaded.traces[j] = read_job_trace(loaded, config.workload.jobs[j]);
-    }
-  }
-  place_and_address(loaded);
+  plan.trace_sets.assign(config.workload.jobs.size(), std::nullopt);
+  plan.traces.assign(config.workload.jobs.size(), std::nullopt);
+  if (options.read_traces) read_traces(plan, reuse != nullptr && reuse->ok() ? reuse : nullptr);
+  place_and_address(plan);
   // Only planning the traffic shows which ranks exchange it: whether a job crosses the planes of
-  // a multi-plane twin.
-  if (loaded.ok() && options.read_traces) check_plane_crossings(loaded, loaded.diagnostics);
-  return loaded;
+  // a multi-plane twin, and which connections a run on the wall clock (a port off the twin) or
+  // split between processes opens before the first packet.
+  const bool traffic_needed = options.plan_traffic || config.fabric.rails.planes > 1 ||
+                              !plan.twin.ports || config.emulators.size() > 1;
+  plan.traffic.reset();
+  plan.traffic_problems = Diagnostics();
+  if (plan.ok() && options.read_traces && traffic_needed) {
+    plan.traffic = plan_traffic(plan, plan.traffic_problems);
+    check_plane_crossings(plan, plan.diagnostics);
+  }
+  plan.config_digest = config_digest(plan.text, plan.settings);
 }
 
-LoadedConfig load_config_file(const std::string& path, const LoadOptions& options) {
+}  // namespace
+
+RunPlan load_config_text(const std::string& text, const std::string& name,
+                         const std::string& config_dir, const LoadOptions& options) {
+  RunPlan plan;
+  plan.source_map = SourceMap(name);
+  plan.as_read.source_file = name;
+  plan.config.source_file = name;
+  plan.text = text;
+  plan.settings = options.overrides;
+  const auto read = [&] {
+    if (report_nul_byte(plan, text) || report_too_many_entries(plan, text)) return false;
+    YAML::Node root;
+    try {
+      root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+      report_yaml_exception(plan, e);
+      return false;
+    }
+    AppliedOverrides applied;
+    apply_overrides(root, options.overrides, applied, plan.diagnostics);
+    DocumentContext ctx(applied, plan.source_map, plan.diagnostics);
+    const std::string default_name = std::filesystem::path(name).stem().string();
+    try {
+      plan.present = read_sections(root, default_name.empty() ? "run" : default_name, config_dir,
+                                   ctx, plan.as_read);
+    } catch (const YAML::Exception& e) {
+      report_yaml_exception(plan, e);
+      return false;
+    }
+    return true;
+  };
+  if (!read()) {
+    // Nothing to resolve: the configuration is what could be read.
+    plan.config = plan.as_read;
+    return plan;
+  }
+  plan.read_diagnostics = plan.diagnostics;
+  resolve(plan, options, nullptr);
+  return plan;
+}
+
+RunPlan derive_plan(const RunPlan& base, const PlanChange& change, const LoadOptions& options) {
+  RunPlan plan;
+  plan.as_read = base.as_read;
+  plan.present = base.present;
+  plan.read_diagnostics = base.read_diagnostics;
+  plan.source_map = base.source_map;
+  plan.text = base.text;
+  plan.settings = base.settings;
+  plan.settings.insert(plan.settings.end(), change.settings.begin(), change.settings.end());
+  change.apply(plan.as_read);
+  resolve(plan, options, &base);
+  return plan;
+}
+
+RunPlan load_config_file(const std::string& path, const LoadOptions& options) {
   std::string text;
   try {
     text = read_bounded_file(path, kMaxConfigFileBytes, "a configuration file");
   } catch (const InputFileError& e) {
-    LoadedConfig loaded;
+    RunPlan loaded;
     loaded.source_map = SourceMap(path);
     loaded.config.source_file = path;
     Diagnostic d;
@@ -313,7 +377,7 @@ LoadedConfig load_config_file(const std::string& path, const LoadOptions& option
 }
 
 config::RunConfig load_run_config(const std::string& path, const LoadOptions& options) {
-  LoadedConfig loaded = load_config_file(path, options);
+  RunPlan loaded = load_config_file(path, options);
   if (!loaded.ok()) {
     std::vector<Diagnostic> errors;
     for (const auto& d : loaded.diagnostics.items()) {

@@ -98,7 +98,7 @@ TEST_P(BrokenConfig, ReportsExactlyWhatItStates) {
   ASSERT_FALSE(c.expected.empty()) << c.file << " states no expected problem";
   LoadOptions options;
   options.overrides = c.overrides;
-  LoadedConfig loaded = load_config_file(c.file.string(), options);
+  RunPlan loaded = load_config_file(c.file.string(), options);
   std::vector<bool> used(loaded.diagnostics.items().size(), false);
   for (const auto& e : c.expected) {
     bool found = false;

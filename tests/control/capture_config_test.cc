@@ -19,7 +19,7 @@ std::string with_telemetry(const std::string& telemetry) {
          telemetry;
 }
 
-const Diagnostic* find(const LoadedConfig& loaded, const std::string& key) {
+const Diagnostic* find(const RunPlan& loaded, const std::string& key) {
   for (const auto& d : loaded.diagnostics.items()) {
     if (d.key_path == key) return &d;
   }

@@ -18,7 +18,7 @@ using testing::kMinimalConfig;
 using testing::load_inline;
 using testing::shipped_config;
 
-std::string errors_of(const LoadedConfig& loaded) {
+std::string errors_of(const RunPlan& loaded) {
   return loaded.diagnostics.to_text();
 }
 

@@ -20,7 +20,7 @@ std::string ring_pair(const std::string& dpdk_a) {
   return testing::dpdk_ring_pair("", dpdk_a);
 }
 
-std::string errors_of(const LoadedConfig& loaded) {
+std::string errors_of(const RunPlan& loaded) {
   return loaded.diagnostics.to_text();
 }
 

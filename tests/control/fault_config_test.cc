@@ -23,7 +23,7 @@ std::string with_faults(const std::string& faults, const std::string& ports = ""
          faults + "\n";
 }
 
-bool reports(const LoadedConfig& loaded, const std::string& key, const std::string& says) {
+bool reports(const RunPlan& loaded, const std::string& key, const std::string& says) {
   for (const auto& d : loaded.diagnostics.items()) {
     if (d.key_path == key && d.message.find(says) != std::string::npos) return true;
   }

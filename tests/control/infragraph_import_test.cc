@@ -13,7 +13,6 @@
 
 #include "control/resolve/config_loader.h"
 #include "tests/testing/test_paths.h"
-#include "twin/layout/configured_layout.h"
 
 namespace etwire::control {
 namespace {
@@ -42,28 +41,27 @@ std::string run_config(const std::string& fabric, int ports = 8,
          "\nfabric:\n" + fabric;
 }
 
-LoadedConfig load_in(const fs::path& dir, const std::string& text, bool read_traces) {
+RunPlan load_in(const fs::path& dir, const std::string& text, bool read_traces) {
   LoadOptions options;
   options.read_traces = read_traces;
   return load_config_text(text, (dir / "run.yaml").string(), dir.string(), options);
 }
 
-LoadedConfig load_graph(const std::string& file, int ports = 8,
-                        const std::string& speed = "100Gbps") {
+RunPlan load_graph(const std::string& file, int ports = 8, const std::string& speed = "100Gbps") {
   return load_in(graphs(), run_config("  infragraph: " + file + "\n", ports, speed), true);
 }
 
 // Writes `graph` as graph.yaml into a scratch directory and loads a run that imports it (traces
 // not read: only the fabric's diagnostics matter).
-LoadedConfig load_written(const std::string& graph, const std::string& fabric_extra = "",
-                          int ports = 8, const std::string& speed = "100Gbps") {
+RunPlan load_written(const std::string& graph, const std::string& fabric_extra = "", int ports = 8,
+                     const std::string& speed = "100Gbps") {
   const fs::path dir = etwire::testing::make_scratch_dir("infragraph");
   std::ofstream(dir / "graph.yaml") << graph;
   return load_in(dir, run_config("  infragraph: graph.yaml\n" + fabric_extra, ports, speed), false);
 }
 
 // The diagnostic at `key_path` whose message has `says`, or null.
-const Diagnostic* find(const LoadedConfig& loaded, const std::string& key_path,
+const Diagnostic* find(const RunPlan& loaded, const std::string& key_path,
                        const std::string& says) {
   for (const Diagnostic& d : loaded.diagnostics.items()) {
     if (d.key_path == key_path && d.message.find(says) != std::string::npos) return &d;
@@ -71,7 +69,7 @@ const Diagnostic* find(const LoadedConfig& loaded, const std::string& key_path,
   return nullptr;
 }
 // The diagnostic found would not outlive a temporary configuration.
-const Diagnostic* find(const LoadedConfig&& loaded, const std::string& key_path,
+const Diagnostic* find(const RunPlan&& loaded, const std::string& key_path,
                        const std::string& says) = delete;
 
 // The 1-based line on which `text` first occurs in `in`.
@@ -91,7 +89,7 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 }
 
 TEST(InfraGraphImport, TwoLeafTwoSpineClosIsALeafSpineTwin) {
-  const LoadedConfig loaded = load_graph("clos-2x2.yaml");
+  const RunPlan loaded = load_graph("clos-2x2.yaml");
   ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
   const config::FabricConfig& f = loaded.config.fabric;
   EXPECT_EQ(f.topology, config::Topology::kLeafSpine);
@@ -103,9 +101,8 @@ TEST(InfraGraphImport, TwoLeafTwoSpineClosIsALeafSpineTwin) {
   EXPECT_EQ(f.rails.nics_per_host, 0u);
   EXPECT_EQ(f.propagation_delay_ns, 1'000u);  // no latency in the file: the default
 
-  std::string why;
-  const auto layout = twin::configured_layout(loaded.config, &why);
-  ASSERT_TRUE(layout) << why;
+  const auto& layout = loaded.twin.layout;
+  ASSERT_TRUE(layout) << (loaded.twin.problem ? loaded.twin.problem->message() : "not on the twin");
   EXPECT_EQ(layout->leaves(), 2u);
   EXPECT_EQ(layout->spines(), 2u);
   EXPECT_EQ(layout->cables(), 8u + 2 * 2);
@@ -115,8 +112,8 @@ TEST(InfraGraphImport, TwoLeafTwoSpineClosIsALeafSpineTwin) {
 }
 
 TEST(InfraGraphImport, JsonWithAnnotationsImportsAsItsYaml) {
-  const LoadedConfig yaml = load_graph("clos-2x2.yaml");
-  const LoadedConfig json = load_graph("clos-2x2-annotated.json");
+  const RunPlan yaml = load_graph("clos-2x2.yaml");
+  const RunPlan json = load_graph("clos-2x2-annotated.json");
   ASSERT_TRUE(json.ok()) << json.diagnostics.to_text();
   EXPECT_EQ(json.config.fabric.topology, yaml.config.fabric.topology);
   EXPECT_EQ(json.config.fabric.leaf_spine.ports_per_leaf, 4u);
@@ -126,20 +123,20 @@ TEST(InfraGraphImport, JsonWithAnnotationsImportsAsItsYaml) {
 
 TEST(InfraGraphImport, InfraGraphsClosBlueprintImports) {
   // one2one pairs each server's 2 NICs with its leaf's first 2 of 16 ports.
-  const LoadedConfig loaded = load_graph("closfabric.yaml");
+  const RunPlan loaded = load_graph("closfabric.yaml");
   ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
   const config::FabricConfig& f = loaded.config.fabric;
   EXPECT_EQ(f.topology, config::Topology::kLeafSpine);
   EXPECT_EQ(f.leaf_spine.ports_per_leaf, 2u);
   EXPECT_EQ(f.leaf_spine.spines, 3u);
   EXPECT_EQ(f.leaf_spine.uplink_speed_bps, 400'000'000'000u);
-  const auto layout = twin::configured_layout(loaded.config);
+  const auto& layout = loaded.twin.layout;
   ASSERT_TRUE(layout);
   EXPECT_EQ(layout->leaves(), 4u);
 }
 
 TEST(InfraGraphImport, ThreeTierClosIsAThreeTierTwin) {
-  const LoadedConfig loaded = load_graph("three-tier.yaml", 8, "400Gbps");
+  const RunPlan loaded = load_graph("three-tier.yaml", 8, "400Gbps");
   ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
   const config::FabricConfig& f = loaded.config.fabric;
   EXPECT_EQ(f.topology, config::Topology::kThreeTier);
@@ -151,7 +148,7 @@ TEST(InfraGraphImport, ThreeTierClosIsAThreeTierTwin) {
   EXPECT_EQ(f.three_tier.links, 1u);
   EXPECT_EQ(f.three_tier.uplink_speed_bps, 200'000'000'000u);  // 25 GB/s
   EXPECT_EQ(f.propagation_delay_ns, 2'000u);                   // 2 us and 2000 ns
-  const auto layout = twin::configured_layout(loaded.config);
+  const auto& layout = loaded.twin.layout;
   ASSERT_TRUE(layout);
   EXPECT_EQ(layout->pods(), 2u);
   EXPECT_EQ(layout->super_spines(), 2u);
@@ -186,7 +183,7 @@ edges:
 }
 
 TEST(InfraGraphImport, HostsWithNicsOnDifferentLeavesAreRailsAndSeparateNetworksPlanes) {
-  LoadedConfig loaded = load_written(rails_graph(
+  RunPlan loaded = load_written(rails_graph(
       R"(  - {ep1: {instance: "rail[0:4]", component: "port[2]"}, ep2: {instance: "spine[0]", component: "port[0:4]"}, scheme: one2one, link: l}
   - {ep1: {instance: "rail[0:4]", component: "port[3]"}, ep2: {instance: "spine[1]", component: "port[0:4]"}, scheme: one2one, link: l}
 )"));
@@ -205,7 +202,7 @@ TEST(InfraGraphImport, HostsWithNicsOnDifferentLeavesAreRailsAndSeparateNetworks
   EXPECT_EQ(loaded.config.fabric.rails.nics_per_host, 2u);
   EXPECT_EQ(loaded.config.fabric.rails.planes, 2u);
   EXPECT_EQ(loaded.config.fabric.leaf_spine.spines, 1u);
-  const auto layout = twin::configured_layout(loaded.config);
+  const auto& layout = loaded.twin.layout;
   ASSERT_TRUE(layout);
   EXPECT_EQ(layout->switches_between(0, 1), 0u);  // the NICs of a server: two planes
   EXPECT_EQ(layout->switches_between(0, 2), 1u);  // NIC 0 of servers 0 and 1: one rail leaf
@@ -219,7 +216,7 @@ TEST(InfraGraphImport, EveryHostOnOneSwitchIsASingleSwitch) {
       "    count: 1\n");
   const size_t cut = graph.find("edges:\n  # Each");
   ASSERT_NE(cut, std::string::npos);
-  const LoadedConfig loaded = load_written(
+  const RunPlan loaded = load_written(
       graph.substr(0, cut) +
       "edges:\n  - {ep1: {instance: host, component: nic}, ep2: {instance: tor, component: "
       "\"port\"}, scheme: one2one, link: host-link}\n");
@@ -315,7 +312,7 @@ TEST(InfraGraphImport, WhatTheTwinCannotModelIsRefusedByName) {
        "infrastructure.connections", "etwire reads edges"},
   };
   for (const auto& c : cases) {
-    const LoadedConfig loaded = load_written(c.graph);
+    const RunPlan loaded = load_written(c.graph);
     EXPECT_FALSE(loaded.ok()) << c.name;
     const Diagnostic* d = find(loaded, c.key, c.says);
     ASSERT_NE(d, nullptr) << c.name << "\n" << loaded.diagnostics.to_text();
@@ -326,7 +323,7 @@ TEST(InfraGraphImport, WhatTheTwinCannotModelIsRefusedByName) {
   }
   // Located at the edge itself: the leaf-to-leaf one is the file's last.
   const std::string graph = cases[0].graph;
-  const LoadedConfig leaf_to_leaf = load_written(graph);  // outlives the diagnostic found in it
+  const RunPlan leaf_to_leaf = load_written(graph);  // outlives the diagnostic found in it
   const Diagnostic* d = find(leaf_to_leaf, "edges[6]", "directly");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->where.line,
@@ -334,7 +331,7 @@ TEST(InfraGraphImport, WhatTheTwinCannotModelIsRefusedByName) {
 }
 
 TEST(InfraGraphImport, TheGraphsHostsMustBeTheRunsPorts) {
-  LoadedConfig loaded = load_graph("clos-2x2.yaml", 6);
+  RunPlan loaded = load_graph("clos-2x2.yaml", 6);
   EXPECT_FALSE(loaded.ok());
   const Diagnostic* d =
       find(loaded, "fabric.infragraph",
@@ -353,7 +350,7 @@ TEST(InfraGraphImport, TheGraphsHostsMustBeTheRunsPorts) {
 }
 
 TEST(InfraGraphImport, MissingAndMalformedFilesAreErrors) {
-  LoadedConfig loaded = load_graph("no-such-graph.yaml");
+  RunPlan loaded = load_graph("no-such-graph.yaml");
   EXPECT_FALSE(loaded.ok());
   EXPECT_NE(find(loaded, "fabric.infragraph",
                  "cannot read the InfraGraph file " + (graphs() / "no-such-graph.yaml").string() +
@@ -380,7 +377,7 @@ TEST(InfraGraphImport, MissingAndMalformedFilesAreErrors) {
 
 TEST(InfraGraphImport, TheTopologyHasOneSourceOfTruth) {
   const std::string graph = read(graphs() / "three-tier.yaml");
-  const LoadedConfig loaded =
+  const RunPlan loaded =
       load_written(graph,
                    "  topology: leaf-spine\n  leaf_spine: {spines: 4, ecmp: five-tuple}\n"
                    "  rails: {nics_per_host: 2}\n  propagation_delay: 1us\n",
@@ -395,7 +392,7 @@ TEST(InfraGraphImport, TheTopologyHasOneSourceOfTruth) {
   // Only those: ecmp is not the shape, and no key the shape would need is asked for.
   EXPECT_EQ(loaded.diagnostics.error_count(), 4u) << loaded.diagnostics.to_text();
   // Routing keys of leaf_spine go with the graph.
-  const LoadedConfig routed =
+  const RunPlan routed =
       load_written(graph, "  leaf_spine: {ecmp: five-tuple, ecmp_seed: 7}\n", 8, "400Gbps");
   ASSERT_TRUE(routed.ok()) << routed.diagnostics.to_text();
   EXPECT_EQ(routed.config.fabric.leaf_spine.ecmp, config::EcmpHash::kFiveTuple);

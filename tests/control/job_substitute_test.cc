@@ -1,7 +1,8 @@
-// LoadOptions::substitute_job: a trace set replayed in place of a configuration's jobs, named and
-// mapped as its first job (what `etwire sweep` runs).
+// A trace set replayed in place of a configuration's jobs, named and mapped as its first job (what
+// `etwire sweep` runs): a plan derived from the configuration's, with every check run again.
 #include <gtest/gtest.h>
 
+#include "control/load/job_substitute.h"
 #include "tests/control/test_configs.h"
 
 namespace etwire::control {
@@ -14,12 +15,17 @@ std::string bundled_trace(const std::string& name) {
   return (etwire::testing::source_dir() / "configs/traces" / name).string();
 }
 
+PlanChange substitute(const JobSubstitute& trace) {
+  return PlanChange{[trace](config::RunConfig& config) { substitute_job(config, trace); },
+                    {substitute_setting(trace)}};
+}
+
 TEST(JobSubstitute, TakesTheFirstJobsNameAndMappingAndDropsTheOthers) {
-  LoadOptions options;
-  options.substitute_job = JobSubstitute{bundled_trace("alltoall_8r/alltoall"), 3, 2};
-  const LoadedConfig loaded =
-      load_config_file(shipped_config("mixed-allreduce-alltoall.yaml"), options);
-  ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.items().front().message;
+  const RunPlan base = load_config_file(shipped_config("mixed-allreduce-alltoall.yaml"));
+  ASSERT_TRUE(base.ok()) << base.diagnostics.to_text();
+  const RunPlan loaded =
+      derive_plan(base, substitute(JobSubstitute{bundled_trace("alltoall_8r/alltoall"), 3, 2}));
+  ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
   const config::RunConfig& config = loaded.config;
   ASSERT_EQ(config.workload.jobs.size(), 1u);
   EXPECT_EQ(config.workload.jobs[0].name, "allreduce");
@@ -37,6 +43,12 @@ TEST(JobSubstitute, TakesTheFirstJobsNameAndMappingAndDropsTheOthers) {
   }
   ASSERT_TRUE(loaded.traces[0]);
   EXPECT_EQ(loaded.traces[0]->world_size, 8);
+  ASSERT_TRUE(loaded.trace_sets[0]);
+  EXPECT_EQ(loaded.trace_sets[0]->spec(), bundled_trace("alltoall_8r/alltoall"));
+  // The base is as it was, and the digest tells the two apart.
+  EXPECT_EQ(base.config.workload.jobs.size(), 2u);
+  EXPECT_NE(loaded.config_digest, base.config_digest);
+  EXPECT_EQ(loaded.settings.back(), "substitute_job: alltoall_8r/alltoall x 3 + 2 warm-up");
 }
 
 TEST(JobSubstitute, LeavesOutWhatDescribedTheFirstJobsOwnTrace) {
@@ -52,12 +64,11 @@ ports:
   - name: p
     count: 16
 )";
-  EXPECT_FALSE(load_inline(yaml).ok());
-  LoadOptions options;
-  options.substitute_job = JobSubstitute{bundled_trace("allreduce_8r/allreduce"), 1, 0};
-  const LoadedConfig loaded = load_config_text(
-      yaml, "inline.yaml", (etwire::testing::source_dir() / "configs").string(), options);
-  ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.items().front().message;
+  const RunPlan base = load_inline(yaml);
+  EXPECT_FALSE(base.ok());
+  const RunPlan loaded =
+      derive_plan(base, substitute(JobSubstitute{bundled_trace("allreduce_8r/allreduce"), 1, 0}));
+  ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
   EXPECT_EQ(loaded.config.workload.jobs[0].name, "big");
   EXPECT_FALSE(loaded.config.workload.jobs[0].world_size);
   EXPECT_TRUE(loaded.config.workload.jobs[0].comm_groups.empty());
@@ -68,18 +79,18 @@ TEST(JobSubstitute, OverridesComeFirst) {
   LoadOptions options;
   // Maps the first job onto the odd ports before the substitute keeps its entry.
   options.overrides = {"mapping.jobs[0].ports=[h1, h3, h5, h7, h9, h11, h13, h15]"};
-  options.substitute_job = JobSubstitute{bundled_trace("allreduce_8r/allreduce"), 1, 0};
-  const LoadedConfig loaded =
-      load_config_file(shipped_config("mixed-allreduce-alltoall.yaml"), options);
-  ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.items().front().message;
+  const RunPlan base = load_config_file(shipped_config("mixed-allreduce-alltoall.yaml"), options);
+  const RunPlan loaded =
+      derive_plan(base, substitute(JobSubstitute{bundled_trace("allreduce_8r/allreduce"), 1, 0}));
+  ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
   ASSERT_TRUE(loaded.placements[0]);
   EXPECT_EQ(loaded.config.ports[loaded.placements[0]->port(0)].name, "h1");
 }
 
 TEST(JobSubstitute, AMissingTraceSetIsReportedAtTheJob) {
-  LoadOptions options;
-  options.substitute_job = JobSubstitute{"/nonexistent/sweep/all_reduce", 1, 0};
-  const LoadedConfig loaded = load_config_file(shipped_config("loopback-demo.yaml"), options);
+  const RunPlan base = load_config_file(shipped_config("loopback-demo.yaml"));
+  const RunPlan loaded =
+      derive_plan(base, substitute(JobSubstitute{"/nonexistent/sweep/all_reduce", 1, 0}));
   ASSERT_FALSE(loaded.ok());
   bool named = false;
   for (const auto& d : loaded.diagnostics.items()) {

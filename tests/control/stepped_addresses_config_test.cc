@@ -19,7 +19,7 @@ std::string with_ports(const std::string& addresses, int count) {
          std::to_string(count) + "\n    speed: 100Gbps\n" + addresses;
 }
 
-const Diagnostic* find(const LoadedConfig& loaded, const std::string& key) {
+const Diagnostic* find(const RunPlan& loaded, const std::string& key) {
   for (const auto& d : loaded.diagnostics.items()) {
     if (d.key_path == key) return &d;
   }

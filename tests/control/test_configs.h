@@ -17,8 +17,8 @@ inline std::string shipped_config(const std::string& name) {
 }
 
 // Loads `yaml` as "inline.yaml" whose relative paths resolve against configs/.
-inline LoadedConfig load_inline(const std::string& yaml, std::vector<std::string> overrides = {},
-                                bool read_traces = true) {
+inline RunPlan load_inline(const std::string& yaml, std::vector<std::string> overrides = {},
+                           bool read_traces = true) {
   LoadOptions options;
   options.overrides = std::move(overrides);
   options.read_traces = read_traces;
@@ -27,7 +27,7 @@ inline LoadedConfig load_inline(const std::string& yaml, std::vector<std::string
 }
 
 // The one error among a load's diagnostics (nullptr if none); fails the test if there are more.
-inline const Diagnostic* only_error(const LoadedConfig& loaded) {
+inline const Diagnostic* only_error(const RunPlan& loaded) {
   const Diagnostic* found = nullptr;
   for (const Diagnostic& d : loaded.diagnostics.items()) {
     if (d.severity != Severity::kError) continue;

@@ -17,7 +17,7 @@ using testing::shipped_config;
 
 constexpr uint64_t kMiB = 1 << 20;
 
-TrafficPlan plan_of(const LoadedConfig& loaded) {
+TrafficPlan plan_of(const RunPlan& loaded) {
   EXPECT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
   Diagnostics problems;
   TrafficPlan plan = plan_traffic(loaded, problems);
@@ -108,7 +108,7 @@ TEST(TrafficPlan, ProcessGroupsFromTheCommGroupFile) {
   // 5, which the filter leaves out.
   std::string dir = (etwire::testing::source_dir() / "tests/control/configs").string();
   LoadOptions options;
-  LoadedConfig loaded = load_config_text(R"(workload:
+  RunPlan loaded = load_config_text(R"(workload:
   jobs:
     - trace: traces/pg/trace
       comm_groups: traces/pg/groups.json
@@ -117,7 +117,7 @@ ports:
   - name: p
     count: 4
 )",
-                                         "pg.yaml", dir, options);
+                                    "pg.yaml", dir, options);
   TrafficPlan plan = plan_of(loaded);
   for (const auto& port : plan.ports) EXPECT_EQ(port.bytes_sent, 2 * 3 * 1024 / 4);
 }

@@ -93,7 +93,7 @@ class DpdkShell : public ::testing::Test {
     delete trace_;
   }
 
-  control::LoadedConfig load(const std::string& ports) {
+  control::RunPlan load(const std::string& ports) {
     auto loaded = control::load_config_text(config_text(*trace_, ports),
                                             (*dir_ / "shell.yaml").string(), dir_->string());
     EXPECT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();

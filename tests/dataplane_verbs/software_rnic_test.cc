@@ -24,7 +24,7 @@ using nic::verbs::VerbsDevice;
 using nic::verbs::VerbsQp;
 
 // Two verbs ports, dev_a and dev_b, on a single switch; `extra` is appended to the file.
-control::LoadedConfig two_ports(const std::string& extra = "") {
+control::RunPlan two_ports(const std::string& extra = "") {
   const fs::path dir = testing::make_scratch_dir("soft-rnic");
   const std::string text =
       "run: {name: rnic, seed: 1}\n"

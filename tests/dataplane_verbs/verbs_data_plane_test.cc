@@ -45,7 +45,7 @@ std::string config_text(const std::string& trace, bool verbs, const std::string&
   return text + extra;
 }
 
-control::LoadedConfig load(const std::string& text) {
+control::RunPlan load(const std::string& text) {
   const fs::path dir = testing::make_scratch_dir("verbs-plane");
   auto loaded = control::load_config_text(text, (dir / "t.yaml").string(), dir.string());
   EXPECT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
@@ -65,7 +65,7 @@ struct Outcome {
 };
 
 // On the loopback data plane unless `factory` says otherwise.
-Outcome run(const control::LoadedConfig& loaded,
+Outcome run(const control::RunPlan& loaded,
             DataPlaneFactory factory = loopback_data_plane_factory()) {
   Collect sink;
   engine::RunOptions options;
@@ -163,7 +163,7 @@ TEST(VerbsDataPlane, PortsTheRunCannotUseAreRefused) {
     void on_flow_delivered(const transport::FlowRecord&) override {}
     void on_flow_finished(const transport::FlowRecord&) override {}
   } observer;
-  auto refusal = [&](const control::LoadedConfig& loaded,
+  auto refusal = [&](const control::RunPlan& loaded,
                      const std::function<void(SoftwareRnic&)>& fault) -> std::string {
     auto rnic = std::make_unique<SoftwareRnic>(loaded.config);
     fault(*rnic);
@@ -600,7 +600,7 @@ TEST(VerbsDataPlane, DcqcnSettingsAreCheckedOrAppliedOnTheDevice) {
   } observer;
   const std::string trace =
       (testing::source_dir() / "configs/traces/allreduce_8r/allreduce").string();
-  auto notes_of = [&](const control::LoadedConfig& loaded) {
+  auto notes_of = [&](const control::RunPlan& loaded) {
     VerbsDataPlane plane(loaded.config, observer, std::make_unique<SoftwareRnic>(loaded.config),
                          nullptr, paths);
     std::string all;

@@ -44,13 +44,13 @@ std::string config_text(const std::vector<JobText>& jobs, int ports,
   return text;
 }
 
-control::LoadedConfig load(const std::string& text, const fs::path& dir) {
+control::RunPlan load(const std::string& text, const fs::path& dir) {
   auto loaded = control::load_config_text(text, (dir / "test.yaml").string(), dir.string());
   EXPECT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
   return loaded;
 }
 
-RunResults run(const control::LoadedConfig& loaded) {
+RunResults run(const control::RunPlan& loaded) {
   RunEngine engine(loaded, testing::loopback());
   return engine.run();
 }
@@ -219,7 +219,7 @@ struct WorkerRun {
 };
 
 // A run on the data plane `data_plane` makes, its flow records in flow id order.
-WorkerRun run_on(const control::LoadedConfig& loaded, dataplane::DataPlaneFactory data_plane) {
+WorkerRun run_on(const control::RunPlan& loaded, dataplane::DataPlaneFactory data_plane) {
   FlowCollector sink;
   RunOptions options;
   options.flows = &sink;
@@ -232,7 +232,7 @@ WorkerRun run_on(const control::LoadedConfig& loaded, dataplane::DataPlaneFactor
   return out;
 }
 
-WorkerRun run_on_workers(const control::LoadedConfig& loaded, uint32_t workers) {
+WorkerRun run_on_workers(const control::RunPlan& loaded, uint32_t workers) {
   return run_on(loaded, [workers](const config::RunConfig& c, transport::FlowObserver& observer) {
     return std::make_unique<dataplane::LoopbackDataPlane>(c, observer, workers);
   });
@@ -290,7 +290,7 @@ TEST(Engine, OneTwoAndFourLoopbackWorkersRunTheSameFlows) {
 // transport, run by one thread or several. The run is the same flow for flow and port for port
 // whatever the threads; a flow through a cut keeps its exact timing, posted one lookahead after
 // the engine decided to post it.
-WorkerRun run_on_partitions(const control::LoadedConfig& loaded, uint32_t threads) {
+WorkerRun run_on_partitions(const control::RunPlan& loaded, uint32_t threads) {
   return run_on(loaded, [threads](const config::RunConfig& c, transport::FlowObserver& observer) {
     auto plane = std::make_unique<dataplane::PartitionedDataPlane>(c, observer, threads);
     EXPECT_EQ(plane->threads(), std::min(threads, c.fabric.partitions));

@@ -38,7 +38,7 @@ class RecordingSink final : public PortSeriesSink {
 
 // Four ranks, two all-reduces of 1 MiB with 200 us of compute between them: a quiet
 // stretch the series must not fill sample by sample.
-control::LoadedConfig demo(const fs::path& dir, const std::string& interval) {
+control::RunPlan demo(const fs::path& dir, const std::string& interval) {
   synth::MicrobenchSpec spec;
   spec.collective = trace::CollectiveType::kAllReduce;
   spec.bytes = 1 << 20;

@@ -20,7 +20,7 @@ using testing::Sample;
 using testing::sample_value;
 using testing::samples_named;
 
-control::LoadedConfig load_demo() {
+control::RunPlan load_demo() {
   auto loaded = control::load_config_file(
       (etwire::testing::source_dir() / "configs" / "loopback-demo.yaml").string());
   EXPECT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();

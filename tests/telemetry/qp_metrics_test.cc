@@ -39,7 +39,7 @@ struct TelemetryRun {
     samples = parse_exposition(telemetry->metrics().text());
   }
 
-  control::LoadedConfig loaded;
+  control::RunPlan loaded;
   std::unique_ptr<engine::RunEngine> engine;
   std::unique_ptr<RunTelemetry> telemetry;
   const engine::RunResults* results = nullptr;

@@ -2,14 +2,18 @@
 
 #include <string>
 
+#include "twin/layout/configured_layout.h"
 #include "twin/layout/setup_checks.h"
 
 namespace etwire::twin {
 
-std::optional<SetupProblem> find_setup_problem(const config::FabricConfig& config,
-                                               std::span<const TwinPortSpec> ports) {
+namespace {
+
+// Builds `layout` (when the settings allow it) and returns the first problem on the way.
+std::optional<SetupProblem> lay_out(const config::FabricConfig& config,
+                                    std::span<const TwinPortSpec> ports,
+                                    std::optional<FabricLayout>& layout) {
   if (auto problem = fabric_settings_problem(config)) return problem;
-  std::optional<FabricLayout> layout;
   try {
     layout.emplace(config, ports);
   } catch (const SetupError& e) {
@@ -17,6 +21,21 @@ std::optional<SetupProblem> find_setup_problem(const config::FabricConfig& confi
   }
   if (auto problem = buffer_problem(config.buffer, *layout)) return problem;
   return fault_problem(config.faults, *layout);
+}
+
+}  // namespace
+
+std::optional<SetupProblem> find_setup_problem(const config::FabricConfig& config,
+                                               std::span<const TwinPortSpec> ports) {
+  std::optional<FabricLayout> layout;
+  return lay_out(config, ports, layout);
+}
+
+ConfiguredTwin configure_twin(const config::RunConfig& config, bool build) {
+  ConfiguredTwin twin;
+  twin.ports = configured_port_specs(config);
+  if (twin.ports && build) twin.problem = lay_out(config.fabric, *twin.ports, twin.layout);
+  return twin;
 }
 
 std::optional<SetupProblem> buffer_problem(const config::SwitchBuffer& buffer,

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/fabric_config.h"
+#include "config/run_config.h"
 #include "twin/layout/fabric_layout.h"
 #include "twin/layout/setup_problem.h"
 
@@ -18,6 +19,22 @@ namespace etwire::twin {
 // not the twin); nothing else is.
 std::optional<SetupProblem> find_setup_problem(const config::FabricConfig& config,
                                                std::span<const TwinPortSpec> ports);
+
+// The fabric twin a run configuration describes, as the checks and the plan of a run see it: its
+// ports, its layout and its first problem, each built or found once.
+struct ConfiguredTwin {
+  // The twin's hosts (name, speed), one per configured port, when every port of the run is on
+  // the twin (config::on_fabric_twin); nullopt when a port is not.
+  std::optional<std::vector<TwinPortSpec>> ports;
+  // The twin's shape, when it can be built; beside it `problem` may name a buffer or a fault the
+  // twin cannot take.
+  std::optional<FabricLayout> layout;
+  std::optional<SetupProblem> problem;  // the first, as find_setup_problem finds it
+};
+
+// The twin of `config`; only its ports when `build` is false (a configuration whose other
+// errors may leave the fabric section in no state to build).
+ConfiguredTwin configure_twin(const config::RunConfig& config, bool build = true);
 
 // A switch whose ingress reserves leave none of its buffer to share.
 std::optional<SetupProblem> buffer_problem(const config::SwitchBuffer& buffer,

@@ -14,15 +14,4 @@ std::optional<std::vector<TwinPortSpec>> configured_port_specs(const config::Run
   return specs;
 }
 
-std::optional<FabricLayout> configured_layout(const config::RunConfig& config, std::string* why) {
-  const auto specs = configured_port_specs(config);
-  if (!specs) return std::nullopt;
-  try {
-    return FabricLayout(config.fabric, *specs);
-  } catch (const std::exception& e) {
-    if (why != nullptr) *why = e.what();
-    return std::nullopt;
-  }
-}
-
 }  // namespace etwire::twin

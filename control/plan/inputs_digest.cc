@@ -1,4 +1,4 @@
-#include "engine/config_digest.h"
+#include "control/plan/inputs_digest.h"
 
 #include <fmt/format.h>
 
@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "trace/trace_set.h"
+#include "control/plan/run_plan.h"
 
-namespace etwire::engine {
+namespace etwire::control {
 
 namespace {
 
@@ -57,20 +57,21 @@ std::string config_digest(const std::string& config_text,
   return fmt::format("fnv1a64:{:016x}", config_hash(config_text, overrides));
 }
 
-std::string inputs_digest(const std::string& config_text, const std::vector<std::string>& overrides,
-                          const config::RunConfig& config) {
-  uint64_t hash = config_hash(config_text, overrides);
+std::string inputs_digest(const RunPlan& plan) {
+  uint64_t hash = config_hash(plan.text, plan.settings);
   auto add_file = [&](const std::string& file) {
     hash = fnv1a(hash, std::string_view("\0file ", 6));
     hash = fnv1a(hash, std::filesystem::path(file).filename().string());
     hash = hash_file(hash, file);
   };
-  for (const config::JobConfig& job : config.workload.jobs) {
-    const trace::TraceSet set = trace::TraceSet::discover(job.trace);
-    for (const trace::RankFile& rank : set.files()) add_file(rank.path);
-    if (!job.comm_groups.empty()) add_file(job.comm_groups);
+  for (size_t j = 0; j < plan.config.workload.jobs.size(); ++j) {
+    if (j < plan.trace_sets.size() && plan.trace_sets[j]) {
+      for (const trace::RankFile& rank : plan.trace_sets[j]->files()) add_file(rank.path);
+    }
+    const std::string& comm_groups = plan.config.workload.jobs[j].comm_groups;
+    if (!comm_groups.empty()) add_file(comm_groups);
   }
   return fmt::format("fnv1a64:{:016x}", hash);
 }
 
-}  // namespace etwire::engine
+}  // namespace etwire::control

@@ -1,0 +1,25 @@
+#include "control/resolve/twin_prediction.h"
+
+namespace etwire::control {
+
+bool all_ports_on_loopback(const RunPlan& lab) {
+  for (const config::PortConfig& port : lab.config.ports) {
+    if (port.backend != config::Backend::kLoopback) return false;
+  }
+  return true;
+}
+
+PlanChange twin_prediction() {
+  PlanChange change;
+  change.apply = [](config::RunConfig& config) {
+    for (config::PortConfig& port : config.ports) {
+      port.backend = config::Backend::kLoopback;
+      port.next_hop_mac.reset();
+    }
+    config.telemetry.record.pcap = false;
+  };
+  change.settings = {"predict: the fabric twin in place of every port; no capture"};
+  return change;
+}
+
+}  // namespace etwire::control
