@@ -4,19 +4,19 @@
 
 #include <stdexcept>
 
+#include "twin/layout/configured_layout.h"
+
 namespace etwire::dataplane {
 
 std::vector<twin::TwinPortSpec> twin_ports(const config::RunConfig& config) {
-  std::vector<twin::TwinPortSpec> specs;
   for (const config::PortConfig& port : config.ports) {
     if (port.backend != config::Backend::kLoopback) {
       throw std::invalid_argument(fmt::format(
           "{}: port \"{}\" ({}) uses the {} backend; a loopback run drives loopback ports only",
           config.source_file, port.name, port.key_path, config::backend_name(port.backend)));
     }
-    specs.push_back({port.name, port.speed_bps});
   }
-  return specs;
+  return twin::run_port_specs(config);
 }
 
 PortRecord twin_port_record(const twin::TwinPortSpec& spec, const PortCounters& counters) {

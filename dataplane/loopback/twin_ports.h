@@ -11,7 +11,8 @@
 
 namespace etwire::dataplane {
 
-// Throws std::invalid_argument naming the first port that is not a loopback port.
+// The run's twin port specs (twin::run_port_specs) once every port is a loopback port. Throws
+// std::invalid_argument naming the first port that is not.
 std::vector<twin::TwinPortSpec> twin_ports(const config::RunConfig& config);
 
 // A port's record from its twin spec and counters.

@@ -11,6 +11,11 @@
 
 namespace etwire::twin {
 
+// The twin's port specs of the run's ports, in order: one host per port, with its name and speed,
+// whatever the port's backend. The one place they are built, so that every twin of a run (the
+// checks', the data planes', the software RNIC's) numbers and names its hosts alike.
+std::vector<TwinPortSpec> run_port_specs(const config::RunConfig& config);
+
 // The twin's port specs (name, speed) when every port of the run is on the fabric twin
 // (config::on_fabric_twin); nullopt when a port is not.
 std::optional<std::vector<TwinPortSpec>> configured_port_specs(const config::RunConfig& config);
