@@ -1,23 +1,21 @@
-// The data plane a run uses when its ports are loopback ports: a virtual clock, the fabric twin
-// those ports are cabled to, and workers (worker.h) on top, built from the run configuration; the
-// twin's ports are what this backend hands them, and the twin needs no polling. By default one
-// worker drives every port. With several,
-// the ports are dealt to them in turn and every worker runs on the one virtual clock, so a run is
-// as deterministic as with one: connections between two workers' ports then have their halves on
-// different transports, joined by the twin (packets) and the flow join (records), exactly as
-// between cores or hosts.
+// The data plane a run uses when its ports are loopback ports: a virtual clock and the fabric
+// twin those ports are cabled to (a TwinRig), and workers (worker.h) on top, built from the run
+// configuration; the twin's ports are what this backend hands them, and the twin needs no
+// polling. By default one worker drives every port. With several, the ports are dealt to them in
+// turn and every worker runs on the one virtual clock, so a run is as deterministic as with one:
+// connections between two workers' ports then have their halves on different transports, joined
+// by the twin (packets) and the flow join (records), exactly as between cores or hosts.
 #pragma once
 
 #include <memory>
 #include <vector>
 
-#include "clock/virtual_clock.h"
 #include "config/run_config.h"
 #include "dataplane/loopback/twin_data_plane.h"
 #include "dataplane/loopback/twin_queue_sampler.h"
+#include "dataplane/loopback/twin_rig.h"
 #include "dataplane/worker.h"
 #include "transport/transport.h"
-#include "twin/fabric/fabric_twin.h"
 
 namespace etwire::dataplane {
 
@@ -30,14 +28,14 @@ class LoopbackDataPlane final : public TwinDataPlane {
                     uint32_t workers = 1);
   ~LoopbackDataPlane() override;
 
-  clock::Scheduler& scheduler() override { return clock_; }
-  clock::Nanos next_event_time() const override { return clock_.next_event_time(); }
+  clock::Scheduler& scheduler() override { return rig_.clock(); }
+  clock::Nanos next_event_time() const override { return rig_.clock().next_event_time(); }
   void poll() override;
-  uint64_t events_run() const override { return clock_.events_run(); }
+  uint64_t events_run() const override { return rig_.clock().events_run(); }
   void post(transport::ConnectionId connection, uint64_t bytes,
             const transport::FlowTags& tags) override;
   bool append_qp_stats(std::vector<transport::QpStats>& out) override;
-  void capture_frames(const std::string& dir) override { begin_capture(dir, clock_.now()); }
+  void capture_frames(const std::string& dir) override { begin_capture(dir, rig_.clock().now()); }
   void sample_queues(QueueSink& sink, clock::Nanos interval_ns) override;
 
   size_t workers() const { return workers_.size(); }
@@ -51,17 +49,16 @@ class LoopbackDataPlane final : public TwinDataPlane {
   void for_each_worker(const std::function<void(Worker&)>& visit) override {
     for (auto& worker : workers_) visit(*worker);
   }
-  const twin::FabricLayout& layout() const override { return twin_->layout(); }
+  const twin::FabricLayout& layout() const override { return rig_.twin().layout(); }
   twin::WireCounters host_counters(size_t host) const override {
-    return twin_->host_counters(host);
+    return rig_.twin().host_counters(host);
   }
   twin::WireCounters switch_port_counters(size_t switch_port) const override {
-    return twin_->switch_port_counters(switch_port);
+    return rig_.twin().switch_port_counters(switch_port);
   }
-  std::vector<std::string> fault_report() const override { return twin_->fault_report(); }
+  std::vector<std::string> fault_report() const override { return rig_.twin().fault_report(); }
 
-  clock::VirtualClock clock_;
-  std::unique_ptr<twin::FabricTwin> twin_;
+  TwinRig rig_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::unique_ptr<TwinQueueSampler> sampler_;
 };
