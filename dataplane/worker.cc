@@ -1,5 +1,9 @@
 #include "dataplane/worker.h"
 
+#include <fmt/format.h>
+
+#include <stdexcept>
+
 namespace etwire::dataplane {
 
 Worker::Worker(const config::TransportConfig& config, clock::Scheduler& clock,
@@ -21,16 +25,29 @@ void Worker::add_port(nic::Port& device, uint32_t port, uint16_t queue, const co
 
 void Worker::open(const HalfPlace& requester, const HalfPlace& responder,
                   uint16_t udp_source_port) {
-  const uint32_t receiving = local(responder.port, responder.queue);
-  if (receiving != kNone) {
-    transport_->open_responder(receiving, responder.qpn, requester.port, requester.qpn,
-                               udp_source_port);
+  if (local(responder) != kNone) open_responder(requester, responder, udp_source_port);
+  if (local(requester) != kNone) open_requester(requester, responder, udp_source_port);
+}
+
+void Worker::open_responder(const HalfPlace& requester, const HalfPlace& responder,
+                            uint16_t udp_source_port) {
+  transport_->open_responder(driven(responder), responder.qpn, requester.port, requester.qpn,
+                             udp_source_port);
+}
+
+void Worker::open_requester(const HalfPlace& requester, const HalfPlace& responder,
+                            uint16_t udp_source_port) {
+  transport_->open_requester(driven(requester), requester.qpn, responder.port, responder.qpn,
+                             udp_source_port);
+}
+
+uint32_t Worker::driven(const HalfPlace& half) const {
+  const uint32_t index = local(half);
+  if (index == kNone) {
+    throw std::invalid_argument(
+        fmt::format("worker: port {} queue {} is not driven here", half.port, half.queue));
   }
-  const uint32_t sending = local(requester.port, requester.queue);
-  if (sending != kNone) {
-    transport_->open_requester(sending, requester.qpn, responder.port, responder.qpn,
-                               udp_source_port);
-  }
+  return index;
 }
 
 void Worker::add_paced_rates(std::vector<double>& per_port) {

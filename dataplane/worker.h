@@ -46,6 +46,14 @@ class Worker {
   // Opens the halves of the connection from `requester` to `responder` that this worker drives
   // (none, one or both). Throws std::invalid_argument for a QP number taken here.
   void open(const HalfPlace& requester, const HalfPlace& responder, uint16_t udp_source_port);
+  // Opens one half of that connection, which this worker must drive: the responder, or the
+  // requester. For a backend that opens each half on its own (the software RNIC, as a QP reaches
+  // RTR and then RTS). Throws std::invalid_argument for a half on a port or queue not driven
+  // here, or a QP number taken here.
+  void open_responder(const HalfPlace& requester, const HalfPlace& responder,
+                      uint16_t udp_source_port);
+  void open_requester(const HalfPlace& requester, const HalfPlace& responder,
+                      uint16_t udp_source_port);
   // Queues a message on the requester `requester_qpn`, which this worker must hold.
   void post(uint32_t requester_qpn, uint64_t bytes, const transport::FlowTags& tags) {
     transport_->post(requester_qpn, bytes, tags);
@@ -71,6 +79,9 @@ class Worker {
   uint32_t local(uint32_t port, uint16_t queue) const {
     return drives(port) && queues_[port] == queue ? local_[port] : kNone;
   }
+  uint32_t local(const HalfPlace& half) const { return local(half.port, half.queue); }
+  // local(half), which must not be kNone.
+  uint32_t driven(const HalfPlace& half) const;
 
   std::unique_ptr<transport::Transport> transport_;
   std::vector<uint32_t> local_;     // by run port: index in the transport, or kNone

@@ -71,6 +71,26 @@ TEST(Worker, AHalfOnAnotherQueueOfItsPortIsNotOpened) {
   EXPECT_TRUE(rig.right_events.remote_deliveries.empty());
 }
 
+// One half at a time, as the software RNIC opens a QP's responder at RTR and its requester at
+// RTS: the same connection as open() makes, and refused where the worker does not drive the half.
+TEST(Worker, OpensOneHalfAtATimeWhereItDrivesIt) {
+  TwoWorkers rig;
+  const HalfPlace requester{0, 0, 0x10};
+  const HalfPlace responder{1, 1, 0x20};
+  EXPECT_THROW(rig.left.open_responder(requester, responder, 49152), std::invalid_argument);
+  EXPECT_THROW(rig.right.open_requester(requester, responder, 49152), std::invalid_argument);
+  EXPECT_THROW(rig.right.open_responder(requester, {1, 0, 0x20}, 49152), std::invalid_argument);
+  rig.right.open_responder(requester, responder, 49152);
+  rig.left.open_requester(requester, responder, 49152);
+  EXPECT_THROW(rig.left.open_requester(requester, responder, 49152), std::invalid_argument);
+  rig.left.post(0x10, 2 * 4096, {});
+  rig.run();
+  ASSERT_EQ(rig.left_events.finished.size(), 1u);
+  EXPECT_EQ(rig.left_events.finished[0].status, transport::FlowStatus::kCompleted);
+  ASSERT_EQ(rig.right_events.remote_deliveries.size(), 1u);
+  EXPECT_EQ(rig.right_events.remote_deliveries[0].requester_qpn, 0x10u);
+}
+
 TEST(Worker, PacedRatesLandOnTheirRunPorts) {
   TwoWorkers rig;
   rig.left.open({0, 0, 0x10}, {1, 1, 0x20}, 49152);
