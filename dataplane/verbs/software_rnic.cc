@@ -1,6 +1,6 @@
-// The software RNIC: its ports, each a twin port with a transport of its own (or, across
-// processes, a datagram cable's end), their GID tables as mlx5 shows them, the lookups its parts
-// share, and a completion queue's overrun handled as the device's asynchronous event.
+// The software RNIC: its ports, each a twin port of the rig (or, across processes, a datagram
+// cable's end) with a worker of its own, their GID tables as mlx5 shows them, the lookups its
+// parts share, and a completion queue's overrun handled as the device's asynchronous event.
 #include "dataplane/verbs/software_rnic.h"
 
 #include <algorithm>
@@ -9,8 +9,9 @@
 
 #include "dataplane/verbs/datagram_cables.h"
 #include "dataplane/verbs/software_rnic_internal.h"
+#include "dataplane/worker.h"
 #include "nic/port_frame_format.h"
-#include "transport/transport.h"
+#include "twin/layout/configured_layout.h"
 
 namespace etwire::dataplane {
 
@@ -73,17 +74,18 @@ SoftwareRnic::SoftwareRnic(const config::RunConfig& config, SoftwareRnicOptions 
       here[p] = config::drives_port(config, config.ports[p], emulator);
       speeds.push_back(config.ports[p].speed_bps);
     }
+    // Not the twin rig: the twin lives in one process, and datagrams from the others arrive in
+    // real time, so these ports' workers run on a wall clock that polling the RNIC moves on.
     wall_ = std::make_unique<clock::WallClock>();
     scheduler_ = wall_.get();
     cables_ = std::make_unique<DatagramCables>(here, speeds, *processes);
     // Apart from the other processes' numbers, so that flow records and captures tell them apart.
     next_qpn_ += emulator << 16;
   } else {
-    std::vector<twin::TwinPortSpec> specs;
-    for (const config::PortConfig& port : config.ports) {
-      specs.push_back({port.name, port.speed_bps});
-    }
-    twin_ = std::make_unique<twin::FabricTwin>(config.fabric, specs, clock_, config.run.seed);
+    // The twin as the loopback data plane has it, with every port of the run, even when the
+    // configuration names emulators but the run is one process.
+    rig_ = std::make_unique<TwinRig>(config, twin::run_port_specs(config));
+    scheduler_ = &rig_->clock();
   }
   for (size_t p = 0; p < config.ports.size(); ++p) {
     const config::PortConfig& port = config.ports[p];
@@ -99,10 +101,12 @@ SoftwareRnic::SoftwareRnic(const config::RunConfig& config, SoftwareRnicOptions 
     soft->observer = std::make_unique<PortObserver>(*this, p);
     soft->transport_config = config.transport;
     if (here[p]) {
-      soft->transport = std::make_unique<transport::Transport>(soft->transport_config, *scheduler_,
-                                                               *soft->observer);
-      soft->transport->add_port(cables_ ? cables_->port(p) : twin_->port(p), port.qos,
-                                nic::frame_format(config, port), static_cast<uint32_t>(p));
+      // Not in a WorkerLoop: the RNIC runs on the thread that drives the verbs seam, as a device
+      // works beside the host, and its reports go to its queues rather than a flow join.
+      soft->worker = std::make_unique<Worker>(soft->transport_config, *scheduler_, *soft->observer);
+      soft->worker->add_port(cables_ ? cables_->port(p) : rig_->twin().port(p),
+                             static_cast<uint32_t>(p), 0, port.qos,
+                             nic::frame_format(config, port));
     }
     ports_.push_back(std::move(soft));
   }

@@ -21,14 +21,18 @@
 // timed by etwire's own RoCEv2 transport (pacing, ACKs, go-back-N, DCQCN) over the fabric twin
 // on a virtual clock: a run on the software RNIC is paced, congested and deterministic.
 //
-// Each port named by a verbs port of the configuration is one twin port with its own transport,
-// so each device port holds only its halves of a connection, as a real RNIC does. Its GID table
+// Each port named by a verbs port of the configuration is one twin port with a worker of its own
+// (dataplane/worker.h, one transport), so each device port holds only its halves of a
+// connection, as a real RNIC does. The twin and its virtual clock are the loopback data plane's
+// rig (TwinRig), built from the same port list (twin::run_port_specs). Its GID table
 // is what mlx5 shows for a netdev with one IPv4 (and maybe one IPv6) address: 0/1 the link-local
 // address as RoCE v1/v2, 2/3 the IPv4 address, 4/5 the IPv6 address.
 //
 // Split between emulator processes (mpirun, an emulators section), each process's RNIC holds the
-// devices of its own ports, on the wall clock, and cables them to the other processes' by
-// datagrams on 127.0.0.1 (datagram_cables.h) instead of the twin: the processes' QPs connect with
+// devices of its own ports, their workers on the wall clock, and cables them to the other
+// processes' by datagrams on 127.0.0.1 (datagram_cables.h) instead of the twin: no twin rig
+// there, since the twin lives in one process and the datagrams arrive in real time, whenever the
+// other process sends them. The processes' QPs connect with
 // the QP numbers and GIDs the verbs data plane exchanges over MPI, and the transport's packets
 // cross between them. Across processes the RNIC is simpler still: the responder's buffer is not
 // written (the bytes stay where they were; their length and the immediate travel); a bad rkey or
@@ -37,7 +41,7 @@
 // is 0; and an immediate of 0 does not travel (the responder reports none).
 //
 // Where it is simpler than a device: the transport's PMTU is the run's transport section for
-// every QP; one transport per port times all its QPs, so the first QP moved to RTS on a port sets
+// every QP; one worker per port times all its QPs, so the first QP moved to RTS on a port sets
 // the port's retry count and timeout, and a later QP there asking other values is refused with
 // EINVAL (the backend gives every QP the same); timeout 0 (a device's "wait for ever") is taken
 // as 2^62 ns; one QP number space spans all devices; RDMA READ and atomics are not served (EINVAL);
@@ -57,6 +61,7 @@
 #include "clock/wall_clock.h"
 #include "cluster/session.h"
 #include "config/run_config.h"
+#include "dataplane/loopback/twin_rig.h"
 #include "nic/verbs/verbs_api.h"
 #include "twin/fabric/fabric_twin.h"
 
@@ -92,10 +97,11 @@ class SoftwareRnic final : public nic::verbs::VerbsProvider, private clock::Even
   // Whether its ports are cabled to other processes' on the wall clock (no twin); then polling
   // a completion queue moves the RNIC on, as a device works on its own.
   bool across_processes() const { return cables_ != nullptr; }
-  // The clock everything on the RNIC happens on, on one process; whoever drives the RNIC runs
-  // it. Across processes the RNIC keeps its own wall clock.
-  clock::VirtualClock& clock() { return clock_; }
-  twin::FabricTwin& twin() { return *twin_; }
+  // The clock everything on the RNIC happens on, and the twin its ports are cabled into: on one
+  // process only (not across_processes()). Whoever drives the RNIC runs the clock. Across
+  // processes the RNIC keeps its own wall clock.
+  clock::VirtualClock& clock() { return rig_->clock(); }
+  twin::FabricTwin& twin() { return rig_->twin(); }
 
   // For tests and what-if runs: what query_port reports for run port `port`.
   void set_port_state(size_t port, ibv_port_state state);
@@ -143,11 +149,10 @@ class SoftwareRnic final : public nic::verbs::VerbsProvider, private clock::Even
 
   const config::RunConfig& config_;
   SoftwareRnicOptions options_;
-  clock::VirtualClock clock_;
-  std::unique_ptr<clock::WallClock> wall_;  // across processes
-  clock::Scheduler* scheduler_ = &clock_;   // the one in use
-  std::unique_ptr<twin::FabricTwin> twin_;
-  std::unique_ptr<DatagramCables> cables_;    // across processes, instead of the twin
+  std::unique_ptr<TwinRig> rig_;              // on one process
+  std::unique_ptr<clock::WallClock> wall_;    // across processes, instead of the rig's clock
+  std::unique_ptr<DatagramCables> cables_;    // across processes, instead of the rig's twin
+  clock::Scheduler* scheduler_ = nullptr;     // the one in use
   std::vector<std::unique_ptr<Port>> ports_;  // by run port
   std::unordered_map<uint32_t, std::unique_ptr<Region>> regions_;  // by key (lkey = rkey)
   std::unordered_map<uint32_t, std::unique_ptr<Queue>> queues_;    // by QP number

@@ -135,7 +135,7 @@ class SoftwareRnic::Device final : public VerbsDevice {
     const PortCounters counters =
         rnic_.cables_
             ? cable_counters(*port)
-            : twin_port_counters(*rnic_.twin_, port->index, port->transport->port_counters(0));
+            : twin_port_counters(rnic_.rig_->twin(), port->index, port->transport_counters());
     for (const PortCounterField& field : kPortCounterFields) {
       out.emplace_back(std::string(field.name), counters.*field.member);
     }
@@ -157,7 +157,7 @@ class SoftwareRnic::Device final : public VerbsDevice {
     counters.rx_bytes = cable.rx_bytes;
     counters.tx_packets = cable.tx_packets;
     counters.rx_packets = cable.rx_packets;
-    set_transport_counters(counters, port.transport->port_counters(0));
+    set_transport_counters(counters, port.transport_counters());
     counters.drops = cable.drops;
     counters.drops_other = cable.drops;  // a datagram its socket would not take, or for no peer
     return counters;

@@ -1,10 +1,11 @@
 // Private to the software RNIC's own files: its ports, memory regions, queue pairs and completion
 // queues as they are kept, and the work requests a queue pair holds. Its parts by concern:
-//   software_rnic.cc         the RNIC: its ports and GID tables, cabled to the twin or to other
-//                            processes; lookups; a completion queue's overrun as a device event
+//   software_rnic.cc         the RNIC: its ports, their workers and GID tables, cabled to the
+//                            twin or to other processes; lookups; a completion queue's overrun
+//                            as a device event
 //   software_rnic_device.cc  a device: opening it, port queries, memory, queues, counters
 //   software_rnic_qp.cc      a queue pair's RC state machine, its attributes, its rate limit
-//   software_rnic_work.cc    work requests from posting to completion, moved by the transport's
+//   software_rnic_work.cc    work requests from posting to completion, moved by the workers'
 //                            reports (delivered, finished, arrived from another process)
 #pragma once
 
@@ -19,6 +20,7 @@
 #include "common/ring_queue.h"
 #include "config/run_config.h"
 #include "dataplane/verbs/software_rnic.h"
+#include "dataplane/worker.h"
 #include "transport/transport.h"
 
 namespace etwire::dataplane {
@@ -69,8 +71,15 @@ struct SoftwareRnic::Port {
   // first of them is in RTS (the transport reads them when it retransmits, not before).
   config::TransportConfig transport_config;
   bool qp_timing_set = false;
-  // Drives this port only: its index there is 0. None for a port another process drives.
-  std::unique_ptr<transport::Transport> transport;
+  // Drives this port only, as run port `index` on queue 0, on `transport_config`: a worker per
+  // port, since each port's QPs may ask for their own timing. None for a port another process
+  // drives.
+  std::unique_ptr<Worker> worker;
+  // This port's end of a connection half, as the worker places it.
+  HalfPlace place(uint32_t qpn) const { return {static_cast<uint32_t>(index), 0, qpn}; }
+  const transport::TransportPortCounters& transport_counters() const {
+    return worker->counters(static_cast<uint32_t>(index));
+  }
 };
 
 struct SoftwareRnic::Region {
@@ -155,7 +164,7 @@ class SoftwareRnic::Cq final : public nic::verbs::VerbsCq {
   bool overrun_ = false;
 };
 
-// Hands the port transport's reports to the RNIC.
+// Hands the port worker's reports to the RNIC.
 class SoftwareRnic::PortObserver final : public transport::FlowObserver {
  public:
   PortObserver(SoftwareRnic& rnic, size_t port) : rnic_(rnic), port_(port) {}

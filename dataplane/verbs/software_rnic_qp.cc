@@ -1,6 +1,6 @@
 // A queue pair of the software RNIC: the RC state machine (RESET -> INIT -> RTR -> RTS, any ->
 // ERR or RESET) with the attributes each transition requires and the errno a device gives for a
-// wrong one; its halves opened on the port's transport as it reaches RTR and RTS; its rate limit.
+// wrong one; its halves opened on the port's worker as it reaches RTR and RTS; its rate limit.
 #include <cerrno>
 
 #include "dataplane/verbs/software_rnic.h"
@@ -135,15 +135,17 @@ int SoftwareRnic::Qp::apply_attributes(Queue& q, ibv_qp_state target, const ibv_
   if (mask & IBV_QP_AV) {
     q.udp_source_port = udp_source_port(attr.ah_attr.grh.flow_label, q.qpn, q.dest_qpn);
   }
-  transport::Transport& t = *port.transport;
-  const auto remote_port = static_cast<uint32_t>(q.remote_port);
+  // The peer's half as the transport names it: its run port (the twin's, or another process's)
+  // and QP number; its queue is not this worker's business.
+  const HalfPlace here = port.place(q.qpn);
+  const HalfPlace peer{static_cast<uint32_t>(q.remote_port), 0, q.dest_qpn};
   if (target == IBV_QPS_RTR && !q.responder_open) {
-    t.open_responder(0, q.qpn, remote_port, q.dest_qpn, q.udp_source_port);
+    port.worker->open_responder(peer, here, q.udp_source_port);
     q.responder_open = true;
     rnic_.responder_of_requester_[uint64_t(q.port) << 32 | q.dest_qpn] = q.qpn;
   }
   if (target == IBV_QPS_RTS && !q.requester_open) {
-    t.open_requester(0, q.qpn, remote_port, q.dest_qpn, q.udp_source_port);
+    port.worker->open_requester(here, peer, q.udp_source_port);
     q.requester_open = true;
   }
   return 0;
@@ -177,7 +179,7 @@ int SoftwareRnic::Qp::set_rate_limit(uint32_t kbps) {
   const Port& port = *rnic_.ports_.at(static_cast<size_t>(q.port));
   // 0 lifts the limit.
   const uint64_t bps = kbps == 0 ? port.config->speed_bps : uint64_t{kbps} * 1000;
-  port.transport->set_rate_limit(q.qpn, bps);
+  port.worker->transport().set_rate_limit(q.qpn, bps);
   return 0;
 }
 

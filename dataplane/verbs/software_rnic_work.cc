@@ -186,7 +186,7 @@ int SoftwareRnic::Qp::post_send(ibv_send_wr* wr, ibv_send_wr** bad) {
     tags.plain_write = w.opcode == IBV_WR_RDMA_WRITE;
     if (carries_immediate(w.opcode)) tags.wire_tag = w.imm;
     rnic_.ports_.at(static_cast<size_t>(q.port))
-        ->transport->post(q.qpn, std::max<uint64_t>(w.length, 1), tags);
+        ->worker->post(q.qpn, std::max<uint64_t>(w.length, 1), tags);
   }
   return 0;
 }

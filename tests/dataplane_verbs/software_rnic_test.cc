@@ -13,6 +13,7 @@
 
 #include "control/resolve/config_loader.h"
 #include "tests/testing/test_paths.h"
+#include "twin/layout/configured_layout.h"
 
 namespace etwire::dataplane {
 namespace {
@@ -179,6 +180,22 @@ TEST(SoftwareRnic, PortsAndGidTablesLookLikeAnMlx5Netdev) {
   EXPECT_EQ(device->query_gid(1, 4, entry), EINVAL);
   EXPECT_EQ(device->query_port(2, attr), EINVAL);
   EXPECT_THROW(rnic.open("mlx5_9"), nic::verbs::VerbsError);
+}
+
+// The twin is the loopback data plane's rig over the run's port list: host p is run port p.
+TEST(SoftwareRnic, ItsTwinHasTheRunsPortsInOrder) {
+  auto loaded = two_ports();
+  SoftwareRnic rnic(loaded.config);
+  ASSERT_FALSE(rnic.across_processes());
+  const twin::FabricLayout& layout = rnic.twin().layout();
+  const std::vector<twin::TwinPortSpec> specs = twin::run_port_specs(loaded.config);
+  ASSERT_EQ(layout.hosts(), loaded.config.ports.size());
+  ASSERT_EQ(specs.size(), loaded.config.ports.size());
+  for (size_t p = 0; p < specs.size(); ++p) {
+    EXPECT_EQ(layout.host_name(p), specs[p].name);
+    EXPECT_EQ(layout.cable(p).speed_bps, specs[p].speed_bps);  // cable h is host h's
+    EXPECT_EQ(specs[p].name, loaded.config.ports[p].name);
+  }
 }
 
 TEST(SoftwareRnic, TransitionsFollowTheRcStateMachine) {
