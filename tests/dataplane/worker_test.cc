@@ -28,6 +28,16 @@ struct TwoWorkers {
   void run() {
     while (!clock.idle()) clock.poll();
   }
+  // Posts `bytes` on the left worker's requester 0x10 and runs: the message completes, and the
+  // right worker reports its delivery.
+  void send_across(uint64_t bytes) {
+    left.post(0x10, bytes, {});
+    run();
+    ASSERT_EQ(left_events.finished.size(), 1u);
+    EXPECT_EQ(left_events.finished[0].status, transport::FlowStatus::kCompleted);
+    ASSERT_EQ(right_events.remote_deliveries.size(), 1u);
+    EXPECT_EQ(right_events.remote_deliveries[0].requester_qpn, 0x10u);
+  }
 
   config::TransportConfig config;
   clock::VirtualClock clock;
@@ -49,12 +59,7 @@ TEST(Worker, OpensOnlyTheHalvesItDrives) {
   EXPECT_FALSE(rig.right.drives(2));
   // The requester is the left worker's only.
   EXPECT_THROW(rig.right.post(0x10, 4096, {}), std::invalid_argument);
-  rig.left.post(0x10, 3 * 4096, {});
-  rig.run();
-  ASSERT_EQ(rig.left_events.finished.size(), 1u);
-  EXPECT_EQ(rig.left_events.finished[0].status, transport::FlowStatus::kCompleted);
-  ASSERT_EQ(rig.right_events.remote_deliveries.size(), 1u);
-  EXPECT_EQ(rig.right_events.remote_deliveries[0].requester_qpn, 0x10u);
+  rig.send_across(3 * 4096);
   EXPECT_EQ(rig.left.counters(0).data_packets, 3u);
   EXPECT_EQ(rig.right.counters(1).acks_sent, rig.left.counters(0).acks_received);
 }
@@ -83,12 +88,7 @@ TEST(Worker, OpensOneHalfAtATimeWhereItDrivesIt) {
   rig.right.open_responder(requester, responder, 49152);
   rig.left.open_requester(requester, responder, 49152);
   EXPECT_THROW(rig.left.open_requester(requester, responder, 49152), std::invalid_argument);
-  rig.left.post(0x10, 2 * 4096, {});
-  rig.run();
-  ASSERT_EQ(rig.left_events.finished.size(), 1u);
-  EXPECT_EQ(rig.left_events.finished[0].status, transport::FlowStatus::kCompleted);
-  ASSERT_EQ(rig.right_events.remote_deliveries.size(), 1u);
-  EXPECT_EQ(rig.right_events.remote_deliveries[0].requester_qpn, 0x10u);
+  rig.send_across(2 * 4096);
 }
 
 TEST(Worker, PacedRatesLandOnTheirRunPorts) {
