@@ -24,21 +24,21 @@
 // Each port named by a verbs port of the configuration is one twin port with a worker of its own
 // (dataplane/worker.h, one transport), so each device port holds only its halves of a
 // connection, as a real RNIC does. The twin and its virtual clock are the loopback data plane's
-// rig (TwinRig), built from the same port list (twin::run_port_specs). Its GID table
-// is what mlx5 shows for a netdev with one IPv4 (and maybe one IPv6) address: 0/1 the link-local
-// address as RoCE v1/v2, 2/3 the IPv4 address, 4/5 the IPv6 address.
+// rig (TwinRig), built from the same port list (twin::run_port_specs). Its GID table is what
+// mlx5 shows for a netdev with one IPv4 (and maybe one IPv6) address: 0/1 the link-local address
+// as RoCE v1/v2, 2/3 the IPv4 address, 4/5 the IPv6 address.
 //
 // Split between emulator processes (mpirun, an emulators section), each process's RNIC holds the
 // devices of its own ports, their workers on the wall clock, and cables them to the other
 // processes' by datagrams on 127.0.0.1 (datagram_cables.h) instead of the twin: no twin rig
 // there, since the twin lives in one process and the datagrams arrive in real time, whenever the
-// other process sends them. The processes' QPs connect with
-// the QP numbers and GIDs the verbs data plane exchanges over MPI, and the transport's packets
-// cross between them. Across processes the RNIC is simpler still: the responder's buffer is not
-// written (the bytes stay where they were; their length and the immediate travel); a bad rkey or
-// a missing receive is not refused: a message finding no receive waits for one at the responder
-// while the requester's work completes on its acknowledgement; the receive completion's byte_len
-// is 0; and an immediate of 0 does not travel (the responder reports none).
+// other process sends them. The processes' QPs connect with the QP numbers and GIDs the verbs
+// data plane exchanges over MPI, and the transport's packets cross between them. Across
+// processes the RNIC is simpler still: the responder's buffer is not written (the bytes stay
+// where they were; their length and the immediate travel); a bad rkey or a missing receive is
+// not refused: a message finding no receive waits for one at the responder while the
+// requester's work completes on its acknowledgement; the receive completion's byte_len is 0; and
+// an immediate of 0 does not travel (the responder reports none).
 //
 // Where it is simpler than a device: the transport's PMTU is the run's transport section for
 // every QP; one worker per port times all its QPs, so the first QP moved to RTS on a port sets
