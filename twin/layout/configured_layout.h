@@ -1,5 +1,5 @@
-// The fabric twin's hosts as a run configuration lists them: one per port, in order, when every
-// port of the run is on the twin (twin/fabric/setup_problems.h builds the rest once).
+// The fabric twin's hosts as a run configuration lists them: one per port, in order
+// (twin/fabric/setup_problems.h builds the rest once, for the checks and the plan of a run).
 #pragma once
 
 #include <optional>
