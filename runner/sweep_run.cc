@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -37,7 +38,8 @@ struct SweepRun {
   const SweepSeries* series = nullptr;
   uint64_t requested_bytes = 0;
   uint64_t bytes = 0;
-  std::string name;  // "<collective>-<algorithm>-<bytes>": its results directory under runs/
+  std::string name;   // "<collective>-<algorithm>-<bytes>": its results directory under runs/
+  std::string trace;  // the trace set it replays
   // The configuration's plan changed to replay the run's trace set with its algorithm.
   control::PlanChange change;
   RunRequest request;  // with the plan derived by `change`, once check_runs resolved it
@@ -95,9 +97,13 @@ std::optional<outputs::CollectiveMeans> measured_means(const engine::RunResults&
 // `validate` checks it: exit 2 (with the diagnostics) at the first that is not valid.
 int check_runs(const control::RunPlan& base, std::vector<SweepRun>& runs) {
   const cluster::Session& session = cluster::Session::current();
+  // The runs of one trace set (each algorithm's) share it, opened once.
+  std::map<std::string, const control::RunPlan*> by_trace;
   for (SweepRun& run : runs) {
-    run.request.plan =
-        std::make_shared<const control::RunPlan>(control::derive_plan(base, run.change));
+    const control::RunPlan*& earlier = by_trace[run.trace];
+    run.request.plan = std::make_shared<const control::RunPlan>(
+        control::derive_plan(base, run.change, {}, earlier));
+    if (run.request.plan->ok()) earlier = run.request.plan.get();
     const control::RunPlan& loaded = *run.request.plan;
     if (const int code = settle_loaded_config(
             session, run.request.config, loaded, loaded.ok() && loaded.addresses,
@@ -197,6 +203,7 @@ std::vector<SweepRun> prepare_runs(const SweepOptions& opts, const SweepPlan& pl
           trace_sets);
       run.request.config = opts.config;
       run.request.overrides = opts.overrides;
+      run.trace = prefix.string();
       run.change = point_change(
           series, control::JobSubstitute{prefix.string(), opts.iterations, opts.warmup_iterations});
       run.request.out = (out / "runs" / run.name).string();

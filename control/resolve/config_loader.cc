@@ -341,7 +341,8 @@ RunPlan load_config_text(const std::string& text, const std::string& name,
   return plan;
 }
 
-RunPlan derive_plan(const RunPlan& base, const PlanChange& change, const LoadOptions& options) {
+RunPlan derive_plan(const RunPlan& base, const PlanChange& change, const LoadOptions& options,
+                    const RunPlan* traces_from) {
   RunPlan plan;
   plan.as_read = base.as_read;
   plan.present = base.present;
@@ -351,7 +352,7 @@ RunPlan derive_plan(const RunPlan& base, const PlanChange& change, const LoadOpt
   plan.settings = base.settings;
   plan.settings.insert(plan.settings.end(), change.settings.begin(), change.settings.end());
   change.apply(plan.as_read);
-  resolve(plan, options, &base);
+  resolve(plan, options, traces_from != nullptr ? traces_from : &base);
   return plan;
 }
 

@@ -32,9 +32,11 @@ struct PlanChange {
   std::vector<std::string> settings;
 };
 
-// `base` was read without a syntax or schema error (its other checks may have failed). The jobs
-// whose trace inputs the change leaves as they are keep base's trace sets when base has no errors.
-RunPlan derive_plan(const RunPlan& base, const PlanChange& change, const LoadOptions& options = {});
+// `base` was read without a syntax or schema error (its other checks may have failed). A job that
+// reads the same trace as the same job of `traces_from` (base when null), a plan without errors,
+// takes its trace set and what reading it found instead of opening it again.
+RunPlan derive_plan(const RunPlan& base, const PlanChange& change, const LoadOptions& options = {},
+                    const RunPlan* traces_from = nullptr);
 
 // For callers that only want the plain structs: throws ConfigError carrying every error.
 config::RunConfig load_run_config(const std::string& path, const LoadOptions& options = {});
