@@ -145,6 +145,15 @@ struct FabricFault {
   double reorder_probability = 0;  // the frame leaving a switch port overtakes the one ahead of it
 };
 
+// A host NIC of fabric.infragraph, in the graph's order: the run's k-th port on the twin is its
+// k-th NIC, at its link's bandwidth (checked once the run's ports are known).
+struct InfraGraphNic {
+  std::string name;                       // the NIC's end in the graph, "host.0.nic.0"
+  std::optional<uint64_t> bandwidth_bps;  // its link's, when the graph gives one
+  std::string link;                       // the link's name
+  std::string edge;                       // where the graph cables it, "edges[0]"
+};
+
 struct FabricConfig {
   Topology topology = Topology::kSingleSwitch;
   uint64_t propagation_delay_ns = 1'000;  // one way, per link
@@ -161,7 +170,8 @@ struct FabricConfig {
   // on it, never on the threads.
   uint32_t partitions = 1;
   std::vector<FabricPortOverride> port_overrides;
-  std::vector<FabricFault> faults;  // in file order
+  std::vector<FabricFault> faults;             // in file order
+  std::vector<InfraGraphNic> infragraph_nics;  // fabric.infragraph's host NICs; none without it
 
   // The settings that apply to a port's link: its override, else the fabric-wide ones.
   const FabricPortOverride* override_for(std::string_view port) const;

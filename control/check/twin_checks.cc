@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/rate.h"
 #include "twin/layout/twin_partition.h"
 
 namespace etwire::control {
@@ -60,6 +61,34 @@ void check_twin(const config::RunConfig& config, const twin::ConfiguredTwin& twi
     return;
   }
   if (config.fabric.partitions > 1) check_partitions(config, *twin.layout, where, out);
+}
+
+void check_infragraph_ports(const config::RunConfig& config, const twin::ConfiguredTwin& twin,
+                            const SourceMap& where, Diagnostics& out) {
+  const std::vector<config::InfraGraphNic>& nics = config.fabric.infragraph_nics;
+  if (nics.empty() || !twin.ports) return;
+  const std::vector<twin::TwinPortSpec>& ports = *twin.ports;
+  const auto refuse = [&](const std::string& why) {
+    out.add(where.make(Severity::kError, Problem::kInconsistent, "fabric.infragraph", why));
+  };
+  if (ports.size() != nics.size()) {
+    refuse(fmt::format(
+        "the graph cables {} NIC{} of its hosts to switches ({} .. {}), and the run has {} "
+        "port{} on the fabric twin: one port per host NIC, in the graph's order",
+        nics.size(), nics.size() == 1 ? "" : "s", nics.front().name, nics.back().name, ports.size(),
+        ports.size() == 1 ? "" : "s"));
+    return;
+  }
+  for (size_t k = 0; k < nics.size(); ++k) {
+    const config::InfraGraphNic& nic = nics[k];
+    if (!nic.bandwidth_bps || *nic.bandwidth_bps == ports[k].speed_bps) continue;
+    refuse(
+        fmt::format("port \"{}\" runs at {}, but its NIC in the graph ({}) is cabled at {} "
+                    "(link {}, {}): the port's speed and its link's bandwidth must agree",
+                    ports[k].name, format_rate(ports[k].speed_bps), nic.name,
+                    format_rate(*nic.bandwidth_bps), nic.link, nic.edge));
+    return;
+  }
 }
 
 }  // namespace etwire::control

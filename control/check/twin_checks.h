@@ -15,4 +15,9 @@ namespace etwire::control {
 void check_twin(const config::RunConfig& config, const twin::ConfiguredTwin& twin,
                 const SourceMap& where, Diagnostics& out);
 
+// fabric.infragraph's host NICs against the twin's ports: as many, in order, each port at its
+// NIC's link bandwidth. Nothing to check without the graph or without every port on the twin.
+void check_infragraph_ports(const config::RunConfig& config, const twin::ConfiguredTwin& twin,
+                            const SourceMap& where, Diagnostics& out);
+
 }  // namespace etwire::control

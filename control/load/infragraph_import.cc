@@ -61,39 +61,21 @@ bool report_shape_keys(MapReader& fabric) {
   return !given.empty();
 }
 
-// Port k is the graph's k-th host NIC: as many ports, each at its link's bandwidth.
-void check_ports(MapReader& fabric, const Graph& graph, const Shape& shape,
-                 const std::vector<const config::PortConfig*>& ports) {
-  DocumentContext& ctx = fabric.context();
-  const YAML::Node where = fabric.get("infragraph");
-  const std::string path = fabric.key_path("infragraph");
-  const size_t hosts = shape.host_ends.size();
-  if (ports.size() != hosts) {
-    ctx.error(Problem::kInconsistent, where, path,
-              fmt::format("the graph cables {} of its hosts to switches ({} .. {}), and the run "
-                          "has {} on the fabric twin: one port per host NIC, in the graph's order",
-                          plural(hosts, "NIC", "NICs"), shape.host_ends.front()->name,
-                          shape.host_ends.back()->name, plural(ports.size(), "port", "ports")));
-    return;
-  }
-  for (size_t k = 0; k < hosts; ++k) {
+// The graph's host NICs in order, for the check of the run's twin ports against them.
+std::vector<config::InfraGraphNic> host_nics(const Graph& graph, const Shape& shape) {
+  std::vector<config::InfraGraphNic> nics;
+  for (size_t k = 0; k < shape.host_ends.size(); ++k) {
     const Cable& cable = graph.cables[shape.host_cables[k]];
     const infragraph::Link& link = graph.links[cable.link];
-    if (!link.bandwidth_bps || *link.bandwidth_bps == ports[k]->speed_bps) continue;
-    ctx.error(
-        Problem::kInconsistent, where, path,
-        fmt::format("port \"{}\" runs at {}, but its NIC in the graph ({}) is cabled at {} "
-                    "(link {}, {}): the port's speed and its link's bandwidth must agree",
-                    ports[k]->name, format_rate(ports[k]->speed_bps), shape.host_ends[k]->name,
-                    format_rate(*link.bandwidth_bps), link.name, graph.edge_path(cable.edge)));
-    return;
+    nics.push_back(
+        {shape.host_ends[k]->name, link.bandwidth_bps, link.name, graph.edge_path(cable.edge)});
   }
+  return nics;
 }
 
 }  // namespace
 
 bool import_infragraph(MapReader& fabric, const std::string& config_dir,
-                       const std::vector<const config::PortConfig*>& twin_ports,
                        config::FabricConfig& out) {
   std::string text;
   if (!fabric.has("infragraph") || !fabric.text("infragraph", text)) return false;
@@ -135,7 +117,6 @@ bool import_infragraph(MapReader& fabric, const std::string& config_dir,
   if (!graph) return false;
   const std::optional<Shape> shape = Recognizer(doc, *graph).recognize();
   if (!shape) return false;
-  if (!twin_ports.empty()) check_ports(fabric, *graph, *shape, twin_ports);
   if (shape->latency_ns && fabric.has("propagation_delay")) {
     ctx.error(Problem::kInconsistent, fabric.get("propagation_delay"),
               fabric.key_path("propagation_delay"),
@@ -152,6 +133,7 @@ bool import_infragraph(MapReader& fabric, const std::string& config_dir,
   out.three_tier = shape->three_tier;
   out.rails = shape->rails;
   if (shape->latency_ns) out.propagation_delay_ns = *shape->latency_ns;
+  out.infragraph_nics = host_nics(*graph, *shape);
   return true;
 }
 

@@ -15,13 +15,10 @@ namespace etwire::control {
 
 // Reads fabric.infragraph when `fabric` has it (a path relative to the configuration file's
 // directory). Given with topology, three_tier, rails or a leaf_spine key of the shape, it is an
-// error. The graph's host NICs are checked against `twin_ports` (the ports cabled into the twin,
-// in order: as many, at their links' bandwidth; unchecked when there are none). On success sets
-// the shape fields of `out` (topology, leaf_spine's ports_per_leaf, spines, links and
-// uplink_speed, three_tier, rails, and propagation_delay from the links' latency) and returns
-// true. Problems inside the file are located there.
-bool import_infragraph(MapReader& fabric, const std::string& config_dir,
-                       const std::vector<const config::PortConfig*>& twin_ports,
-                       config::FabricConfig& out);
+// error. On success sets the shape fields of `out` (topology, leaf_spine's ports_per_leaf,
+// spines, links and uplink_speed, three_tier, rails, and propagation_delay from the links'
+// latency) and its host NICs (infragraph_nics, which the checks hold the run's twin ports
+// against), and returns true. Problems inside the file are located there.
+bool import_infragraph(MapReader& fabric, const std::string& config_dir, config::FabricConfig& out);
 
 }  // namespace etwire::control

@@ -219,11 +219,9 @@ void check_against_buffer(DocumentContext& ctx, const SourceMap& where,
 
 }  // namespace
 
-void parse_fabric(MapReader& section, const std::string& config_dir,
-                  const std::vector<const config::PortConfig*>& twin_ports,
-                  config::FabricConfig& out) {
+void parse_fabric(MapReader& section, const std::string& config_dir, config::FabricConfig& out) {
   DocumentContext& ctx = section.context();
-  import_infragraph(section, config_dir, twin_ports, out);
+  import_infragraph(section, config_dir, out);
   // Beside fabric.infragraph the shape keys are errors already: none is required.
   const bool from_graph = section.has("infragraph");
   section.choice("topology", out.topology, config::topology_names());

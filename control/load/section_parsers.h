@@ -31,11 +31,8 @@ void parse_mapping(MapReader& section, const config::WorkloadConfig& workload,
                    config::MappingConfig& out);
 void parse_collectives(MapReader& section, config::CollectivesConfig& out);
 void parse_transport(MapReader& section, config::TransportConfig& out);
-// `config_dir` resolves fabric.infragraph, whose host NICs are checked against `twin_ports` (the
-// ports cabled into the twin, in order).
-void parse_fabric(MapReader& section, const std::string& config_dir,
-                  const std::vector<const config::PortConfig*>& twin_ports,
-                  config::FabricConfig& out);
+// `config_dir` resolves fabric.infragraph.
+void parse_fabric(MapReader& section, const std::string& config_dir, config::FabricConfig& out);
 void parse_telemetry(MapReader& section, config::TelemetryConfig& out);
 
 }  // namespace etwire::control

@@ -129,11 +129,7 @@ SectionPresence read_sections(const YAML::Node& root, const std::string& default
   parse_transport(transport, config.transport);
   present.fabric = top.has("fabric");
   MapReader fabric = top.section("fabric");
-  std::vector<const config::PortConfig*> twin_ports;
-  for (const auto& port : config.ports) {
-    if (config::on_fabric_twin(config, port)) twin_ports.push_back(&port);
-  }
-  parse_fabric(fabric, config_dir, twin_ports, config.fabric);
+  parse_fabric(fabric, config_dir, config.fabric);
   MapReader telemetry = top.section("telemetry");
   parse_telemetry(telemetry, config.telemetry);
   top.finish();
@@ -272,11 +268,14 @@ void resolve(RunPlan& plan, const LoadOptions& options, const RunPlan* reuse) {
   derive_path_mtu(config);
   derive_leaf_spine(config);
   check_config(config, plan.present, plan.source_map, plan.diagnostics);
-  // The twin assumes a sane fabric section: built for a configuration without other errors, or
-  // for the checks of faults and captured switch ports, which name its parts.
-  const bool build_twin =
-      plan.ok() || !config.fabric.faults.empty() || !config.telemetry.capture.switch_ports.empty();
-  plan.twin = twin::configure_twin(config, build_twin);
+  plan.twin = twin::configure_twin(config);
+  check_infragraph_ports(config, plan.twin, plan.source_map, plan.diagnostics);
+  // The twin assumes a sane fabric section: laid out for a configuration without other errors,
+  // or for the checks of faults and captured switch ports, which name its parts.
+  if (plan.ok() || !config.fabric.faults.empty() ||
+      !config.telemetry.capture.switch_ports.empty()) {
+    twin::lay_out_twin(plan.twin, config.fabric);
+  }
   check_faults(config, plan.twin, plan.source_map, plan.diagnostics);
   check_capture(config, plan.twin, plan.source_map, plan.diagnostics);
   if (plan.ok()) check_twin(config, plan.twin, plan.source_map, plan.diagnostics);

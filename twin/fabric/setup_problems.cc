@@ -31,11 +31,14 @@ std::optional<SetupProblem> find_setup_problem(const config::FabricConfig& confi
   return lay_out(config, ports, layout);
 }
 
-ConfiguredTwin configure_twin(const config::RunConfig& config, bool build) {
+ConfiguredTwin configure_twin(const config::RunConfig& config) {
   ConfiguredTwin twin;
   twin.ports = configured_port_specs(config);
-  if (twin.ports && build) twin.problem = lay_out(config.fabric, *twin.ports, twin.layout);
   return twin;
+}
+
+void lay_out_twin(ConfiguredTwin& twin, const config::FabricConfig& fabric) {
+  if (twin.ports) twin.problem = lay_out(fabric, *twin.ports, twin.layout);
 }
 
 std::optional<SetupProblem> buffer_problem(const config::SwitchBuffer& buffer,

@@ -32,9 +32,11 @@ struct ConfiguredTwin {
   std::optional<SetupProblem> problem;  // the first, as find_setup_problem finds it
 };
 
-// The twin of `config`; only its ports when `build` is false (a configuration whose other
-// errors may leave the fabric section in no state to build).
-ConfiguredTwin configure_twin(const config::RunConfig& config, bool build = true);
+// The twin's ports of `config`; lay_out_twin adds the rest, for a fabric section in a state to
+// build (a configuration without other errors).
+ConfiguredTwin configure_twin(const config::RunConfig& config);
+// Its layout, or the first problem on the way there; nothing without ports.
+void lay_out_twin(ConfiguredTwin& twin, const config::FabricConfig& fabric);
 
 // A switch whose ingress reserves leave none of its buffer to share.
 std::optional<SetupProblem> buffer_problem(const config::SwitchBuffer& buffer,
