@@ -66,7 +66,7 @@ CommandAction add_validate_command(CLI::App& app) {
       return code;
     }
     if (opts->devices) {
-      if (const int code = runner::check_devices(session, loaded.config); code != runner::kExitOk) {
+      if (const int code = runner::check_devices(session, loaded); code != runner::kExitOk) {
         std::cerr << fmt::format("{}: the devices failed the checks `run` makes\n", opts->config);
         return code;
       }

@@ -130,7 +130,7 @@ int ConfiguredRun::set_up() {
         request_.threads, request_.config);
     return kExitBadInput;
   }
-  options_.data_plane = data_plane_factory(config, request_.threads);
+  options_.data_plane = data_plane_factory(*loaded_, request_.threads);
   options_.session = &session;
   if (const int code = set_up_every_process(
           session, config,

@@ -17,7 +17,9 @@
 
 namespace etwire::runner {
 
-dataplane::DataPlaneFactory data_plane_factory(const config::RunConfig& config, uint32_t threads) {
+dataplane::DataPlaneFactory data_plane_factory(const control::RunPlan& plan, uint32_t threads) {
+  const config::RunConfig& config = plan.config;
+  const twin::FabricLayout* layout = plan.twin.layout ? &*plan.twin.layout : nullptr;
   const config::Backend backend =
       config.ports.empty() ? config::Backend::kLoopback : config.ports.front().backend;
   spdlog::debug("data plane: {} ({} port{}{})", config::backend_name(backend), config.ports.size(),
@@ -34,17 +36,18 @@ dataplane::DataPlaneFactory data_plane_factory(const config::RunConfig& config, 
       };
     }
     case config::Backend::kVerbs:
-      return dataplane::make_verbs_data_plane;
+      return dataplane::verbs_data_plane_factory(layout);
     case config::Backend::kLoopback:
       break;
   }
   if (config.fabric.partitions > 1) {
-    return [threads](const config::RunConfig& c,
-                     transport::FlowObserver& observer) -> std::unique_ptr<dataplane::DataPlane> {
-      return std::make_unique<dataplane::PartitionedDataPlane>(c, observer, threads);
+    return [threads, layout](
+               const config::RunConfig& c,
+               transport::FlowObserver& observer) -> std::unique_ptr<dataplane::DataPlane> {
+      return std::make_unique<dataplane::PartitionedDataPlane>(c, observer, threads, layout);
     };
   }
-  return dataplane::loopback_data_plane_factory();
+  return dataplane::loopback_data_plane_factory(1, layout);
 }
 
 namespace {

@@ -5,15 +5,17 @@
 #include <functional>
 
 #include "config/run_config.h"
+#include "control/plan/run_plan.h"
 #include "dataplane/data_plane.h"
 
 namespace etwire::runner {
 
 // Builds the loopback (partitioned with fabric.partitions above 1, run on `threads` threads, 0
-// for one per core), DPDK or verbs data plane; what it throws is each data plane's (a verbs run
-// on a machine without RDMA devices: nic::verbs::NoRdmaDevice).
-dataplane::DataPlaneFactory data_plane_factory(const config::RunConfig& config,
-                                               uint32_t threads = 0);
+// for one per core), DPDK or verbs data plane of the plan's configuration; what it throws is each
+// data plane's (a verbs run on a machine without RDMA devices: nic::verbs::NoRdmaDevice). A data
+// plane on the fabric twin stands on the twin's layout the plan laid out; the plan must outlive
+// the data plane.
+dataplane::DataPlaneFactory data_plane_factory(const control::RunPlan& plan, uint32_t threads = 0);
 
 // With -v, one debug line per port this process drives: backend, speed, MTU and device. Called
 // once the data plane is set up, so the lines say what was opened.

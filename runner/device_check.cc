@@ -23,11 +23,12 @@ class NoFlows final : public transport::FlowObserver {
 
 }  // namespace
 
-int check_devices(const cluster::Session& session, const config::RunConfig& config) {
+int check_devices(const cluster::Session& session, const control::RunPlan& plan) {
+  const config::RunConfig& config = plan.config;
   NoFlows flows;
   std::unique_ptr<dataplane::DataPlane> data_plane;
   const int code = set_up_every_process(session, config, [&] {
-    data_plane = data_plane_factory(config)(config, flows);
+    data_plane = data_plane_factory(plan)(config, flows);
     log_ports_set_up(config);
     for (const std::string& note : data_plane->notes()) std::cout << "  " << note << "\n";
     std::cout << fmt::format("devices: {} port{} set up and checked\n", data_plane->ports(),

@@ -3,11 +3,11 @@
 #pragma once
 
 #include "cluster/session.h"
-#include "config/run_config.h"
+#include "control/plan/run_plan.h"
 
 namespace etwire::runner {
 
 // The exit code `run` would give, with its message; every process releases what it set up.
-int check_devices(const cluster::Session& session, const config::RunConfig& config);
+int check_devices(const cluster::Session& session, const control::RunPlan& plan);
 
 }  // namespace etwire::runner

@@ -244,8 +244,6 @@ bool same_trace_inputs(const config::JobConfig& a, const config::JobConfig& b) {
 // `reuse` (a plan without errors this one derives from) takes its set and what reading it found.
 void read_traces(RunPlan& plan, const RunPlan* reuse) {
   const std::vector<config::JobConfig>& jobs = plan.config.workload.jobs;
-  plan.trace_sets.assign(jobs.size(), std::nullopt);
-  plan.traces.assign(jobs.size(), std::nullopt);
   for (size_t j = 0; j < jobs.size(); ++j) {
     if (jobs[j].trace.empty()) continue;
     if (reuse != nullptr && j < reuse->config.workload.jobs.size() && reuse->traces[j] &&

@@ -7,8 +7,9 @@
 namespace etwire::dataplane {
 
 LoopbackDataPlane::LoopbackDataPlane(const config::RunConfig& config,
-                                     transport::FlowObserver& observer, uint32_t workers)
-    : TwinDataPlane(config, observer), rig_(config, specs()) {
+                                     transport::FlowObserver& observer, uint32_t workers,
+                                     const twin::FabricLayout* layout)
+    : TwinDataPlane(config, observer), rig_(config, specs(), layout) {
   if (workers == 0) throw std::invalid_argument("loopback data plane: no workers");
   for (uint32_t w = 0; w < workers; ++w) {
     workers_.push_back(std::make_unique<Worker>(config.transport, rig_.clock(), join()));
@@ -48,9 +49,9 @@ void LoopbackDataPlane::sample_queues(QueueSink& sink, clock::Nanos interval_ns)
   sampler_ = std::make_unique<TwinQueueSampler>(rig_.twin(), sink, interval_ns);
 }
 
-DataPlaneFactory loopback_data_plane_factory(uint32_t workers) {
-  return [workers](const config::RunConfig& config, transport::FlowObserver& observer) {
-    return std::make_unique<LoopbackDataPlane>(config, observer, workers);
+DataPlaneFactory loopback_data_plane_factory(uint32_t workers, const twin::FabricLayout* layout) {
+  return [workers, layout](const config::RunConfig& config, transport::FlowObserver& observer) {
+    return std::make_unique<LoopbackDataPlane>(config, observer, workers, layout);
   };
 }
 

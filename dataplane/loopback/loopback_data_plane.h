@@ -23,9 +23,10 @@ class LoopbackDataPlane final : public TwinDataPlane {
  public:
   // Throws std::invalid_argument when a port is not a loopback port, the fabric cannot be
   // modelled (the twin's message) or `workers` is 0. `config` and `observer` must outlive the
-  // data plane.
+  // data plane. `layout`: the twin's, laid out by the plan of the run from the same configuration
+  // (TwinRig); nullptr: laid out here.
   LoopbackDataPlane(const config::RunConfig& config, transport::FlowObserver& observer,
-                    uint32_t workers = 1);
+                    uint32_t workers = 1, const twin::FabricLayout* layout = nullptr);
   ~LoopbackDataPlane() override;
 
   clock::Scheduler& scheduler() override { return rig_.clock(); }
@@ -63,7 +64,9 @@ class LoopbackDataPlane final : public TwinDataPlane {
   std::unique_ptr<TwinQueueSampler> sampler_;
 };
 
-// The factory of a loopback data plane with `workers` workers, for the engine's RunOptions.
-DataPlaneFactory loopback_data_plane_factory(uint32_t workers = 1);
+// The factory of a loopback data plane with `workers` workers, for the engine's RunOptions; on
+// `layout` (which must outlive the data plane) when given.
+DataPlaneFactory loopback_data_plane_factory(uint32_t workers = 1,
+                                             const twin::FabricLayout* layout = nullptr);
 
 }  // namespace etwire::dataplane

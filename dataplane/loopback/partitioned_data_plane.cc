@@ -173,9 +173,13 @@ uint32_t threads_to_use(uint32_t threads) {
 }  // namespace
 
 PartitionedDataPlane::PartitionedDataPlane(const config::RunConfig& config,
-                                           transport::FlowObserver& observer, uint32_t threads)
+                                           transport::FlowObserver& observer, uint32_t threads,
+                                           const twin::FabricLayout* layout)
     : TwinDataPlane(config, observer),
-      twin_(config.fabric, specs(), config.run.seed, config.fabric.partitions) {
+      twin_(layout != nullptr ? twin::PartitionedTwin(config.fabric, *layout, config.run.seed,
+                                                      config.fabric.partitions)
+                              : twin::PartitionedTwin(config.fabric, specs(), config.run.seed,
+                                                      config.fabric.partitions)) {
   for (uint32_t p = 0; p < twin_.partitions(); ++p) {
     partitions_.push_back(std::make_unique<Partition>(config.transport, twin_.clock(p)));
   }

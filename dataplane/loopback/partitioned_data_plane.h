@@ -28,9 +28,10 @@ class PartitionedDataPlane final : public TwinDataPlane {
  public:
   // `threads` run the partitions (at most one each; 0: one per core the machine has). Throws
   // std::invalid_argument when a port is not a loopback port or the twin cannot be built or cut
-  // (the twin's message). `config` and `observer` must outlive the data plane.
+  // (the twin's message). `config` and `observer` must outlive the data plane. `layout`: the
+  // twin's, laid out by the plan of the run from the same configuration; nullptr: laid out here.
   PartitionedDataPlane(const config::RunConfig& config, transport::FlowObserver& observer,
-                       uint32_t threads);
+                       uint32_t threads, const twin::FabricLayout* layout = nullptr);
   ~PartitionedDataPlane() override;
 
   clock::Scheduler& scheduler() override { return engine_clock_; }

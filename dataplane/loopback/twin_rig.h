@@ -18,9 +18,12 @@ namespace etwire::dataplane {
 
 class TwinRig {
  public:
-  // One twin host per spec, in order (twin_ports, twin::run_port_specs). Throws
-  // std::invalid_argument when the twin cannot model the fabric (the twin's message).
-  TwinRig(const config::RunConfig& config, const std::vector<twin::TwinPortSpec>& specs);
+  // One twin host per spec, in order (twin_ports, twin::run_port_specs), on `layout` when given:
+  // the plan's, laid out from the same configuration and specs, which the twin then keeps a copy
+  // of instead of laying it out again. Throws std::invalid_argument when the twin cannot model the
+  // fabric (the twin's message).
+  TwinRig(const config::RunConfig& config, const std::vector<twin::TwinPortSpec>& specs,
+          const twin::FabricLayout* layout = nullptr);
   TwinRig(const TwinRig&) = delete;
   TwinRig& operator=(const TwinRig&) = delete;
 

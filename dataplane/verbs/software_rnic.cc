@@ -84,7 +84,7 @@ SoftwareRnic::SoftwareRnic(const config::RunConfig& config, SoftwareRnicOptions 
   } else {
     // The twin as the loopback data plane has it, with every port of the run, even when the
     // configuration names emulators but the run is one process.
-    rig_ = std::make_unique<TwinRig>(config, twin::run_port_specs(config));
+    rig_ = std::make_unique<TwinRig>(config, twin::run_port_specs(config), options.layout);
     scheduler_ = &rig_->clock();
   }
   for (size_t p = 0; p < config.ports.size(); ++p) {

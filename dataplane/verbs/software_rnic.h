@@ -77,6 +77,9 @@ struct SoftwareRnicOptions {
   // The emulator processes of the run; with more than one (and an emulators section), this
   // process's RNIC holds only its own ports, cabled to the others' (datagram_cables.h).
   const cluster::Session* processes = nullptr;
+  // The twin's layout as the plan of the run laid it out from the same configuration, which the
+  // RNIC's twin in one process keeps a copy of; nullptr: laid out here.
+  const twin::FabricLayout* layout = nullptr;
 };
 
 class DatagramCables;

@@ -7,13 +7,17 @@
 
 namespace etwire::dataplane {
 
-std::unique_ptr<DataPlane> make_verbs_data_plane(const config::RunConfig& config,
-                                                 transport::FlowObserver& observer) {
+namespace {
+
+std::unique_ptr<DataPlane> verbs_data_plane(const config::RunConfig& config,
+                                            transport::FlowObserver& observer,
+                                            const twin::FabricLayout* layout) {
   // Under MPI, this process's emulator's ports.
   const cluster::Session& processes = cluster::Session::current();
   if (config.verbs.rnic == config::RnicKind::kSoftware) {
     SoftwareRnicOptions options;
     options.processes = &processes;
+    options.layout = layout;
     auto rnic = std::make_unique<SoftwareRnic>(config, options);
     // Across processes the RNIC keeps its own wall clock and moves on when polled.
     clock::VirtualClock* clock = rnic->across_processes() ? nullptr : &rnic->clock();
@@ -27,6 +31,19 @@ std::unique_ptr<DataPlane> make_verbs_data_plane(const config::RunConfig& config
   return std::make_unique<VerbsDataPlane>(config, observer,
                                           std::make_unique<nic::verbs::LibibverbsProvider>(),
                                           nullptr, RnicHostPaths{}, &processes);
+}
+
+}  // namespace
+
+std::unique_ptr<DataPlane> make_verbs_data_plane(const config::RunConfig& config,
+                                                 transport::FlowObserver& observer) {
+  return verbs_data_plane(config, observer, nullptr);
+}
+
+DataPlaneFactory verbs_data_plane_factory(const twin::FabricLayout* layout) {
+  return [layout](const config::RunConfig& config, transport::FlowObserver& observer) {
+    return verbs_data_plane(config, observer, layout);
+  };
 }
 
 }  // namespace etwire::dataplane

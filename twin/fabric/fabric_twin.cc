@@ -2,6 +2,8 @@
 // twin_data_path.cc, PFC in twin_pfc.cc.
 #include "twin/fabric/fabric_twin.h"
 
+#include <utility>
+
 #include <stdexcept>
 #include <string>
 
@@ -34,19 +36,30 @@ void check_probability(double probability) {
 
 FabricTwin::FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
                        clock::Scheduler& scheduler, uint64_t seed)
-    : FabricTwin(config, ports, scheduler, seed, nullptr, 0) {}
+    : FabricTwin(config, FabricLayout(checked(config), ports), scheduler, seed, nullptr, 0) {}
 
 FabricTwin::FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
                        clock::Scheduler& scheduler, uint64_t seed,
                        const TwinPartitioning& partitioning, uint32_t partition)
-    : FabricTwin(config, ports, scheduler, seed, &partitioning, partition) {}
+    : FabricTwin(config, FabricLayout(checked(config), ports), scheduler, seed, &partitioning,
+                 partition) {}
 
-FabricTwin::FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
+FabricTwin::FabricTwin(const config::FabricConfig& config, const FabricLayout& layout,
+                       clock::Scheduler& scheduler, uint64_t seed)
+    : FabricTwin(checked(config), FabricLayout(layout), scheduler, seed, nullptr, 0) {}
+
+FabricTwin::FabricTwin(const config::FabricConfig& config, const FabricLayout& layout,
+                       clock::Scheduler& scheduler, uint64_t seed,
+                       const TwinPartitioning& partitioning, uint32_t partition)
+    : FabricTwin(checked(config), FabricLayout(layout), scheduler, seed, &partitioning, partition) {
+}
+
+FabricTwin::FabricTwin(const config::FabricConfig& config, FabricLayout layout,
                        clock::Scheduler& scheduler, uint64_t seed,
                        const TwinPartitioning* partitioning, uint32_t partition)
     : scheduler_(scheduler),
       start_(scheduler.now()),
-      layout_(checked(config), ports),
+      layout_(std::move(layout)),
       pfc_frame_bytes_(nic::pfc_frame(0, 0, 0, 0).wire_bytes),
       per_port_buffer_(config.buffer.mode == config::BufferMode::kPerPort) {
   const auto switch_latency = static_cast<clock::Nanos>(config.switch_latency_ns);

@@ -46,6 +46,13 @@ class FabricTwin final : private clock::EventHandler {
   FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
              clock::Scheduler& scheduler, uint64_t seed, const TwinPartitioning& partitioning,
              uint32_t partition);
+  // The same two on a layout laid out already from `config` and the ports (the plan's,
+  // RunPlan::twin): the twin keeps a copy instead of laying it out again.
+  FabricTwin(const config::FabricConfig& config, const FabricLayout& layout,
+             clock::Scheduler& scheduler, uint64_t seed);
+  FabricTwin(const config::FabricConfig& config, const FabricLayout& layout,
+             clock::Scheduler& scheduler, uint64_t seed, const TwinPartitioning& partitioning,
+             uint32_t partition);
   FabricTwin(const FabricTwin&) = delete;
   FabricTwin& operator=(const FabricTwin&) = delete;
   ~FabricTwin() = default;
@@ -109,9 +116,9 @@ class FabricTwin final : private clock::EventHandler {
  private:
   friend class LoopbackPort;
 
-  FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
-             clock::Scheduler& scheduler, uint64_t seed, const TwinPartitioning* partitioning,
-             uint32_t partition);
+  // `config` checked (check_fabric_settings) and `layout` laid out from it.
+  FabricTwin(const config::FabricConfig& config, FabricLayout layout, clock::Scheduler& scheduler,
+             uint64_t seed, const TwinPartitioning* partitioning, uint32_t partition);
   // Marks the links whose far end another partition owns.
   void cut(const TwinPartitioning& partitioning);
 

@@ -12,18 +12,28 @@
 
 namespace etwire::twin {
 
+namespace {
+
+const config::FabricConfig& checked(const config::FabricConfig& config) {
+  check_fabric_settings(config);
+  return config;
+}
+
+}  // namespace
+
 PartitionedTwin::PartitionedTwin(const config::FabricConfig& config,
                                  std::span<const TwinPortSpec> ports, uint64_t seed,
-                                 uint32_t partitions) {
-  {
-    check_fabric_settings(config);
-    const FabricLayout layout(config, ports);
-    partitioning_ = partition_fabric(layout, partitions);
-    lookahead_ = partition_lookahead(layout, partitioning_);
-  }
+                                 uint32_t partitions)
+    : PartitionedTwin(config, FabricLayout(checked(config), ports), seed, partitions) {}
+
+PartitionedTwin::PartitionedTwin(const config::FabricConfig& config, const FabricLayout& layout,
+                                 uint64_t seed, uint32_t partitions) {
+  check_fabric_settings(config);
+  partitioning_ = partition_fabric(layout, partitions);
+  lookahead_ = partition_lookahead(layout, partitioning_);
   for (uint32_t partition = 0; partition < partitions; ++partition) {
     clocks_.push_back(std::make_unique<clock::VirtualClock>());
-    twins_.push_back(std::make_unique<FabricTwin>(config, ports, *clocks_[partition], seed,
+    twins_.push_back(std::make_unique<FabricTwin>(config, layout, *clocks_[partition], seed,
                                                   partitioning_, partition));
   }
   watches_.assign(partitions, nullptr);

@@ -40,6 +40,10 @@ class PartitionedTwin {
   // cut (partition_fabric) or a cut cable without a propagation delay.
   PartitionedTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
                   uint64_t seed, uint32_t partitions);
+  // The same on a layout laid out already from `config` and the ports (the plan's): every
+  // partition keeps a copy.
+  PartitionedTwin(const config::FabricConfig& config, const FabricLayout& layout, uint64_t seed,
+                  uint32_t partitions);
   PartitionedTwin(const PartitionedTwin&) = delete;
   PartitionedTwin& operator=(const PartitionedTwin&) = delete;
   ~PartitionedTwin();
