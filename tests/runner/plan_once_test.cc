@@ -10,6 +10,7 @@
 
 #include <array>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -85,6 +86,18 @@ ScratchConfig scratch_copy(const std::string& tag, const std::string& config) {
   return copy;
 }
 
+// The opens of the copy's configuration and trace directory while `run` runs, which must exit 0.
+// `also` is watched besides.
+std::map<fs::path, int> opens_during(const ScratchConfig& copy, const std::function<int()>& run,
+                                     const fs::path& also = {}) {
+  OpenCounter counter;
+  counter.watch(copy.config);
+  counter.watch(copy.traces);
+  if (!also.empty()) counter.watch(also);
+  EXPECT_EQ(run(), kExitOk);
+  return counter.opens();
+}
+
 RunRequest quiet_request(const ScratchConfig& copy) {
   RunRequest request;
   request.config = copy.config.string();
@@ -97,11 +110,8 @@ RunRequest quiet_request(const ScratchConfig& copy) {
 
 TEST(PlanOnce, ARunOpensItsConfigurationAndDiscoversItsTraceSetOnce) {
   const ScratchConfig copy = scratch_copy("plan-once-run", "loopback-demo.yaml");
-  OpenCounter counter;
-  counter.watch(copy.config);
-  counter.watch(copy.traces);
-  ASSERT_EQ(run_configuration(quiet_request(copy)), kExitOk);
-  std::map<fs::path, int> opens = counter.opens();
+  std::map<fs::path, int> opens =
+      opens_during(copy, [&] { return run_configuration(quiet_request(copy)); });
   EXPECT_EQ(opens[copy.config], 1);
   EXPECT_EQ(opens[copy.traces], 1);
 }
@@ -110,13 +120,10 @@ TEST(PlanOnce, ARunWithItsPredictionOpensItsConfigurationAndDiscoversItsTraceSet
   // Software RNIC ports: a measurement that runs here, in place of which the prediction puts
   // loopback ports.
   const ScratchConfig copy = scratch_copy("plan-once-predict", "verbs-software.yaml");
-  OpenCounter counter;
-  counter.watch(copy.config);
-  counter.watch(copy.traces);
-  ASSERT_EQ(run_with_prediction(quiet_request(copy)), kExitOk);
+  std::map<fs::path, int> opens =
+      opens_during(copy, [&] { return run_with_prediction(quiet_request(copy)); });
   EXPECT_TRUE(fs::is_regular_file(copy.dir / "out" / "prediction" / "summary.json"));
   EXPECT_TRUE(fs::is_regular_file(copy.dir / "out" / "summary.json"));
-  std::map<fs::path, int> opens = counter.opens();
   EXPECT_EQ(opens[copy.config], 1);
   EXPECT_EQ(opens[copy.traces], 1);
 }
@@ -135,12 +142,8 @@ TEST(PlanOnce, ASweepOpensItsConfigurationOnceAndDiscoversEachTraceSetOnce) {
   // The sweep writes each size's trace set in a directory of its own under traces/.
   const fs::path points = copy.dir / "sweep" / "traces";
   fs::create_directories(points);
-  OpenCounter counter;
-  counter.watch(copy.config);
-  counter.watch(copy.traces);
-  counter.watch(points);
-  ASSERT_EQ(run_sweep(sweep), kExitOk);
-  std::map<fs::path, int> opens = counter.opens();
+  std::map<fs::path, int> opens = opens_during(
+      copy, [&] { return run_sweep(sweep); }, points);
   EXPECT_EQ(opens[copy.config], 1);
   EXPECT_EQ(opens[copy.traces], 1);
   // Three sizes, each replayed by two algorithms: six runs of three trace sets.
