@@ -79,6 +79,37 @@ TEST(FaultConfig, MistakesAreErrorsAtTheirPlace) {
   }
 }
 
+TEST(FaultConfig, FaultsOfOneKindMayNotOverlapOnALink) {
+  // The first to end would restore the link as configured while the other still claims it.
+  const std::string overlapping[] = {
+      "[{kind: degrade, link: p3, speed: 25Gbps},"
+      " {kind: degrade, link: p3, at: 1ms, until: 2ms, speed: 10Gbps}]",
+      "[{kind: link-down, link: leaf0/spine1, at: 1ms, until: 3ms},"
+      " {kind: link-down, link: spine1/leaf0, at: 2ms, until: 4ms}]",
+      "[{kind: lossy, link: p1, at: 0, until: 5ms, drop_probability: 0.01},"
+      " {kind: lossy, link: p1, at: 1ms, until: 2ms, drop_probability: 0.1}]",
+  };
+  for (const std::string& faults : overlapping) {
+    const auto loaded = load_inline(with_faults(faults));
+    EXPECT_FALSE(loaded.ok()) << faults;
+    EXPECT_TRUE(reports(loaded, "fabric.faults[1]", "overlaps fabric.faults[0] on the same link"))
+        << faults << "\n"
+        << loaded.diagnostics.to_text();
+  }
+  // One after the other, or of different kinds, or on different links: each holds on its own.
+  const std::string apart[] = {
+      "[{kind: degrade, link: p3, at: 0, until: 1ms, speed: 25Gbps},"
+      " {kind: degrade, link: p3, at: 1ms, until: 2ms, speed: 10Gbps}]",
+      "[{kind: degrade, link: p3, speed: 25Gbps},"
+      " {kind: lossy, link: p3, at: 1ms, until: 2ms, drop_probability: 0.1}]",
+      "[{kind: link-down, link: leaf0/spine1}, {kind: link-down, link: leaf0/spine0}]",
+  };
+  for (const std::string& faults : apart) {
+    const auto loaded = load_inline(with_faults(faults));
+    EXPECT_TRUE(loaded.ok()) << faults << "\n" << loaded.diagnostics.to_text();
+  }
+}
+
 TEST(FaultConfig, FaultsNeedEveryPortOnTheTwin) {
   const auto loaded = load_inline(with_faults("[{kind: link-down, link: p1}]",
                                               "  - name: ring\n    backend: dpdk\n"

@@ -64,6 +64,19 @@ std::vector<Case> bad_configurations() {
   config.faults.back().link = "nowhere";
   config.faults.back().key_path = "fabric.faults[0]";
   cases.push_back({"a fault", config, "fabric.faults[0]", "no link \"nowhere\" on the twin"});
+
+  config = quiet_fabric();
+  for (const uint64_t at : {uint64_t{0}, uint64_t{1'000'000}}) {
+    config.faults.push_back({});
+    config.faults.back().kind = config::FaultKind::kDegrade;
+    config.faults.back().link = "nic1";
+    config.faults.back().speed_bps = 10'000'000'000;
+    config.faults.back().at_ns = at;
+    config.faults.back().key_path =
+        "fabric.faults[" + std::to_string(config.faults.size() - 1) + "]";
+  }
+  cases.push_back(
+      {"overlapping faults", config, "fabric.faults[1]", "it overlaps fabric.faults[0]"});
   return cases;
 }
 

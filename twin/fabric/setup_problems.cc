@@ -1,6 +1,8 @@
 #include "twin/fabric/setup_problems.h"
 
+#include <algorithm>
 #include <string>
+#include <tuple>
 
 #include "twin/layout/configured_layout.h"
 #include "twin/layout/setup_checks.h"
@@ -59,6 +61,9 @@ std::optional<SetupProblem> buffer_problem(const config::SwitchBuffer& buffer,
 
 std::optional<SetupProblem> fault_problem(const std::vector<config::FabricFault>& faults,
                                           const FabricLayout& layout) {
+  // Link faults by cable, kind and start: one that starts before an earlier one of its kind on
+  // its cable ends would be undone when that one ends, which restores the cable as configured.
+  std::vector<std::tuple<size_t, config::FaultKind, uint64_t, const config::FabricFault*>> spans;
   for (const config::FabricFault& fault : faults) {
     if (fault.kind == config::FaultKind::kPfcStorm) {
       if (!layout.host_named(fault.port)) {
@@ -67,9 +72,27 @@ std::optional<SetupProblem> fault_problem(const std::vector<config::FabricFault>
       if (fault.until_ns == 0) {
         return SetupProblem{fault.key_path, "a PFC storm needs an end (until)"};
       }
-    } else if (!layout.cable_named(fault.link)) {
-      return SetupProblem{fault.key_path, "no link \"" + fault.link + "\" on the twin"};
+      continue;
     }
+    const std::optional<size_t> cable = layout.cable_named(fault.link);
+    if (!cable) return SetupProblem{fault.key_path, "no link \"" + fault.link + "\" on the twin"};
+    spans.emplace_back(*cable, fault.kind, fault.at_ns, &fault);
+  }
+  std::sort(spans.begin(), spans.end(), [](const auto& a, const auto& b) {
+    return std::tie(std::get<0>(a), std::get<1>(a), std::get<2>(a)) <
+           std::tie(std::get<0>(b), std::get<1>(b), std::get<2>(b));
+  });
+  for (size_t i = 1; i < spans.size(); ++i) {
+    const auto& [cable, kind, at, fault] = spans[i];
+    const config::FabricFault& earlier = *std::get<3>(spans[i - 1]);
+    if (std::get<0>(spans[i - 1]) != cable || std::get<1>(spans[i - 1]) != kind) continue;
+    if (earlier.until_ns != 0 && earlier.until_ns <= at) continue;
+    return SetupProblem{
+        fault->key_path,
+        "it overlaps " + earlier.key_path + " on the same link (" + fault->link + " and " +
+            earlier.link +
+            "), a fault of the same kind: the first to end would restore the "
+            "link while the other still claims it; give them times that do not overlap"};
   }
   return std::nullopt;
 }
