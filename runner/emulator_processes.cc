@@ -49,9 +49,32 @@ std::string placement_problem(const config::RunConfig& config,
 
 }  // namespace
 
+std::string launcher_needed(const config::RunConfig& config) {
+  if (config.emulators.size() <= 1) return "";
+  const bool devices = std::any_of(config.ports.begin(), config.ports.end(), [&](const auto& port) {
+    return port.backend == config::Backend::kDpdk ||
+           (port.backend == config::Backend::kVerbs &&
+            config.verbs.rnic == config::RnicKind::kHardware);
+  });
+  if (!devices) return "";
+  std::vector<std::string> names;
+  for (const config::EmulatorConfig& emulator : config.emulators) names.push_back(emulator.name);
+  return fmt::format(
+      "{}: its ports are split between {} emulators ({}), one process each, which an MPI "
+      "launcher starts: run it under mpirun -np {} (docs/lab-multi-host.md); alone, this process "
+      "would drive only {}'s ports",
+      config.source_file, names.size(), fmt::join(names, ", "), names.size(), names.front());
+}
+
 int join_emulator_processes(const cluster::Session& session, const ProcessSetup& setup,
                             std::vector<cluster::ClockOffset>* offsets_out) {
-  if (!session.mpi()) return kExitOk;
+  if (!session.mpi()) {
+    const std::string problem =
+        setup.loaded != nullptr ? launcher_needed(setup.loaded->config) : std::string();
+    if (problem.empty()) return kExitOk;
+    std::cerr << fmt::format("error: {}\n", problem);
+    return kExitBadInput;
+  }
   cluster::ProcessReport mine;
   mine.host = session.host();
   mine.error = setup.error;

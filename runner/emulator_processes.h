@@ -27,6 +27,12 @@ struct ProcessSetup {
 int join_emulator_processes(const cluster::Session& session, const ProcessSetup& setup,
                             std::vector<cluster::ClockOffset>* offsets = nullptr);
 
+// Why one process alone (no MPI launcher) cannot run `config`, whose device ports (DPDK, hardware
+// verbs) are split between emulators: it would drive only the first emulator's and wait for the
+// others' traffic. Empty when it can (software RNIC ports: one process holds them all on the
+// twin). join_emulator_processes refuses with it outside MPI.
+std::string launcher_needed(const config::RunConfig& config);
+
 // What `validate` and `run` do with a configuration they loaded: print its diagnostics (under MPI
 // only process 0, unless this process failed where the others may not have), and, when it is not
 // `usable`, print `invalid` and exit 2; under MPI every process then joins the others

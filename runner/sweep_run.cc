@@ -296,6 +296,13 @@ int run_sweep(const SweepOptions& opts) {
   control::LoadOptions load_options;
   load_options.overrides = opts.overrides;
   const control::RunPlan loaded = control::load_config_file(opts.config, load_options);
+  if (loaded.ok() && !launcher_needed(loaded.config).empty()) {
+    std::cerr << fmt::format(
+        "error: {}: its ports are split between {} emulator processes, and sweep is not built for "
+        "a run split between them; run each size with etwire run under mpirun\n",
+        opts.config, loaded.config.emulators.size());
+    return kExitBadInput;
+  }
   if (const int code =
           settle_loaded_config(session, opts.config, loaded, loaded.ok() && loaded.addresses,
                                fmt::format("{}: invalid: {} error{}; nothing was run", opts.config,

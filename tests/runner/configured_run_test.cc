@@ -9,7 +9,9 @@
 #include <string>
 
 #include "runner/configured_run.h"
+#include "runner/emulator_processes.h"
 #include "runner/exit_codes.h"
+#include "runner/sweep_run.h"
 #include "tests/testing/test_paths.h"
 
 namespace etwire::runner {
@@ -38,6 +40,35 @@ TEST(ConfiguredRun, AgreeRefusesAnInvalidConfigurationAndSetsNothingUp) {
   EXPECT_FALSE(run.loaded().ok());
   EXPECT_EQ(run.engine(), nullptr);
   EXPECT_FALSE(fs::exists(dir / "out"));
+}
+
+TEST(ConfiguredRun, AgreeRefusesDevicePortsSplitBetweenEmulatorsWithoutALauncher) {
+  // Alone, the process would drive only the first emulator's ports and fail at its first post to
+  // another's.
+  const fs::path dir = testing::make_scratch_dir("runner-emulators");
+  RunRequest request = demo_request(dir / "out");
+  request.config = (testing::source_dir() / "configs" / "multi-host-memif.yaml").string();
+  ConfiguredRun run(request);
+  EXPECT_EQ(run.agree(), kExitBadInput);
+  EXPECT_TRUE(run.loaded().ok()) << "the configuration itself is valid";
+  EXPECT_EQ(run.engine(), nullptr);
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  // Software RNIC ports split between emulators run in one process, on the twin.
+  config::RunConfig software = run.loaded().config;
+  EXPECT_FALSE(launcher_needed(software).empty());
+  for (config::PortConfig& port : software.ports) port.backend = config::Backend::kVerbs;
+  software.verbs.rnic = config::RnicKind::kSoftware;
+  EXPECT_TRUE(launcher_needed(software).empty());
+}
+
+TEST(ConfiguredRun, ASweepRefusesDevicePortsSplitBetweenEmulators) {
+  const fs::path dir = testing::make_scratch_dir("runner-sweep-emulators");
+  SweepOptions sweep;
+  sweep.config = (testing::source_dir() / "configs" / "multi-host-memif.yaml").string();
+  sweep.out = (dir / "sweep").string();
+  sweep.flags.max_bytes = "4KiB";
+  EXPECT_EQ(run_sweep(sweep), kExitBadInput);
+  EXPECT_FALSE(fs::exists(dir / "sweep"));
 }
 
 TEST(ConfiguredRun, SetUpRefusesThreadsForOnePartitionBeforeAnyResultsDirectory) {
