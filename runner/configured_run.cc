@@ -21,6 +21,7 @@
 #include "runner/data_plane_choice.h"
 #include "runner/emulator_processes.h"
 #include "runner/exit_codes.h"
+#include "runner/results_lock.h"
 #include "runner/run_outputs.h"
 #include "runner/split_run_results.h"
 #include "runner/stop_signals.h"
@@ -171,6 +172,11 @@ int ConfiguredRun::open_outputs() {
     std::cerr << fmt::format("error: {}: cannot create the results directory: {}\n", out_.string(),
                              error.message());
     return kExitFailure;
+  }
+  std::string why;
+  if (writes_results_ && !out_lock_.take(out_, why)) {
+    std::cerr << fmt::format("error: {}\n", why);
+    return kExitBadInput;
   }
   // Frames are captured where the results go (process 0 of a split run captures its own ports).
   if (config.telemetry.record.pcap && writes_results_) {

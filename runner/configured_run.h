@@ -17,6 +17,7 @@
 #include "control/resolve/config_loader.h"
 #include "engine/run_engine.h"
 #include "engine/run_results.h"
+#include "runner/results_lock.h"
 #include "runner/split_run_results.h"
 
 namespace etwire::runner {
@@ -89,6 +90,7 @@ class ConfiguredRun {
   std::unique_ptr<engine::RunEngine> engine_;
   std::unique_ptr<RunOutputs> outputs_;
   std::filesystem::path out_;
+  ResultsLock out_lock_;  // held from start() until the run is destroyed
   int trace_error_ = 0;
   std::optional<SplitRunResults> gathered_;
 };

@@ -11,6 +11,7 @@
 #include "runner/configured_run.h"
 #include "runner/emulator_processes.h"
 #include "runner/exit_codes.h"
+#include "runner/results_lock.h"
 #include "runner/sweep_run.h"
 #include "tests/testing/test_paths.h"
 
@@ -69,6 +70,25 @@ TEST(ConfiguredRun, ASweepRefusesDevicePortsSplitBetweenEmulators) {
   sweep.flags.max_bytes = "4KiB";
   EXPECT_EQ(run_sweep(sweep), kExitBadInput);
   EXPECT_FALSE(fs::exists(dir / "sweep"));
+}
+
+TEST(ConfiguredRun, ARunRefusesAResultsDirectoryAnotherRunHolds) {
+  // Two runs into one directory would splice their flows.csv lines: the second is refused before
+  // it writes anything.
+  const fs::path dir = testing::make_scratch_dir("runner-locked");
+  const fs::path out = dir / "out";
+  fs::create_directories(out);
+  ResultsLock other;
+  std::string why;
+  ASSERT_TRUE(other.take(out, why)) << why;
+  EXPECT_EQ(run_configuration(demo_request(out)), kExitBadInput);
+  EXPECT_TRUE(fs::is_empty(out));
+  ResultsLock second;
+  EXPECT_FALSE(second.take(out, why));
+  EXPECT_NE(why.find("another etwire run is writing its results there"), std::string::npos) << why;
+  other.release();
+  EXPECT_EQ(run_configuration(demo_request(out)), kExitOk);
+  EXPECT_TRUE(fs::is_regular_file(out / "flows.csv"));
 }
 
 TEST(ConfiguredRun, SetUpRefusesThreadsForOnePartitionBeforeAnyResultsDirectory) {
