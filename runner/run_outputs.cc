@@ -51,7 +51,7 @@ void RunOutputs::rewrite_flows(const std::vector<transport::FlowRecord>& records
 std::string RunOutputs::finish_telemetry() {
   if (!telemetry_) return "";
   telemetry_->finish();
-  if (std::string error = telemetry_->push(); !error.empty()) {
+  if (std::string error = telemetry_->push(&stop_requested()); !error.empty()) {
     return fmt::format("{}; the results files have everything", error);
   }
   return "";

@@ -27,6 +27,8 @@ packages=(
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libyaml-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   prometheus-cpp-dev
+  # The Pushgateway client (outputs/telemetry/pushgateway.h: prometheus-cpp's has no timeout).
+  libcurl4-openssl-dev
   # The telemetry tests scrape a run with a real Prometheus and push to a real Pushgateway.
   prometheus prometheus-pushgateway
   # The DPDK backend (libdpdk's pkg-config file requires libpcap's); its tests decode frames with

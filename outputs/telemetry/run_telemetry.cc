@@ -20,10 +20,10 @@ void RunTelemetry::finish() {
   aggregator_.finish();
 }
 
-std::string RunTelemetry::push() const {
+std::string RunTelemetry::push(const std::atomic<bool>* stop) const {
   if (config_.pushgateway.empty()) return "";
   return push_to_gateway(config_.pushgateway, metrics_.labels().run, metrics_.labels().host,
-                         metrics_.registry());
+                         metrics_.registry(), stop);
 }
 
 }  // namespace etwire::telemetry

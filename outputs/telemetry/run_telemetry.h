@@ -3,6 +3,7 @@
 // Pushgateway. The data plane sees only its RecordRing.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -35,8 +36,8 @@ class RunTelemetry {
   // Applies every record pushed so far and stops aggregating: the metrics are final.
   void finish();
   // Pushes the metrics to the configured Pushgateway; "" when done or none is configured, else
-  // the error.
-  std::string push() const;
+  // the error. Given up after telemetry::kPushTimeout, or at once when `stop` is set.
+  std::string push(const std::atomic<bool>* stop = nullptr) const;
 
   const RunMetrics& metrics() const { return metrics_; }
   // nullptr when metrics are not served.

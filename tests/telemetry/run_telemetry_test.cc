@@ -12,7 +12,9 @@
 #include <climits>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "outputs/telemetry/pushgateway.h"
 #include "tests/telemetry/exposition.h"
 #include "tests/telemetry/loopback_listener.h"
 
@@ -87,6 +89,29 @@ class FakeGateway {
   std::string request_line_;
 };
 
+// Accepts connections and never answers, until it is destroyed.
+class SilentGateway {
+ public:
+  SilentGateway() : server_([this] { serve(); }) {}
+  ~SilentGateway() {
+    shutdown(listener_.fd(), SHUT_RDWR);
+    if (server_.joinable()) server_.join();
+    for (const int client : clients_) close(client);
+  }
+  std::string url() const { return "127.0.0.1:" + std::to_string(listener_.port()); }
+
+ private:
+  void serve() {
+    for (int client; (client = accept(listener_.fd(), nullptr, nullptr)) >= 0;) {
+      clients_.push_back(client);
+    }
+  }
+
+  testing::LoopbackListener listener_;
+  std::thread server_;
+  std::vector<int> clients_;
+};
+
 TEST(RunTelemetry, KeepsTheHostItIsGiven) {
   RunTelemetry telemetry(one_port("emu-03"), unserved());
   telemetry.finish();
@@ -117,6 +142,35 @@ TEST(RunTelemetry, PushesToAGroupOfTheRunAndTheHost) {
   const size_t path = line.find(' ') + 1;
   EXPECT_EQ(line.substr(path, line.find(' ', path) - path),
             "/metrics/job/etwire/host/emu-03/run/host-test")
+      << line;
+}
+
+TEST(RunTelemetry, APushToAGatewayThatNeverAnswersIsGivenUp) {
+  // It held a finished run forever, deaf to Ctrl-C.
+  SilentGateway gateway;
+  RunMetrics metrics(one_port("emu-03"));
+  const std::string error = push_to_gateway(gateway.url(), "r", "h", metrics.registry(), nullptr,
+                                            std::chrono::milliseconds(200));
+  EXPECT_NE(error.find("no answer within 200 ms; not pushed"), std::string::npos) << error;
+}
+
+TEST(RunTelemetry, AStopRequestEndsAPush) {
+  SilentGateway gateway;
+  RunMetrics metrics(one_port("emu-03"));
+  const std::atomic<bool> stop{true};
+  // The timeout is far beyond any test's: only the stop request can end the push.
+  const std::string error =
+      push_to_gateway(gateway.url(), "r", "h", metrics.registry(), &stop, std::chrono::hours(1));
+  EXPECT_NE(error.find("not pushed, the run was asked to stop"), std::string::npos) << error;
+}
+
+TEST(RunTelemetry, LabelValuesThatAreNotPlainGoInBase64) {
+  FakeGateway gateway;
+  RunMetrics metrics(one_port("emu-03"));
+  EXPECT_EQ(push_to_gateway(gateway.url(), "a/b", "emu-03", metrics.registry()), "");
+  const std::string line = gateway.request_line();
+  // "a/b" in base64url is "YS9i".
+  EXPECT_NE(line.find("/metrics/job/etwire/host/emu-03/run@base64/YS9i "), std::string::npos)
       << line;
 }
 
