@@ -35,18 +35,40 @@ std::string temporary_for(const std::string& path) {
       .string();
 }
 
-// Whether `path` is replaced by renaming a temporary file over it: when it is a regular file or
-// not there yet. Anything else is written through, as named: a device (/dev/stdout), a FIFO, a
-// symlink to a file kept elsewhere, which a rename would replace with a file of its own.
-bool replace_by_rename(const std::string& path) {
+// Whether `path` is a device or a FIFO (/dev/stdout, /dev/null), named directly or through a
+// symbolic link: written through as named. Anything else (nothing yet, a regular file, a link to
+// one or to nothing) is a file of the results, which a link never redirects: a link planted where
+// a results file goes is replaced, and what it points to is left alone.
+bool written_through(const std::string& path) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return errno == ENOENT;
-  return S_ISREG(st.st_mode);
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
 
-int open_for_writing(const std::string& path, const std::string& target) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+// Opens the temporary file as a new file of this process's: never an existing file, and never
+// through a link, whoever put one there. One left by an earlier process of the same number (a
+// crash) is removed first; a link is removed, not followed.
+int open_temporary(const std::string& temporary, const std::string& target) {
+  constexpr int kFlags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+  int fd = ::open(temporary.c_str(), kFlags, 0644);
+  if (fd < 0 && errno == EEXIST && ::unlink(temporary.c_str()) == 0) {
+    fd = ::open(temporary.c_str(), kFlags, 0644);
+  }
   if (fd < 0) fail(target, std::strerror(errno));
+  return fd;
+}
+
+// Opens a results file to write in place: a device through whatever names it, anything else as a
+// file of its own, a link at `path` removed first and never followed.
+int open_in_place(const std::string& path) {
+  if (written_through(path)) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (fd < 0) fail(path, std::strerror(errno));
+    return fd;
+  }
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) ::unlink(path.c_str());
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) fail(path, std::strerror(errno));
   return fd;
 }
 
@@ -90,14 +112,14 @@ std::string publish(int fd, const std::string& temporary, const std::string& pat
 }  // namespace
 
 void write_file_atomically(const std::string& path, std::string_view text) {
-  if (!replace_by_rename(path)) {
+  if (written_through(path)) {
     StreamedFile file(path);
     file.buffer() += text;
     file.close();
     return;
   }
   const std::string temporary = temporary_for(path);
-  const int fd = open_for_writing(temporary, path);
+  const int fd = open_temporary(temporary, path);
   size_t written = 0;
   if (const int error = write_all(fd, text, written); error != 0) {
     ::close(fd);
@@ -110,9 +132,9 @@ void write_file_atomically(const std::string& path, std::string_view text) {
 }
 
 StreamedFile::StreamedFile(std::string path, Mode mode) : path_(std::move(path)), mode_(mode) {
-  if (mode_ == Mode::kReplaceAtClose && !replace_by_rename(path_)) mode_ = Mode::kInPlace;
+  if (mode_ == Mode::kReplaceAtClose && written_through(path_)) mode_ = Mode::kInPlace;
   if (mode_ == Mode::kReplaceAtClose) temporary_ = temporary_for(path_);
-  fd_ = open_for_writing(mode_ == Mode::kReplaceAtClose ? temporary_ : path_, path_);
+  fd_ = mode_ == Mode::kReplaceAtClose ? open_temporary(temporary_, path_) : open_in_place(path_);
   buffer_.reserve(kFlushBytes + kLineMargin);
 }
 

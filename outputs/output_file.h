@@ -1,11 +1,13 @@
 // How a results file reaches the disk. A file written once the run is over (summary.json,
 // collectives.csv, qps.csv, report.html) goes to a temporary file beside it and is renamed into
 // place only when all of it is written: a full disk or a crash leaves the previous file or none,
-// never a truncated one (unless the path names something other than a regular file, such as
-// /dev/stdout: that is written through). A file streamed while the run goes (flows.csv, ports.csv,
-// queues.csv) is written in place, so that it can be followed live, in whole lines: a write error
-// cuts it back to its last whole line, and is reported when the file is closed, at the end of the
-// run. Errors are std::runtime_error("<path>: <reason>").
+// never a truncated one (unless the path names a device or a FIFO, such as /dev/stdout: that is
+// written through). A symbolic link where a results file goes is replaced by the file, never
+// written through, so a link planted in a results directory cannot redirect a write elsewhere;
+// the temporary file is always a new file (O_EXCL, O_NOFOLLOW). A file streamed while the run goes
+// (flows.csv, ports.csv, queues.csv) is written in place, so that it can be followed live, in whole
+// lines: a write error cuts it back to its last whole line, and is reported when the file is
+// closed, at the end of the run. Errors are std::runtime_error("<path>: <reason>").
 #pragma once
 
 #include <cstdint>

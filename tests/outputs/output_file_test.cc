@@ -4,6 +4,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -107,6 +108,56 @@ TEST_F(OutputFile, WholeFileToADeviceIsWrittenThrough) {
   EXPECT_THAT(error_of([] { write_file_atomically("/dev/full", "text\n"); }),
               HasSubstr("/dev/full: cannot write: No space left on device"));
   EXPECT_TRUE(fs::is_character_file("/dev/full"));
+}
+
+// A link planted where a results file goes, or where its temporary file would be, never sends the
+// write elsewhere: the file replaces the link, and what the link points to is left as it was.
+TEST_F(OutputFile, ALinkInTheResultsDirectoryIsReplacedNotWrittenThrough) {
+  const fs::path outside = etwire::testing::make_scratch_dir("output-file-outside");
+  const auto planted = [&](const std::string& name) {
+    const fs::path victim = outside / name;
+    std::ofstream(victim) << "keep\n";
+    return victim;
+  };
+  const fs::path summary = dir_ / "summary.json";
+  const fs::path summary_victim = planted("summary");
+  fs::create_symlink(summary_victim, summary);
+  write_file_atomically(summary.string(), "results\n");
+
+  const fs::path flows = dir_ / "flows.csv";
+  const fs::path flows_victim = planted("flows");
+  fs::create_symlink(flows_victim, flows);
+  StreamedFile streamed(flows.string());
+  streamed.buffer() += "a,b\n";
+  streamed.close();
+
+  const fs::path qps = dir_ / "qps.csv";
+  const fs::path temporary_victim = planted("temporary");
+  fs::create_symlink(temporary_victim, dir_ / (".qps.csv." + std::to_string(::getpid()) + ".tmp"));
+  write_file_atomically(qps.string(), "q\n");
+
+  for (const fs::path& victim : {summary_victim, flows_victim, temporary_victim}) {
+    EXPECT_EQ(slurp(victim), "keep\n") << victim;
+  }
+  for (const fs::path& file : {summary, flows, qps}) {
+    EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(file))) << file;
+  }
+  EXPECT_EQ(slurp(summary), "results\n");
+  EXPECT_EQ(slurp(flows), "a,b\n");
+  EXPECT_EQ(names(), (std::vector<std::string>{"flows.csv", "qps.csv", "summary.json"}));
+  fs::remove_all(outside);
+}
+
+// A link to a device is how /dev/stdout is named: written through.
+TEST_F(OutputFile, ALinkToADeviceIsWrittenThrough) {
+  const fs::path link = dir_ / "out";
+  fs::create_symlink("/dev/null", link);
+  write_file_atomically(link.string(), "text\n");
+  StreamedFile streamed(link.string());
+  streamed.buffer() += "row\n";
+  streamed.close();
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
 }
 
 TEST_F(OutputFile, UnwritableDirectoryNamesTheFile) {
