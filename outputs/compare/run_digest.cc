@@ -11,6 +11,7 @@
 #include "common/bounded_file.h"
 #include "dataplane/port_counters.h"
 #include "outputs/results_files.h"
+#include "outputs/summary_json.h"
 
 namespace etwire::outputs {
 
@@ -127,9 +128,9 @@ void digest_congestion(const Json& doc, RunDigest& digest) {
 RunDigest digest_summary_json(const std::string& text, const std::string& source) {
   Json doc;
   try {
-    doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    throw CompareInputError(fmt::format("{}: not valid JSON: {}", source, e.what()));
+    doc = parse_summary_json(text);
+  } catch (const SummaryJsonError& e) {
+    throw CompareInputError(fmt::format("{}: {}", source, e.what()));
   }
   if (!doc.is_object() || !doc.contains("run") || !doc.contains("collectives")) {
     throw CompareInputError(fmt::format(

@@ -9,6 +9,7 @@
 #include "engine/result_fields.h"
 #include "outputs/report/report_input_error.h"
 #include "outputs/results_files.h"
+#include "outputs/summary_json.h"
 
 namespace etwire::outputs::report {
 
@@ -137,19 +138,19 @@ class SummaryJsonReader {
   static void read_value(const Fields& object, std::string_view key, const Json& value,
                          engine::RunStatus& status) {
     const auto known = status_named(text(object, key, value));
-    if (!known) object.fail(fmt::format("unknown status {}", value.dump()));
+    if (!known) object.fail(fmt::format("unknown status {}", json_excerpt(value)));
     status = *known;
   }
   static void read_value(const Fields& object, std::string_view key, const Json& value,
                          collectives::Algorithm& algorithm) {
     const auto known = collectives::parse_algorithm(text(object, key, value));
-    if (!known) object.fail(fmt::format("unknown algorithm {}", value.dump()));
+    if (!known) object.fail(fmt::format("unknown algorithm {}", json_excerpt(value)));
     algorithm = *known;
   }
   static void read_value(const Fields& object, std::string_view key, const Json& value,
                          collectives::CollectiveKind& kind) {
     const auto known = kind_labelled(text(object, key, value));
-    if (!known) object.fail(fmt::format("unknown collective type {}", value.dump()));
+    if (!known) object.fail(fmt::format("unknown collective type {}", json_excerpt(value)));
     kind = *known;
   }
   template <engine::ResultRecord Record>
@@ -191,7 +192,7 @@ class SummaryJsonReader {
   }
   [[noreturn]] static void unexpected(const Fields& object, std::string_view key,
                                       const Json& value) {
-    object.fail(fmt::format("\"{}\": unexpected value {}", key, value.dump()));
+    object.fail(fmt::format("\"{}\": unexpected value {}", key, json_excerpt(value)));
   }
 
   const engine::RunResults& results_;
@@ -211,9 +212,9 @@ engine::RunResults read_summary_json(const std::string& path) {
   }
   Json json;
   try {
-    json = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    throw ReportInputError(fmt::format("{}: not JSON: {}", path, e.what()));
+    json = parse_summary_json(text);
+  } catch (const SummaryJsonError& e) {
+    throw ReportInputError(fmt::format("{}: {}", path, e.what()));
   }
   const Fields doc(path, "", json);
   engine::RunResults results;

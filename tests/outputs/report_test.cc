@@ -137,6 +137,32 @@ TEST(SummaryReader, RefusesAFileWithoutAKeyItNeeds) {
   EXPECT_THROW(read_summary_json((dir / "summary.json").string()), ReportInputError);
 }
 
+// A file nested far deeper than any summary.json is refused before anything walks or prints it
+// (both recurse): before, 80,000 levels under a key overflowed the stack and 50,000 printed the
+// whole value in the message.
+TEST(SummaryReader, RefusesDeepNestingWithAShortMessage) {
+  const fs::path dir = testing::make_scratch_dir("report-summary-deep");
+  for (const size_t levels : {size_t{65}, size_t{80000}}) {
+    write(dir / "summary.json",
+          R"({"status": )" + std::string(levels, '[') + std::string(levels, ']') + "}");
+    try {
+      read_summary_json((dir / "summary.json").string());
+      FAIL() << levels << " levels read";
+    } catch (const ReportInputError& e) {
+      EXPECT_EQ(std::string(e.what()), (dir / "summary.json").string() +
+                                           ": nested deeper than 64 levels: not a summary.json");
+    }
+  }
+  // A wrong value is shown cut short, however long it is.
+  write(dir / "summary.json", R"({"status": ")" + std::string(100000, 'x') + R"("})");
+  try {
+    read_summary_json((dir / "summary.json").string());
+    FAIL() << "an unknown status read";
+  } catch (const ReportInputError& e) {
+    EXPECT_LT(std::string(e.what()).size(), 200u) << e.what();
+  }
+}
+
 TEST(CsvReader, ReadsByNameWithQuotesAndNamesTheLineOfAnError) {
   const fs::path dir = testing::make_scratch_dir("report-csv");
   write(dir / "a.csv", "n,name,extra\n1,\"a,\"\"b\"\"\",x\n\n2,plain,y\nthree,z,w\n");

@@ -138,6 +138,19 @@ TEST(RunDigest, ErrorsNameThePath) {
   EXPECT_THROW(digest_summary_json("{", "x"), CompareInputError);
 }
 
+// Nesting past any summary.json's is refused as bad input (it would overflow the stack of what
+// walks it).
+TEST(RunDigest, RefusesDeepNesting) {
+  const std::string deep =
+      R"({"run": {}, "collectives": )" + std::string(80000, '[') + std::string(80000, ']') + "}";
+  try {
+    digest_summary_json(deep, "x/summary.json");
+    FAIL() << "no error";
+  } catch (const CompareInputError& e) {
+    EXPECT_STREQ(e.what(), "x/summary.json: nested deeper than 64 levels: not a summary.json");
+  }
+}
+
 TEST(Tolerances, MetricBeatsGroupBeatsDefault) {
   Tolerances t;
   EXPECT_TRUE(t.empty());
