@@ -42,6 +42,32 @@ class FileDescriptor {
   throw InputFileError(InputFileError::Reason::kTooLarge, 0, problem);
 }
 
+// Opened without waiting (O_NONBLOCK), a FIFO tells whether anyone holds its writing end: a read
+// finds the end of the file when no one does, and EAGAIN when a writer is there but has written
+// nothing yet. Without a writer a blocking open would wait forever for one; with one, the read
+// that follows waits for what it writes. Returns the bytes already there (at most one).
+std::string refuse_fifo_without_writer(int fd) {
+  char first = 0;
+  for (;;) {
+    const ssize_t got = ::read(fd, &first, 1);
+    if (got == 1) return std::string(1, first);
+    if (got == 0) {
+      throw InputFileError(InputFileError::Reason::kRead, 0,
+                           "a FIFO with no writer: nothing would ever come to read");
+    }
+    if (errno == EAGAIN) return {};
+    if (errno != EINTR) fail_errno(InputFileError::Reason::kRead, errno);
+  }
+}
+
+// Reads of what is not a regular file wait for data again, once the open has not waited.
+void make_blocking(int fd) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    fail_errno(InputFileError::Reason::kRead, errno);
+  }
+}
+
 }  // namespace
 
 std::string too_large_message(uint64_t limit, std::string_view kind) {
@@ -49,7 +75,8 @@ std::string too_large_message(uint64_t limit, std::string_view kind) {
 }
 
 std::string read_bounded_file(const std::string& path, uint64_t limit, std::string_view kind) {
-  const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: opening a FIFO no one writes would otherwise wait for a writer forever.
+  const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) fail_errno(InputFileError::Reason::kOpen, errno);
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) fail_errno(InputFileError::Reason::kRead, errno);
@@ -60,6 +87,9 @@ std::string read_bounded_file(const std::string& path, uint64_t limit, std::stri
       fail_too_large(fmt::format("{} bytes: {}", st.st_size, too_large_message(limit, kind)));
     }
     text.reserve(static_cast<size_t>(st.st_size));
+  } else {
+    if (S_ISFIFO(st.st_mode)) text = refuse_fifo_without_writer(fd.get());
+    make_blocking(fd.get());
   }
   // One byte past the limit tells a file of exactly `limit` bytes from a longer one.
   while (text.size() <= limit) {

@@ -19,7 +19,7 @@ class InputFileError : public std::runtime_error {
       : std::runtime_error(problem), reason_(reason), error_number_(error_number) {}
 
   Reason reason() const { return reason_; }
-  // errno of a failed open or read; 0 for kTooLarge.
+  // errno of a failed open or read; 0 for kTooLarge and for a FIFO with no writer (kRead).
   int error_number() const { return error_number_; }
 
  private:
@@ -29,7 +29,8 @@ class InputFileError : public std::runtime_error {
 
 // The bytes of `path`, at most `limit` of them. A regular file larger than `limit` is refused
 // before anything is read; any other file (a device, a FIFO, a pipe) is read until its end or
-// until it passes `limit`. `kind` names the input in the limit's message ("a configuration
+// until it passes `limit`; a FIFO that no one holds open for writing is refused at once
+// (kRead) rather than waited on. `kind` names the input in the limit's message ("a configuration
 // file"). Throws InputFileError.
 std::string read_bounded_file(const std::string& path, uint64_t limit, std::string_view kind);
 

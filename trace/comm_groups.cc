@@ -39,7 +39,8 @@ CommGroups CommGroups::load(const std::string& path) {
   try {
     text = read_bounded_file(path, kMaxCommGroupFileBytes, "a comm-group file");
   } catch (const InputFileError& e) {
-    if (e.reason() == InputFileError::Reason::kTooLarge) throw TraceError({path, {}, {}}, e.what());
+    // Past the cap, or a FIFO with no writer: the message says it without an errno.
+    if (e.error_number() == 0) throw TraceError({path, {}, {}}, e.what());
     throw TraceError({path, {}, {}},
                      fmt::format("cannot {} comm-group file: {}",
                                  e.reason() == InputFileError::Reason::kOpen ? "open" : "read",

@@ -91,7 +91,7 @@ bool import_infragraph(MapReader& fabric, const std::string& config_dir,
     std::string why = e.what();
     if (e.reason() == InputFileError::Reason::kOpen) {
       why = e.error_number() == ENOENT ? "no such file" : "not readable";
-    } else if (e.reason() == InputFileError::Reason::kRead) {
+    } else if (e.reason() == InputFileError::Reason::kRead && e.error_number() != 0) {
       why = std::strerror(e.error_number());
     }
     ctx.error(Problem::kBadReference, fabric.get("infragraph"), key,

@@ -9,6 +9,9 @@ Cases:
                   of a configuration, a comm-group file (in a configuration or --comm-groups) or a
                   results directory's summary.json or CSV: each command ends with exit 2 and an
                   error naming the file and the limit, instead of reading forever.
+  fifo_without_writer  A FIFO that no one writes in place of a configuration, a comm-group file,
+                  an InfraGraph file or a summary.json: exit 2 at once, naming it, instead of
+                  waiting in its open for a writer that never comes.
   symlink_loops   A symlink loop where a trace set, a results directory or one of its files is
                   looked for: inspect, validate, run, report and compare end with exit 2 and an
                   error naming the loop. A loop beside a trace set, not named as a rank file, is
@@ -61,14 +64,18 @@ def case_endless_inputs(args, work):
                          if command == "run" else etwire(args, command, "/dev/zero"),
                          f"/dev/zero: {config_limit} {endless}")
 
-    # A FIFO whose writer never stops, as `etwire validate <(yes)` would give it.
+    # A FIFO whose writer never stops, as `etwire validate <(yes)` would give it. Held open
+    # here (reading and writing) so that it has a writer before etwire opens it, whenever the
+    # shell gets to open it: etwire refuses a FIFO no one writes.
     fifo = os.path.join(work, "config.fifo")
     os.mkfifo(fifo)
+    held = os.open(fifo, os.O_RDWR)
     writer = subprocess.Popen(["sh", "-c", f"yes 'run: {{}}' > '{fifo}'"],
                               stderr=subprocess.DEVNULL)
     try:
         expect_bad_input(etwire(args, "validate", fifo), f"{fifo}: {config_limit} {endless}")
     finally:
+        os.close(held)
         writer.kill()
         writer.wait()
 
@@ -113,6 +120,34 @@ def case_endless_inputs(args, work):
                      summary_limit)
     expect_bad_input(etwire(args, "compare", results, big_summary), summary_limit)
     return "configuration, comm-group file, summary.json and CSV stop at their limits"
+
+
+def case_fifo_without_writer(args, work):
+    fifo = os.path.join(work, "nobody-writes")
+    os.mkfifo(fifo)
+    no_writer = "a FIFO with no writer: nothing would ever come to read"
+    expect_bad_input(etwire(args, "validate", fifo), f"{fifo}: {no_writer}")
+    config = demo_config_with(args, work, "groups.yaml", [f"comm_groups: {fifo}"])
+    expect_bad_input(etwire(args, "validate", config),
+                     f"workload.jobs[0].comm_groups: {fifo}: {no_writer}")
+    trace = os.path.join(args.source_dir, "configs/traces/allreduce_8r/allreduce")
+    expect_bad_input(etwire(args, "inspect", "--comm-groups", fifo, trace), f"{fifo}: {no_writer}")
+    graph = demo_config_with(args, work, "graph.yaml", [])
+    with open(graph) as f:
+        text = f.read()
+    fabric = text[text.index("\nfabric:\n"):]
+    with open(graph, "w") as f:
+        f.write(text.replace(fabric, f"\nfabric:\n  infragraph: {fifo}\n"))
+    expect_bad_input(etwire(args, "validate", graph),
+                     f"cannot read the InfraGraph file {fifo}: {no_writer}")
+    results = os.path.join(work, "results")
+    os.mkdir(results)
+    os.mkfifo(os.path.join(results, "summary.json"))
+    summary = os.path.join(results, "summary.json")
+    expect_bad_input(etwire(args, "report", results, "-o", os.path.join(work, "r.html")),
+                     f"{summary}: {no_writer}")
+    expect_bad_input(etwire(args, "compare", results, results), f"{summary}: {no_writer}")
+    return "configuration, comm-group file, InfraGraph file and summary.json: refused at once"
 
 
 def case_symlink_loops(args, work):
@@ -160,7 +195,8 @@ def case_symlink_loops(args, work):
     return "inspect, feed, validate, run, report and compare name the loop"
 
 
-CASES = {"endless_inputs": case_endless_inputs, "symlink_loops": case_symlink_loops}
+CASES = {"endless_inputs": case_endless_inputs, "fifo_without_writer": case_fifo_without_writer,
+         "symlink_loops": case_symlink_loops}
 
 
 def main():

@@ -85,20 +85,24 @@ def demo_config_text(args):
     return text.replace("trace: traces/", f"trace: {args.source_dir}/configs/traces/")
 
 
-def open_fifo_for_writing(fifo, proc):
-    """The FIFO's writing end, once etwire has opened it for reading (and blocks there)."""
-    fd = None
+def fifo_with_writer(fifo):
+    """A writing end of the FIFO, held before etwire opens it: etwire refuses a FIFO that no one
+    writes rather than wait for a writer. Opened for reading and writing, which never waits on
+    Linux; the reading end it also holds is never read."""
+    return os.open(fifo, os.O_RDWR)
 
-    def opened():
-        nonlocal fd
+
+def wait_for_reader(fifo, proc):
+    """Until etwire holds the FIFO open: it then waits in its read, for the configuration."""
+    fds = f"/proc/{proc.pid}/fd"
+
+    def holds_it():
         try:
-            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-            return True
-        except OSError:  # ENXIO: no reader yet
+            return any(os.readlink(os.path.join(fds, fd)) == fifo for fd in os.listdir(fds))
+        except OSError:  # an fd closed while listed, or etwire not exec'd yet
             return False
 
-    wait_until(opened, proc, f"etwire opening {fifo}")
-    return fd
+    wait_until(holds_it, proc, f"etwire opening {fifo}")
 
 
 def case_at_start(args, work):
@@ -120,11 +124,11 @@ def case_during_load(args, work):
         fifo = os.path.join(work, f"{sig.name}.yaml")
         os.mkfifo(fifo)
         out = os.path.join(work, sig.name)
+        fd = fifo_with_writer(fifo)
         proc = start_run(args, fifo, out)
-        fd = open_fifo_for_writing(fifo, proc)
+        wait_for_reader(fifo, proc)
         # etwire is inside the configuration's read: nothing is set up yet.
         proc.send_signal(sig)
-        os.set_blocking(fd, True)
         os.write(fd, text)
         os.close(fd)
         summary = expect_interrupted(proc, out)
@@ -153,9 +157,10 @@ def case_other_commands(args, work):
     for sig in (signal.SIGTERM, signal.SIGHUP):
         fifo = os.path.join(work, f"{sig.name}.yaml")
         os.mkfifo(fifo)
+        fd = fifo_with_writer(fifo)
         proc = subprocess.Popen([args.etwire, "validate", fifo], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
-        fd = open_fifo_for_writing(fifo, proc)
+        wait_for_reader(fifo, proc)
         proc.send_signal(sig)
         proc.communicate(timeout=HANG)
         os.close(fd)

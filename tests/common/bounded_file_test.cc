@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <string>
 #include <thread>
 
@@ -70,6 +72,10 @@ TEST_F(BoundedFile, StopsAnEndlessStreamAtTheLimit) {
 TEST_F(BoundedFile, StopsAFifoFedForever) {
   const std::string path = (dir_ / "fifo").string();
   ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0) << std::strerror(errno);
+  // Held open for reading (and writing) so that the writer's open does not wait, and so that the
+  // FIFO has a writer the moment the reader opens it, whoever runs first.
+  const int held = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(held, 0) << std::strerror(errno);
   std::thread writer([&] {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) return;
@@ -84,9 +90,27 @@ TEST_F(BoundedFile, StopsAFifoFedForever) {
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGPIPE, &ignore, &old);
   const InputFileError e = read_error(path, uint64_t{1} << 20);
+  ::close(held);  // the last reading end: the writer's next write fails
   writer.join();
   ::sigaction(SIGPIPE, &old, nullptr);
   EXPECT_EQ(e.reason(), InputFileError::Reason::kTooLarge);
+}
+
+// A FIFO no one writes is refused at once: a blocking open would wait for a writer forever.
+TEST_F(BoundedFile, RefusesAFifoWithoutAWriterAtOnce) {
+  const std::string path = (dir_ / "fifo").string();
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0) << std::strerror(errno);
+  auto read = std::async(std::launch::async, [&] { return read_error(path, 100); });
+  // Only a reader stuck in its open gets here; a writer's open and close set it free.
+  if (read.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0) ::close(fd);
+    read.wait();
+    FAIL() << "the read waited for a writer";
+  }
+  const InputFileError e = read.get();
+  EXPECT_EQ(e.reason(), InputFileError::Reason::kRead);
+  EXPECT_STREQ(e.what(), "a FIFO with no writer: nothing would ever come to read");
 }
 
 TEST_F(BoundedFile, SaysWhyAFileCannotBeRead) {
