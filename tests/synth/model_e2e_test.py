@@ -182,6 +182,14 @@ def case_bad_input(args, work):
         (["model", "--preset", "no-such-model"], "--preset"),
         (["model", "--bucket", "lots"], "--bucket"),
         (["moe-mix", "--allreduce-count", "0", "--alltoall-count", "0"], "--alltoall-count"),
+        # Sizes past any model's: they wrapped the 64-bit counts ("0 parameters") or ran out of
+        # memory (std::bad_alloc, exit 1).
+        (["model", "--dp", "2", "--hidden", "4294967296"], "--hidden"),
+        (["model", "--layers", "2000000000"], "--layers"),
+        (["model", "--iterations", "4000000000"], "--iterations"),
+        (["model", "--seq-len", "4294967296000"], "--seq-len"),
+        (["model", "--layers", "65536", "--hidden", "1048576"], "--hidden"),
+        (["model", "--ep", "2", "--dp", "2", "--capacity-factor", "1e300"], "--capacity-factor"),
     ]
     for argv, flag in cases:
         prefix = os.path.join(work, "bad", "m")

@@ -403,6 +403,38 @@ TEST(SynthModel, RejectsWhatCannotBeLaidOutNamingTheFlag) {
   EXPECT_THROW(write_model(spec, "unused"), std::invalid_argument);
 }
 
+// Sizes far past any model's are refused at their flag: they wrapped the 64-bit parameter and
+// byte counts (a hidden size of 2^32 gave "0 parameters") or asked for memory no machine has.
+TEST(SynthModel, RejectsSizesPastAnyModelNamingTheFlag) {
+  auto flag_of = [](ModelSpec spec) {
+    auto problem = validate(spec);
+    return problem ? problem->flag + ": " + problem->message : std::string("(valid)");
+  };
+  ModelSpec spec;
+  spec.hidden = uint64_t{1} << 32;
+  EXPECT_EQ(flag_of(spec), "hidden: 4294967296 is above 1048576");
+  spec = {};
+  spec.layers = 2000000000;
+  EXPECT_EQ(flag_of(spec), "layers: 2000000000 is above 65536");
+  spec = {};
+  spec.layers = 1 << 16;
+  spec.hidden = 1 << 20;
+  EXPECT_EQ(flag_of(spec).substr(0, 24), "hidden: --layers 65536 x");
+  spec = {};
+  spec.ep = 2;
+  spec.dp = 2;
+  spec.capacity_factor = 1e300;
+  EXPECT_EQ(flag_of(spec), "capacity-factor: must be at most 1024");
+  spec.capacity_factor = 1024;
+  spec.micro_batch = 1 << 16;
+  spec.seq_len = 1 << 24;
+  EXPECT_EQ(flag_of(spec).substr(0, 32), "capacity-factor: an all-to-all o");
+  spec = {};
+  spec.layers = 1 << 16;
+  spec.hidden = 1 << 14;
+  EXPECT_EQ(flag_of(spec), "(valid)");
+}
+
 TEST(SynthModel, ComputeTimesFollowTheRoofline) {
   // 24 b s h^2 + 4 b s^2 h FLOPs per layer forward (h = 1024, s = 2048, b = 1), at
   // 100 TFLOPS x 0.5: attention 8 b s h^2 + 4 b s^2 h, MLP 16 b s h^2.

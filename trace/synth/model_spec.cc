@@ -60,6 +60,53 @@ std::optional<SpecProblem> problem(std::string flag, std::string message) {
   return SpecProblem{std::move(flag), std::move(message)};
 }
 
+// Past these a spec describes no model anyone trains (the largest published have some 100 layers,
+// hidden sizes near 2^14, contexts near 2^20 tokens), and the byte and parameter counts below,
+// held in 64 bits, would wrap or the traces outgrow any disk: each is refused at its flag.
+std::optional<SpecProblem> past_a_limit(const ModelSpec& spec) {
+  struct Limit {
+    const char* flag;
+    uint64_t value;
+    uint64_t max;
+  };
+  for (const Limit& l : {Limit{"layers", static_cast<uint64_t>(spec.layers), uint64_t{1} << 16},
+                         Limit{"hidden", spec.hidden, uint64_t{1} << 20},
+                         Limit{"ffn-hidden", spec.ffn_hidden, uint64_t{1} << 22},
+                         Limit{"seq-len", spec.seq_len, uint64_t{1} << 24},
+                         Limit{"micro-batch", spec.micro_batch, uint64_t{1} << 16},
+                         Limit{"experts", static_cast<uint64_t>(spec.experts), uint64_t{1} << 12},
+                         Limit{"iterations", spec.iterations, uint64_t{1} << 20}}) {
+    if (l.value > l.max) return problem(l.flag, fmt::format("{} is above {}", l.value, l.max));
+  }
+  if (!(spec.capacity_factor <= 1024)) return problem("capacity-factor", "must be at most 1024");
+  // With every flag in range the products still reach past 2^64: counted here in 128 bits.
+  using Wide = unsigned __int128;
+  const Wide experts = static_cast<Wide>(std::max(spec.expert_count(), 1));
+  const Wide mlp = Wide{3} * spec.hidden * spec.ffn();
+  const Wide params = (Wide{4} * spec.hidden * spec.hidden + experts * (mlp + spec.hidden)) *
+                      static_cast<Wide>(spec.layers);
+  constexpr Wide kMaxParams = Wide{1} << 50;
+  if (params > kMaxParams) {
+    return problem("hidden", fmt::format("--layers {} x --hidden {} (--ffn-hidden {}, {} experts) "
+                                         "makes {:.3g} parameters; at most 2^50",
+                                         spec.layers, spec.hidden, spec.ffn(), spec.expert_count(),
+                                         static_cast<double>(params)));
+  }
+  // The token slots a layer's all-to-all sends (model_costs.cc), in bytes; top-k is checked
+  // against the experts later.
+  if (spec.moe() && spec.top_k >= 1 && spec.top_k <= spec.expert_count()) {
+    const double bytes = static_cast<double>(spec.micro_batch) * static_cast<double>(spec.seq_len) *
+                         spec.top_k * spec.capacity_factor * static_cast<double>(spec.hidden) * 4;
+    if (bytes > 0x1p60) {
+      return problem("capacity-factor",
+                     fmt::format("an all-to-all of {:.3g} bytes per layer (micro-batch x seq-len "
+                                 "x top-k x factor x hidden); at most 2^60",
+                                 bytes));
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<SpecProblem> validate(const ModelSpec& spec) {
@@ -78,6 +125,7 @@ std::optional<SpecProblem> validate(const ModelSpec& spec) {
         Positive{"bucket", static_cast<int64_t>(spec.bucket_bytes)}}) {
     if (p.value < 1) return problem(p.flag, "must be at least 1");
   }
+  if (auto too_large = past_a_limit(spec)) return too_large;
   if (spec.heads < 0) return problem("heads", "must not be negative");
   if (spec.kv_heads < 0) return problem("kv-heads", "must not be negative");
   if (spec.experts < 0) return problem("experts", "must not be negative");
