@@ -110,6 +110,12 @@ std::string pick(const Step& step, uint32_t count, std::vector<uint32_t>& out) {
   if (start > count || stop > count) {
     return fmt::format("the slice {}:{} reaches beyond {}'s {}", start, stop, step.name, count);
   }
+  // A step past the count takes only the first index, which no one means; and with it as large
+  // as an int64 holds, i + stride would wrap past the stop.
+  if (stride > count) {
+    return fmt::format("the step {} is larger than {}'s {}: give one from 1 to {}", stride,
+                       step.name, count, count);
+  }
   for (int64_t i = start; i < stop; i += stride) out.push_back(static_cast<uint32_t>(i));
   if (out.empty()) return fmt::format("the slice {}:{} of {} is empty", start, stop, step.name);
   return "";

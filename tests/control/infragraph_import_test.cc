@@ -296,6 +296,12 @@ TEST(InfraGraphImport, WhatTheTwinCannotModelIsRefusedByName) {
       {"a slice beyond the count",
        replaced(base, "component: \"port[4]\"", "component: \"port[8]\""), "edges[4].ep1.component",
        "index 8 is outside port's 8 (0 to 7)"},
+      {"a slice whose step is the largest an int64 holds (it wrapped the index past the stop)",
+       replaced(base, "instance: \"leafsw[0]\", component: \"port[2:4]\"",
+                "instance: \"leafsw[0]\", component: \"port[2:4:9223372036854775807]\""),
+       "edges[1].ep2.component",
+       "the step 9223372036854775807 is larger than port's 8: give one "
+       "from 1 to 8"},
       {"a ring edge",
        replaced(base, "    scheme: one2one\n    link: fabric-link",
                 "    scheme: ring\n    link: fabric-link"),
