@@ -31,10 +31,17 @@ CommandAction add_sweep_command(CLI::App& app) {
   cmd->add_option("-b,--min-bytes", opts->flags.min_bytes,
                   "Smallest size: the collective's full buffer, nccl-tests' size (e.g. 8, 1KiB)")
       ->capture_default_str();
-  cmd->add_option("-e,--max-bytes", opts->flags.max_bytes, "Largest size (e.g. 64MiB, 1GiB)")
+  cmd->add_option("-e,--max-bytes", opts->flags.max_bytes,
+                  "Largest size (e.g. 64MiB, 1GiB; at most 16GiB)")
       ->capture_default_str();
   cmd->add_option("-f,--step-factor", opts->flags.step_factor,
                   "Each size is the previous one times this (2 or more)")
+      // An unsigned option takes -2 as 2^64 - 2.
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            return text.starts_with('-') ? text + ": expected 2 or more" : std::string();
+          },
+          ""))
       ->capture_default_str();
   cmd->add_option("-n,--iterations", opts->iterations,
                   "Measured collectives per size (the job's iterations)")

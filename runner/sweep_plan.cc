@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "collectives/nccl_sizes.h"
+#include "common/exact_bytes.h"
 #include "common/units.h"
 #include "trace/node.h"
 
@@ -65,6 +66,12 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
     start = comma + 1;
   }
 }
+
+// The largest buffer a sweep runs. nccl-tests sweeps buffers that fit a GPU's memory beside
+// their output (8 to 16 GiB on today's largest); and each size is a run of its own in which
+// every packet is an event on the twin: a 16 GiB all-reduce over 100 Gb/s ports already takes
+// minutes, one of a TiB would take days.
+constexpr uint64_t kMaxSweepBytes = uint64_t{16} << 30;
 
 uint64_t read_bytes(const std::string& text, const std::string& flag) {
   const auto bytes = parse_bytes(text);
@@ -137,6 +144,10 @@ SweepRequest read_sweep_flags(const SweepFlags& flags) {
   }
   request.min_bytes = read_bytes(flags.min_bytes, "-b/--min-bytes");
   request.max_bytes = read_bytes(flags.max_bytes, "-e/--max-bytes");
+  if (request.max_bytes > kMaxSweepBytes) {
+    throw SweepInputError(fmt::format("-e/--max-bytes {}: at most {}", flags.max_bytes,
+                                      format_bytes_exact(kMaxSweepBytes)));
+  }
   if (request.min_bytes > request.max_bytes) {
     throw SweepInputError(fmt::format(
         "-b/--min-bytes {} is above -e/--max-bytes {}: the sweep goes from the first to the "

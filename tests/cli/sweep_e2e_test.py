@@ -161,6 +161,9 @@ def case_bad_input(args, work):
         (["-c", "all_to_all", "-a", "ring"], "-a/--algorithms: none of them runs"),
         (["-b", "64MiB", "-e", "1KiB"], "-b/--min-bytes 64MiB is above -e/--max-bytes 1KiB"),
         (["-f", "1"], "-f/--step-factor 1: expected 2 or more"),
+        # Taken as 2^64 - 2 before; and a TiB buffer ran for days.
+        (["-f", "-2"], "--step-factor: -2: expected 2 or more"),
+        (["-e", "1TiB"], "-e/--max-bytes 1TiB: at most 16 GiB"),
         (["-b", "lots"], "-b/--min-bytes: \"lots\" is not a byte size"),
         (["-c", "all_gather", "-b", "8", "-e", "64"],
          "every size rounds to 0 bytes for all_gather over 8 ranks"),
