@@ -7,16 +7,17 @@
 #include <charconv>
 #include <chrono>
 #include <deque>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "cli/commands.h"
 #include "cli/trace_options.h"
 #include "common/text_table.h"
 #include "common/units.h"
+#include "outputs/output_file.h"
 #include "runner/exit_codes.h"
 
 namespace etwire::cli {
@@ -59,14 +60,17 @@ int run_feed(const TraceOptions& trace_opts, const FeedOptions& opts) {
   feeder_options.filter.process_groups.insert(opts.process_groups.begin(),
                                               opts.process_groups.end());
 
-  std::ofstream order;
+  // Through a temporary file renamed into place when whole; a write error (a full disk,
+  // /dev/full) is kept and reported by close(), not lost as an ofstream's would be.
+  std::optional<outputs::StreamedFile> order;
   if (!opts.order_file.empty()) {
-    order.open(opts.order_file);
-    if (!order) {
-      std::cerr << fmt::format("error: --order: cannot write {}\n", opts.order_file);
+    try {
+      order.emplace(opts.order_file, outputs::StreamedFile::Mode::kReplaceAtClose);
+    } catch (const std::runtime_error& e) {
+      std::cerr << fmt::format("error: --order: {}\n", e.what());
       return runner::kExitFailure;
     }
-    order << "rank,seq,node_id,type,name\n";
+    order->buffer() += "rank,seq,node_id,type,name\n";
   }
 
   TextTable table(
@@ -83,10 +87,11 @@ int run_feed(const TraceOptions& trace_opts, const FeedOptions& opts) {
       while (outstanding.size() < opts.in_flight) {
         auto issued = feeder.next();
         if (!issued) break;
-        if (order.is_open()) {
+        if (order) {
           const auto& n = *issued->node;
-          order << file.rank << ',' << seq << ',' << n.id << ',' << trace::node_type_name(n.type)
-                << ",\"" << n.name << "\"\n";
+          order->buffer() += fmt::format("{},{},{},{},\"{}\"\n", file.rank, seq, n.id,
+                                         trace::node_type_name(n.type), n.name);
+          order->appended();
         }
         ++seq;
         outstanding.push_back(*issued);
@@ -115,6 +120,14 @@ int run_feed(const TraceOptions& trace_opts, const FeedOptions& opts) {
                     {"ctrl_self_refs_dropped", s.ctrl_self_refs_dropped},
                     {"ctrl_dangling_dropped", s.ctrl_dangling_dropped},
                     {"seconds", seconds}});
+  }
+  if (order) {
+    try {
+      order->close();
+    } catch (const std::runtime_error& e) {
+      std::cerr << fmt::format("error: --order: {}\n", e.what());
+      return runner::kExitFailure;
+    }
   }
   if (opts.json) {
     std::cout << json.dump(2) << "\n";

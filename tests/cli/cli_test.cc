@@ -131,6 +131,28 @@ TEST(Cli, FeedWritesADependencyRespectingOrder) {
   EXPECT_EQ(ids.size(), 4000u);
 }
 
+// A full disk under --order ends the command with an error; the issue order was lost without a
+// word before.
+TEST(Cli, FeedSaysWhenTheOrderCannotBeWritten) {
+  auto dir = etwire::testing::make_scratch_dir("cli");
+  auto prefix = (dir / "g").string();
+  ASSERT_EQ(etwire("synth graph -N 2000 -o " + prefix).code, 0);
+  auto r = etwire("feed " + prefix + " --order /dev/full");
+  EXPECT_EQ(r.code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("error: --order: /dev/full: cannot write: No space left"));
+}
+
+// A time scale that is not a number is refused naming the flag, as one out of range is.
+TEST(Cli, TimeScaleMustBeANumber) {
+  for (const char* command : {"run", "sweep"}) {
+    for (const char* value : {"nan", "-nan", "inf", "-1"}) {
+      auto r = etwire(std::string(command) + " no-such.yaml --time-scale=" + value);
+      EXPECT_EQ(r.code, 2) << command << " " << value << ": " << r.output;
+      EXPECT_THAT(r.output, HasSubstr("--time-scale")) << command << " " << value;
+    }
+  }
+}
+
 TEST(Cli, FeedCommOnlyFiltersButKeepsEveryNode) {
   auto dir = etwire::testing::make_scratch_dir("cli");
   auto prefix = (dir / "m").string();
