@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/time_scale_option.h"
 #include "runner/configured_run.h"
 #include "runner/predicted_run.h"
 
@@ -40,11 +41,11 @@ CommandAction add_run_command(CLI::App& app) {
   cmd->add_option("--watchdog", opts->run.watchdog,
                   "Stop with a diagnosis after this long without progress, in virtual time "
                   "(e.g. 500ms; default: run.watchdog of the configuration)");
-  cmd->add_option("--time-scale", opts->run.time_scale,
-                  "Virtual seconds replayed per wall-clock second: 1 = real time, 0.001 = a "
-                  "thousand times slower, to watch a short run live (default: run.time_scale of "
-                  "the configuration; 0 = as fast as possible)")
-      ->check(CLI::Range(0.0, 1e6));
+  add_time_scale_option(
+      cmd, opts->run.time_scale,
+      "Virtual seconds replayed per wall-clock second: 1 = real time, 0.001 = a "
+      "thousand times slower, to watch a short run live (default: run.time_scale of "
+      "the configuration; 0 = as fast as possible)");
   cmd->add_option("--threads", opts->run.threads,
                   "Threads that run the fabric twin's partitions (fabric.partitions above 1; "
                   "default: one per core, at most one per partition). Results do not depend on "

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/time_scale_option.h"
 #include "runner/sweep_run.h"
 
 namespace etwire::cli {
@@ -59,10 +60,9 @@ CommandAction add_sweep_command(CLI::App& app) {
   cmd->add_option("--watchdog", opts->watchdog,
                   "Stop a run with a diagnosis after this long without progress (default: "
                   "run.watchdog of the configuration)");
-  cmd->add_option("--time-scale", opts->time_scale,
-                  "Virtual seconds replayed per wall-clock second on the twin (default: "
-                  "run.time_scale of the configuration)")
-      ->check(CLI::Range(0.0, 1e6));
+  add_time_scale_option(cmd, opts->time_scale,
+                        "Virtual seconds replayed per wall-clock second on the twin (default: "
+                        "run.time_scale of the configuration)");
   return [opts]() -> int { return runner::run_sweep(*opts); };
 }
 
