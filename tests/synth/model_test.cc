@@ -421,8 +421,7 @@ TEST(SynthModel, RejectsSizesPastAnyModelNamingTheFlag) {
   spec.hidden = 1 << 20;
   EXPECT_EQ(flag_of(spec).substr(0, 24), "hidden: --layers 65536 x");
   spec = {};
-  spec.ep = 2;
-  spec.dp = 2;
+  spec.ep = spec.dp = 2;  // a mixture of two experts
   spec.capacity_factor = 1e300;
   EXPECT_EQ(flag_of(spec), "capacity-factor: must be at most 1024");
   spec.capacity_factor = 1024;
