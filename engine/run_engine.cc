@@ -1,5 +1,5 @@
-// The run engine: construction, the event loop, and feeding nodes to the ranks. Instances are in
-// run_engine_instances.cc, the diagnosis and the final results in run_engine_report.cc.
+// The run engine: construction, the event loop, and feeding nodes to the ranks. What the transport
+// reports is in run_engine_flows.cc, the diagnosis and the final results in run_engine_report.cc.
 #include "engine/run_engine.h"
 
 #include <fmt/format.h>
@@ -25,6 +25,16 @@ std::unique_ptr<dataplane::DataPlane> make_data_plane(const dataplane::DataPlane
   return factory(config, observer);
 }
 
+// `loaded`, once it is known to be a plan the engine can run.
+const control::RunPlan& runnable(const control::RunPlan& loaded) {
+  if (!loaded.ok() || !loaded.addresses) {
+    throw std::invalid_argument(fmt::format(
+        "{}: the configuration has errors or unplaced jobs; run `etwire validate` on it",
+        loaded.config.source_file));
+  }
+  return loaded;
+}
+
 }  // namespace
 
 RunEngine::RunEngine(const control::RunPlan& loaded, RunOptions options)
@@ -32,54 +42,29 @@ RunEngine::RunEngine(const control::RunPlan& loaded, RunOptions options)
       config_(loaded.config),
       options_(std::move(options)),
       data_plane_(make_data_plane(options_.data_plane, loaded.config, flow_observer())),
-      clock_(data_plane_->scheduler()) {
-  if (!loaded.ok() || !loaded.addresses) {
-    throw std::invalid_argument(fmt::format(
-        "{}: the configuration has errors or unplaced jobs; run `etwire validate` on it",
-        config_.source_file));
-  }
-  if (options_.session != nullptr && options_.session->size() > 1) {
-    split_ = true;
-    emulator_ = static_cast<uint32_t>(options_.session->rank());
-    // A receiver in another process tells messages apart only by their immediates.
-    if (config_.transport.op != config::RdmaOp::kWriteWithImmediate) {
-      throw std::invalid_argument(fmt::format(
-          "{}: transport.op: a run split between emulator processes needs write-with-imm: a "
-          "receiver in another process tells which collective a message belongs to only by its "
-          "immediate",
-          config_.source_file));
-    }
-  }
-  if (split_ && data_plane_->virtual_time()) {
-    throw std::invalid_argument(fmt::format(
-        "{}: loopback ports cannot be split between emulator processes: the fabric twin's virtual "
-        "time is one process's; run the configuration without mpirun",
-        config_.source_file));
-  }
+      clock_(data_plane_->scheduler()),
+      split_(runnable(loaded), options_.session, data_plane_->virtual_time()),
+      posting_(loaded, *data_plane_, *this, split_),
+      instances_(config_, jobs_, runtimes_, clock_, posting_, split_, *this) {
   sample_queues();
   const auto& workload = config_.workload.jobs;
   jobs_.reserve(workload.size());
   for (size_t j = 0; j < workload.size(); ++j) {
     const config::JobConfig& job_config = workload[j];
-    Job job{&job_config,
-            &*loaded.trace_sets.at(j),
-            &*loaded.placements.at(j),
-            control::base_collective_spec(config_, j),
-            static_cast<uint32_t>(runtimes_.size()),
-            0,
-            {},
-            {},
-            {}};
+    ReplayedJob job{&job_config,
+                    &*loaded.trace_sets.at(j),
+                    &*loaded.placements.at(j),
+                    control::base_collective_spec(config_, j),
+                    static_cast<uint32_t>(runtimes_.size()),
+                    0,
+                    {},
+                    {},
+                    {}};
     job.world_size = job.traces->world_size();
     for (int32_t rank = 0; rank < job.world_size; ++rank) {
       runtimes_.emplace_back(static_cast<uint32_t>(j), rank);
-      const bool here =
-          !split_ ||
-          config::drives_port(config_, config_.ports[job.placement->port(rank)], emulator_);
-      runtime_here_.push_back(here ? 1 : 0);
-      runtimes_here_ += here ? 1 : 0;
-      job.ranks_here += here ? 1 : 0;
     }
+    job.ranks_here = split_.ranks_here(static_cast<uint32_t>(j));
     results_.world_size += job.world_size;
     results_.jobs.push_back({job_config.name, job_config.trace, job.world_size,
                              job_config.iterations, job_config.warmup_iterations, 0});
@@ -115,10 +100,6 @@ RunEngine::ClockPair RunEngine::read_clocks() const {
   return pair;
 }
 
-bool RunEngine::rank_here(uint32_t job, int32_t rank) const {
-  return runtime_here_[jobs_[job].first_runtime + static_cast<uint32_t>(rank)] != 0;
-}
-
 const RunResults& RunEngine::run() {
   const auto wall_start = std::chrono::steady_clock::now();
   last_report_ = wall_start;
@@ -138,17 +119,17 @@ const RunResults& RunEngine::run() {
     // On the wall clock, a QP set up on a device takes time that belongs to no collective: every
     // planned connection is opened before the first packet. Split between processes, the
     // receiving halves must be open before the other processes send, hence the barrier.
-    if (!virtual_time || split_) open_planned_connections();
-    if (split_) {
+    if (!virtual_time || split_.active()) posting_.open_planned_connections();
+    if (split_.active()) {
       data_plane_->finish_connecting();
       options_.session->barrier();
     }
     for (uint32_t r = 0; r < runtimes_.size(); ++r) {
-      if (runtime_here_[r]) start_iteration(r, 0);
+      if (rank_here(runtimes_[r].job(), runtimes_[r].rank())) start_iteration(r, 0);
     }
     settle();
     uint64_t polls = 0;
-    while (!stopped_ && runtimes_finished_ < runtimes_here_) {
+    while (!stopped_ && runtimes_finished_ < split_.ranks_here()) {
       if (options_.stop && options_.stop->load(std::memory_order_relaxed)) {
         results_.status = RunStatus::kInterrupted;
         results_.diagnosis = diagnose_stall("interrupted");
@@ -180,7 +161,11 @@ const RunResults& RunEngine::run() {
       data_plane_->poll();
       if ((++polls & 0xFFF) == 0) every_so_often(std::chrono::steady_clock::now());
     }
-    if (split_ && !stop_requested()) wait_for_other_processes();
+    if (split_.active() && !stop_requested() &&
+        !split_.wait_for_other_processes(*data_plane_, options_.stop)) {
+      results_.status = RunStatus::kInterrupted;
+      results_.diagnosis = "interrupted while waiting for the other emulator processes to finish";
+    }
   } catch (...) {
     results_.status = RunStatus::kFailed;
     results_.wall_seconds =
@@ -227,15 +212,7 @@ void RunEngine::on_event(uint64_t tag, clock::Nanos) {
   const uint64_t payload = engine_event::payload(tag);
   switch (engine_event::kind(tag)) {
     case engine_event::kDrain:
-      drain_scheduled_ = false;
-      // Handling an event may queue more (a post on a failed QP is flushed at once).
-      while (flow_events_head_ < flow_events_.size()) {
-        // A copy: handling may queue more events and move the vector's storage.
-        const FlowEvent event = flow_events_[flow_events_head_++];
-        handle(event);
-      }
-      flow_events_.clear();
-      flow_events_head_ = 0;
+      posting_.drain([this](const FlowEvent& event) { handle(event); });
       break;
     case engine_event::kComputeDone: {
       const auto runtime = static_cast<uint32_t>(payload >> 32);
@@ -243,9 +220,12 @@ void RunEngine::on_event(uint64_t tag, clock::Nanos) {
                     NodeActivity::kCompute);
       break;
     }
-    case engine_event::kLocalDone:
-      finish_local_transfer(static_cast<uint32_t>(payload));
+    case engine_event::kLocalDone: {
+      const LocalTransfer transfer = posting_.finish_local_transfer(static_cast<uint32_t>(payload));
+      last_progress_ = clock_.now();
+      instances_.finish_local_transfer(transfer);
       break;
+    }
     default:
       break;
   }
@@ -254,7 +234,7 @@ void RunEngine::on_event(uint64_t tag, clock::Nanos) {
 
 void RunEngine::start_iteration(uint32_t runtime, uint32_t iteration) {
   RankRuntime& rt = runtimes_[runtime];
-  const Job& job = jobs_[rt.job()];
+  const ReplayedJob& job = jobs_[rt.job()];
   feeder::FeederOptions options;
   options.filter = control::make_node_filter(job.config->filter);
   rt.begin_iteration(iteration,
@@ -302,11 +282,11 @@ void RunEngine::start_node(uint32_t runtime, feeder::IssuedNode issued) {
       return;
     }
     case trace::NodeType::kCommColl:
-      if (node.carries_traffic()) return join_collective(runtime, issued);
+      if (node.carries_traffic()) return instances_.join_collective(runtime, issued);
       break;
     case trace::NodeType::kCommSend:
     case trace::NodeType::kCommRecv:
-      if (node.carries_traffic()) return join_point_to_point(runtime, issued);
+      if (node.carries_traffic()) return instances_.join_point_to_point(runtime, issued);
       break;
     default:
       break;
@@ -351,7 +331,7 @@ void RunEngine::settle() {
 
 void RunEngine::finish_rank_iteration(uint32_t runtime) {
   RankRuntime& rt = runtimes_[runtime];
-  Job& job = jobs_[rt.job()];
+  ReplayedJob& job = jobs_[rt.job()];
   const uint32_t iteration = rt.iteration();
   const RankIteration done = rt.end_iteration(clock_.now());
   const feeder::FeederStats& stats = rt.feeder().stats();

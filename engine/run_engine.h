@@ -15,26 +15,27 @@
 
 #include <atomic>
 #include <chrono>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "clock/scheduler.h"
 #include "cluster/session.h"
-#include "collectives/generate.h"
 #include "control/resolve/config_loader.h"
 #include "dataplane/data_plane.h"
-#include "engine/collective_instance.h"
+#include "engine/collective_instances.h"
 #include "engine/flow_sink.h"
 #include "engine/partial_results.h"
 #include "engine/port_sampler.h"
 #include "engine/port_series_sink.h"
+#include "engine/posting.h"
 #include "engine/queue_sample_tee.h"
 #include "engine/rank_runtime.h"
+#include "engine/replayed_job.h"
+#include "engine/run_control.h"
 #include "engine/run_results.h"
+#include "engine/split_run.h"
 #include "engine/telemetry/metric_labels.h"
 #include "engine/telemetry/record_ring.h"
 #include "trace/trace_set.h"
@@ -69,10 +70,13 @@ struct RunOptions {
   const cluster::Session* session = nullptr;
 };
 
-// "ALL_REDUCE" and the other schema names in diagnoses; "SEND/RECV" for point-to-point.
-std::string kind_label(collectives::CollectiveKind kind);
-
-class RunEngine final : private transport::FlowObserver, private clock::EventHandler {
+// The engine composes its parts: SplitRun (which ranks this process replays, what crosses between
+// emulator processes), Posting (connections, messages, local transfers, the transport's queued
+// notifications) and CollectiveInstances (joining instances and running their members' step
+// programs); it feeds nodes to the ranks, keeps the watchdog and the clocks, and reports.
+class RunEngine final : private transport::FlowObserver,
+                        private clock::EventHandler,
+                        private RunControl {
  public:
   // `loaded` must be a plan without errors, every job's trace set opened, every job placed and
   // addressed, and (split between emulator processes) its traffic planned; it must outlive the
@@ -111,7 +115,7 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   std::vector<std::string> setup_notes() const { return data_plane_->notes(); }
   // Whether this process replays rank `rank` of job `job` (always, unless the run is split
   // between emulator processes).
-  bool rank_here(uint32_t job, int32_t rank) const;
+  bool rank_here(uint32_t job, int32_t rank) const { return split_.rank_here(job, rank); }
   // The run's clock read beside this process's steady clock (std::chrono::steady_clock, which the
   // emulator processes' offsets are measured with), when the run began and when it ended: how to
   // put the run's times on the steady clock, its rate included.
@@ -121,79 +125,16 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   };
   ClockPair clock_at_start() const { return clock_at_start_; }
   ClockPair clock_at_end() const { return clock_at_end_; }
-  // A message posted by another emulator process that reached its receiver here: the emulator
-  // process that posted it, its requester's QP number as that process's flow records carry it
-  // (the address plan's, or an RNIC's own), when, and its CE-marked packets. The k-th delivery of
-  // a requester is its k-th message: joined with the sender's flow records for their FCT.
-  struct RemoteDelivery {
-    uint32_t sender = 0;
-    uint32_t requester_qpn = 0;
-    uint32_t ecn_marks = 0;
-    clock::Nanos at = 0;
-  };
-  const std::vector<RemoteDelivery>& remote_deliveries() const { return remote_deliveries_; }
+  // A message posted by another emulator process that reached its receiver here (SplitRun).
+  using RemoteDelivery = engine::RemoteDelivery;
+  const std::vector<RemoteDelivery>& remote_deliveries() const {
+    return split_.remote_deliveries();
+  }
   // This process's part of a run split between emulator processes (after run()): its results,
   // its FCT samples, the ranks and ports it has; the time shift is the caller's to set.
   PartialResults partial_results() const;
 
  private:
-  struct Job {
-    const config::JobConfig* config = nullptr;
-    const trace::TraceSet* traces = nullptr;  // the plan's
-    const control::JobPlacement* placement = nullptr;
-    collectives::CollectiveSpec base_spec;
-    uint32_t first_runtime = 0;  // runtimes_[first_runtime + rank]
-    int32_t world_size = 0;
-    // Resolved process groups by pg_name (present or absent): key and members.
-    std::map<std::pair<bool, std::string>, trace::NodeGroup> groups;
-    // In-progress iterations: ranks that finished each, and their accounting.
-    std::map<uint32_t, IterationRecord> iterations;
-    std::map<uint32_t, uint32_t> ranks_finished_iteration;
-    // Progress: iterations every rank finished, and nodes of the ranks' finished iterations.
-    uint32_t iterations_completed = 0;
-    uint64_t nodes_completed_before = 0;
-    int32_t ranks_here = 0;  // the ranks this process replays (all but in a split run)
-  };
-
-  // A queued notification from the transport, handled outside the transport's call stack.
-  struct FlowEvent {
-    bool delivered = false;  // else: the send finished (acknowledged or failed)
-    uint64_t instance = 0;
-    int32_t src_rank = 0;
-    int32_t dst_rank = 0;
-    uint16_t qp = 0;
-    uint32_t op = 0;     // sender's chunk operation
-    uint32_t index = 0;  // position on the channel
-    // A delivery of a message posted by another emulator process: its instance's wire hash (the
-    // instance is then found by it) and job; 0 otherwise.
-    uint32_t wire_hash = 0;
-    uint32_t job = 0;
-  };
-
-  // The sending end of a connection whose requester another emulator process drives.
-  struct RemoteSender {
-    uint32_t job = 0;
-    int32_t src = 0;
-    int32_t dst = 0;
-    uint16_t qp = 0;
-  };
-  // A delivery from another process for an instance none of this process's ranks joined yet.
-  struct UnjoinedDelivery {
-    int32_t src = 0;
-    int32_t dst = 0;
-    uint16_t qp = 0;
-  };
-
-  // A transfer between ranks of one host: over the local interconnect, not the fabric.
-  struct LocalTransfer {
-    uint64_t instance = 0;
-    uint32_t src = 0;  // member positions
-    uint32_t dst = 0;
-    SendRequest request;
-  };
-
-  class MemberContext;
-
   // transport::FlowObserver
   transport::FlowObserver& flow_observer() { return *this; }
   void on_flow_delivered(const transport::FlowRecord& record) override;
@@ -207,45 +148,18 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   void start_iteration(uint32_t runtime, uint32_t iteration);
   void pump(uint32_t runtime);
   void start_node(uint32_t runtime, feeder::IssuedNode issued);
-  void complete_node(uint32_t runtime, feeder::IssuedNode issued, NodeActivity activity);
   void settle();
   void finish_rank_iteration(uint32_t runtime);
 
-  // Instances (run_engine_instances.cc).
-  void join_collective(uint32_t runtime, feeder::IssuedNode issued);
-  void join_point_to_point(uint32_t runtime, feeder::IssuedNode issued);
-  void join(uint32_t runtime, feeder::IssuedNode issued, const InstanceKey& key,
-            const collectives::CollectiveSpec& spec, int64_t generator_group);
-  const collectives::ProgramGenerator& generator(uint32_t job, int64_t group,
-                                                 const collectives::CollectiveSpec& spec);
-  void send(CollectiveInstance& instance, uint32_t position, const SendRequest& request);
-  void member_progressed(CollectiveInstance& instance, uint32_t position);
-  // Queues a transport notification and schedules one drain event for all queued ones.
-  void queue_flow_event(const FlowEvent& event);
+  // RunControl
+  void complete_node(uint32_t runtime, feeder::IssuedNode issued, NodeActivity activity) override;
+  void stop_stuck(std::string diagnosis) override;
+  // A drained flow event, unless the run stopped.
   void handle(const FlowEvent& event);
-  // The `index`-th message from member `sender` on `qp` has reached member `position`.
-  void deliver(CollectiveInstance& instance, uint32_t position, uint32_t sender, uint16_t qp,
-               uint32_t index);
-  // The next chunk operation's end from rank `src` to rank `dst` on `qp`, posted by another
-  // emulator process, has reached `dst` here.
-  void deliver_remote(CollectiveInstance& instance, int32_t src, int32_t dst, uint16_t qp);
-  void finish_local_transfer(uint32_t slot);
-  transport::ConnectionId connection(uint32_t job, int32_t src, int32_t dst, uint16_t qp);
   // At the end: the data plane's QP halves, each with the connection it belongs to
   // (run_engine_qps.cc).
   void collect_qp_records();
   void retire_finished_instances();
-  // Opens every connection the traffic plan says the run's traffic takes (those with an end here),
-  // before any traffic (run_engine_processes.cc).
-  void open_planned_connections();
-  // A delivery from another process (FlowEvent::wire_hash set).
-  void handle_remote_delivery(const FlowEvent& event);
-  // Registers a new instance's wire hash; false (the run stops) when another open instance of the
-  // job has the same hash.
-  bool register_wire_hash(CollectiveInstance& instance);
-  // After the last local rank finished: keeps answering the other processes' traffic until every
-  // process has finished.
-  void wait_for_other_processes();
   bool stop_requested() const {
     return options_.stop != nullptr && options_.stop->load(std::memory_order_relaxed);
   }
@@ -266,15 +180,8 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   void publish_qps(telemetry::RecordRing& ring);
 
   // Stopping and reporting (run_engine_report.cc).
-  void stop_stuck(std::string diagnosis);
   std::string describe_rank(uint32_t job, int32_t rank) const;
   std::string diagnose_stall(const std::string& why) const;
-  // What a rank another emulator process replays is, for a diagnosis: which emulator, where.
-  std::string replayed_elsewhere(uint32_t job, int32_t rank) const;
-  // The emulator whose process replays the rank; nullptr without an emulators section.
-  const config::EmulatorConfig* emulator_of(uint32_t job, int32_t rank) const;
-  // Its process (MPI rank): 0 without an emulators section.
-  uint32_t process_of(uint32_t job, int32_t rank) const;
   void finalize();
   // Starts the twin's queue samples when telemetry.record.queue_sample_interval asks for them.
   void sample_queues();
@@ -284,46 +191,21 @@ class RunEngine final : private transport::FlowObserver, private clock::EventHan
   RunOptions options_;
   std::unique_ptr<dataplane::DataPlane> data_plane_;
   clock::Scheduler& clock_;
-  std::vector<Job> jobs_;
+  SplitRun split_;
+  Posting posting_;
+  std::vector<ReplayedJob> jobs_;
   std::vector<RankRuntime> runtimes_;
+  CollectiveInstances instances_;
   uint32_t runtimes_finished_ = 0;
-  // A run split between emulator processes: this process's emulator (MPI rank), and by runtime
-  // whether it replays that rank here.
-  bool split_ = false;
-  uint32_t emulator_ = 0;
-  std::vector<uint8_t> runtime_here_;
-  uint32_t runtimes_here_ = 0;
-  std::unordered_map<uint32_t, RemoteSender> remote_senders_;  // by requester QP number
-  // Open instances by (job << 32 | wire hash), and deliveries for instances not joined yet.
-  std::unordered_map<uint64_t, CollectiveInstance*> instance_by_wire_hash_;
-  std::unordered_map<uint64_t, std::vector<UnjoinedDelivery>> unjoined_;
   ClockPair clock_at_start_;
   ClockPair clock_at_end_;
   ClockPair read_clocks() const;
   std::vector<uint32_t> collective_members_here_;  // parallel to results_.collectives
-  std::vector<RemoteDelivery> remote_deliveries_;
   // Samples of the twin's queues, to the queue writer and to telemetry.
   QueueSampleTee queue_samples_;
   // The port counters' time series, when asked for and written somewhere.
   std::unique_ptr<PortSampler> port_sampler_;
 
-  std::map<InstanceKey, std::unique_ptr<CollectiveInstance>> instances_;
-  std::unordered_map<uint64_t, CollectiveInstance*> instance_by_id_;
-  uint64_t next_instance_id_ = 0;
-  std::vector<uint64_t> finished_instances_;
-  // Program generators by (job, collective type or -1 for p2p, group key or p2p pair, size):
-  // shared by every instance of the same collective.
-  std::map<std::tuple<uint32_t, int, int64_t, uint64_t>,
-           std::unique_ptr<collectives::ProgramGenerator>>
-      generators_;
-  // Connections by (job, src rank, dst rank, QP id), opened on first use.
-  std::map<std::tuple<uint32_t, int32_t, int32_t, uint16_t>, transport::ConnectionId> connections_;
-
-  std::vector<FlowEvent> flow_events_;
-  size_t flow_events_head_ = 0;
-  bool drain_scheduled_ = false;
-  std::vector<LocalTransfer> local_transfers_;
-  std::vector<uint32_t> free_local_transfers_;
   // Nodes to complete and runtimes to pump, handled by settle() without recursion.
   struct Completion {
     uint32_t runtime = 0;

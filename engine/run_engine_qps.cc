@@ -23,7 +23,7 @@ void RunEngine::collect_qp_records() {
   };
   using HalfKey = std::tuple<transport::QpRole, uint32_t, uint32_t>;  // role, port, QP number
   std::map<HalfKey, Owner> owners;
-  for (const auto& [key, id] : connections_) {
+  for (const auto& [key, id] : posting_.connections()) {
     const auto& [job, src, dst, qp] = key;
     // The data plane's numbers for the two halves: the ones its transport holds them by.
     const control::JobPlacement& placement = *jobs_[job].placement;

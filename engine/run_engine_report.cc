@@ -33,33 +33,6 @@ std::string rank_list(const std::vector<int32_t>& ranks, size_t limit = 16) {
 
 }  // namespace
 
-std::string kind_label(collectives::CollectiveKind kind) {
-  return kind ? std::string(trace::collective_type_name(*kind)) : std::string("SEND/RECV");
-}
-
-const config::EmulatorConfig* RunEngine::emulator_of(uint32_t job, int32_t rank) const {
-  const std::string& port = config_.ports[jobs_[job].placement->port(rank)].emulator;
-  for (const config::EmulatorConfig& emulator : config_.emulators) {
-    if (emulator.name == port) return &emulator;
-  }
-  return nullptr;
-}
-
-uint32_t RunEngine::process_of(uint32_t job, int32_t rank) const {
-  const config::EmulatorConfig* emulator = emulator_of(job, rank);
-  return emulator != nullptr ? emulator->rank : 0;
-}
-
-// "is replayed by ...": the caller may turn "is" into "are".
-std::string RunEngine::replayed_elsewhere(uint32_t job, int32_t rank) const {
-  const config::EmulatorConfig* emulator = emulator_of(job, rank);
-  if (emulator == nullptr) return "is replayed by another emulator process";
-  const auto& hosts = options_.session->hosts();
-  return fmt::format("is replayed by emulator \"{}\" (process {} on host {})", emulator->name,
-                     emulator->rank,
-                     emulator->rank < hosts.size() ? hosts[emulator->rank] : std::string("?"));
-}
-
 void RunEngine::stop_stuck(std::string diagnosis) {
   if (stopped_) return;
   stopped_ = true;
@@ -69,7 +42,7 @@ void RunEngine::stop_stuck(std::string diagnosis) {
 
 // What rank `rank` of job `job` does instead of joining a stalled instance.
 std::string RunEngine::describe_rank(uint32_t job, int32_t rank) const {
-  if (!rank_here(job, rank)) return replayed_elsewhere(job, rank);
+  if (!rank_here(job, rank)) return split_.replayed_elsewhere(job, rank);
   const RankRuntime& rt = runtimes_[jobs_[job].first_runtime + static_cast<uint32_t>(rank)];
   if (rt.finished()) return "finished its trace";
   if (!rt.joined().empty()) {
@@ -91,9 +64,9 @@ std::string RunEngine::diagnose_stall(const std::string& why) const {
       fmt::format("{} ({} time {} ns; last progress at {} ns)\n", why,
                   results_.wall_clock ? "run" : "virtual", clock_.now(), last_progress_);
   // One line per open instance: who is there, who is not, and what the missing ranks are doing.
-  for (const auto& [key, instance] : instances_) {
+  for (const auto& [key, instance] : instances_.open()) {
     const CollectiveRecord& record = instance->record();
-    const Job& job = jobs_[key.job];
+    const ReplayedJob& job = jobs_[key.job];
     std::vector<int32_t> arrived;
     std::vector<int32_t> missing;
     std::vector<int32_t> running;
@@ -133,7 +106,8 @@ std::string RunEngine::diagnose_stall(const std::string& why) const {
       if (!elsewhere.empty()) {
         // Grouped by where they are replayed.
         std::map<std::string, std::vector<int32_t>> by_place;
-        for (int32_t rank : elsewhere) by_place[replayed_elsewhere(key.job, rank)].push_back(rank);
+        for (int32_t rank : elsewhere)
+          by_place[split_.replayed_elsewhere(key.job, rank)].push_back(rank);
         what += " here";
         for (const auto& [place, ranks] : by_place) {
           what += fmt::format("; rank{} {} {}{}", ranks.size() == 1 ? "" : "s", rank_list(ranks),
@@ -203,6 +177,15 @@ void RunEngine::finalize() {
   }
   if (options_.flows) options_.flows->flush();
   publish_snapshot(true);
+}
+
+PartialResults RunEngine::partial_results() const {
+  PartialResults part;
+  part.results = results_;
+  part.fct_samples = fct_samples_;
+  part.members_here = collective_members_here_;
+  split_.describe(part);
+  return part;
 }
 
 }  // namespace etwire::engine

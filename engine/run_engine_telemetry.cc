@@ -114,7 +114,7 @@ void RunEngine::publish_snapshot(bool finished) {
   telemetry::RecordRing* ring = options_.telemetry;
   if (!ring) return;
   for (size_t j = 0; j < jobs_.size(); ++j) {
-    const Job& job = jobs_[j];
+    const ReplayedJob& job = jobs_[j];
     uint64_t nodes = job.nodes_completed_before;
     for (int32_t rank = 0; rank < job.world_size; ++rank) {
       const RankRuntime& rt = runtimes_[job.first_runtime + static_cast<uint32_t>(rank)];

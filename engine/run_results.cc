@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "collectives/bandwidth.h"
+#include "trace/node.h"
 
 namespace etwire::engine {
 
@@ -20,6 +21,10 @@ std::string_view run_status_name(RunStatus status) {
       return "failed";
   }
   return "unknown";
+}
+
+std::string kind_label(collectives::CollectiveKind kind) {
+  return kind ? std::string(trace::collective_type_name(*kind)) : std::string("SEND/RECV");
 }
 
 namespace {

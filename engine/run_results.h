@@ -29,6 +29,9 @@ enum class RunStatus : uint8_t {
 // "completed", "flows-failed", "stuck", "interrupted", "failed"
 std::string_view run_status_name(RunStatus status);
 
+// "ALL_REDUCE" and the other schema names in diagnoses; "SEND/RECV" for point-to-point.
+std::string kind_label(collectives::CollectiveKind kind);
+
 // Process-group id of point-to-point instances (a SEND matched with its RECV); collectives use the
 // control library's group keys (a comm-group id, or -1 for the all-ranks group).
 inline constexpr int64_t kPointToPointGroup = -2;

@@ -1,0 +1,89 @@
+// How the engine moves an instance's bytes and hears back: the connections it opens (each once,
+// on first use or before any traffic), the messages it posts on them, the transfers between ranks
+// of one host (over the host's local interconnect, not the fabric), and the transport's
+// notifications, queued and handed back in one drain event so that nothing completes inside the
+// transport's own call stack. It moves bytes and says when they moved; what they mean to a
+// member's step program is CollectiveInstances'.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "clock/scheduler.h"
+#include "control/plan/run_plan.h"
+#include "dataplane/data_plane.h"
+#include "engine/collective_instance.h"
+#include "engine/flow_event.h"
+#include "engine/member_execution.h"
+#include "engine/split_run.h"
+#include "transport/transport.h"
+
+namespace etwire::engine {
+
+// A transfer between ranks of one host: over the local interconnect, not the fabric.
+struct LocalTransfer {
+  uint64_t instance = 0;
+  uint32_t src = 0;  // member positions
+  uint32_t dst = 0;
+  SendRequest request;
+};
+
+class Posting {
+ public:
+  // Connections by (job, src rank, dst rank, QP id).
+  using ConnectionKey = std::tuple<uint32_t, int32_t, int32_t, uint16_t>;
+
+  // `events` receives the engine_event::kDrain and kLocalDone events this schedules; every
+  // argument must outlive this.
+  Posting(const control::RunPlan& plan, dataplane::DataPlane& data_plane,
+          clock::EventHandler& events, SplitRun& split);
+
+  // Posts member `position`'s send on the data plane (as messages of at most
+  // collectives.max_message_bytes), or starts it over the host's interconnect when the peer is
+  // on the same host.
+  void send(CollectiveInstance& instance, uint32_t position, const SendRequest& request);
+  // The connection from rank `src` to rank `dst` on `qp`, opened on first use.
+  transport::ConnectionId connection(uint32_t job, int32_t src, int32_t dst, uint16_t qp);
+  // Opens every connection the traffic plan says the run's traffic takes (those with an end
+  // here), before any traffic.
+  void open_planned_connections();
+  const std::map<ConnectionKey, transport::ConnectionId>& connections() const {
+    return connections_;
+  }
+
+  // Queues a transport notification and schedules one drain event for all queued ones.
+  void queue(const FlowEvent& event);
+  // The drain event: hands every queued notification to `handle(const FlowEvent&)`, those it
+  // queues meanwhile included (a post on a failed QP is flushed at once).
+  template <typename Handle>
+  void drain(Handle&& handle) {
+    drain_scheduled_ = false;
+    while (head_ < events_queued_.size()) {
+      // A copy: handling may queue more events and move the vector's storage.
+      const FlowEvent event = events_queued_[head_++];
+      handle(event);
+    }
+    events_queued_.clear();
+    head_ = 0;
+  }
+  // The kLocalDone event of transfer `slot`: the transfer, whose slot is free again.
+  LocalTransfer finish_local_transfer(uint32_t slot);
+
+ private:
+  const control::RunPlan& plan_;
+  const config::RunConfig& config_;
+  dataplane::DataPlane& data_plane_;
+  clock::Scheduler& clock_;
+  clock::EventHandler& events_;
+  SplitRun& split_;
+  std::map<ConnectionKey, transport::ConnectionId> connections_;
+  std::vector<FlowEvent> events_queued_;
+  size_t head_ = 0;
+  bool drain_scheduled_ = false;
+  std::vector<LocalTransfer> local_transfers_;  // by slot
+  std::vector<uint32_t> free_local_transfers_;
+};
+
+}  // namespace etwire::engine

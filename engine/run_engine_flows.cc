@@ -1,0 +1,96 @@
+// The run engine hearing from the transport: every finished flow is counted, recorded and its FCT
+// sampled; deliveries and finishes that end a chunk operation are queued (Posting) and handed to
+// the instances once drained; finished instances are retired into the results.
+#include <fmt/format.h>
+
+#include "engine/flow_user.h"
+#include "engine/run_engine.h"
+#include "engine/wire_tag.h"
+
+namespace etwire::engine {
+
+void RunEngine::on_flow_delivered(const transport::FlowRecord& record) {
+  last_progress_ = clock_.now();
+  if (!user_last(record.tags.user)) return;
+  posting_.queue({true, record.tags.collective, record.tags.src_rank, record.tags.dst_rank,
+                  record.tags.qp_index, user_op(record.tags.user), user_index(record.tags.user)});
+}
+
+void RunEngine::on_flow_finished(const transport::FlowRecord& record) {
+  last_progress_ = clock_.now();
+  if (options_.flows) options_.flows->append(record);
+  ++results_.flows;
+  CollectiveInstance* instance = instances_.find(record.tags.collective);
+  const bool failed = record.status != transport::FlowStatus::kCompleted;
+  if (failed) ++results_.failed_flows;
+  ++results_.flows_by_status[static_cast<size_t>(record.status)];
+  if (instance != nullptr) {
+    CollectiveRecord& owner = instance->record();
+    if (failed) ++owner.failed_flows;
+    if (!owner.warmup) publish_flow(owner, record);
+    // A message to another emulator process is delivered there: its FCT is not known here.
+    if (!failed && !owner.warmup && record.delivered_at != clock::kNever) {
+      const size_t kind =
+          owner.kind ? static_cast<size_t>(*owner.kind) : size_t{trace::kCollectiveTypeCount};
+      fct_samples_[kind].push_back(record.fct());
+    }
+  }
+  if (!user_last(record.tags.user)) return;
+  FlowEvent event{false,
+                  record.tags.collective,
+                  record.tags.src_rank,
+                  record.tags.dst_rank,
+                  record.tags.qp_index,
+                  user_op(record.tags.user),
+                  user_index(record.tags.user)};
+  posting_.queue(event);
+  // A failed message never reaches its receiver: release the receive anyway, so the run goes on
+  // and reports the failure instead of waiting for bytes that will not come. A receiver in another
+  // emulator process is not here to release (its own watchdog finds it waiting).
+  bool receiver_here = instance == nullptr;  // retired: handle() drops it either way
+  if (!receiver_here) {
+    const uint32_t receiver = instance->position_of(record.tags.dst_rank);
+    receiver_here = receiver < instance->size() && instance->here(receiver);
+  }
+  if (failed && record.delivered_at == clock::kNever && receiver_here) {
+    event.delivered = true;
+    posting_.queue(event);
+  }
+}
+
+void RunEngine::on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now,
+                                          uint32_t ecn_marks, uint32_t immediate) {
+  last_progress_ = clock_.now();
+  const SplitRun::RemoteSender* from = split_.sender(requester_qpn);
+  if (from == nullptr) {
+    stop_stuck(fmt::format(
+        "a message from requester QP {} arrived, which no connection of this process's ranks "
+        "names: the emulator processes do not agree on the address plan",
+        requester_qpn));
+    return;
+  }
+  split_.delivered(*from, data_plane_->recorded_requester_qpn(requester_qpn), ecn_marks, now);
+  if (!wire_tag_last(immediate)) return;  // a chunk operation's earlier messages
+  FlowEvent event;
+  event.delivered = true;
+  event.src_rank = from->src;
+  event.dst_rank = from->dst;
+  event.qp = from->qp;
+  event.wire_hash = wire_tag_instance(immediate);
+  event.job = from->job;
+  posting_.queue(event);
+}
+
+void RunEngine::handle(const FlowEvent& event) {
+  if (!stopped_) instances_.handle(event);
+}
+
+void RunEngine::retire_finished_instances() {
+  instances_.retire_finished([this](const CollectiveInstance& instance) {
+    results_.collectives.push_back(instance.record());
+    collective_members_here_.push_back(instance.members_here());
+    publish_collective(results_.collectives.back());
+  });
+}
+
+}  // namespace etwire::engine
