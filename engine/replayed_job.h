@@ -31,7 +31,6 @@ struct ReplayedJob {
   // Progress: iterations every rank finished, and nodes of the ranks' finished iterations.
   uint32_t iterations_completed = 0;
   uint64_t nodes_completed_before = 0;
-  int32_t ranks_here = 0;  // the ranks this process replays (all but in a split run)
 };
 
 }  // namespace etwire::engine

@@ -64,7 +64,6 @@ RunEngine::RunEngine(const control::RunPlan& loaded, RunOptions options)
     for (int32_t rank = 0; rank < job.world_size; ++rank) {
       runtimes_.emplace_back(static_cast<uint32_t>(j), rank);
     }
-    job.ranks_here = split_.ranks_here(static_cast<uint32_t>(j));
     results_.world_size += job.world_size;
     results_.jobs.push_back({job_config.name, job_config.trace, job.world_size,
                              job_config.iterations, job_config.warmup_iterations, 0});
@@ -351,7 +350,7 @@ void RunEngine::finish_rank_iteration(uint32_t runtime) {
   record.ranks[static_cast<size_t>(rt.rank())] = done;
   record.start = std::min(record.start, done.start);
   record.end = std::max(record.end, done.end);
-  if (++job.ranks_finished_iteration[iteration] == static_cast<uint32_t>(job.ranks_here)) {
+  if (++job.ranks_finished_iteration[iteration] == split_.ranks_here(rt.job())) {
     ++job.iterations_completed;
     publish_iteration(record);
     results_.iterations.push_back(std::move(record));

@@ -30,14 +30,14 @@ SplitRun::SplitRun(const control::RunPlan& plan, const cluster::Session* session
     const control::JobPlacement& placement = *plan.placements.at(j);
     const int32_t world_size = plan.trace_sets.at(j)->world_size();
     auto& here = here_.emplace_back();
-    int32_t& count = ranks_here_.emplace_back(0);
+    uint32_t& count = ranks_here_.emplace_back(0);
     for (int32_t rank = 0; rank < world_size; ++rank) {
       const bool mine =
           !active_ || config::drives_port(config_, config_.ports[placement.port(rank)], emulator_);
       here.push_back(mine ? 1 : 0);
       count += mine ? 1 : 0;
     }
-    total_here_ += static_cast<uint32_t>(count);
+    total_here_ += count;
   }
 }
 

@@ -57,7 +57,8 @@ class SplitRun {
   bool rank_here(uint32_t job, int32_t rank) const {
     return here_[job][static_cast<size_t>(rank)] != 0;
   }
-  int32_t ranks_here(uint32_t job) const { return ranks_here_[job]; }
+  // How many ranks of job `job`, and of every job, this process replays.
+  uint32_t ranks_here(uint32_t job) const { return ranks_here_[job]; }
   uint32_t ranks_here() const { return total_here_; }
 
   // The emulator whose process replays the rank; nullptr without an emulators section.
@@ -95,7 +96,7 @@ class SplitRun {
   uint32_t emulator_ = 0;  // this process's emulator (MPI rank); 0 when not split
   // By job and rank: whether this process replays it, and how many it does.
   std::vector<std::vector<uint8_t>> here_;
-  std::vector<int32_t> ranks_here_;
+  std::vector<uint32_t> ranks_here_;
   uint32_t total_here_ = 0;
   std::unordered_map<uint32_t, RemoteSender> remote_senders_;  // by requester QP number
   std::vector<RemoteDelivery> remote_deliveries_;
