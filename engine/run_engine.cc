@@ -45,7 +45,9 @@ RunEngine::RunEngine(const control::RunPlan& loaded, RunOptions options)
       clock_(data_plane_->scheduler()),
       split_(runnable(loaded), options_.session, data_plane_->virtual_time()),
       posting_(loaded, *data_plane_, *this, split_),
-      instances_(config_, jobs_, runtimes_, clock_, posting_, split_, *this) {
+      instances_(config_, jobs_, runtimes_, clock_, posting_, split_, *this),
+      telemetry_(config_, *data_plane_, jobs_, runtimes_, options_.telemetry,
+                 options_.telemetry_period) {
   sample_queues();
   const auto& workload = config_.workload.jobs;
   jobs_.reserve(workload.size());
@@ -102,7 +104,7 @@ RunEngine::ClockPair RunEngine::read_clocks() const {
 const RunResults& RunEngine::run() {
   const auto wall_start = std::chrono::steady_clock::now();
   last_report_ = wall_start;
-  last_snapshot_ = wall_start;
+  telemetry_.start(wall_start);
   const clock::Nanos watchdog = options_.watchdog_ns > 0
                                     ? options_.watchdog_ns
                                     : static_cast<clock::Nanos>(config_.run.watchdog_ns);
@@ -112,7 +114,7 @@ const RunResults& RunEngine::run() {
       virtual_time ? options_.time_scale.value_or(config_.run.time_scale) : 0.0;
   data_plane_->start();
   clock_at_start_ = read_clocks();
-  publish_snapshot(false);
+  telemetry_.snapshot(false, results_.status);
   if (port_sampler_) port_sampler_->start(clock_.now());
   try {
     // On the wall clock, a QP set up on a device takes time that belongs to no collective: every
@@ -201,10 +203,7 @@ void RunEngine::every_so_often(std::chrono::steady_clock::time_point now) {
     last_report_ = now;
     options_.progress(results_, clock_.now(), options_.progress_context);
   }
-  if (options_.telemetry && now - last_snapshot_ >= options_.telemetry_period) {
-    last_snapshot_ = now;
-    publish_snapshot(false);
-  }
+  telemetry_.snapshot_when_due(now, results_.status);
 }
 
 void RunEngine::on_event(uint64_t tag, clock::Nanos) {
@@ -352,7 +351,7 @@ void RunEngine::finish_rank_iteration(uint32_t runtime) {
   record.end = std::max(record.end, done.end);
   if (++job.ranks_finished_iteration[iteration] == split_.ranks_here(rt.job())) {
     ++job.iterations_completed;
-    publish_iteration(record);
+    telemetry_.iteration(record);
     results_.iterations.push_back(std::move(record));
     job.iterations.erase(it);
     job.ranks_finished_iteration.erase(iteration);

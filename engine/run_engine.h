@@ -38,6 +38,7 @@
 #include "engine/split_run.h"
 #include "engine/telemetry/metric_labels.h"
 #include "engine/telemetry/record_ring.h"
+#include "engine/telemetry_publisher.h"
 #include "trace/trace_set.h"
 #include "transport/transport.h"
 
@@ -72,8 +73,9 @@ struct RunOptions {
 
 // The engine composes its parts: SplitRun (which ranks this process replays, what crosses between
 // emulator processes), Posting (connections, messages, local transfers, the transport's queued
-// notifications) and CollectiveInstances (joining instances and running their members' step
-// programs); it feeds nodes to the ranks, keeps the watchdog and the clocks, and reports.
+// notifications), CollectiveInstances (joining instances and running their members' step
+// programs) and TelemetryPublisher (the telemetry records); it feeds nodes to the ranks, keeps the
+// watchdog and the clocks, and reports.
 class RunEngine final : private transport::FlowObserver,
                         private clock::EventHandler,
                         private RunControl {
@@ -105,7 +107,7 @@ class RunEngine final : private transport::FlowObserver,
   void set_port_writer(PortSeriesSink* ports);
   // Where telemetry records go from now on (RunOptions::telemetry); nullptr stops them.
   void set_telemetry(telemetry::RecordRing* ring) {
-    options_.telemetry = ring;
+    telemetry_.set_ring(ring);
     queue_samples_.set_telemetry(ring);
   }
   // The names behind the indexes in this run's telemetry records: run, jobs and ports.
@@ -169,16 +171,6 @@ class RunEngine final : private transport::FlowObserver,
   void keep_to_time_scale(double time_scale, std::chrono::steady_clock::time_point wall_start);
   void every_so_often(std::chrono::steady_clock::time_point now);
 
-  // Telemetry records (run_engine_telemetry.cc); each does nothing without a ring.
-  void publish_flow(const CollectiveRecord& owner, const transport::FlowRecord& flow);
-  void publish_collective(const CollectiveRecord& record);
-  void publish_iteration(const IterationRecord& record);
-  // The running totals of the run, its jobs and its ports; `finished`: the run has its final
-  // status.
-  void publish_snapshot(bool finished);
-  // telemetry.metrics.per_qp: a record per QP half of the data plane.
-  void publish_qps(telemetry::RecordRing& ring);
-
   // Stopping and reporting (run_engine_report.cc).
   std::string describe_rank(uint32_t job, int32_t rank) const;
   std::string diagnose_stall(const std::string& why) const;
@@ -196,6 +188,7 @@ class RunEngine final : private transport::FlowObserver,
   std::vector<ReplayedJob> jobs_;
   std::vector<RankRuntime> runtimes_;
   CollectiveInstances instances_;
+  TelemetryPublisher telemetry_;
   uint32_t runtimes_finished_ = 0;
   ClockPair clock_at_start_;
   ClockPair clock_at_end_;
@@ -223,10 +216,7 @@ class RunEngine final : private transport::FlowObserver,
   bool stopped_ = false;
   // Wall-clock bookkeeping of run().
   std::chrono::steady_clock::time_point last_report_;
-  std::chrono::steady_clock::time_point last_snapshot_;
   clock::Nanos virtual_allowed_ = 0;  // time_scale: virtual time the wall clock has reached
-  std::vector<transport::QpStats> qp_snapshot_;  // reused by every per-QP snapshot
-  std::vector<double> paced_rates_;              // per port, reused by every telemetry snapshot
   RunResults results_;
 };
 

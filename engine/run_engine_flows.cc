@@ -27,7 +27,7 @@ void RunEngine::on_flow_finished(const transport::FlowRecord& record) {
   if (instance != nullptr) {
     CollectiveRecord& owner = instance->record();
     if (failed) ++owner.failed_flows;
-    if (!owner.warmup) publish_flow(owner, record);
+    if (!owner.warmup) telemetry_.flow(owner, record);
     // A message to another emulator process is delivered there: its FCT is not known here.
     if (!failed && !owner.warmup && record.delivered_at != clock::kNever) {
       const size_t kind =
@@ -89,7 +89,7 @@ void RunEngine::retire_finished_instances() {
   instances_.retire_finished([this](const CollectiveInstance& instance) {
     results_.collectives.push_back(instance.record());
     collective_members_here_.push_back(instance.members_here());
-    publish_collective(results_.collectives.back());
+    telemetry_.collective(results_.collectives.back());
   });
 }
 

@@ -176,7 +176,7 @@ void RunEngine::finalize() {
     results_.status = RunStatus::kFlowsFailed;
   }
   if (options_.flows) options_.flows->flush();
-  publish_snapshot(true);
+  telemetry_.snapshot(true, results_.status);
 }
 
 PartialResults RunEngine::partial_results() const {
