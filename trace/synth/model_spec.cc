@@ -107,6 +107,47 @@ std::optional<SpecProblem> past_a_limit(const ModelSpec& spec) {
   return std::nullopt;
 }
 
+// The attention heads' and the experts' settings against the model's and the parallelism's.
+std::optional<SpecProblem> heads_and_experts_problem(const ModelSpec& spec) {
+  if (spec.heads > 0) {
+    if (spec.hidden % static_cast<uint64_t>(spec.heads) != 0) {
+      return problem("heads",
+                     fmt::format("{} does not divide --hidden {}", spec.heads, spec.hidden));
+    }
+    const int32_t kv = spec.kv_heads > 0 ? spec.kv_heads : spec.heads;
+    if (kv > spec.heads || spec.heads % kv != 0) {
+      return problem("kv-heads", fmt::format("{} does not divide --heads {}", kv, spec.heads));
+    }
+  } else if (spec.kv_heads > 0) {
+    return problem("kv-heads", "needs --heads");
+  }
+  if (spec.dp * spec.tp % spec.ep != 0) {
+    return problem("ep", fmt::format("{} does not divide dp x tp = {} (expert-parallel groups are "
+                                     "carved from the dp x tp ranks of a stage)",
+                                     spec.ep, spec.dp * spec.tp));
+  }
+  if (spec.moe()) {
+    const int32_t experts = spec.expert_count();
+    if (experts % spec.ep != 0) {
+      return problem("experts",
+                     fmt::format("{} experts do not split evenly over --ep {}", experts, spec.ep));
+    }
+    if (spec.top_k < 1 || spec.top_k > experts) {
+      return problem("top-k",
+                     fmt::format("{} is not between 1 and the {} experts", spec.top_k, experts));
+    }
+    if (!(spec.capacity_factor > 0) || !std::isfinite(spec.capacity_factor)) {
+      return problem("capacity-factor", "must be a number above 0");
+    }
+    // Megatron-LM refuses the same: with tensor parallelism each rank dispatches its own
+    // sequence shard, which only exists with sequence parallelism.
+    if (spec.tp > 1 && !spec.sp) {
+      return problem("sp", "a mixture-of-experts model with --tp > 1 needs --sp");
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<SpecProblem> validate(const ModelSpec& spec) {
@@ -160,42 +201,7 @@ std::optional<SpecProblem> validate(const ModelSpec& spec) {
                                           "shards the sequence)",
                                           spec.seq_len, spec.tp));
   }
-  if (spec.heads > 0) {
-    if (spec.hidden % static_cast<uint64_t>(spec.heads) != 0) {
-      return problem("heads",
-                     fmt::format("{} does not divide --hidden {}", spec.heads, spec.hidden));
-    }
-    const int32_t kv = spec.kv_heads > 0 ? spec.kv_heads : spec.heads;
-    if (kv > spec.heads || spec.heads % kv != 0) {
-      return problem("kv-heads", fmt::format("{} does not divide --heads {}", kv, spec.heads));
-    }
-  } else if (spec.kv_heads > 0) {
-    return problem("kv-heads", "needs --heads");
-  }
-  if (spec.dp * spec.tp % spec.ep != 0) {
-    return problem("ep", fmt::format("{} does not divide dp x tp = {} (expert-parallel groups are "
-                                     "carved from the dp x tp ranks of a stage)",
-                                     spec.ep, spec.dp * spec.tp));
-  }
-  if (spec.moe()) {
-    const int32_t experts = spec.expert_count();
-    if (experts % spec.ep != 0) {
-      return problem("experts",
-                     fmt::format("{} experts do not split evenly over --ep {}", experts, spec.ep));
-    }
-    if (spec.top_k < 1 || spec.top_k > experts) {
-      return problem("top-k",
-                     fmt::format("{} is not between 1 and the {} experts", spec.top_k, experts));
-    }
-    if (!(spec.capacity_factor > 0) || !std::isfinite(spec.capacity_factor)) {
-      return problem("capacity-factor", "must be a number above 0");
-    }
-    // Megatron-LM refuses the same: with tensor parallelism each rank dispatches its own
-    // sequence shard, which only exists with sequence parallelism.
-    if (spec.tp > 1 && !spec.sp) {
-      return problem("sp", "a mixture-of-experts model with --tp > 1 needs --sp");
-    }
-  }
+  if (auto found = heads_and_experts_problem(spec)) return found;
   if (!(spec.efficiency > 0 && spec.efficiency <= 1)) {
     return problem("efficiency", "must be above 0 and at most 1");
   }
