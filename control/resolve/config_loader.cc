@@ -20,6 +20,7 @@
 #include "control/load/map_reader.h"
 #include "control/load/overrides.h"
 #include "control/load/section_parsers.h"
+#include "control/load/unclosed_quote.h"
 #include "control/plan/inputs_digest.h"
 #include "control/plan/traffic_plan.h"
 #include "trace/trace_error.h"
@@ -313,6 +314,14 @@ RunPlan load_config_text(const std::string& text, const std::string& name,
       root = YAML::Load(text);
     } catch (const YAML::Exception& e) {
       report_yaml_exception(plan, e);
+      return false;
+    }
+    if (const std::optional<YAML::Mark> quote = unclosed_quote(root, text)) {
+      Diagnostic d;
+      d.problem = Problem::kSyntax;
+      d.where = location_from_mark(plan.source_map.file(), *quote);
+      d.message = "invalid YAML: this quote is never closed: the value runs to the end of the file";
+      plan.diagnostics.add(std::move(d));
       return false;
     }
     AppliedOverrides applied;

@@ -1,7 +1,8 @@
 // Configurations that are not YAML text get a message that says what is wrong with the file,
 // at its place: a NUL byte (a binary or damaged file, which the parser would read as UTF-16),
 // nesting past the parser's depth limit (which yaml-cpp reports as "bad file"), lists far longer
-// than the schema uses (the parser would take a gigabyte for a million entries).
+// than the schema uses (the parser would take a gigabyte for a million entries), a quote that
+// never closes (which the parser reads to the end of the file).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -57,6 +58,32 @@ TEST(MalformedYaml, AHugeListIsRefusedBeforeItIsParsed) {
   const auto lines = load_inline(block);
   ASSERT_EQ(lines.diagnostics.items().size(), 1u);
   EXPECT_THAT(lines.diagnostics.items()[0].message, HasSubstr("more than 262144"));
+}
+
+// yaml-cpp reads a quote that never closes as a value running to the end of the file: the keys
+// after it vanished into the value, and the schema reported them missing at line 1.
+TEST(MalformedYaml, AQuoteThatNeverClosesIsNamedWhereItOpens) {
+  for (const char quote : {'"', '\''}) {
+    std::string text = "run:\n  name: ";
+    text += quote;
+    text += "unterminated\nworkload:\n  jobs:\n    - trace: traces/allreduce_8r/allreduce\n";
+    const auto loaded = load_inline(text);
+    ASSERT_EQ(loaded.diagnostics.items().size(), 1u) << loaded.diagnostics.to_text();
+    const Diagnostic& d = loaded.diagnostics.items()[0];
+    EXPECT_THAT(d.message, HasSubstr("this quote is never closed")) << quote;
+    EXPECT_EQ(d.where.line, 2) << quote;
+    EXPECT_EQ(d.where.column, 9) << quote;
+  }
+  // Closed quotes, escapes and values over several lines are fine.
+  const std::string closed = std::string(testing::kMinimalConfig) +
+                             "run:\n  name: \"a \\\" b\n    c\"\n"
+                             "telemetry:\n  output_dir: 'it''s'\n";
+  const auto loaded = load_inline(closed);
+  EXPECT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
+  EXPECT_EQ(loaded.config.run.name, "a \" b c");
+  EXPECT_EQ(
+      loaded.config.telemetry.output_dir.substr(loaded.config.telemetry.output_dir.size() - 4),
+      "it's");
 }
 
 }  // namespace
