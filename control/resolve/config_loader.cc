@@ -288,8 +288,6 @@ void resolve(RunPlan& plan, const LoadOptions& options, const RunPlan* reuse) {
   // split between processes opens before the first packet.
   const bool traffic_needed = options.plan_traffic || config.fabric.rails.planes > 1 ||
                               !plan.twin.ports || config.emulators.size() > 1;
-  plan.traffic.reset();
-  plan.traffic_problems = Diagnostics();
   if (plan.ok() && options.read_traces && traffic_needed) {
     plan.traffic = plan_traffic(plan, plan.traffic_problems);
     check_plane_crossings(plan, plan.diagnostics);

@@ -20,11 +20,6 @@ namespace {
 constexpr uint64_t kFaultStreams = uint64_t{1} << 40;
 constexpr uint64_t kEcnStreams = uint64_t{2} << 40;
 
-const config::FabricConfig& checked(const config::FabricConfig& config) {
-  check_fabric_settings(config);
-  return config;
-}
-
 void check_probability(double probability) {
   if (!(probability >= 0 && probability <= 1)) {
     throw std::invalid_argument("fabric twin: drop probability must be between 0 and 1 (got " +
@@ -36,23 +31,25 @@ void check_probability(double probability) {
 
 FabricTwin::FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
                        clock::Scheduler& scheduler, uint64_t seed)
-    : FabricTwin(config, FabricLayout(checked(config), ports), scheduler, seed, nullptr, 0) {}
+    : FabricTwin(config, FabricLayout(check_fabric_settings(config), ports), scheduler, seed,
+                 nullptr, 0) {}
 
 FabricTwin::FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
                        clock::Scheduler& scheduler, uint64_t seed,
                        const TwinPartitioning& partitioning, uint32_t partition)
-    : FabricTwin(config, FabricLayout(checked(config), ports), scheduler, seed, &partitioning,
-                 partition) {}
+    : FabricTwin(config, FabricLayout(check_fabric_settings(config), ports), scheduler, seed,
+                 &partitioning, partition) {}
 
 FabricTwin::FabricTwin(const config::FabricConfig& config, const FabricLayout& layout,
                        clock::Scheduler& scheduler, uint64_t seed)
-    : FabricTwin(checked(config), FabricLayout(layout), scheduler, seed, nullptr, 0) {}
+    : FabricTwin(check_fabric_settings(config), FabricLayout(layout), scheduler, seed, nullptr, 0) {
+}
 
 FabricTwin::FabricTwin(const config::FabricConfig& config, const FabricLayout& layout,
                        clock::Scheduler& scheduler, uint64_t seed,
                        const TwinPartitioning& partitioning, uint32_t partition)
-    : FabricTwin(checked(config), FabricLayout(layout), scheduler, seed, &partitioning, partition) {
-}
+    : FabricTwin(check_fabric_settings(config), FabricLayout(layout), scheduler, seed,
+                 &partitioning, partition) {}
 
 FabricTwin::FabricTwin(const config::FabricConfig& config, FabricLayout layout,
                        clock::Scheduler& scheduler, uint64_t seed,

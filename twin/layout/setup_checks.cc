@@ -69,8 +69,9 @@ std::optional<SetupProblem> fabric_settings_problem(const config::FabricConfig& 
   return out.first();
 }
 
-void check_fabric_settings(const config::FabricConfig& config) {
+const config::FabricConfig& check_fabric_settings(const config::FabricConfig& config) {
   if (auto problem = fabric_settings_problem(config)) throw SetupError(std::move(*problem));
+  return config;
 }
 
 }  // namespace etwire::twin

@@ -13,7 +13,8 @@ namespace etwire::twin {
 // The first impossible setting, if any: its key and why.
 std::optional<SetupProblem> fabric_settings_problem(const config::FabricConfig& config);
 
-// Throws SetupError for the first impossible setting.
-void check_fabric_settings(const config::FabricConfig& config);
+// Throws SetupError for the first impossible setting; returns `config`, so that a constructor can
+// check it before the members built from it.
+const config::FabricConfig& check_fabric_settings(const config::FabricConfig& config);
 
 }  // namespace etwire::twin

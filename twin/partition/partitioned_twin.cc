@@ -12,19 +12,11 @@
 
 namespace etwire::twin {
 
-namespace {
-
-const config::FabricConfig& checked(const config::FabricConfig& config) {
-  check_fabric_settings(config);
-  return config;
-}
-
-}  // namespace
-
 PartitionedTwin::PartitionedTwin(const config::FabricConfig& config,
                                  std::span<const TwinPortSpec> ports, uint64_t seed,
                                  uint32_t partitions)
-    : PartitionedTwin(config, FabricLayout(checked(config), ports), seed, partitions) {}
+    : PartitionedTwin(config, FabricLayout(check_fabric_settings(config), ports), seed,
+                      partitions) {}
 
 PartitionedTwin::PartitionedTwin(const config::FabricConfig& config, const FabricLayout& layout,
                                  uint64_t seed, uint32_t partitions) {
