@@ -166,17 +166,8 @@ int ConfiguredRun::open_outputs() {
   }
   // Only a run that can start creates its results directory.
   out_ = std::filesystem::path(request_.out.empty() ? config.telemetry.output_dir : request_.out);
-  std::error_code error;
-  if (writes_results_) std::filesystem::create_directories(out_, error);
-  if (error) {
-    std::cerr << fmt::format("error: {}: cannot create the results directory: {}\n", out_.string(),
-                             error.message());
-    return kExitFailure;
-  }
-  std::string why;
-  if (writes_results_ && !out_lock_.take(out_, why)) {
-    std::cerr << fmt::format("error: {}\n", why);
-    return kExitBadInput;
+  if (writes_results_) {
+    if (const int code = hold_results_directory(out_, out_lock_); code != kExitOk) return code;
   }
   // Frames are captured where the results go (process 0 of a split run captures its own ports).
   if (config.telemetry.record.pcap && writes_results_) {

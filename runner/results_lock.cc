@@ -7,6 +7,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iostream>
+
+#include "runner/exit_codes.h"
 
 namespace etwire::runner {
 
@@ -42,6 +45,22 @@ void ResultsLock::release() {
   if (fd_ < 0) return;
   ::close(fd_);  // closing the last descriptor drops the lock
   fd_ = -1;
+}
+
+int hold_results_directory(const std::filesystem::path& dir, ResultsLock& lock) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    std::cerr << fmt::format("error: {}: cannot create the results directory: {}\n", dir.string(),
+                             error.message());
+    return kExitFailure;
+  }
+  std::string why;
+  if (!lock.take(dir, why)) {
+    std::cerr << fmt::format("error: {}\n", why);
+    return kExitBadInput;
+  }
+  return kExitOk;
 }
 
 }  // namespace etwire::runner

@@ -25,4 +25,9 @@ class ResultsLock {
   int fd_ = -1;
 };
 
+// Creates `dir` (and its parents) and takes it for this process. Returns kExitOk, or, after saying
+// why on stderr, kExitFailure when it cannot be created and kExitBadInput when another run holds
+// it.
+int hold_results_directory(const std::filesystem::path& dir, ResultsLock& lock);
+
 }  // namespace etwire::runner

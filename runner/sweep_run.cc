@@ -182,24 +182,6 @@ control::PlanChange point_change(const SweepSeries& series, const control::JobSu
   return change;
 }
 
-// Creates the sweep's directory and holds it for this sweep; exit 1 or 2 (after saying why) when
-// it cannot be created or another run holds it.
-int hold_directory(const std::filesystem::path& out, ResultsLock& lock) {
-  std::error_code error;
-  std::filesystem::create_directories(out, error);
-  if (error) {
-    std::cerr << fmt::format("error: {}: cannot create the sweep's directory: {}\n", out.string(),
-                             error.message());
-    return kExitFailure;
-  }
-  std::string why;
-  if (!lock.take(out, why)) {
-    std::cerr << fmt::format("error: {}\n", why);
-    return kExitBadInput;
-  }
-  return kExitOk;
-}
-
 // Every run of the sweep, its trace set written under <out>/traces (once per collective and
 // size). Throws what writing a trace set throws.
 std::vector<SweepRun> prepare_runs(const SweepOptions& opts, const SweepPlan& plan,
@@ -350,7 +332,7 @@ int run_sweep(const SweepOptions& opts) {
       opts.out.empty() ? std::filesystem::path(config.telemetry.output_dir) / "sweep"
                        : std::filesystem::path(opts.out));
   ResultsLock lock;  // two sweeps into one directory would write each other's traces and runs
-  if (const int code = hold_directory(out, lock); code != kExitOk) return code;
+  if (const int code = hold_results_directory(out, lock); code != kExitOk) return code;
   std::vector<SweepRun> runs;
   try {
     runs = prepare_runs(opts, plan, config, ranks, out);
