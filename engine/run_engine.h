@@ -174,6 +174,8 @@ class RunEngine final : private transport::FlowObserver,
   // Stopping and reporting (run_engine_report.cc).
   std::string describe_rank(uint32_t job, int32_t rank) const;
   std::string diagnose_stall(const std::string& why) const;
+  // For a split run whose flows failed here: why the other processes wait (empty otherwise).
+  std::string failed_flows_cause() const;
   void finalize();
   // Starts the twin's queue samples when telemetry.record.queue_sample_interval asks for them.
   void sample_queues();

@@ -59,10 +59,31 @@ std::string RunEngine::describe_rank(uint32_t job, int32_t rank) const {
   return "has nothing in flight";
 }
 
+std::string RunEngine::failed_flows_cause() const {
+  if (results_.failed_flows == 0 || !split_.active()) return {};
+  // A flow that failed here never reaches its receiver in another emulator process, which waits
+  // for it until its watchdog: without this line both processes read as a deadlock.
+  std::string by_status;
+  for (size_t s = 0; s < results_.flows_by_status.size(); ++s) {
+    const auto status = static_cast<transport::FlowStatus>(s);
+    if (status == transport::FlowStatus::kCompleted || results_.flows_by_status[s] == 0) continue;
+    by_status += fmt::format("{}{} {}", by_status.empty() ? "" : ", ",
+                             transport::flow_status_name(status), results_.flows_by_status[s]);
+  }
+  return fmt::format(
+      "  {} flows failed here ({}): a message that failed is never delivered to its receiver in "
+      "another emulator process, which waits for it; the instances below cannot complete. A "
+      "connection fails when its retries run out (transport.retry_count, "
+      "transport.retransmit_timeout): on a busy machine a process that loses its core for longer "
+      "than that fails its peers' connections\n",
+      results_.failed_flows, by_status);
+}
+
 std::string RunEngine::diagnose_stall(const std::string& why) const {
   std::string text =
       fmt::format("{} ({} time {} ns; last progress at {} ns)\n", why,
                   results_.wall_clock ? "run" : "virtual", clock_.now(), last_progress_);
+  text += failed_flows_cause();
   // One line per open instance: who is there, who is not, and what the missing ranks are doing.
   for (const auto& [key, instance] : instances_.open()) {
     const CollectiveRecord& record = instance->record();
@@ -127,6 +148,9 @@ std::string RunEngine::diagnose_stall(const std::string& why) const {
       what += fmt::format(": every member {}arrived; ranks {} still running, {} flows in progress",
                           elsewhere.empty() ? "" : "here ", rank_list(running),
                           data_plane_->flows_in_progress());
+    }
+    if (record.failed_flows > 0) {
+      what += fmt::format("; {} of its flows failed here", record.failed_flows);
     }
     text += "  ";
     text += what;
