@@ -1,17 +1,18 @@
 """Compares a run split between emulator processes with the same run in one process.
 
-    compare_runs.py SPLIT_DIR ONE_DIR ITERATIONS CCT_FACTOR [DELIVERY_SLACK_US]
+    compare_runs.py SPLIT_DIR ONE_DIR ITERATIONS [DELIVERY_SLACK_US]
 
 Both directories hold the results of `etwire run`. The split run must have moved the same flows
 and bytes, collective instance by collective instance, have every iteration, each port with the
 host of its process, every flow in flows.csv (numbered 0 .. n-1, each joined with its delivery on
-the other process), the same FCT sample counts, and a mean CCT per collective type within
-CCT_FACTOR of the single process's. A delivery joined from another process lies between its
+the other process), the same FCT sample counts. A delivery joined from another process lies between its
 flow's posting (within 50 us plus the offset error the run states) and its finish (within
 DELIVERY_SLACK_US, default 50 us, plus that error: a receiver's polling, which is later on a busy
 machine where the receiver learns of a delivery only when its process next runs; at most 1
 delivery in 100 may lie up to 2 ms past, one whose process lost its core at that moment). Prints
-each problem and exits 1 if there is any; prints the CCT ratios either way.
+each problem and exits 1 if there is any; prints the mean CCT per collective type of both runs
+either way, unbounded: how much slower the processes that share the machine's cores are depends
+on what else runs there, and a wrong time base shows in the deliveries' times.
 """
 import csv
 import os
@@ -19,7 +20,7 @@ import json
 import re
 import sys
 
-split_dir, one_dir, iterations, cct_factor = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+split_dir, one_dir, iterations = sys.argv[1], sys.argv[2], int(sys.argv[3])
 split = json.load(open(f"{split_dir}/summary.json"))
 one = json.load(open(f"{one_dir}/summary.json"))
 # The run states how well it measured each process's clock offset ("... measured to within N
@@ -28,7 +29,7 @@ one = json.load(open(f"{one_dir}/summary.json"))
 offset_error = max([int(m) for n in split.get("notes", [])
                     for m in re.findall(r"measured to within (\d+) ns", n)] or [0])
 early_slack = 50_000 + offset_error
-late_slack = (int(float(sys.argv[5]) * 1000) if len(sys.argv) > 5 else 50_000) + offset_error
+late_slack = (int(float(sys.argv[4]) * 1000) if len(sys.argv) > 4 else 50_000) + offset_error
 STRAY_SLACK = max(late_slack, 2_000_000)
 problems = []
 
@@ -74,8 +75,7 @@ split_cct, one_cct = mean_cct(split), mean_cct(one)
 for t in sorted(one_cct):
     ratio = split_cct.get(t, float("inf")) / one_cct[t]
     print(f"{t}: mean CCT {split_cct.get(t, 0) / 1e3:.1f} us split, {one_cct[t] / 1e3:.1f} us in "
-          f"one process: x{ratio:.2f} (limit x{cct_factor:g})")
-    check(ratio <= cct_factor, f"{t}: mean CCT x{ratio:.2f} the single process's")
+          f"one process: x{ratio:.2f}")
 
 check(any("times put on process 0's clock with an offset of" in n for n in split.get("notes", [])),
       "the summary does not say how the processes' clocks were put on one time base")

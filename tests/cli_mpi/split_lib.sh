@@ -31,10 +31,10 @@ YAML
 
 # Runs SPLIT under mpirun -np NP and ONE in one process (results in $work/NAME-split and
 # $work/NAME-one), then compares them (compare_runs.py). Returns 1 after fail() when a run fails
-# or they differ. Args: NAME NP SPLIT ONE ITERATIONS CCT_FACTOR DELIVERY_SLACK_US [ONE'S ARGS...]
+# or they differ. Args: NAME NP SPLIT ONE ITERATIONS DELIVERY_SLACK_US [ONE'S ARGS...]
 compare_split() {
-  local name=$1 np=$2 split_config=$3 one_config=$4 iterations=$5 factor=$6 slack=$7
-  shift 7
+  local name=$1 np=$2 split_config=$3 one_config=$4 iterations=$5 slack=$6
+  shift 6
   timeout 300 "${prefix[@]}" mpirun --allow-run-as-root --oversubscribe -np "$np" "$etwire" run \
     "$split_config" --no-metrics --no-progress --out "$work/$name-split" \
     >"$work/$name-split.out" 2>"$work/$name-split.err"
@@ -58,7 +58,7 @@ compare_split() {
   fi
   echo "== $name"
   python3 "$source_dir/tests/cli_mpi/compare_runs.py" "$work/$name-split" "$work/$name-one" \
-    "$iterations" "$factor" "$slack" || {
+    "$iterations" "$slack" || {
     fail "$name: the split run differs from the single process's"
     return 1
   }

