@@ -249,6 +249,9 @@ void Transport::receive(uint32_t port, const nic::Packet& packet, clock::Nanos n
     on_data(responder, packet, now);
     return;
   }
+  // The port counts every CNP that reached it, as the notification point's count of those it
+  // sent is compared with it: one for a connection that has failed is ignored, not lost.
+  if (packet.opcode == nic::opcode::kCnp) ++counters.cnps_received;
   const uint32_t requester =
       packet.dest_qpn < requester_by_qpn_.size() ? requester_by_qpn_[packet.dest_qpn] : kNoQp;
   if (requester == kNoQp || requesters_[requester].port != port || requesters_[requester].failed) {
@@ -256,7 +259,6 @@ void Transport::receive(uint32_t port, const nic::Packet& packet, clock::Nanos n
     return;
   }
   if (packet.opcode == nic::opcode::kCnp) {
-    ++counters.cnps_received;
     on_cnp(requester, now);
   } else if (packet.opcode == nic::opcode::kAcknowledge) {
     on_acknowledge(requester, packet, now);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "clock/virtual_clock.h"
+#include "nic/packet.h"
 #include "tests/transport/ideal_wire.h"
 #include "tests/transport/recording_observer.h"
 #include "transport/transport.h"
@@ -114,6 +115,30 @@ TEST(LocalHalves, DataForAnUnknownQpIsCountedStale) {
   rig.clock.run_until(1'000'000);
   EXPECT_GT(rig.receiver.port_counters(0).stale_packets, 0u);
   EXPECT_TRUE(rig.receiver_events.remote_deliveries.empty());
+}
+
+// A CNP for a connection that has failed is ignored, but the port still counts it as received:
+// the notification point's count of those it sent is held against the port's.
+TEST(LocalHalves, ACnpForAFailedConnectionIsCountedByItsPort) {
+  SplitRig rig;
+  rig.sender.open_requester(0, 0x111, 1, 0x999, 49152);  // no responder: its retries run out
+  rig.sender.post(0x111, 4096, {});
+  rig.clock.run_until(10'000'000'000);
+  ASSERT_EQ(rig.sender_events.finished.size(), 1u);
+  ASSERT_EQ(rig.sender_events.finished[0].status, FlowStatus::kRetryExceeded);
+  const uint64_t stale_before = rig.sender.port_counters(0).stale_packets;
+
+  nic::Packet cnp;
+  cnp.opcode = nic::opcode::kCnp;
+  cnp.src_port = 1;
+  cnp.dst_port = 0;
+  cnp.dest_qpn = 0x111;
+  cnp.wire_bytes = 64;
+  rig.wire.port(1).transmit(cnp, rig.clock.now());
+  rig.run();
+  EXPECT_EQ(rig.sender.port_counters(0).cnps_received, 1u);
+  EXPECT_EQ(rig.sender.port_counters(0).stale_packets, stale_before + 1);
+  EXPECT_EQ(rig.sender.requester(0x111).reaction_point.cnps_received(), 0u);
 }
 
 TEST(LocalHalves, BothHalvesInOneTransportJoinDirectly) {
