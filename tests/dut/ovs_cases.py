@@ -83,9 +83,12 @@ ports:
 transport:
   op: write-with-imm
   pmtu: 1024
-  # A shared machine holds a poller off its CPU for tens of milliseconds, and the sanitizers'
-  # pollers drain their rings slower still: a lost tail waits this long, but never fails its QP.
-  retransmit_timeout: {"2s" if os.environ.get("ETWIRE_SANITIZED") else "500ms"}
+  # A lost tail is resent after 125 ms, doubling to 2 s: a QP fails only after 14 s without
+  # progress. A shared machine holds a poller off its CPU for tens of milliseconds at a time, and
+  # OVS's memif ring toward a starved poller overflows for as long (the sanitizers' pollers drain
+  # it slower still); with 500 ms x 7 a busy machine failed most of the mix's flows.
+  retransmit_timeout: 2s
+  adaptive_first_timeout: 125ms
   retry_count: 7
   dcqcn: {{enabled: {str(dcqcn).lower()}{dcqcn_extra}}}
 fabric:
