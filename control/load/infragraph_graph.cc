@@ -114,8 +114,7 @@ class Reader {
         }
       }
     }
-    std::vector<int> state(graph_.devices.size(), 0);
-    for (size_t d = 0; d < graph_.devices.size(); ++d) mark_host(d, state);
+    mark_hosts();
   }
 
   bool read_component(const ListItem& item, Component& out) {
@@ -150,27 +149,47 @@ class Reader {
   }
 
   // Depth-first over composition: 1 while a device's components are being looked at, 2 after.
-  bool mark_host(size_t d, std::vector<int>& state) {
-    if (state[d] == 2) return graph_.devices[d].host;
-    state[d] = 1;
-    bool host = false;
-    for (const Component& component : graph_.devices[d].components) {
-      if (component.kind == "xpu" || component.kind == "nic") host = true;
-      if (!component.composed) continue;
-      const auto it = device_index_.find(component.name);
-      if (it == device_index_.end()) continue;
-      if (state[it->second] == 1) {
-        ctx_.error(Problem::kInconsistent, component.node, component.path,
-                   fmt::format("device \"{}\" is composed into itself: component \"{}\" of "
-                               "device \"{}\" closes the loop",
-                               component.name, component.name, graph_.devices[d].name));
-        continue;
+  // The walk keeps its own stack: a chain of compositions as long as the file can hold would
+  // overflow the call stack.
+  void mark_hosts() {
+    std::vector<int> state(graph_.devices.size(), 0);
+    struct Frame {
+      size_t device;
+      size_t next;  // its component to look at next
+    };
+    std::vector<Frame> stack;
+    for (size_t root = 0; root < graph_.devices.size(); ++root) {
+      if (state[root] != 0) continue;
+      state[root] = 1;
+      stack.push_back({root, 0});
+      while (!stack.empty()) {
+        Frame& top = stack.back();
+        Device& device = graph_.devices[top.device];
+        if (top.next == device.components.size()) {
+          state[top.device] = 2;
+          const bool host = device.host;
+          stack.pop_back();
+          if (!stack.empty()) graph_.devices[stack.back().device].host |= host;
+          continue;
+        }
+        const Component& component = device.components[top.next++];
+        if (component.kind == "xpu" || component.kind == "nic") device.host = true;
+        if (!component.composed) continue;
+        const auto it = device_index_.find(component.name);
+        if (it == device_index_.end()) continue;
+        if (state[it->second] == 1) {
+          ctx_.error(Problem::kInconsistent, component.node, component.path,
+                     fmt::format("device \"{}\" is composed into itself: component \"{}\" of "
+                                 "device \"{}\" closes the loop",
+                                 component.name, component.name, device.name));
+        } else if (state[it->second] == 2) {
+          device.host = graph_.devices[it->second].host || device.host;
+        } else {
+          state[it->second] = 1;
+          stack.push_back({it->second, 0});  // `top` and `device` are not used past this
+        }
       }
-      host = mark_host(it->second, state) || host;
     }
-    state[d] = 2;
-    graph_.devices[d].host = host;
-    return host;
   }
 
   void read_links(MapReader& infra) {
