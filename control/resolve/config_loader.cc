@@ -16,6 +16,7 @@
 #include "control/check/job_filter.h"
 #include "control/check/twin_checks.h"
 #include "control/load/document_context.h"
+#include "control/load/entry_count.h"
 #include "control/load/key_path.h"
 #include "control/load/map_reader.h"
 #include "control/load/overrides.h"
@@ -55,33 +56,20 @@ void report_yaml_exception(RunPlan& loaded, const YAML::Exception& e) {
   loaded.diagnostics.add(std::move(d));
 }
 
-// The YAML parser keeps about a kilobyte for every value it reads: a list of a million entries
-// (2 MB of text) takes a gigabyte and a minute before any check can look at it. Every line or
-// flow-list item may start a value, so their count bounds the parser's work. 262,144 is far
-// above what the schema uses: a lab of 4096 ports written port by port takes about 25,000 lines,
-// and a rank list is as long as a job's world.
-constexpr size_t kMaxConfigEntries = 262'144;
-
 bool report_too_many_entries(RunPlan& loaded, const std::string& text) {
-  size_t entries = 0;
-  int line = 1;
-  for (const char c : text) {
-    if (c == '\n') ++line;
-    if ((c == '\n' || c == ',') && ++entries > kMaxConfigEntries) {
-      Diagnostic d;
-      d.problem = Problem::kSyntax;
-      d.where.file = loaded.source_map.file();
-      d.where.line = line;
-      d.where.column = 1;
-      d.message = fmt::format(
-          "the configuration holds more than {} lines and list items, the limit (a configuration "
-          "needs far fewer: place ranks with mapping rules, not rank by rank)",
-          kMaxConfigEntries);
-      loaded.diagnostics.add(std::move(d));
-      return true;
-    }
-  }
-  return false;
+  const std::optional<int> line = line_past_entries(text);
+  if (!line) return false;
+  Diagnostic d;
+  d.problem = Problem::kSyntax;
+  d.where.file = loaded.source_map.file();
+  d.where.line = *line;
+  d.where.column = 1;
+  d.message = fmt::format(
+      "the configuration holds more than {} lines and list items, the limit (a configuration "
+      "needs far fewer: place ranks with mapping rules, not rank by rank)",
+      kMaxYamlEntries);
+  loaded.diagnostics.add(std::move(d));
+  return true;
 }
 
 // A configuration is text: a NUL byte means a binary file or a damaged one (and would make the

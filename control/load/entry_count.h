@@ -1,0 +1,23 @@
+// How much work a YAML text is for the parser, counted before it is parsed. yaml-cpp keeps about
+// a kilobyte for every value it reads: a list of a million entries (2 MB of text) takes a
+// gigabyte and a minute before any check can look at it. Every line or flow-list item may start
+// a value, so their count bounds the parser's work; the files etwire reads (a configuration, an
+// InfraGraph file) are refused past a cap on it.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+
+namespace etwire::control {
+
+// 262,144 is far above what the files use: a lab of 4096 ports written port by port takes about
+// 25,000 lines, a rank list is as long as a job's world, and an InfraGraph file names its cables
+// by slices of copies (a fabric written cable by cable in flow style takes about 6 a cable).
+inline constexpr size_t kMaxYamlEntries = 262'144;
+
+// The 1-based line on which `text` passes `cap` lines and flow-list items (newlines and commas);
+// nullopt when it holds no more than that.
+std::optional<int> line_past_entries(std::string_view text, size_t cap = kMaxYamlEntries);
+
+}  // namespace etwire::control
