@@ -6,9 +6,11 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "common/rate.h"
+#include "control/load/infragraph_limits.h"
 #include "control/load/infragraph_slice.h"
 #include "control/load/key_path.h"
 #include "control/load/map_reader.h"
@@ -18,8 +20,6 @@ namespace etwire::control::infragraph {
 
 namespace {
 
-constexpr int64_t kMaxCount = int64_t{1} << 20;  // copies of an instance or of a component
-constexpr size_t kMaxCables = size_t{1} << 21;   // after expansion
 // Link speeds, as fabric.leaf_spine.uplink_speed takes them.
 constexpr uint64_t kMinRate = 1'000'000;
 constexpr uint64_t kMaxRate = 3'200'000'000'000;
@@ -75,11 +75,11 @@ class Reader {
 
  private:
   void read_devices(MapReader& infra) {
-    for (const ListItem& item : infra.list("devices")) {
+    for (const ListItem& item : capped_list(infra, "devices")) {
       MapReader entry(ctx_, item.node, item.path);
       Device device;
       if (!entry.require("name", "the device's name, which instances refer to") ||
-          !entry.text("name", device.name)) {
+          !read_name(entry, "name", device.name)) {
         continue;
       }
       if (!device_index_.emplace(device.name, graph_.devices.size()).second) {
@@ -87,15 +87,14 @@ class Reader {
                    fmt::format("a second device named \"{}\"", device.name));
         continue;
       }
-      for (const ListItem& part : entry.list("components")) {
+      std::set<std::string> component_names;
+      for (const ListItem& part : capped_list(entry, "components")) {
         Component component;
         if (read_component(part, component)) {
-          for (const Component& other : device.components) {
-            if (other.name == component.name) {
-              ctx_.error(Problem::kDuplicate, component.node, component.path,
-                         fmt::format("device \"{}\" has a second component named \"{}\"",
-                                     device.name, component.name));
-            }
+          if (!component_names.insert(component.name).second) {
+            ctx_.error(Problem::kDuplicate, component.node, component.path,
+                       fmt::format("device \"{}\" has a second component named \"{}\"", device.name,
+                                   component.name));
           }
           device.components.push_back(std::move(component));
         }
@@ -106,11 +105,11 @@ class Reader {
     for (Device& device : graph_.devices) {
       for (const Component& component : device.components) {
         if (component.composed && device_index_.count(component.name) == 0) {
-          ctx_.error(Problem::kBadReference, component.node, component.path,
-                     fmt::format("component \"{}\" of device \"{}\" is a composed device, but "
-                                 "devices has none named so{}",
-                                 component.name, device.name,
-                                 did_you_mean(component.name, names_of(graph_.devices))));
+          ctx_.error(
+              Problem::kBadReference, component.node, component.path,
+              fmt::format("component \"{}\" of device \"{}\" is a composed device, but "
+                          "devices has none named so{}",
+                          component.name, device.name, suggest(component.name, graph_.devices)));
         }
       }
     }
@@ -122,7 +121,7 @@ class Reader {
     out.path = item.path;
     out.node.reset(item.node);
     bool ok = entry.require("name", "the component's name, which edges refer to") &&
-              entry.text("name", out.name);
+              read_name(entry, "name", out.name);
     ok = entry.require("count", "how many of it one device holds") &&
          entry.integer("count", out.count, 1, kMaxCount) && ok;
     std::string choice;
@@ -193,13 +192,13 @@ class Reader {
   }
 
   void read_links(MapReader& infra) {
-    for (const ListItem& item : infra.list("links")) {
+    for (const ListItem& item : capped_list(infra, "links")) {
       MapReader entry(ctx_, item.node, item.path);
       Link link;
       link.path = item.path;
       link.node.reset(item.node);
       if (!entry.require("name", "the link's name, which edges refer to") ||
-          !entry.text("name", link.name)) {
+          !read_name(entry, "name", link.name)) {
         continue;
       }
       if (!link_index_.emplace(link.name, graph_.links.size()).second) {
@@ -278,14 +277,14 @@ class Reader {
   }
 
   void read_instances(MapReader& infra) {
-    for (const ListItem& item : infra.list("instances")) {
+    for (const ListItem& item : capped_list(infra, "instances")) {
       MapReader entry(ctx_, item.node, item.path);
       Instance instance;
       std::string device;
       bool ok = entry.require("name", "the instance's name, which edges refer to") &&
-                entry.text("name", instance.name);
-      ok = entry.require("device", "the device it is copies of") && entry.text("device", device) &&
-           ok;
+                read_name(entry, "name", instance.name);
+      ok = entry.require("device", "the device it is copies of") &&
+           read_name(entry, "device", device) && ok;
       ok = entry.require("count", "how many copies of the device there are") &&
            entry.integer("count", instance.count, 1, kMaxCount) && ok;
       if (!ok) continue;
@@ -293,7 +292,7 @@ class Reader {
       if (it == device_index_.end()) {
         ctx_.error(Problem::kBadReference, entry.get("device"), entry.key_path("device"),
                    fmt::format("devices has no device named \"{}\"{}", device,
-                               did_you_mean(device, names_of(graph_.devices))));
+                               suggest(device, graph_.devices)));
         continue;
       }
       instance.device = it->second;
@@ -307,14 +306,15 @@ class Reader {
   }
 
   void read_edges(MapReader& infra) {
-    for (const ListItem& item : infra.list("edges")) {
+    for (const ListItem& item : capped_list(infra, "edges", kMaxCables)) {
       const size_t index = graph_.edges.size();
       graph_.edges.push_back(item.node);
       MapReader entry(ctx_, item.node, item.path);
       std::string scheme;
       std::string link_name;
       bool ok = entry.require("scheme", "one2one or many2many") && entry.text("scheme", scheme);
-      ok = entry.require("link", "the name of one of links") && entry.text("link", link_name) && ok;
+      ok = entry.require("link", "the name of one of links") &&
+           read_name(entry, "link", link_name) && ok;
       ok = entry.require("ep1", "one end: instance and component") && ok;
       ok = entry.require("ep2", "the other end: instance and component") && ok;
       if (!ok) continue;
@@ -332,7 +332,7 @@ class Reader {
       if (link == link_index_.end()) {
         ctx_.error(Problem::kBadReference, entry.get("link"), entry.key_path("link"),
                    fmt::format("links has no link named \"{}\"{}", link_name,
-                               did_you_mean(link_name, names_of(graph_.links))));
+                               suggest(link_name, graph_.links)));
         continue;
       }
       std::vector<End> ones;
@@ -341,24 +341,30 @@ class Reader {
       MapReader ep2 = entry.section("ep2");
       const bool expanded = expand(ep1, ones);
       if (!expand(ep2, others) || !expanded) continue;
-      std::vector<std::pair<size_t, size_t>> pairs;
-      if (scheme == "one2one") {
-        // As InfraGraph pairs them: in order, up to the shorter side.
-        for (size_t i = 0; i < std::min(ones.size(), others.size()); ++i) pairs.emplace_back(i, i);
-      } else {
-        for (size_t i = 0; i < ones.size(); ++i) {
-          for (size_t j = 0; j < others.size(); ++j) pairs.emplace_back(i, j);
-        }
+      // As InfraGraph pairs them: one2one in order, up to the shorter side; many2many each with
+      // each. Counted before any is made: two instances of 30,000 copies are 900 million pairs.
+      const bool one2one = scheme == "one2one";
+      const size_t pairs = one2one ? std::min(ones.size(), others.size())
+                                   : capped_product(ones.size(), others.size(), kMaxCables + 1);
+      if (pairs > kMaxCables - graph_.cables.size()) {
+        ctx_.error(
+            Problem::kOutOfRange, item.node, item.path,
+            fmt::format("{} of {} ends with {} makes {}{} cables{}: a graph holds at "
+                        "most {}",
+                        scheme, ones.size(), others.size(), pairs > kMaxCables ? "more than " : "",
+                        std::min(pairs, kMaxCables),
+                        graph_.cables.empty() ? ""
+                                              : fmt::format(", after the {} of the edges before it",
+                                                            graph_.cables.size()),
+                        kMaxCables));
+        return;
       }
       bool reported = false;
-      for (const auto& [i, j] : pairs) {
-        if (ones[i].name == others[j].name) continue;  // a component is not cabled to itself
-        if (graph_.cables.size() >= kMaxCables) {
-          ctx_.error(Problem::kOutOfRange, item.node, item.path,
-                     fmt::format("the graph expands to more than {} cables", kMaxCables));
-          return;
-        }
-        if (!reported) reported = !add_cable(item, index, link->second, ones[i], others[j]);
+      for (size_t p = 0; p < pairs && !reported; ++p) {
+        const End& a = ones[one2one ? p : p / others.size()];
+        const End& b = others[one2one ? p : p % others.size()];
+        if (a.name == b.name) continue;  // a component is not cabled to itself
+        reported = !add_cable(item, index, link->second, a, b);
       }
     }
   }
@@ -437,9 +443,9 @@ class Reader {
     std::string instance_text;
     std::string component_text;
     bool ok = ep.require("instance", "an instance's name, with a slice of its copies") &&
-              ep.text("instance", instance_text);
+              read_name(ep, "instance", instance_text, kMaxEndpointBytes);
     ok = ep.require("component", "a component of the instance's device, with a slice") &&
-         ep.text("component", component_text) && ok;
+         read_name(ep, "component", component_text, kMaxEndpointBytes) && ok;
     if (!ok) return false;
     const auto bad = [&](const char* key, const std::string& message) {
       ctx_.error(Problem::kBadValue, ep.get(key), ep.key_path(key), message);
@@ -454,13 +460,18 @@ class Reader {
     const auto found = instance_index_.find(head->name);
     if (found == instance_index_.end()) {
       return bad("instance", fmt::format("instances has no instance named \"{}\"{}", head->name,
-                                         did_you_mean(head->name, names_of(graph_.instances))));
+                                         suggest(head->name, graph_.instances)));
     }
     const Instance& instance = graph_.instances[found->second];
     std::vector<uint32_t> copies;
     if (std::string why = pick(*head, instance.count, copies); !why.empty()) {
       return bad("instance", why);
     }
+    // The ends it expands into, counted step by step before any is made; and the bytes of their
+    // names (each repeats the instance's name, a number, and each step's name and index).
+    size_t total = copies.size();
+    size_t name_bytes = instance.name.size() + 11;
+    if (total > kMaxEnds - ends_) return too_many_ends(ep, total);
     std::vector<Taken> steps;
     size_t device = instance.device;
     std::string_view rest = component_text;
@@ -478,14 +489,18 @@ class Reader {
       const auto it = std::find_if(parts.begin(), parts.end(),
                                    [&](const Component& c) { return c.name == step->name; });
       if (it == parts.end()) {
-        return bad("component",
-                   fmt::format("device \"{}\" has no component named \"{}\"{}", holder.name,
-                               step->name, did_you_mean(step->name, names_of(parts))));
+        return bad("component", fmt::format("device \"{}\" has no component named \"{}\"{}",
+                                            holder.name, step->name, suggest(step->name, parts)));
       }
       Taken taken{&*it, static_cast<uint32_t>(it - parts.begin()), {}};
       if (std::string why = pick(*step, it->count, taken.indexes); !why.empty()) {
         return bad("component", why);
       }
+      // Checked at each step: a step's indexes are at most a count, the product of many steps
+      // of a million each is more than 64 bits hold.
+      total = capped_product(total, taken.indexes.size(), kMaxEnds + 1);
+      name_bytes += it->name.size() + 12;
+      if (total > kMaxEnds - ends_) return too_many_ends(ep, total);
       steps.push_back(std::move(taken));
       if (dot == std::string_view::npos) break;
       if (!it->composed) {
@@ -503,13 +518,46 @@ class Reader {
                              steps.back().component->name, graph_.devices[device].name,
                              steps.back().component->name));
     }
-    size_t total = copies.size();
-    for (const Taken& step : steps) total *= step.indexes.size();
-    if (total > kMaxCables) {
-      return bad("component", fmt::format("the endpoint expands to {} components", total));
+    if (name_bytes > (kMaxEndNameBytes - end_name_bytes_) / total) {
+      return bad("component",
+                 fmt::format("the endpoint expands to {} components whose names take {} bytes "
+                             "each{}: the names of a graph's ends take at most {}",
+                             total, name_bytes,
+                             end_name_bytes_ == 0
+                                 ? ""
+                                 : fmt::format(", after the {} of the endpoints before it",
+                                               end_name_bytes_),
+                             kMaxEndNameBytes));
     }
+    ends_ += total;
+    end_name_bytes_ += total * name_bytes;
     append_ends(found->second, instance.name, copies, steps, out);
     return true;
+  }
+
+  bool too_many_ends(MapReader& ep, size_t total) {
+    ctx_.error(
+        Problem::kOutOfRange, ep.get("component"), ep.key_path("component"),
+        fmt::format(
+            "the endpoint expands to {}{} components{}: a graph's endpoints "
+            "expand to at most {}",
+            total > kMaxEnds ? "more than " : "", std::min(total, kMaxEnds),
+            ends_ == 0 ? "" : fmt::format(", after the {} of the endpoints before it", ends_),
+            kMaxEnds));
+    return false;
+  }
+
+  // "did you mean" among a list written by hand, for the first few errors: a generated list of
+  // thousands of long names would cost a table of edits per name and error.
+  template <class Item>
+  std::string suggest(const std::string& typed, const std::vector<Item>& items) {
+    constexpr size_t kSuggested = 8;
+    constexpr size_t kMaxCandidates = 4096;
+    constexpr size_t kMaxTyped = 64;
+    if (++suggested_ > kSuggested || items.size() > kMaxCandidates || typed.size() > kMaxTyped) {
+      return "";
+    }
+    return did_you_mean(typed, names_of(items));
   }
 
   DocumentContext& ctx_;
@@ -519,6 +567,9 @@ class Reader {
   std::map<std::string, size_t> instance_index_;
   std::map<std::pair<size_t, uint32_t>, size_t> node_index_;
   std::map<std::string, size_t> cabled_;  // end name -> its cable
+  size_t ends_ = 0;                       // that endpoints expanded into, over all edges
+  size_t end_name_bytes_ = 0;             // their names'
+  size_t suggested_ = 0;
 };
 
 }  // namespace

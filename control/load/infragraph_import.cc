@@ -13,6 +13,7 @@
 #include "common/bounded_file.h"
 #include "common/duration.h"
 #include "common/rate.h"
+#include "control/load/entry_count.h"
 #include "control/load/infragraph_graph.h"
 #include "control/load/infragraph_recognizer.h"
 #include "control/load/key_path.h"
@@ -96,6 +97,19 @@ bool import_infragraph(MapReader& fabric, const std::string& config_dir,
     }
     ctx.error(Problem::kBadReference, fabric.get("infragraph"), key,
               fmt::format("cannot read the InfraGraph file {}: {}", file, why));
+    return false;
+  }
+  if (const std::optional<int> line = line_past_entries(content)) {
+    Diagnostic d;
+    d.problem = Problem::kSyntax;
+    d.where.file = file;
+    d.where.line = *line;
+    d.where.column = 1;
+    d.message = fmt::format(
+        "the InfraGraph file holds more than {} lines and list items, the limit (a fabric needs "
+        "far fewer: an instance names all the copies of a device, an edge many cables by slices)",
+        kMaxYamlEntries);
+    ctx.report(std::move(d));
     return false;
   }
   YAML::Node document;

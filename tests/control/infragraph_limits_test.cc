@@ -73,5 +73,112 @@ TEST(InfraGraphLimits, ADeepChainOfCompositionsIsWalkedWithoutRecursion) {
   EXPECT_EQ(d->where.line, static_cast<int>(kDepth) + 1);
 }
 
+// Servers of one NIC, switches of one port, one link; `instances` and `edges` are the lists'
+// entries.
+std::string servers_and_switches(const std::string& instances, const std::string& edges) {
+  return "devices:\n"
+         "  - {name: server, components: [{name: nic, choice: nic, count: 1}]}\n"
+         "  - {name: switch, components: [{name: port, choice: port, count: 1}]}\n"
+         "links:\n  - {name: l}\ninstances:\n" +
+         instances + "edges:\n" + edges;
+}
+
+TEST(InfraGraphLimits, AManyToManyEdgeIsCountedBeforeItsCablesAreMade) {
+  // 900 million pairs were made before the cap on cables was looked at: 4.2 GB, bad_alloc.
+  const RunPlan loaded = load_written(servers_and_switches(
+      "  - {name: a, device: server, count: 30000}\n  - {name: b, device: switch, count: 30000}\n",
+      "  - {ep1: {instance: a, component: nic}, ep2: {instance: b, component: port}, "
+      "scheme: many2many, link: l}\n"));
+  EXPECT_FALSE(loaded.ok());
+  const Diagnostic* d = find(loaded, "edges[0]",
+                             "many2many of 30000 ends with 30000 makes more than 262144 cables: a "
+                             "graph holds at most 262144");
+  ASSERT_NE(d, nullptr) << loaded.diagnostics.to_text();
+  EXPECT_EQ(d->where.line, 10);
+
+  // The cap holds over the whole graph: each edge below it, together above.
+  const RunPlan together = load_written(servers_and_switches(
+      "  - {name: a, device: server, count: 150000}\n  - {name: b, device: switch, count: 150000}\n"
+      "  - {name: c, device: server, count: 150000}\n  - {name: d, device: switch, count: "
+      "150000}\n",
+      "  - {ep1: {instance: a, component: nic}, ep2: {instance: b, component: port}, "
+      "scheme: one2one, link: l}\n"
+      "  - {ep1: {instance: c, component: nic}, ep2: {instance: d, component: port}, "
+      "scheme: one2one, link: l}\n"));
+  EXPECT_NE(find(together, "edges[1]",
+                 "one2one of 150000 ends with 150000 makes 150000 cables, after the 150000 of the "
+                 "edges before it: a graph holds at most 262144"),
+            nullptr)
+      << together.diagnostics.to_text();
+}
+
+TEST(InfraGraphLimits, AnEndpointIsCountedStepByStepWithoutOverflow) {
+  // 65,536 copies of a server made of 65,536 boards of 65,536 chips of 65,536 NICs: 2^64 ends,
+  // which wrapped to 0 and passed the cap, then ran out of memory making them.
+  const RunPlan loaded = load_written(
+      "devices:\n"
+      "  - {name: server, components: [{name: board, choice: device, count: 65536}]}\n"
+      "  - {name: board, components: [{name: chip, choice: device, count: 65536}]}\n"
+      "  - {name: chip, components: [{name: nic, choice: nic, count: 65536}]}\n"
+      "  - {name: switch, components: [{name: port, choice: port, count: 1}]}\n"
+      "links:\n  - {name: l}\n"
+      "instances:\n  - {name: a, device: server, count: 65536}\n"
+      "  - {name: b, device: switch, count: 1}\n"
+      "edges:\n  - {ep1: {instance: a, component: board.chip.nic}, ep2: {instance: b, component: "
+      "port}, scheme: one2one, link: l}\n");
+  EXPECT_FALSE(loaded.ok());
+  const Diagnostic* d = find(loaded, "edges[0].ep1.component",
+                             "the endpoint expands to more than 1048576 components: a graph's "
+                             "endpoints expand to at most 1048576");
+  ASSERT_NE(d, nullptr) << loaded.diagnostics.to_text();
+  EXPECT_EQ(d->where.line, 12);
+}
+
+TEST(InfraGraphLimits, ANameIsAtMost256Bytes) {
+  // A 1 MiB instance name, repeated in the name of each of its 4,096 copies' ends: bad_alloc.
+  const std::string name(size_t{1} << 20, 'h');
+  const RunPlan loaded = load_written(
+      servers_and_switches("  - {name: " + name +
+                               ", device: server, count: 4096}\n"
+                               "  - {name: b, device: switch, count: 4096}\n",
+                           "  - {ep1: {instance: " + name +
+                               ", component: nic}, ep2: {instance: b, component: port}, "
+                               "scheme: one2one, link: l}\n"));
+  EXPECT_FALSE(loaded.ok());
+  const Diagnostic* d =
+      find(loaded, "instances[0].name", "a text of 1048576 bytes: a name takes at most 256");
+  ASSERT_NE(d, nullptr) << loaded.diagnostics.to_text();
+  EXPECT_EQ(d->where.line, 7);
+  // The message does not repeat the name.
+  for (const Diagnostic& each : loaded.diagnostics.items()) EXPECT_LT(each.message.size(), 4096u);
+  // 256 bytes is a name.
+  const RunPlan longest = load_written(servers_and_switches(
+      "  - {name: " + std::string(256, 'h') + ", device: server, count: 1}\n", ""));
+  EXPECT_EQ(find(longest, "instances[0].name", "a name takes at most"), nullptr)
+      << longest.diagnostics.to_text();
+}
+
+TEST(InfraGraphLimits, AFileHoldsAtMost65536DevicesAnd262144Entries) {
+  std::string devices = "devices:\n";
+  for (int i = 0; i <= 65'536; ++i) devices += "  - {name: d" + std::to_string(i) + "}\n";
+  const RunPlan many = load_written(devices);
+  EXPECT_FALSE(many.ok());
+  const Diagnostic* d =
+      find(many, "devices[65536]", "devices holds 65537 entries: at most 65536 are read");
+  ASSERT_NE(d, nullptr) << many.diagnostics.to_text();
+  EXPECT_EQ(d->where.line, 65'538);
+
+  // 300,000 devices took 54 s and 2.3 GB in the YAML parser before any check saw them.
+  for (int i = 65'537; i < 300'000; ++i) devices += "  - {name: d" + std::to_string(i) + "}\n";
+  const RunPlan more = load_written(devices);
+  EXPECT_FALSE(more.ok());
+  ASSERT_EQ(more.diagnostics.error_count(), 1u) << more.diagnostics.to_text();
+  const Diagnostic& entries = more.diagnostics.items().front();
+  EXPECT_EQ(fs::path(entries.where.file).filename(), "graph.yaml");
+  EXPECT_EQ(entries.where.line, 262'146);  // where the entry past the cap starts
+  EXPECT_THAT(entries.message, HasSubstr("the InfraGraph file holds more than 262144 lines and "
+                                         "list items, the limit"));
+}
+
 }  // namespace
 }  // namespace etwire::control
