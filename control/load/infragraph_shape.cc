@@ -7,6 +7,7 @@
 #include <exception>
 #include <map>
 #include <numeric>
+#include <set>
 
 #include "control/load/infragraph_recognizer.h"
 #include "control/load/key_path.h"
@@ -69,11 +70,12 @@ uint32_t Recognizer::infer_planes(const std::vector<uint32_t>& leaves, uint32_t 
   for (const Cable& c : g_.cables) {
     if (level_[c.node_a] > 0 && level_[c.node_b] > 0) root[find(c.node_a)] = find(c.node_b);
   }
-  std::vector<uint32_t> networks;  // a leaf of each
+  // A leaf of each network, the first in `leaves`; known by its root, so that each leaf is
+  // looked up once rather than held against every network found before it.
+  std::vector<uint32_t> networks;
+  std::set<uint32_t> roots;
   for (const uint32_t leaf : leaves) {
-    const bool seen = std::any_of(networks.begin(), networks.end(),
-                                  [&](uint32_t l) { return find(l) == find(leaf); });
-    if (!seen) networks.push_back(leaf);
+    if (roots.insert(find(leaf)).second) networks.push_back(leaf);
   }
   const auto planes = static_cast<uint32_t>(networks.size());
   if (planes > 1 && !rails) {

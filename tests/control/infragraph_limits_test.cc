@@ -180,5 +180,28 @@ TEST(InfraGraphLimits, AFileHoldsAtMost65536DevicesAnd262144Entries) {
                                          "list items, the limit"));
 }
 
+TEST(InfraGraphLimits, ManySeparateNetworksAreCountedOnce) {
+  // 100,000 leaves of one host each, one of them under a spine: 100,000 networks no switch joins.
+  // Each leaf was compared with a leaf of every network found before it (10^10 comparisons).
+  const RunPlan loaded = load_written(
+      "devices:\n"
+      "  - {name: server, components: [{name: nic, choice: nic, count: 1}]}\n"
+      "  - {name: switch, components: [{name: port, choice: port, count: 2}]}\n"
+      "links:\n  - {name: l}\n"
+      "instances:\n  - {name: h, device: server, count: 100000}\n"
+      "  - {name: leaf, device: switch, count: 100000}\n"
+      "  - {name: spine, device: switch, count: 1}\n"
+      "edges:\n  - {ep1: {instance: h, component: nic}, ep2: {instance: leaf, component: "
+      "\"port[0]\"}, scheme: one2one, link: l}\n"
+      "  - {ep1: {instance: \"leaf[0]\", component: \"port[1]\"}, ep2: {instance: spine, "
+      "component: \"port[0]\"}, scheme: one2one, link: l}\n");
+  EXPECT_FALSE(loaded.ok());
+  EXPECT_NE(find(loaded, "",
+                 "the switches form 100000 networks that no switch joins (leaf leaf.0's and leaf "
+                 "leaf.1's)"),
+            nullptr)
+      << loaded.diagnostics.to_text();
+}
+
 }  // namespace
 }  // namespace etwire::control
