@@ -91,23 +91,23 @@ TEST(InfraGraphLimits, AManyToManyEdgeIsCountedBeforeItsCablesAreMade) {
       "scheme: many2many, link: l}\n"));
   EXPECT_FALSE(loaded.ok());
   const Diagnostic* d = find(loaded, "edges[0]",
-                             "many2many of 30000 ends with 30000 makes more than 262144 cables: a "
-                             "graph holds at most 262144");
+                             "many2many of 30000 ends with 30000 makes more than 65536 cables: a "
+                             "graph holds at most 65536");
   ASSERT_NE(d, nullptr) << loaded.diagnostics.to_text();
   EXPECT_EQ(d->where.line, 10);
 
   // The cap holds over the whole graph: each edge below it, together above.
   const RunPlan together = load_written(servers_and_switches(
-      "  - {name: a, device: server, count: 150000}\n  - {name: b, device: switch, count: 150000}\n"
-      "  - {name: c, device: server, count: 150000}\n  - {name: d, device: switch, count: "
-      "150000}\n",
+      "  - {name: a, device: server, count: 40000}\n  - {name: b, device: switch, count: 40000}\n"
+      "  - {name: c, device: server, count: 40000}\n  - {name: d, device: switch, count: "
+      "40000}\n",
       "  - {ep1: {instance: a, component: nic}, ep2: {instance: b, component: port}, "
       "scheme: one2one, link: l}\n"
       "  - {ep1: {instance: c, component: nic}, ep2: {instance: d, component: port}, "
       "scheme: one2one, link: l}\n"));
   EXPECT_NE(find(together, "edges[1]",
-                 "one2one of 150000 ends with 150000 makes 150000 cables, after the 150000 of the "
-                 "edges before it: a graph holds at most 262144"),
+                 "one2one of 40000 ends with 40000 makes 40000 cables, after the 40000 of the "
+                 "edges before it: a graph holds at most 65536"),
             nullptr)
       << together.diagnostics.to_text();
 }
@@ -128,8 +128,8 @@ TEST(InfraGraphLimits, AnEndpointIsCountedStepByStepWithoutOverflow) {
       "port}, scheme: one2one, link: l}\n");
   EXPECT_FALSE(loaded.ok());
   const Diagnostic* d = find(loaded, "edges[0].ep1.component",
-                             "the endpoint expands to more than 1048576 components: a graph's "
-                             "endpoints expand to at most 1048576");
+                             "the endpoint expands to more than 262144 components: a graph's "
+                             "endpoints expand to at most 262144");
   ASSERT_NE(d, nullptr) << loaded.diagnostics.to_text();
   EXPECT_EQ(d->where.line, 12);
 }
@@ -181,15 +181,15 @@ TEST(InfraGraphLimits, AFileHoldsAtMost65536DevicesAnd262144Entries) {
 }
 
 TEST(InfraGraphLimits, ManySeparateNetworksAreCountedOnce) {
-  // 100,000 leaves of one host each, one of them under a spine: 100,000 networks no switch joins.
-  // Each leaf was compared with a leaf of every network found before it (10^10 comparisons).
+  // 50,000 leaves of one host each, one of them under a spine: 50,000 networks no switch joins.
+  // Each leaf was compared with a leaf of every network found before it (over 10^9 comparisons).
   const RunPlan loaded = load_written(
       "devices:\n"
       "  - {name: server, components: [{name: nic, choice: nic, count: 1}]}\n"
       "  - {name: switch, components: [{name: port, choice: port, count: 2}]}\n"
       "links:\n  - {name: l}\n"
-      "instances:\n  - {name: h, device: server, count: 100000}\n"
-      "  - {name: leaf, device: switch, count: 100000}\n"
+      "instances:\n  - {name: h, device: server, count: 50000}\n"
+      "  - {name: leaf, device: switch, count: 50000}\n"
       "  - {name: spine, device: switch, count: 1}\n"
       "edges:\n  - {ep1: {instance: h, component: nic}, ep2: {instance: leaf, component: "
       "\"port[0]\"}, scheme: one2one, link: l}\n"
@@ -197,7 +197,7 @@ TEST(InfraGraphLimits, ManySeparateNetworksAreCountedOnce) {
       "component: \"port[0]\"}, scheme: one2one, link: l}\n");
   EXPECT_FALSE(loaded.ok());
   EXPECT_NE(find(loaded, "",
-                 "the switches form 100000 networks that no switch joins (leaf leaf.0's and leaf "
+                 "the switches form 50000 networks that no switch joins (leaf leaf.0's and leaf "
                  "leaf.1's)"),
             nullptr)
       << loaded.diagnostics.to_text();
