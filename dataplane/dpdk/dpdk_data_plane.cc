@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "nic/dpdk/eal.h"
+#include "nic/dpdk/runtime_dir.h"
 
 namespace etwire::dataplane {
 
@@ -21,6 +22,18 @@ namespace {
 
 // Names of rings, devices and mempools are process-wide in DPDK: each data plane gets its own.
 std::atomic<uint32_t> instances{0};
+
+// The --file-prefix etwire gives an emulator process's EAL: a new one per process.
+std::string own_file_prefix_name() {
+  return fmt::format("etwire-{}", getpid());
+}
+
+// That prefix when `args` (eal_arguments) carry it, else empty.
+std::string own_file_prefix(const std::vector<std::string>& args) {
+  const std::string own = own_file_prefix_name();
+  const bool given = std::find(args.begin(), args.end(), "--file-prefix=" + own) != args.end();
+  return given ? own : std::string();
+}
 
 }  // namespace
 
@@ -32,7 +45,7 @@ std::vector<std::string> eal_arguments(const config::RunConfig& config, uint32_t
         return arg.starts_with("--file-prefix") || arg == "--in-memory";
       });
   if (config.emulators.size() > 1 && !own_files) {
-    args.push_back(fmt::format("--file-prefix=etwire-{}", getpid()));
+    args.push_back(fmt::format("--file-prefix={}", own_file_prefix_name()));
   }
   for (const config::PortConfig& port : config.ports) {
     if (port.backend != config::Backend::kDpdk || !config::drives_port(config, port, emulator)) {
@@ -68,7 +81,11 @@ DpdkDataPlane::DpdkDataPlane(const config::RunConfig& config, transport::FlowObs
   }
   // A wall-clock port cannot wait for the writer: its ring holds some milliseconds of frames.
   if (config.telemetry.record.pcap) capture_ = std::make_unique<FrameCapture>(config, 8192);
-  nic::dpdk::start_eal(eal_arguments(config, emulator));
+  const std::vector<std::string> eal_args = eal_arguments(config, emulator);
+  nic::dpdk::start_eal(eal_args);
+  if (const std::string own = own_file_prefix(eal_args); !own.empty()) {
+    nic::dpdk::remove_runtime_dir_at_exit(own);
+  }
   const uint32_t instance = instances.fetch_add(1);
   devices_ = std::make_unique<nic::dpdk::RunDevices>(config, instance, emulator);
   try {

@@ -26,6 +26,8 @@ fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
 traces="$source_dir/configs/traces"
 
 prefix=()
+# DPDK's runtime directories (/var/run/dpdk/etwire-PID, one per emulator process) there before.
+runtime_dirs_before=$(ls -d /var/run/dpdk/etwire-* 2>/dev/null | sort)
 # shellcheck source=tests/cli_mpi/split_lib.sh
 source "$source_dir/tests/cli_mpi/split_lib.sh"
 # Args: NAME N SPLIT_CONFIG ONE_CONFIG ITERATIONS [--set ... for the single process]
@@ -147,6 +149,12 @@ p7 - net_ring7 p0
 PORTS
 } >"$work/three-one.yaml"
 scenario three 3 "$work/three.yaml" "$work/three-one.yaml" 4
+
+# Each emulator process removes its own runtime directory when it ends.
+for dir in $(comm -13 <(echo "$runtime_dirs_before") <(ls -d /var/run/dpdk/etwire-* 2>/dev/null | sort)); do
+  pid=${dir##*-}
+  [ -d "/proc/$pid" ] || fail "$dir: an emulator process left its DPDK runtime directory behind"
+done
 
 if [ "$failures" -gt 0 ]; then
   echo "$failures failed"
