@@ -22,7 +22,9 @@ constexpr uint64_t kMaxCommGroupFileBytes = uint64_t{64} << 20;
 }  // namespace
 
 std::optional<GroupRef> parse_pg_name(std::optional<std::string_view> pg_name) {
-  if (!pg_name || pg_name->empty() || *pg_name == "0") return GroupRef{};
+  // "0" is not special here: ASTRA-sim example sets define a group "0" of their own (a torus row)
+  // and name it "0", so the file decides what it holds (TraceSet::resolve_group).
+  if (!pg_name || pg_name->empty()) return GroupRef{};
   // A leading decimal integer, as the reference simulator reads it: "1.0" names group 1.
   std::string_view text = *pg_name;
   size_t begin = 0;

@@ -11,16 +11,17 @@
 
 namespace etwire::trace {
 
-// Group id 0 always means "all ranks of the world" (the default group).
+// Group id 0 means "all ranks of the world" (the default group) unless the comm-group file
+// defines a group 0, whose definition then wins.
 inline constexpr int64_t kDefaultGroupId = 0;
 
-// The group id a pg_name names: absent, "" or "0" -> the default group (0); otherwise the leading
-// decimal integer ("1.0" -> 1, "0.0" -> 0 looked up in the file). nullopt when the text does not
-// start with a number.
+// The group id a pg_name names: absent or "" -> the implicit all-ranks group; otherwise the
+// leading decimal integer ("1.0" -> 1; "0" and "0.0" -> 0, looked up in the file and all ranks
+// only when the file does not define it). nullopt when the text does not start with a number.
 struct GroupRef {
   int64_t id = kDefaultGroupId;
-  // True when the name explicitly named a group (so id 0 is looked up in the file, as "0.0" is),
-  // false for the implicit all-ranks group.
+  // True when the name explicitly named a group (so id 0 is looked up in the file), false for
+  // the implicit all-ranks group.
   bool explicit_id = false;
 };
 std::optional<GroupRef> parse_pg_name(std::optional<std::string_view> pg_name);

@@ -158,7 +158,7 @@ TraceSet::ProcessGroup TraceSet::resolve_group(const TraceNode& node,
   }
   if (ref->explicit_id) {
     if (const auto* members = groups_.find(ref->id)) return {ref->id, *members};
-    // "0.0" names group 0; without a definition it is the all-ranks group, as plain "0" is.
+    // "0" and "0.0" name group 0; without a definition in the file it is the all-ranks group.
     if (ref->id != kDefaultGroupId) {
       throw TraceError(where, groups_.empty()
                                   ? fmt::format("pg_name \"{}\" names process group {}, but no "

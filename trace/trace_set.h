@@ -19,7 +19,7 @@ struct RankFile {
   std::string path;
 };
 
-// Group key of the implicit all-ranks group (an absent, empty or "0" pg_name, or "0.0" when the
+// Group key of the implicit all-ranks group (an absent or empty pg_name, or "0" / "0.0" when the
 // comm-group file does not define group 0). Kept apart from an explicit group 0 that the file
 // defines with other members.
 inline constexpr int64_t kAllRanksGroup = -1;
@@ -50,16 +50,16 @@ class TraceSet {
   void set_comm_groups(CommGroups groups);
   const CommGroups& comm_groups() const { return groups_; }
 
-  // The group a node's pg_name names: its id (0 = all ranks) and member ranks (global, in group
-  // order). Throws TraceError (located at the node) when the name is not a number or names a
-  // group the comm-group file does not define.
+  // The group a node's pg_name names: its id (0 = all ranks unless the file defines group 0) and
+  // member ranks (global, in group order). Throws TraceError (located at the node) when the name
+  // is not a number or names a group other than 0 that the comm-group file does not define.
   struct ProcessGroup {
     int64_t id = kDefaultGroupId;
     std::vector<int32_t> members;
   };
   ProcessGroup resolve_group(const TraceNode& node, const std::string& file) const;
-  // The group as a replay keys it: like resolve_group, except that "0.0" names the file's group
-  // 0 only when the comm-group file defines it; otherwise it is, like an absent name, the
+  // The group as a replay keys it: like resolve_group, except that "0" or "0.0" names the file's
+  // group 0 only when the comm-group file defines it; otherwise it is, like an absent name, the
   // implicit all-ranks group (kAllRanksGroup), kept apart from a file-defined group 0 with other
   // members.
   NodeGroup node_group(const TraceNode& node, const std::string& file) const;

@@ -62,7 +62,8 @@ TEST_P(UpstreamMicrobench, OneCollectiveOfOneMiBPerRank) {
     EXPECT_EQ(r.pg_names.begin()->first, "");  // no pg_name
   }
   ASSERT_EQ(summary.groups.size(), 1u);
-  EXPECT_EQ(summary.groups[0].id, trace::kDefaultGroupId);
+  EXPECT_EQ(summary.groups[0].id, trace::kAllRanksGroup);  // implicit: no pg_name
+  EXPECT_FALSE(summary.groups[0].from_file());
   EXPECT_EQ(summary.groups[0].members.size(), static_cast<size_t>(ranks));
   EXPECT_TRUE(summary.groups[0].consistent());
 }
@@ -99,7 +100,10 @@ TEST(UpstreamInspect, T2DTorusRowsAndColumns) {
     EXPECT_TRUE(g.consistent());
     for (int32_t m : g.members) EXPECT_EQ(g.per_member.at(m).count, 1u);
   }
-  // Row groups are named with float text ("0.0".."3.0"), column groups plainly ("4".."7").
+  // Row groups are named with float text ("0.0".."3.0"), column groups plainly ("4".."7"). The
+  // first row is the file's group 0, not the all-ranks group.
+  EXPECT_EQ(summary.groups[0].id, 0);
+  EXPECT_TRUE(summary.groups[0].from_file());
   EXPECT_EQ(summary.groups[0].pg_names, std::vector<std::string>{"0.0"});
   EXPECT_EQ(summary.groups[0].members, (std::vector<int32_t>{0, 1, 2, 3}));
   EXPECT_EQ(summary.groups[4].pg_names, std::vector<std::string>{"4"});

@@ -135,7 +135,11 @@ TEST(TraceSetDiscover, SymlinkLoopsAreNamedWhereTheSetNeedsThem) {
 TEST(PgName, DefaultGroupRules) {
   EXPECT_FALSE(parse_pg_name(std::nullopt)->explicit_id);
   EXPECT_FALSE(parse_pg_name(std::string(""))->explicit_id);
-  EXPECT_FALSE(parse_pg_name(std::string("0"))->explicit_id);
+  // "0" names group 0 as "0.0" does; whether that is all ranks is the comm-group file's to say.
+  auto zero = parse_pg_name(std::string("0"));
+  ASSERT_TRUE(zero);
+  EXPECT_TRUE(zero->explicit_id);
+  EXPECT_EQ(zero->id, 0);
   auto zero_float = parse_pg_name(std::string("0.0"));
   ASSERT_TRUE(zero_float);
   EXPECT_TRUE(zero_float->explicit_id);
@@ -190,18 +194,39 @@ class TraceSetGroups : public ::testing::Test {
   TraceSet set_;
 };
 
-TEST_F(TraceSetGroups, DefaultGroupIsAllRanksEvenWhenFileDefinesZero) {
+// A group 0 the comm-group file defines is what "0" names, as "0.0" does (ASTRA-sim's torus sets
+// name their first row "0"); an absent or empty pg_name stays the implicit all-ranks group, kept
+// apart from it.
+TEST_F(TraceSetGroups, FileDefinitionOfGroupZeroWins) {
   set_.set_comm_groups(CommGroups::from_json_text(R"({"0": [0, 1], "1": [2, 3]})", "g.json"));
   auto all = set_.resolve_group(coll(std::nullopt), "f");
   EXPECT_EQ(all.id, 0);
   EXPECT_EQ(all.members, (std::vector<int32_t>{0, 1, 2, 3}));
-  EXPECT_EQ(set_.resolve_group(coll("0"), "f").members, (std::vector<int32_t>{0, 1, 2, 3}));
   EXPECT_EQ(set_.resolve_group(coll(""), "f").members, (std::vector<int32_t>{0, 1, 2, 3}));
-  // A float-formatted zero names the file's group 0.
-  EXPECT_EQ(set_.resolve_group(coll("0.0"), "f").members, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(set_.node_group(coll(std::nullopt), "f").key, kAllRanksGroup);
+  for (const char* zero : {"0", "0.0"}) {
+    SCOPED_TRACE(zero);
+    EXPECT_EQ(set_.resolve_group(coll(zero), "f").members, (std::vector<int32_t>{0, 1}));
+    const NodeGroup group = set_.node_group(coll(zero), "f");
+    EXPECT_EQ(group.key, 0);
+    EXPECT_EQ(group.members, (std::vector<int32_t>{0, 1}));
+  }
   auto g1 = set_.resolve_group(coll("1.0"), "f");
   EXPECT_EQ(g1.id, 1);
   EXPECT_EQ(g1.members, (std::vector<int32_t>{2, 3}));
+}
+
+// Without a group 0 in the file (or without a file), "0" is the implicit all-ranks group.
+TEST_F(TraceSetGroups, ZeroIsAllRanksWhereTheFileDoesNotDefineIt) {
+  for (const char* zero : {"0", "0.0"}) {
+    SCOPED_TRACE(zero);
+    EXPECT_EQ(set_.node_group(coll(zero), "f").key, kAllRanksGroup);
+    EXPECT_EQ(set_.resolve_group(coll(zero), "f").members, (std::vector<int32_t>{0, 1, 2, 3}));
+  }
+  set_.set_comm_groups(CommGroups::from_json_text(R"({"1": [2, 3]})", "g.json"));
+  const NodeGroup group = set_.node_group(coll("0"), "f");
+  EXPECT_EQ(group.key, kAllRanksGroup);
+  EXPECT_EQ(group.members, (std::vector<int32_t>{0, 1, 2, 3}));
 }
 
 TEST_F(TraceSetGroups, UndefinedGroupErrorsAtTheNode) {

@@ -99,8 +99,8 @@ std::string to_text(const TraceSummary& summary) {
   if (summary.groups.empty()) {
     out += "(no collectives)\n";
   } else {
-    TextTable groups(
-        {"group", "pg_name", "members", "size", "colls/member", "bytes/member", "consistent"});
+    TextTable groups({"group", "defined by", "pg_name", "members", "size", "colls/member",
+                      "bytes/member", "consistent"});
     for (const auto& g : summary.groups) {
       uint64_t lo = UINT64_MAX, hi = 0, blo = UINT64_MAX, bhi = 0;
       for (int32_t m : g.members) {
@@ -114,10 +114,13 @@ std::string to_text(const TraceSummary& summary) {
       }
       std::vector<std::string> names;
       for (const auto& n : g.pg_names) names.push_back(n.empty() ? "(none)" : "\"" + n + "\"");
-      groups.add_row({g.id == trace::kDefaultGroupId ? "all" : std::to_string(g.id),
-                      fmt::format("{}", fmt::join(names, " ")), members_text(g.members),
-                      std::to_string(g.members.size()), range_text(lo, hi, false),
-                      range_text(blo, bhi, true), g.consistent() ? "yes" : "NO"});
+      // "all" only for the implicit group: a group 0 the comm-group file defines is shown by its
+      // number, with the members the file gives it.
+      groups.add_row({g.from_file() ? std::to_string(g.id) : "all",
+                      g.from_file() ? "file" : "implicit", fmt::format("{}", fmt::join(names, " ")),
+                      members_text(g.members), std::to_string(g.members.size()),
+                      range_text(lo, hi, false), range_text(blo, bhi, true),
+                      g.consistent() ? "yes" : "NO"});
     }
     out += groups.render();
   }

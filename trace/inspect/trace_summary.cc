@@ -89,17 +89,21 @@ TraceSummary summarize(const trace::TraceSet& set, const SummaryOptions& options
       depth[node.id] = d + 1;
       rank.depth = std::max(rank.depth, d + 1);
       if (node.type == NodeType::kCommColl && node.carries_traffic()) {
-        auto group = set.resolve_group(node, file.path);
+        // Keyed as a replay keys it, so the file's group 0 and the implicit all-ranks group stay
+        // two rows when a set uses both.
+        auto group = set.node_group(node, file.path);
         if (std::find(group.members.begin(), group.members.end(), file.rank) ==
             group.members.end()) {
           throw trace::TraceError(
               {file.path, node.record_index, node.id},
               fmt::format("rank {} issues a collective on process group {}, which does not "
                           "include it",
-                          file.rank, group.id));
+                          file.rank,
+                          group.key == trace::kAllRanksGroup ? std::string("(all ranks)")
+                                                             : std::to_string(group.key)));
         }
-        auto& g = groups[group.id];
-        g.id = group.id;
+        auto& g = groups[group.key];
+        g.id = group.key;
         g.members = std::move(group.members);
         std::string pg = node.comm.pg_name.value_or("");
         if (std::find(g.pg_names.begin(), g.pg_names.end(), pg) == g.pg_names.end()) {
@@ -181,7 +185,10 @@ nlohmann::ordered_json to_json(const TraceSummary& summary) {
     nlohmann::ordered_json per = nlohmann::ordered_json::object();
     for (const auto& [rank, cb] : g.per_member) per[std::to_string(rank)] = count_json(cb);
     nlohmann::ordered_json j;
-    j["id"] = g.id;
+    // The implicit all-ranks group has no id of its own: null, so it cannot be taken for the
+    // file's group 0.
+    j["id"] = g.from_file() ? nlohmann::ordered_json(g.id) : nlohmann::ordered_json();
+    j["defined_by"] = g.from_file() ? "comm-group file" : "all ranks (implicit)";
     j["pg_names"] = g.pg_names;
     j["members"] = g.members;
     j["collectives_per_member"] = std::move(per);

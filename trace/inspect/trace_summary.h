@@ -52,8 +52,11 @@ struct RankSummary {
 };
 
 struct GroupSummary {
-  // Resolved group id (0 = all ranks); pg_name spellings seen for it ("1", "1.0").
-  int64_t id = 0;
+  // The group as a replay keys it: a comm-group file id (0 included, when the file defines it) or
+  // trace::kAllRanksGroup for the implicit all-ranks group; pg_name spellings seen for it ("1",
+  // "1.0").
+  int64_t id = trace::kAllRanksGroup;
+  bool from_file() const { return id != trace::kAllRanksGroup; }
   std::vector<std::string> pg_names;
   std::vector<int32_t> members;
   // Per member rank: collectives issued on this group and their bytes.
