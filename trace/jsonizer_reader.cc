@@ -22,7 +22,17 @@ class JsonizerReader final : public NodeSource {
   }
 
   bool next(TraceNode& out) override {
-    if (!objects_.next(text_)) return false;
+    if (!objects_.next(text_)) {
+      // A dump is recognised by its shape alone, which any JSON object has: with no Node after
+      // its GlobalMetadata (a file holding just `{}`) it is not a trace but some other object.
+      // Binary traces and feeder JSON say what they are, so an empty graph stays legal there.
+      if (objects_.next_index() <= 1) {
+        throw TraceError({path(), {}, {}},
+                         "no nodes: a JSON object with no Node object after it is not a trace "
+                         "(a jsonizer dump is its GlobalMetadata followed by one object per node)");
+      }
+      return false;
+    }
     uint64_t index = objects_.next_index() - 1;
     node_.Clear();
     parse(node_, index, "Node");

@@ -182,6 +182,26 @@ TEST(Cli, TruncatedTraceIsABadInputNotACrash) {
   EXPECT_THAT(r.output, HasSubstr("record 4"));
 }
 
+// A rank file holding just `{}` is refused, located to the file, by inspect and by validate (it
+// read as a trace with no nodes before: issue 39, N21).
+TEST(Cli, EmptyJsonObjectIsNoTrace) {
+  auto dir = etwire::testing::make_scratch_dir("cli");
+  ASSERT_EQ(etwire("synth microbench -n 2 -o " + (dir / "e").string()).code, 0);
+  const fs::path file = dir / "e.1.json";
+  fs::remove(dir / "e.1.et");
+  std::ofstream(file) << "{}\n";
+  const std::string located = file.string() + ": no nodes: ";
+  auto r = etwire("inspect " + (dir / "e").string());
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr(located));
+  std::ofstream(dir / "run.yaml") << "run: {name: e}\nworkload:\n  jobs:\n"
+                                     "    - {name: e, trace: e}\n"
+                                     "ports:\n  - {name: h, count: 2, backend: loopback}\n";
+  r = etwire("validate " + (dir / "run.yaml").string());
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr(located));
+}
+
 // The README's default run reads traces bundled in configs/traces; they must be exactly what
 // `etwire synth` writes today, so they can be regenerated at any time.
 TEST(Cli, BundledTracesAreReproducible) {

@@ -352,6 +352,23 @@ TEST_F(JsonReader, JsonizerErrorsNameObjectAndNode) {
                1, 9, "attribute comm_size has kind string_val, expected an integer kind");
 }
 
+// A file holding just `{}` (or any lone metadata object) is not taken for a trace with no nodes
+// (issue 39, N21); the same metadata followed by a node stays a trace.
+TEST_F(JsonReader, JsonizerDumpWithoutNodesIsNoTrace) {
+  const std::string empty_metadata = to_json(ChakraProtoMsg::GlobalMetadata(), false);
+  ASSERT_EQ(empty_metadata, "{}");
+  for (const std::string& text :
+       {std::string("{}"), std::string(" {}\n"), std::string(R"({"version": "1.0.1"})")}) {
+    SCOPED_TRACE(text);
+    expect_error(write(text, "lone.json"), {}, {}, "no nodes: a JSON object with no Node object");
+  }
+  const std::string one = to_json(make_node(1, ChakraProtoMsg::COMP_NODE), false);
+  EXPECT_EQ(read_all(write("{}" + one, "one.json")).size(), 1u);
+  EXPECT_EQ(read_all(write("{}\n{}", "zero-node.json")).size(), 1u);  // an empty node, id 0
+  // Formats that say what they are keep an empty graph legal.
+  EXPECT_TRUE(read_all(write(R"({"workload_graph": []})", "feeder.json")).empty());
+}
+
 // Both JSON formats are held in memory (the feeder document whole, a jsonizer dump one object at
 // a time), so each has a cap. The padding is a sparse file: the tests stay fast and small on disk.
 TEST_F(JsonReader, OversizeJsonIsRefusedAtItsCap) {
