@@ -42,4 +42,19 @@ std::optional<size_t> first_invalid_utf8(std::string_view text) {
   return std::nullopt;
 }
 
+std::optional<ControlCharacter> first_control_character(std::string_view text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<uint8_t>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
+      return ControlCharacter{i, c};
+    }
+    // In UTF-8, U+0080..U+009F is C2 followed by 80..9F; a C2 byte always leads a sequence.
+    if (c == 0xC2 && i + 1 < text.size()) {
+      const auto next = static_cast<uint8_t>(text[i + 1]);
+      if (next >= 0x80 && next <= 0x9F) return ControlCharacter{i, next};
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace etwire

@@ -33,18 +33,16 @@ bool scalar_text(DocumentContext& ctx, const YAML::Node& node, const std::string
                           expected, *bad + 1));
     return false;
   }
-  // A NUL or another control character (a YAML escape such as "\0" or "\b" makes one) would
-  // pass unseen into names, paths and results; tabs and line breaks are text.
+  // A NUL or another control character (a YAML escape such as "\0", "\b" or "\x85" makes one)
+  // would pass unseen into names, paths and results; tabs and line breaks are text.
   const std::string& value = node.Scalar();
-  for (size_t i = 0; i < value.size(); ++i) {
-    const auto c = static_cast<unsigned char>(value[i]);
-    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
-      ctx.error(Problem::kBadValue, node, path,
-                fmt::format("expected {}, got a value holding the control character U+{:04X} "
-                            "(byte {} of the value)",
-                            expected, c, i + 1));
-      return false;
-    }
+  if (const std::optional<ControlCharacter> control = first_control_character(value)) {
+    ctx.error(
+        Problem::kBadValue, node, path,
+        fmt::format("expected {}, got a value holding the control character U+{:04X} "
+                    "(byte {} of the value)",
+                    expected, static_cast<uint32_t>(control->code_point), control->offset + 1));
+    return false;
   }
   out = value;
   return true;

@@ -44,5 +44,33 @@ TEST(Utf8, MalformedSequencesAreFoundAtTheirFirstByte) {
   }
 }
 
+// Control characters of every kind, at their first byte: C0 but tab and line breaks, DEL, and C1
+// (U+0080..U+009F) in its two UTF-8 bytes.
+TEST(Utf8, ControlCharactersAreFoundAtTheirFirstByte) {
+  EXPECT_FALSE(first_control_character(""));
+  EXPECT_FALSE(first_control_character("a\tb\r\nc"));
+  EXPECT_FALSE(first_control_character("d\xC3\xA9j\xC2\xA0\xC2\xBF"));  // é, U+00A0, U+00BF
+  const struct {
+    std::string text;
+    size_t at;
+    char32_t code_point;
+  } cases[] = {
+      {std::string("nul\0", 4), 3, 0x00},
+      {"a\x1B[31m", 1, 0x1B},
+      {"del\x7F", 3, 0x7F},
+      {"\xC2\x80x", 0, 0x80},
+      {"next\xC2\x85line", 4, 0x85},
+      {"\xC3\xA9\xC2\x9B", 2, 0x9B},
+      {"\xC2\x9F", 0, 0x9F},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    const auto found = first_control_character(c.text);
+    ASSERT_TRUE(found);
+    EXPECT_EQ(found->offset, c.at);
+    EXPECT_EQ(found->code_point, c.code_point);
+  }
+}
+
 }  // namespace
 }  // namespace etwire
