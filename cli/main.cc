@@ -15,11 +15,25 @@
 #include "runner/stop_signals.h"
 #include "trace/trace_error.h"
 
+namespace {
+
+// The stop handlers go in before anything that takes time, so that a stop request that comes
+// while a run starts is kept for it (stop_signals.h): from the executable's preinit array, which
+// the dynamic loader runs once every library is loaded and relocated and before any library's
+// static initialisers (DPDK's driver registrations, protobuf's descriptors, libnl, hwloc), and
+// long before main. A signal before that point, while the process is being loaded, ends it as by
+// default; it has written nothing then, so nothing is lost (docs/reliability.md).
+void install_stop_handlers_first(int, char**, char**) {
+  etwire::runner::install_stop_handlers();
+}
+
+__attribute__((section(".preinit_array"),
+               used)) void (*install_first)(int, char**, char**) = install_stop_handlers_first;
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace etwire::cli;
-  // Before anything that takes time: a stop request that comes while a run loads its
-  // configuration is kept for it (stop_signals.h).
-  etwire::runner::install_stop_handlers();
   // Under an MPI launcher this process is one of a run's emulator processes: MPI starts here,
   // before any thread, and ends when main returns.
   const auto session = etwire::cluster::Session::start(&argc, &argv);

@@ -1,8 +1,9 @@
 // SIGINT, SIGTERM and SIGHUP. `etwire run` takes each as a request to stop: the run ends at its
-// next event and writes the results so far (exit 130). The handlers are installed first thing in
-// main, so that a signal that comes while the configuration loads or the ports are set up is kept
-// for the run instead of killing the process with nothing written. Every other command ends on
-// these signals as a process does by default.
+// next event and writes the results so far (exit 130). The handlers are installed before main,
+// ahead of every library's static initialisers (cli/main.cc), so that a signal that comes while
+// the process starts, the configuration loads or the ports are set up is kept for the run instead
+// of killing the process with nothing written. Every other command ends on these signals as a
+// process does by default.
 //
 // A signal the process inherits as ignored stays ignored: POSIX shells start a background job of
 // a non-interactive shell (`etwire run ... &` in a script) with SIGINT ignored, and nohup ignores
@@ -13,7 +14,8 @@
 
 namespace etwire::runner {
 
-// Installs the handlers; the first thing main does.
+// Installs the handlers; the first thing the process does once it is loaded. Only touches
+// constant-initialised state, so it may run before static initialisation.
 void install_stop_handlers();
 
 // For a command that ends gracefully (run): from now on the signals only set stop_requested().

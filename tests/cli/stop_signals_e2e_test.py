@@ -18,6 +18,13 @@ Cases:
                 run with exit 130 and its summary.
   other_commands  Any command but run ends on these signals as a process does by default:
                 validate, blocked reading a FIFO, is killed by SIGTERM and by SIGHUP.
+  before_libraries  The handlers are in place before any shared library's static initialiser
+                runs (DPDK's, protobuf's): a preloaded probe library finds SIGTERM caught.
+  right_after_spawn  SIGINT, SIGTERM or SIGHUP sent the moment the process exists, and after
+                short waits: the run ends killed by the signal (it came while the process was
+                still being loaded, before the handlers) with no results directory, or with exit
+                130 and a summary of what was done; never a results directory without its
+                summary.
 """
 
 import argparse
@@ -168,11 +175,50 @@ def case_other_commands(args, work):
     return "validate is ended by SIGTERM and SIGHUP"
 
 
+def case_before_libraries(args, work):
+    report = os.path.join(work, "probe")
+    env = dict(os.environ, LD_PRELOAD=args.probe, ETWIRE_STOP_PROBE=report,
+               # An ASan build wants its runtime first among the libraries; the probe comes first.
+               ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0")
+    proc = subprocess.run([args.etwire, "--version"], capture_output=True, text=True,
+                          timeout=HANG, env=env)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
+    with open(report) as f:
+        seen = f.read().strip()
+    assert seen == "caught", f"a library initialiser found SIGTERM {seen or 'unreported'}"
+    return "SIGTERM is caught before the libraries' static initialisers run"
+
+
+def case_right_after_spawn(args, work):
+    config = os.path.join(args.source_dir, "configs/loopback-demo.yaml")
+    ends = {}
+    # The waits spread the signals over the process's start: loading, then the handlers in place.
+    for attempt, delay in enumerate([0, 0, 0, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05]):
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            out = os.path.join(work, f"{sig.name}-{attempt}")
+            proc = start_run(args, config, out)
+            if delay:
+                time.sleep(delay)
+            proc.send_signal(sig)
+            stdout, stderr = proc.communicate(timeout=HANG)
+            if proc.returncode == -sig:
+                assert not os.path.exists(out), (sig.name, delay, os.listdir(out))
+            else:
+                assert proc.returncode == EXIT_INTERRUPTED, (sig.name, proc.returncode,
+                                                              stderr[-2000:])
+                with open(os.path.join(out, "summary.json")) as f:
+                    assert json.load(f)["status"] == "interrupted"
+            ends[proc.returncode] = ends.get(proc.returncode, 0) + 1
+    return "exit codes seen: " + ", ".join(f"{code} x{n}" for code, n in sorted(ends.items()))
+
+
 CASES = {
     "at_start": case_at_start,
     "during_load": case_during_load,
     "ignored_sigint": case_ignored_sigint,
     "other_commands": case_other_commands,
+    "before_libraries": case_before_libraries,
+    "right_after_spawn": case_right_after_spawn,
 }
 
 
@@ -181,6 +227,7 @@ def main():
     parser.add_argument("--etwire", required=True)
     parser.add_argument("--source-dir", required=True)
     parser.add_argument("--case", required=True, choices=sorted(CASES))
+    parser.add_argument("--probe", help="the preloaded probe library (case before_libraries)")
     args = parser.parse_args()
     args.source_dir = os.path.abspath(args.source_dir)
     if not os.path.exists("/proc/self/status"):
