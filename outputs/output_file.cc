@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "common/output_path.h"
+
 namespace etwire::outputs {
 
 namespace {
@@ -35,39 +37,27 @@ std::string temporary_for(const std::string& path) {
       .string();
 }
 
-// Whether `path` is a device or a FIFO (/dev/stdout, /dev/null), named directly or through a
-// symbolic link: written through as named. Anything else (nothing yet, a regular file, a link to
-// one or to nothing) is a file of the results, which a link never redirects: a link planted where
-// a results file goes is replaced, and what it points to is left alone.
-bool written_through(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
-}
+// Results files are readable by their owner's group and no one else, or less as the umask says:
+// a run's flows, ports and addresses are the lab's business, and emulator processes that an MPI
+// launcher starts on another host take that host's login umask (often 022), not the user's.
+constexpr mode_t kResultsFileMode = 0640;
 
 // Opens the temporary file as a new file of this process's: never an existing file, and never
 // through a link, whoever put one there. One left by an earlier process of the same number (a
 // crash) is removed first; a link is removed, not followed.
 int open_temporary(const std::string& temporary, const std::string& target) {
   constexpr int kFlags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-  int fd = ::open(temporary.c_str(), kFlags, 0644);
+  int fd = ::open(temporary.c_str(), kFlags, kResultsFileMode);
   if (fd < 0 && errno == EEXIST && ::unlink(temporary.c_str()) == 0) {
-    fd = ::open(temporary.c_str(), kFlags, 0644);
+    fd = ::open(temporary.c_str(), kFlags, kResultsFileMode);
   }
   if (fd < 0) fail(target, std::strerror(errno));
   return fd;
 }
 
-// Opens a results file to write in place: a device through whatever names it, anything else as a
-// file of its own, a link at `path` removed first and never followed.
+// Opens a results file to write in place (common/output_path.h).
 int open_in_place(const std::string& path) {
-  if (written_through(path)) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-    if (fd < 0) fail(path, std::strerror(errno));
-    return fd;
-  }
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) ::unlink(path.c_str());
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  const int fd = open_output_path(path, kResultsFileMode);
   if (fd < 0) fail(path, std::strerror(errno));
   return fd;
 }

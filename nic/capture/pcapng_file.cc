@@ -1,12 +1,17 @@
 #include "nic/capture/pcapng_file.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <wireshark.h>
 #include <wiretap/wtap.h>
 #include <wsutil/wslog.h>
 
+#include <cerrno>
+#include <cstring>
 #include <mutex>
 #include <stdexcept>
+
+#include "common/output_path.h"
 
 namespace etwire::nic::capture {
 
@@ -24,6 +29,19 @@ void init_wiretap() {
     ws_log_set_level(LOG_LEVEL_WARNING);
     wtap_init(FALSE);
   });
+}
+
+// Creates the capture file for this run, readable and writable by its owner only: frames carry
+// the payloads and addresses of the lab's traffic, and emulator processes that an MPI launcher
+// starts on another host take that host's login umask, not the user's. A link or an earlier
+// file where the capture goes is replaced (common/output_path.h); a device is written through.
+int create_capture_file(const std::string& path) {
+  const int fd = open_output_path(path, S_IRUSR | S_IWUSR);
+  if (fd < 0) {
+    throw std::runtime_error(
+        fmt::format("{}: cannot create the capture file: {}", path, std::strerror(errno)));
+  }
+  return fd;
 }
 
 // libwiretap's description of an error; takes `info`, which it allocated.
@@ -106,8 +124,10 @@ PcapngFile::PcapngFile(const std::string& path, const std::string& interface_nam
   params.idb_inf = &w.interfaces;
   int err = 0;
   gchar* info = nullptr;
-  w.dumper = wtap_dump_open(path.c_str(), wtap_pcapng_file_type_subtype(), WTAP_UNCOMPRESSED,
-                            &params, &err, &info);
+  // The dumper owns the descriptor from here. On a failure libwiretap closes it on some paths
+  // and not on others, so it is left alone then: the run ends on that error anyway.
+  w.dumper = wtap_dump_fdopen(create_capture_file(path), wtap_pcapng_file_type_subtype(),
+                              WTAP_UNCOMPRESSED, &params, &err, &info);
   if (w.dumper == nullptr) {
     throw std::runtime_error(
         fmt::format("{}: cannot create the capture file: {}", path, describe(err, info)));

@@ -4,6 +4,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -158,6 +159,37 @@ TEST_F(OutputFile, ALinkToADeviceIsWrittenThrough) {
   streamed.close();
   EXPECT_TRUE(fs::is_symlink(link));
   EXPECT_TRUE(fs::is_character_file("/dev/null"));
+}
+
+// Results files are for their owner and group (issue 39, N27): 0640, or less as the umask says,
+// whether written whole, replaced at close or streamed, and also where an earlier run left a
+// world-readable one.
+TEST_F(OutputFile, ResultsFilesAreNotWorldReadable) {
+  const auto mode_of = [](const std::string& path) {
+    struct stat st {};
+    EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+    return st.st_mode & 07777;
+  };
+  const mode_t previous = ::umask(0);
+  for (const auto& [mask, expected] :
+       {std::pair<mode_t, mode_t>{0, 0640}, {022, 0640}, {027, 0640}, {077, 0600}}) {
+    SCOPED_TRACE(mask);
+    ::umask(mask);
+    const std::string whole = (dir_ / "summary.json").string();
+    write_file_atomically(whole, "{}\n");
+    EXPECT_EQ(mode_of(whole), expected);
+    for (const auto mode : {StreamedFile::Mode::kInPlace, StreamedFile::Mode::kReplaceAtClose}) {
+      const std::string streamed = (dir_ / "flows.csv").string();
+      std::ofstream(streamed) << "an earlier run's\n";
+      fs::permissions(streamed, fs::perms(0644), fs::perm_options::replace);
+      StreamedFile file(streamed, mode);
+      file.buffer() += "a\n";
+      file.appended();
+      file.close();
+      EXPECT_EQ(mode_of(streamed), expected);
+    }
+  }
+  ::umask(previous);
 }
 
 TEST_F(OutputFile, UnwritableDirectoryNamesTheFile) {
