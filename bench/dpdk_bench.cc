@@ -133,7 +133,7 @@ double etwire_mpps(uint32_t pmtu, double seconds, uint32_t& frame_bytes, uint32_
     writer.stop();
     std::remove(capture_file.c_str());
     if (lost != nullptr) {
-      *lost = static_cast<double>(counters.capture_lost) / static_cast<double>(counters.tx_frames);
+      *lost = static_cast<double>(ring->lost()) / static_cast<double>(counters.tx_frames);
     }
   }
   if (counters.tx_dropped != 0) {

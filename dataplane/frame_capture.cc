@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <iostream>
 #include <stdexcept>
 
 #include "nic/frame/wire_format.h"
@@ -82,20 +83,33 @@ void FrameCapture::open(const std::string& dir) {
   }
 }
 
-void FrameCapture::begin(clock::Nanos clock_now) {
+void FrameCapture::begin(clock::Nanos clock_now, const std::vector<unsigned>& writer_cpus) {
   if (!opened_) return;
   const auto epoch = std::chrono::duration_cast<std::chrono::nanoseconds>(
       std::chrono::system_clock::now().time_since_epoch());
-  writer_.start(epoch.count() - clock_now);
+  writer_.start(epoch.count() - clock_now, writer_cpus);
   started_ = true;
 }
 
 void FrameCapture::stop() {
   writer_.stop();
+  const bool was_stopped = stopped_;
   stopped_ = true;
+  if (was_stopped) return;
+  if (const std::string lost = lost_note(); !lost.empty()) std::cerr << "warning: " << lost << "\n";
 }
 
-std::vector<std::string> FrameCapture::notes(uint64_t lost) const {
+std::string FrameCapture::lost_note() const {
+  if (!started_ || !stopped_) return {};
+  const nic::capture::CaptureTotals& totals = writer_.totals();
+  if (totals.frames_lost == 0) return {};
+  return fmt::format(
+      "capture: {} of {} frames lost: the writer could not keep up (each file's statistics block "
+      "counts its own)",
+      totals.frames_lost, totals.frames + totals.frames_lost + totals.frames_over_limit);
+}
+
+std::vector<std::string> FrameCapture::notes() const {
   // Before the end the writer's totals are its thread's.
   if (!started_ || !stopped_) return {};
   const nic::capture::CaptureTotals& totals = writer_.totals();
@@ -112,9 +126,7 @@ std::vector<std::string> FrameCapture::notes(uint64_t lost) const {
         "frames are not in the files ({} reached the writer after it)",
         limits.max_bytes, limits.max_packets, totals.frames_over_limit));
   }
-  if (lost > 0) {
-    notes.push_back(fmt::format("capture: {} frames lost: the writer fell behind the ports", lost));
-  }
+  if (std::string lost = lost_note(); !lost.empty()) notes.push_back(std::move(lost));
   if (!totals.error.empty()) notes.push_back("capture: " + totals.error);
   return notes;
 }

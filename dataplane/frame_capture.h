@@ -34,15 +34,18 @@ class FrameCapture {
   void open(const std::string& dir);
   // Starts writing, if open() ran: producers capture from now on. `clock_now` is the data plane's
   // clock now; the files' timestamps are frame times moved onto the Unix epoch by the wall time
-  // of this call.
-  void begin(clock::Nanos clock_now);
+  // of this call. The writer's thread runs on `writer_cpus`, or where the caller runs if empty.
+  void begin(clock::Nanos clock_now, const std::vector<unsigned>& writer_cpus = {});
   // What the producers look at: whether to capture now.
   const nic::capture::CaptureWriter& writer() const { return writer_; }
-  // Writes what is left and closes the files (after the ports' producers stopped).
+  // Writes what is left and closes the files (after the ports' producers stopped). Frames lost
+  // on the way (full rings on a wall-clock port) are said on stderr too: a run's console report
+  // may go unread, and a file that lacks frames must not pass for whole.
   void stop();
-  // After stop(): what was captured, for the run's notes. `lost` counts frames the producers could
-  // not hand over (a full ring on a wall-clock port).
-  std::vector<std::string> notes(uint64_t lost) const;
+  // After stop(): what was captured, for the run's notes.
+  std::vector<std::string> notes() const;
+  // After stop(): "capture: N of M frames lost: ..." when frames were lost, else empty.
+  std::string lost_note() const;
 
  private:
   const config::RunConfig& config_;

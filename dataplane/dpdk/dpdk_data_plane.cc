@@ -232,9 +232,7 @@ void DpdkDataPlane::capture_frames(const std::string& dir) {
 std::vector<std::string> DpdkDataPlane::notes() const {
   std::vector<std::string> notes = notes_;
   if (capture_) {
-    uint64_t lost = 0;
-    for (const auto& worker : workers_) lost += worker->capture_lost();
-    for (std::string& note : capture_->notes(lost)) notes.push_back(std::move(note));
+    for (std::string& note : capture_->notes()) notes.push_back(std::move(note));
   }
   return notes;
 }

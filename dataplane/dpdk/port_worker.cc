@@ -125,10 +125,4 @@ void PortWorker::take_handed_over(const clock::Scheduler& clock) {
   }
 }
 
-uint64_t PortWorker::capture_lost() const {
-  uint64_t lost = 0;
-  for (const auto& port : ports_) lost += port->counters().capture_lost;
-  return lost;
-}
-
 }  // namespace etwire::dataplane

@@ -67,8 +67,6 @@ class PortWorker final : public PollHook, public nic::dpdk::QueueHandover {
   void check() const;
 
   const std::optional<unsigned>& lcore() const { return lcore_; }
-  // Frames its ports' capture rings had no room for (after stop()).
-  uint64_t capture_lost() const;
   // The latest published counters of a port this worker drives (any thread).
   PortSample sample(uint32_t port) const { return loop_.sample(port); }
   uint64_t events_run() const { return loop_.events_run(); }

@@ -77,7 +77,7 @@ void TwinCapture::stop() {
 }
 
 std::vector<std::string> TwinCapture::notes() const {
-  std::vector<std::string> notes = frames_.notes(0);
+  std::vector<std::string> notes = frames_.notes();
   uint64_t unaddressed = 0;
   for (const auto& point : points_) unaddressed += point->unaddressed();
   if (unaddressed > 0) {

@@ -1,10 +1,40 @@
 #include "nic/capture/capture_writer.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <pthread.h>
+#include <sched.h>
+
 #include <chrono>
+#include <cstring>
+#include <stdexcept>
 
 #include "nic/capture/pcapng_file.h"
 
 namespace etwire::nic::capture {
+
+namespace {
+
+clock::Nanos unix_now() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Empty when the thread now runs on `cpus`; otherwise why not.
+std::string place(pthread_t thread, const std::vector<unsigned>& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (unsigned cpu : cpus) {
+    if (cpu >= CPU_SETSIZE)
+      return fmt::format("CPU {} is beyond the {} a CPU set holds", cpu, CPU_SETSIZE);
+    CPU_SET(cpu, &set);
+  }
+  const int rc = pthread_setaffinity_np(thread, sizeof(set), &set);
+  return rc == 0 ? std::string() : std::strerror(rc);
+}
+
+}  // namespace
 
 struct CaptureWriter::File {
   File(const std::string& path, const std::string& interface_name, uint32_t snap_length)
@@ -30,13 +60,14 @@ void CaptureWriter::add_file(const std::string& path, const std::string& interfa
   auto file = std::make_unique<File>(path, interface_name, snap_length);
   file->rings = std::move(rings);
   file->totals.path = path;
-  file->totals.bytes = file->pcapng.header_bytes();
+  file->totals.bytes = file->pcapng.header_bytes() + PcapngFile::kStatisticsBytes;
   totals_.bytes += file->totals.bytes;
   files_.push_back(std::move(file));
 }
 
-void CaptureWriter::start(clock::Nanos epoch_offset) {
+void CaptureWriter::start(clock::Nanos epoch_offset, const std::vector<unsigned>& cpus) {
   epoch_offset_ = epoch_offset;
+  started_at_ = unix_now();
   capturing_.store(true, std::memory_order_relaxed);
   thread_ = std::thread([this] {
     while (!stopping_.load(std::memory_order_acquire)) {
@@ -45,6 +76,27 @@ void CaptureWriter::start(clock::Nanos epoch_offset) {
       if (drain() == 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
   });
+  thread_handle_ = thread_.native_handle();
+  // Placed before any frame can wait long: the thread's first pass finds the rings empty and
+  // sleeps.
+  if (cpus.empty()) return;
+  if (const std::string why = place(thread_handle_, cpus); !why.empty()) {
+    stop();
+    throw std::runtime_error(
+        fmt::format("the capture writer cannot run on CPUs {}: {}", fmt::join(cpus, ","), why));
+  }
+}
+
+std::vector<unsigned> CaptureWriter::cpus() const {
+  std::vector<unsigned> cpus;
+  if (!thread_.joinable()) return cpus;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (pthread_getaffinity_np(thread_handle_, sizeof(set), &set) != 0) return cpus;
+  for (unsigned cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  }
+  return cpus;
 }
 
 void CaptureWriter::stop() {
@@ -74,6 +126,7 @@ void CaptureWriter::write(File& file, const CapturedFrame& frame) {
     if (!full_) totals_.limit_reached = true;
     stop_capturing();
     ++totals_.frames_over_limit;
+    ++file.totals.over_limit;
     return;
   }
   if (!file.pcapng.write(frame.time + epoch_offset_, frame)) {
@@ -94,8 +147,17 @@ void CaptureWriter::stop_capturing() {
 }
 
 void CaptureWriter::close() {
+  const clock::Nanos ended = unix_now();
   for (auto& file : files_) {
-    if (!file->pcapng.close() && totals_.error.empty()) totals_.error = file->pcapng.error();
+    // The producers have stopped: their counts are final.
+    for (const FrameCaptureRing* ring : file->rings) file->totals.lost += ring->lost();
+    totals_.frames_lost += file->totals.lost;
+    const CaptureFileTotals& t = file->totals;
+    const InterfaceStatistics statistics{started_at_ == 0 ? ended : started_at_, ended,
+                                         t.frames + t.lost + t.over_limit, t.lost, t.frames};
+    if (!file->pcapng.close(statistics) && totals_.error.empty()) {
+      totals_.error = file->pcapng.error();
+    }
     totals_.files.push_back(file->totals);
   }
   files_.clear();

@@ -2,8 +2,9 @@
 // writer's thread: a bounded ring of fixed-size slots, one producer (the port's worker) and one
 // consumer (the writer). Each slot holds a frame's first snap_length bytes and its header, so
 // pushing is one copy and two stores, with no allocation and no lock; what to do when the ring is
-// full is the producer's choice (a wall-clock port drops and counts, the fabric twin waits for
-// room, since its virtual time does not run away).
+// full is the producer's choice (a wall-clock port drops and counts it here, the fabric twin waits
+// for room, since its virtual time does not run away). The count travels with the ring so that the
+// writer can put each file's losses in the file itself.
 #pragma once
 
 #include <atomic>
@@ -54,6 +55,14 @@ class FrameCaptureRing {
     return true;
   }
 
+  // Producer: a frame it could not hand over (the ring was full). Only the producer writes the
+  // count, so a relaxed load and store do: no read-modify-write on the hot path.
+  void count_lost() {
+    lost_.store(lost_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
+  // Any thread: the frames counted lost so far; exact once the producer has stopped.
+  uint64_t lost() const { return lost_.load(std::memory_order_relaxed); }
+
   // Consumer: hands every frame pushed so far to `consume`, oldest first; returns how many.
   template <typename Consume>
   size_t drain(Consume&& consume) {
@@ -83,6 +92,7 @@ class FrameCaptureRing {
   uint32_t snap_length_;
   alignas(64) std::atomic<uint64_t> tail_{0};  // producer's
   uint64_t head_seen_ = 0;                     // producer's copy of head_
+  std::atomic<uint64_t> lost_{0};              // producer's
   alignas(64) std::atomic<uint64_t> head_{0};  // consumer's
 };
 

@@ -470,7 +470,8 @@ void DpdkPort::capture(const rte_mbuf* frame, capture::Direction direction) {
   const auto* bytes = static_cast<const uint8_t*>(rte_pktmbuf_read(frame, 0, kept, linear_.data()));
   if (bytes == nullptr ||
       !setup_.capture_ring->try_push(now_, direction, bytes, kept, frame->pkt_len)) {
-    ++counters_.capture_lost;
+    // Counted on the ring, which the writer reads at the end to say in the file what it lacks.
+    setup_.capture_ring->count_lost();
   }
 }
 

@@ -88,7 +88,6 @@ struct DpdkPortCounters {
   uint64_t pauses_sent = 0;    // PFC frames with a non-zero time, per class
   uint64_t resumes_sent = 0;   // PFC frames with time 0
   uint64_t pauses_received = 0;
-  uint64_t capture_lost = 0;      // frames the capture ring had no room for
   uint64_t rx_handed_over = 0;    // arrived on this queue for another queue of the device
   uint64_t rx_handover_lost = 0;  // of those, found the other queue's ring full
 };

@@ -225,9 +225,12 @@ def case_dpdk_ring(args, work):
         scapy_icrc_check(pcap)
     moved = sum(p["tx_packets"] + p["rx_packets"] for p in summary["ports"])
     notes = " ".join(summary["notes"])
-    match = re.search(r"capture: (\d+) frames lost", notes)
+    match = re.search(r"capture: (\d+) of (\d+) frames lost", notes)
     lost = int(match.group(1)) if match else 0
     assert captured + lost == moved, (captured, lost, moved, notes)
+    if match:
+        assert int(match.group(2)) == moved, (match.group(0), moved)
+        assert match.group(0) in proc.stderr, proc.stderr[-2000:]
     return f"{captured} frames captured and {lost} lost of {moved} the ports moved"
 
 

@@ -1,10 +1,13 @@
 // The capture path below the data planes: the ring's slots, the writer's pcapng files as a reader
 // written here from the format's specification reads them back (the interface, timestamps,
-// lengths, directions, bytes, and every block's size against the writer's byte count), its
-// limits and a full disk.
+// lengths, directions, bytes, the statistics block each file ends with, and every block's size
+// against the writer's byte count), frames lost to a full ring, its limits, a full disk, and the
+// CPUs its thread runs on.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -33,6 +36,15 @@ struct ReadFrame {
   uint32_t block_bytes;  // the enhanced packet block's whole size
 };
 
+// An interface statistics block and the options the writer puts in it.
+struct ReadStatistics {
+  uint32_t interface = ~0u;
+  uint64_t stamp_ns = 0;
+  uint64_t start_ns = 0, end_ns = 0;                  // isb_starttime, isb_endtime
+  uint64_t received = 0, dropped = 0, delivered = 0;  // isb_ifrecv, isb_ifdrop, isb_usrdeliv
+  uint32_t block_bytes = 0;
+};
+
 struct ReadFile {
   std::string application;
   std::string interface_name;
@@ -41,6 +53,7 @@ struct ReadFile {
   uint8_t timestamp_resolution = 6;  // the format's default: microseconds
   uint64_t header_bytes = 0;         // the blocks before the first frame
   std::vector<ReadFrame> frames;
+  std::vector<ReadStatistics> statistics;
 };
 
 // A little-endian pcapng file of one section and one interface, as the writer makes it on this
@@ -85,6 +98,7 @@ class PcapngReader {
           file.header_bytes += length;
           break;
         case 0x00000006: {  // enhanced packet
+          EXPECT_TRUE(file.statistics.empty()) << "a frame after the statistics";
           EXPECT_EQ(u32(body), 0u) << "interface id";
           const uint64_t stamp = (uint64_t{u32(body + 4)} << 32) | u32(body + 8);
           const uint32_t captured = u32(body + 12);
@@ -96,6 +110,23 @@ class PcapngReader {
                     if (code == 2) frame.direction = u32(value) & 3;
                   });
           file.frames.push_back(std::move(frame));
+          break;
+        }
+        case 0x00000005: {  // interface statistics
+          EXPECT_TRUE(file.statistics.empty()) << "a second statistics block";
+          ReadStatistics s;
+          s.interface = u32(body);
+          s.stamp_ns = stamp(body + 4);
+          s.block_bytes = length;
+          options(body + 12, end, [&](uint16_t code, size_t value, uint16_t size) {
+            EXPECT_EQ(size, 8u) << "option " << code;
+            if (code == 2) s.start_ns = stamp(value);
+            if (code == 3) s.end_ns = stamp(value);
+            if (code == 4) s.received = u64(value);
+            if (code == 5) s.dropped = u64(value);
+            if (code == 8) s.delivered = u64(value);
+          });
+          file.statistics.push_back(s);
           break;
         }
         default:
@@ -117,6 +148,13 @@ class PcapngReader {
     std::memcpy(&v, &data_[at], 4);
     return v;
   }
+  uint64_t u64(size_t at) const {
+    uint64_t v;
+    std::memcpy(&v, &data_[at], 8);
+    return v;
+  }
+  // A timestamp as enhanced packet blocks hold it: the high 32 bits first.
+  uint64_t stamp(size_t at) const { return (uint64_t{u32(at)} << 32) | u32(at + 4); }
   std::string text(size_t at, uint16_t size) const {
     return std::string(reinterpret_cast<const char*>(&data_[at]), size);
   }
@@ -262,6 +300,9 @@ TEST(CaptureWriter, CountsEveryByteOfItsFiles) {
         << f.bytes.size() << " bytes";
     read_bytes += f.block_bytes;
   }
+  ASSERT_EQ(file.statistics.size(), 1u);
+  EXPECT_EQ(file.statistics[0].block_bytes, PcapngFile::kStatisticsBytes);
+  read_bytes += file.statistics[0].block_bytes;
   EXPECT_EQ(file.frames.back().length, 200u);
   EXPECT_EQ(file.frames.back().bytes.size(), 128u);
   const CaptureTotals& totals = writer.totals();
@@ -274,6 +315,56 @@ TEST(CaptureWriter, CountsEveryByteOfItsFiles) {
   EXPECT_EQ(totals.frames, 18u);
 }
 
+// A producer that finds its ring full counts the frame on the ring (as a DPDK port does); the
+// file it would have gone to says so at its end, and the totals too.
+TEST(CaptureWriter, AFullRingCountsItsLostFramesInTheFileAndTheTotals) {
+  FrameCaptureRing full(4, 64), fine(4, 64);
+  const std::string path = temp_file("lost.pcapng");
+  const std::string fine_path = temp_file("not-lost.pcapng");
+  CaptureWriter writer({});
+  writer.add_file(path, "p0", {&full}, 64);
+  writer.add_file(fine_path, "p1", {&fine}, 64);
+  const std::vector<uint8_t> frame = ramp(64);
+  // The writer has not started draining: the fifth frame on finds no room.
+  for (int i = 0; i < 10; ++i) {
+    if (!full.try_push(i, Direction::kTransmit, frame.data(), 64, 64)) full.count_lost();
+  }
+  ASSERT_TRUE(fine.try_push(0, Direction::kReceive, frame.data(), 64, 64));
+  EXPECT_EQ(full.lost(), 6u);
+  const auto before = std::chrono::system_clock::now().time_since_epoch();
+  writer.start(0);
+  writer.stop();
+  const auto after = std::chrono::system_clock::now().time_since_epoch();
+
+  const ReadFile file = read_pcapng(path);
+  EXPECT_EQ(file.frames.size(), 4u);
+  ASSERT_EQ(file.statistics.size(), 1u);
+  const ReadStatistics& s = file.statistics[0];
+  EXPECT_EQ(s.interface, 0u);
+  EXPECT_EQ(s.received, 10u);
+  EXPECT_EQ(s.dropped, 6u);
+  EXPECT_EQ(s.delivered, 4u);
+  EXPECT_LE(static_cast<uint64_t>(std::chrono::nanoseconds(before).count()), s.start_ns);
+  EXPECT_LE(s.start_ns, s.end_ns);
+  EXPECT_LE(s.end_ns, static_cast<uint64_t>(std::chrono::nanoseconds(after).count()));
+  EXPECT_EQ(s.stamp_ns, s.end_ns);
+
+  const ReadFile fine_file = read_pcapng(fine_path);
+  ASSERT_EQ(fine_file.statistics.size(), 1u);
+  EXPECT_EQ(fine_file.statistics[0].received, 1u);
+  EXPECT_EQ(fine_file.statistics[0].dropped, 0u);
+  EXPECT_EQ(fine_file.statistics[0].delivered, 1u);
+
+  const CaptureTotals& totals = writer.totals();
+  EXPECT_EQ(totals.frames, 5u);
+  EXPECT_EQ(totals.frames_lost, 6u);
+  ASSERT_EQ(totals.files.size(), 2u);
+  EXPECT_EQ(totals.files[0].lost, 6u);
+  EXPECT_EQ(totals.files[1].lost, 0u);
+  EXPECT_EQ(totals.files[0].bytes, std::filesystem::file_size(path));
+  EXPECT_EQ(totals.error, "");
+}
+
 TEST(CaptureWriter, StopsAtTheFrameLimitAndSaysSo) {
   FrameCaptureRing ring(16, 64);
   const std::string path = temp_file("frame-limit.pcapng");
@@ -284,7 +375,12 @@ TEST(CaptureWriter, StopsAtTheFrameLimitAndSaysSo) {
   for (int i = 0; i < 5; ++i)
     ASSERT_TRUE(ring.try_push(i, Direction::kTransmit, frame.data(), 64, 64));
   writer.stop();
-  EXPECT_EQ(read_pcapng(path).frames.size(), 3u);
+  const ReadFile file = read_pcapng(path);
+  EXPECT_EQ(file.frames.size(), 3u);
+  ASSERT_EQ(file.statistics.size(), 1u);
+  EXPECT_EQ(file.statistics[0].received, 5u);
+  EXPECT_EQ(file.statistics[0].dropped, 0u);
+  EXPECT_EQ(file.statistics[0].delivered, 3u);
   EXPECT_TRUE(writer.totals().limit_reached);
   EXPECT_EQ(writer.totals().frames_over_limit, 2u);
   EXPECT_EQ(writer.totals().bytes, std::filesystem::file_size(path));
@@ -302,7 +398,8 @@ TEST(CaptureWriter, StopsAtTheByteLimitWithTheFileWithinIt) {
     header = writer.totals().bytes;
   }
   EXPECT_EQ(header, std::filesystem::file_size(empty));
-  EXPECT_EQ(header, read_pcapng(empty).header_bytes);
+  // The statistics block is counted from the start: a closed file stays within the limit.
+  EXPECT_EQ(header, read_pcapng(empty).header_bytes + PcapngFile::kStatisticsBytes);
   FrameCaptureRing ring(16, 64);
   const std::string path = temp_file("byte-limit.pcapng");
   // The header and two frames of 64 bytes fit; a third does not, by one byte.
@@ -352,6 +449,48 @@ TEST(CaptureWriter, NamesAFileItCannotCreate) {
         << e.what();
     EXPECT_NE(std::string(e.what()).find(std::strerror(ENOENT)), std::string::npos) << e.what();
   }
+}
+
+std::vector<unsigned> cpus_of_this_thread() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<unsigned> cpus;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;
+  for (unsigned cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  }
+  return cpus;
+}
+
+TEST(CaptureWriter, RunsOnTheCpusItIsGiven) {
+  const std::vector<unsigned> mine = cpus_of_this_thread();
+  if (mine.size() < 2) GTEST_SKIP() << "this process may run on one CPU only";
+  FrameCaptureRing ring(4, 64);
+  CaptureWriter writer({});
+  writer.add_file(temp_file("placed.pcapng"), "p0", {&ring}, 64);
+  writer.start(0, {mine.back()});
+  EXPECT_EQ(writer.cpus(), std::vector<unsigned>{mine.back()});
+  writer.stop();
+  // Given none, it runs where its starter does.
+  CaptureWriter inherits({});
+  inherits.add_file(temp_file("inherited.pcapng"), "p0", {&ring}, 64);
+  inherits.start(0);
+  EXPECT_EQ(inherits.cpus(), mine);
+  inherits.stop();
+}
+
+TEST(CaptureWriter, SaysWhenItCannotRunOnTheCpusItIsGiven) {
+  FrameCaptureRing ring(4, 64);
+  CaptureWriter writer({});
+  writer.add_file(temp_file("misplaced.pcapng"), "p0", {&ring}, 64);
+  // No machine here has CPU 1000 online.
+  try {
+    writer.start(0, {1000});
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot run on CPUs 1000"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(writer.capturing());
 }
 
 }  // namespace
