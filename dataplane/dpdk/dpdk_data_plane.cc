@@ -13,6 +13,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "nic/dpdk/cpus_beside_lcores.h"
 #include "nic/dpdk/eal.h"
 #include "nic/dpdk/runtime_dir.h"
 
@@ -81,11 +82,8 @@ DpdkDataPlane::DpdkDataPlane(const config::RunConfig& config, transport::FlowObs
   }
   // A wall-clock port cannot wait for the writer: its ring holds some milliseconds of frames.
   if (config.telemetry.record.pcap) capture_ = std::make_unique<FrameCapture>(config, 8192);
-  const std::vector<std::string> eal_args = eal_arguments(config, emulator);
-  nic::dpdk::start_eal(eal_args);
-  if (const std::string own = own_file_prefix(eal_args); !own.empty()) {
-    nic::dpdk::remove_runtime_dir_at_exit(own);
-  }
+  nic::dpdk::start_eal(eal_arguments(config, emulator));
+  if (capture_) place_capture_writer();
   const uint32_t instance = instances.fetch_add(1);
   devices_ = std::make_unique<nic::dpdk::RunDevices>(config, instance, emulator);
   try {
@@ -212,7 +210,7 @@ void DpdkDataPlane::start() {
   }
   clock_.restart();
   if (capture_) {
-    capture_->begin(clock_.now());
+    capture_->begin(clock_.now(), writer_cpus_);
   }
   for (auto& worker : workers_) worker->share_time_with(clock_);
   for (auto& worker : workers_) worker->launch();
@@ -223,6 +221,18 @@ void DpdkDataPlane::finish() {
   finished_ = true;
   for (auto& worker : workers_) worker->stop();
   if (capture_) capture_->stop();
+}
+
+void DpdkDataPlane::place_capture_writer() {
+  const nic::dpdk::CpusBesideLcores where = nic::dpdk::cpus_beside_lcores();
+  writer_cpus_ = where.cpus;
+  if (where.shared) {
+    notes_.push_back(fmt::format(
+        "capture: every CPU this process may use ({}) runs an EAL lcore; the capture writer "
+        "shares them and may fall behind busy-polling ports (leave a CPU out of the EAL's -l or "
+        "--lcores)",
+        nic::dpdk::cpu_list(where.cpus)));
+  }
 }
 
 void DpdkDataPlane::capture_frames(const std::string& dir) {

@@ -72,6 +72,8 @@ class DpdkDataPlane final : public DataPlane {
   size_t workers() const { return workers_.size(); }
 
  private:
+  // Puts the capture writer on the CPUs no lcore polls; a note when there are none.
+  void place_capture_writer();
   nic::dpdk::DpdkPortSetup port_setup(size_t port, uint16_t queue, uint16_t device,
                                       uint32_t instance, rte_ring* rx_ring) const;
   // Rings between every two workers, for ports of several queues (see HandoverRing).
@@ -90,6 +92,7 @@ class DpdkDataPlane final : public DataPlane {
   frame::PayloadPattern payload_;
   nic::WireDirectory directory_;           // checks every connection before the workers see it
   std::unique_ptr<FrameCapture> capture_;  // with telemetry.record.pcap; outlives the ports
+  std::vector<unsigned> writer_cpus_;      // the capture writer's: off the lcores if it can be
   // Before the workers: their ports are set up on these devices, and go first.
   std::unique_ptr<nic::dpdk::RunDevices> devices_;
   std::vector<std::unique_ptr<PortWorker>> workers_;

@@ -14,4 +14,8 @@ void start_eal(const std::vector<std::string>& args);
 
 bool eal_started();
 
+// The CPUs the process could run on when the EAL started (rte_eal_init pins the calling thread
+// to the main lcore's, and threads it starts afterwards inherit that); empty before.
+std::vector<unsigned> cpus_before_eal();
+
 }  // namespace etwire::nic::dpdk
