@@ -83,8 +83,9 @@ nic::dpdk::DpdkPortSetup null_port(uint16_t device, uint32_t pmtu, uint64_t spee
 }
 
 // Frames per second of DpdkPort::transmit on one core. With `capture_snap` above 0, the port also
-// captures (telemetry.record.pcap) into a ring of 8192 frames of that many bytes, which a writer
-// thread writes to a file under /tmp; `lost` is then the share of frames the ring had no room for.
+// captures (telemetry.record.pcap) into a ring of frames of that many bytes, sized as a DPDK run's
+// (FrameCaptureRing::kWallClockBytes), which a writer thread writes to a file under /tmp; `lost` is
+// then the share of frames the ring had no room for.
 double etwire_mpps(uint32_t pmtu, double seconds, uint32_t& frame_bytes, uint32_t capture_snap = 0,
                    double* lost = nullptr) {
   frame::PayloadPattern payload(pmtu, pmtu);
@@ -98,7 +99,9 @@ double etwire_mpps(uint32_t pmtu, double seconds, uint32_t& frame_bytes, uint32_
   const std::string capture_file =
       "/tmp/bench_dpdk_capture_" + std::to_string(getpid()) + ".pcapng";
   if (capture_snap > 0) {
-    ring.emplace(8192, capture_snap);
+    ring.emplace(nic::capture::FrameCaptureRing::slots_within(
+                     nic::capture::FrameCaptureRing::kWallClockBytes, capture_snap),
+                 capture_snap);
     writer.add_file(capture_file, "null", {&*ring}, capture_snap);
     writer.start(0);
     setup.capture_ring = &*ring;

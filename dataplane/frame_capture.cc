@@ -29,13 +29,15 @@ uint32_t largest_frame(const config::RunConfig& config) {
 
 }  // namespace
 
-FrameCapture::FrameCapture(const config::RunConfig& config, uint32_t ring_slots)
+FrameCapture::FrameCapture(const config::RunConfig& config, uint64_t ring_bytes,
+                           uint32_t max_ring_slots)
     : config_(config),
       snap_length_(config.telemetry.capture.snap_length == 0
                        ? largest_frame(config)
                        : static_cast<uint32_t>(std::min<uint64_t>(
                              config.telemetry.capture.snap_length, largest_frame(config)))),
-      ring_slots_(ring_slots),
+      ring_slots_(
+          nic::capture::FrameCaptureRing::slots_within(ring_bytes, snap_length_, max_ring_slots)),
       writer_(nic::capture::CaptureLimits{config.telemetry.capture.max_bytes,
                                           config.telemetry.capture.max_packets}) {
   for (const config::PortConfig& port : config.ports) {

@@ -19,9 +19,15 @@ namespace etwire::dataplane {
 class FrameCapture {
  public:
   // Frames keep telemetry.capture.snap_length bytes, or whole frames: up to the PMTU's data frame
-  // or a port's MTU, whichever is larger. Each ring holds `ring_slots` frames (a power of two).
-  FrameCapture(const config::RunConfig& config, uint32_t ring_slots);
+  // or a port's MTU, whichever is larger. Each ring holds as many frames of that size as fit in
+  // `ring_bytes`, at most `max_ring_slots` (FrameCaptureRing::slots_within).
+  FrameCapture(const config::RunConfig& config, uint64_t ring_bytes,
+               uint32_t max_ring_slots = nic::capture::FrameCaptureRing::kMaxSlots);
   ~FrameCapture();
+
+  // Bytes a frame keeps, and the frames each ring holds.
+  uint32_t snap_length() const { return snap_length_; }
+  uint32_t ring_slots() const { return ring_slots_; }
 
   // Port `port`'s next ring (one per queue that captures it).
   nic::capture::FrameCaptureRing& add_ring(size_t port);

@@ -80,8 +80,12 @@ DpdkDataPlane::DpdkDataPlane(const config::RunConfig& config, transport::FlowObs
   for (const config::PortConfig& port : config.ports) {
     here_.push_back(config::drives_port(config, port, emulator));
   }
-  // A wall-clock port cannot wait for the writer: its ring holds some milliseconds of frames.
-  if (config.telemetry.record.pcap) capture_ = std::make_unique<FrameCapture>(config, 8192);
+  // A wall-clock port cannot wait for the writer: its ring holds as many frames as fit in the
+  // budget, so that a writer stall is absorbed longer the fewer bytes a frame keeps.
+  if (config.telemetry.record.pcap) {
+    capture_ =
+        std::make_unique<FrameCapture>(config, nic::capture::FrameCaptureRing::kWallClockBytes);
+  }
   nic::dpdk::start_eal(eal_arguments(config, emulator));
   if (capture_) place_capture_writer();
   const uint32_t instance = instances.fetch_add(1);

@@ -10,8 +10,11 @@ namespace etwire::dataplane {
 namespace {
 
 // The twin is driven on a virtual clock: a small ring per port is enough, since a full one makes
-// the port wait for the writer rather than lose a frame.
+// the port wait for the writer rather than lose a frame, and a twin may capture at thousands of
+// ports. 512 frames (as before rings were sized by bytes), and fewer where frames of a large MTU
+// would take more than 4 MiB.
 constexpr uint32_t kRingSlots = 512;
+constexpr uint64_t kRingBytes = uint64_t{4} << 20;
 
 // The MAC a PFC frame from this end of a twin cable carries as its source: a run port's own, or,
 // since the twin's switches have no addresses, one made from the switch port's index (locally
@@ -33,7 +36,7 @@ TwinCapture::TwinCapture(const config::RunConfig& config, const twin::FabricLayo
                          const AttachTap& attach)
     : config_(config),
       payload_(config.transport.pmtu, config.transport.pmtu),
-      frames_(config, kRingSlots) {
+      frames_(config, kRingBytes, kRingSlots) {
   for (uint32_t port = 0; port < layout.hosts(); ++port) {
     add_point(layout, attach, {twin::Endpoint::Kind::kHost, port}, frames_.add_ring(port));
   }

@@ -4,7 +4,9 @@
 // pushing is one copy and two stores, with no allocation and no lock; what to do when the ring is
 // full is the producer's choice (a wall-clock port drops and counts it here, the fabric twin waits
 // for room, since its virtual time does not run away). The count travels with the ring so that the
-// writer can put each file's losses in the file itself.
+// writer can put each file's losses in the file itself. A ring's size is a byte budget rather than
+// a frame count (slots_within), so that headers-only captures hold many more frames than whole ones
+// in the same memory.
 #pragma once
 
 #include <atomic>
@@ -30,6 +32,27 @@ struct CapturedFrame {
 
 class FrameCaptureRing {
  public:
+  // Fewest and most slots slots_within gives. Fewer than 64 would not hold one burst of a port's
+  // frames; past 2^18 a writer stall long enough to fill the ring means the writer cannot keep up
+  // at all, and more memory would only delay the loss.
+  static constexpr uint32_t kMinSlots = 64;
+  static constexpr uint32_t kMaxSlots = uint32_t{1} << 18;
+
+  // The budget of a ring whose producer cannot wait for the writer (a wall-clock port): 48 MiB
+  // hold 8192 whole frames of the default PMTU (4,227 bytes and a slot's header), the ring every
+  // such port had before it was sized by bytes, and 2^18 frames of 128 bytes.
+  static constexpr uint64_t kWallClockBytes = uint64_t{48} << 20;
+
+  // Bytes a slot takes: a frame's first `snap_length` bytes and its header.
+  static constexpr uint64_t slot_bytes(uint32_t snap_length) {
+    return uint64_t{snap_length} + sizeof(Header);
+  }
+  // The most slots, a power of two, whose slot_bytes(snap_length) fit in `budget_bytes`, at most
+  // `max_slots` (a power of two) and at least kMinSlots (or `max_slots` if that is fewer): a
+  // ring takes at most the budget unless kMinSlots slots of `snap_length` bytes exceed it.
+  static uint32_t slots_within(uint64_t budget_bytes, uint32_t snap_length,
+                               uint32_t max_slots = kMaxSlots);
+
   // `slots` must be a power of two; each slot keeps up to `snap_length` bytes. Throws
   // std::invalid_argument otherwise.
   FrameCaptureRing(uint32_t slots, uint32_t snap_length);
@@ -37,6 +60,7 @@ class FrameCaptureRing {
   FrameCaptureRing& operator=(const FrameCaptureRing&) = delete;
 
   uint32_t snap_length() const { return snap_length_; }
+  uint32_t slots() const { return static_cast<uint32_t>(mask_ + 1); }
 
   // Producer: copies the first snap_length bytes of the `available` at `frame` into the next
   // slot, for a frame of `length` bytes. False when the ring is full (nothing is taken).

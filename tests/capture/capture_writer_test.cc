@@ -233,6 +233,35 @@ TEST(FrameCaptureRing, RefusesSlotCountsThatAreNotPowersOfTwo) {
   EXPECT_THROW(FrameCaptureRing(4, 0), std::invalid_argument);
 }
 
+TEST(FrameCaptureRing, SlotsFollowTheSnapLengthWithinTheBudget) {
+  constexpr uint64_t kBudget = FrameCaptureRing::kWallClockBytes;
+  // Whole frames of the default PMTU keep the 8192 slots a ring had before; headers only, the
+  // most a ring has.
+  EXPECT_EQ(FrameCaptureRing::slots_within(kBudget, 4227), 8192u);
+  EXPECT_EQ(FrameCaptureRing::slots_within(kBudget, 128), FrameCaptureRing::kMaxSlots);
+  // Any snap length: a power of two within the budget, twice which would not fit unless capped,
+  // and never more slots for longer frames.
+  uint32_t previous = FrameCaptureRing::kMaxSlots;
+  for (uint32_t snap = 60; snap <= 65535; snap += 61) {
+    SCOPED_TRACE(snap);
+    const uint32_t slots = FrameCaptureRing::slots_within(kBudget, snap);
+    EXPECT_EQ(slots & (slots - 1), 0u);
+    EXPECT_LE(slots * FrameCaptureRing::slot_bytes(snap), kBudget);
+    if (slots < FrameCaptureRing::kMaxSlots) {
+      EXPECT_GT(2 * slots * FrameCaptureRing::slot_bytes(snap), kBudget);
+    }
+    EXPECT_LE(slots, previous);
+    previous = slots;
+  }
+  // A budget too small for the fewest slots still gets them, unless the cap is lower.
+  EXPECT_EQ(FrameCaptureRing::slots_within(1024, 1500), FrameCaptureRing::kMinSlots);
+  EXPECT_EQ(FrameCaptureRing::slots_within(1024, 1500, 16), 16u);
+  EXPECT_EQ(FrameCaptureRing::slots_within(uint64_t{4} << 20, 4227, 512), 512u);
+  EXPECT_EQ(FrameCaptureRing::slots_within(uint64_t{4} << 20, 9018, 512), 256u);
+  const FrameCaptureRing ring(FrameCaptureRing::slots_within(uint64_t{1} << 20, 128), 128);
+  EXPECT_EQ(ring.slots(), 4096u);
+}
+
 TEST(CaptureWriter, WritesEveryRingOfAFileWithTheInterfaceAndEachFramesDirection) {
   FrameCaptureRing a(16, 64), b(16, 64);
   const std::string path = temp_file("two-queues.pcapng");
