@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <wireshark.h>
 #include <wiretap/wtap.h>
@@ -48,17 +49,21 @@ void init_wiretap() {
   });
 }
 
-// Creates the capture file for this run, readable and writable by its owner only: frames carry
-// the payloads and addresses of the lab's traffic, and emulator processes that an MPI launcher
-// starts on another host take that host's login umask, not the user's. A link or an earlier
-// file where the capture goes is replaced (common/output_path.h); a device is written through.
-int create_capture_file(const std::string& path) {
-  const int fd = open_output_path(path, S_IRUSR | S_IWUSR);
-  if (fd < 0) {
-    throw std::runtime_error(
-        fmt::format("{}: cannot create the capture file: {}", path, std::strerror(errno)));
+// Opens the capture file to append to, as results files are (outputs/output_file.cc): a device or
+// FIFO is written through as named; anything else is a new file of this run's, never written
+// through a link: a link or an earlier file where the capture goes is removed first, and the file
+// is created only if nothing took its place (O_EXCL, O_NOFOLLOW). Its owner alone may read it
+// (0600): frames carry the addresses and payloads of the lab's traffic.
+int open_capture_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    return ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   }
-  return fd;
+  if (::lstat(path.c_str(), &st) == 0 && (S_ISLNK(st.st_mode) || S_ISREG(st.st_mode))) {
+    ::unlink(path.c_str());
+  }
+  return ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                S_IRUSR | S_IWUSR);
 }
 
 // libwiretap's description of an error; takes `info`, which it allocated.
@@ -79,7 +84,8 @@ struct Header {
   wtap_dumper* dumper = nullptr;
   uint64_t bytes = 0;
 
-  Header(const std::string& path, const std::string& interface_name, uint32_t snap_length) {
+  // Writes to a descriptor of its own, a duplicate of `fd`, which closing the dumper closes.
+  Header(int fd, const std::string& path, const std::string& interface_name, uint32_t snap_length) {
     sections = g_array_new(FALSE, FALSE, sizeof(wtap_block_t));
     wtap_block_t section = wtap_block_create(WTAP_BLOCK_SECTION);
     wtap_block_add_string_option(section, OPT_SHB_USERAPPL, "etwire", 6);
@@ -106,8 +112,15 @@ struct Header {
     params.idb_inf = &interfaces;
     int err = 0;
     gchar* info = nullptr;
-    dumper = wtap_dump_open(path.c_str(), wtap_pcapng_file_type_subtype(), WTAP_UNCOMPRESSED,
-                            &params, &err, &info);
+    // libwiretap closes the duplicate when it fails on some paths and not on others, so after a
+    // failure it is left open: the run ends on that error anyway.
+    const int own = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (own < 0) {
+      throw std::runtime_error(
+          fmt::format("{}: cannot create the capture file: {}", path, std::strerror(errno)));
+    }
+    dumper = wtap_dump_fdopen(own, wtap_pcapng_file_type_subtype(), WTAP_UNCOMPRESSED, &params,
+                              &err, &info);
     if (dumper == nullptr) {
       throw std::runtime_error(
           fmt::format("{}: cannot create the capture file: {}", path, describe(err, info)));
@@ -141,18 +154,23 @@ PcapngFile::PcapngFile(const std::string& path, const std::string& interface_nam
                        uint32_t snap_length)
     : path_(path), buffer_bytes_(std::max<size_t>(kBufferBytes, 2 * record_bytes(snap_length))) {
   init_wiretap();
-  {
-    Header header(path, interface_name, snap_length);
+  // Opened once, here: libwiretap writes the header through a duplicate, the frames follow
+  // through this one, and no second open by name can be sent elsewhere by a link.
+  fd_ = open_capture_file(path);
+  if (fd_ < 0) {
+    throw std::runtime_error(
+        fmt::format("{}: cannot create the capture file: {}", path, std::strerror(errno)));
+  }
+  try {
+    Header header(fd_, path, interface_name, snap_length);
     header_bytes_ = header.bytes;
     // A full disk shows here already; the file then takes no frame, and says why.
     if (const std::string why = header.close(); !why.empty()) {
       error_ = fmt::format("{}: cannot write: {}", path, why);
     }
-  }
-  fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-  if (fd_ < 0) {
-    throw std::runtime_error(
-        fmt::format("{}: cannot create the capture file: {}", path, std::strerror(errno)));
+  } catch (...) {
+    ::close(fd_);
+    throw;
   }
   buffer_ = std::make_unique<uint8_t[]>(buffer_bytes_);
 }

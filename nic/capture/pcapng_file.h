@@ -43,9 +43,11 @@ class PcapngFile {
     return kRecordOverhead + ((static_cast<uint64_t>(captured) + 3) & ~uint64_t{3});
   }
 
-  // Creates (truncates) `path` and writes the section header and the description of the
-  // interface `interface_name` (Ethernet, nanosecond timestamps, frames cut at `snap_length`).
-  // Throws std::runtime_error "<path>: <reason>" when the file cannot be created.
+  // Creates `path` anew, readable by its owner only (0600), and writes the section header and the
+  // description of the interface `interface_name` (Ethernet, nanosecond timestamps, frames cut at
+  // `snap_length`). A symbolic link or an earlier file at `path` is replaced, never written
+  // through; a device or FIFO is written to as named. Throws std::runtime_error "<path>: <reason>"
+  // when the file cannot be created.
   PcapngFile(const std::string& path, const std::string& interface_name, uint32_t snap_length);
   // Closes the file if close() did not.
   ~PcapngFile();
