@@ -86,7 +86,11 @@ DpdkDataPlane::DpdkDataPlane(const config::RunConfig& config, transport::FlowObs
     capture_ =
         std::make_unique<FrameCapture>(config, nic::capture::FrameCaptureRing::kWallClockBytes);
   }
-  nic::dpdk::start_eal(eal_arguments(config, emulator));
+  const std::vector<std::string> eal_args = eal_arguments(config, emulator);
+  nic::dpdk::start_eal(eal_args);
+  if (const std::string own = own_file_prefix(eal_args); !own.empty()) {
+    nic::dpdk::remove_runtime_dir_at_exit(own);
+  }
   if (capture_) place_capture_writer();
   const uint32_t instance = instances.fetch_add(1);
   devices_ = std::make_unique<nic::dpdk::RunDevices>(config, instance, emulator);

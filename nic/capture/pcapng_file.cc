@@ -49,23 +49,6 @@ void init_wiretap() {
   });
 }
 
-// Opens the capture file to append to, as results files are (outputs/output_file.cc): a device or
-// FIFO is written through as named; anything else is a new file of this run's, never written
-// through a link: a link or an earlier file where the capture goes is removed first, and the file
-// is created only if nothing took its place (O_EXCL, O_NOFOLLOW). Its owner alone may read it
-// (0600): frames carry the addresses and payloads of the lab's traffic.
-int open_capture_file(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-    return ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-  }
-  if (::lstat(path.c_str(), &st) == 0 && (S_ISLNK(st.st_mode) || S_ISREG(st.st_mode))) {
-    ::unlink(path.c_str());
-  }
-  return ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                S_IRUSR | S_IWUSR);
-}
-
 // libwiretap's description of an error; takes `info`, which it allocated.
 std::string describe(int err, gchar* info) {
   std::string text = wtap_strerror(err);
@@ -156,7 +139,7 @@ PcapngFile::PcapngFile(const std::string& path, const std::string& interface_nam
   init_wiretap();
   // Opened once, here: libwiretap writes the header through a duplicate, the frames follow
   // through this one, and no second open by name can be sent elsewhere by a link.
-  fd_ = open_capture_file(path);
+  fd_ = open_output_path(path, S_IRUSR | S_IWUSR);
   if (fd_ < 0) {
     throw std::runtime_error(
         fmt::format("{}: cannot create the capture file: {}", path, std::strerror(errno)));

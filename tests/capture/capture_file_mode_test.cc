@@ -39,7 +39,7 @@ TEST(CaptureFileMode, CreatedForItsOwnerOnlyUnderAPermissiveUmask) {
     SCOPED_TRACE(mask);
     const WithUmask umask(mask);
     const fs::path path = dir / "p0.pcapng";
-    PcapngFile(path.string(), "p0", 64).close();
+    PcapngFile(path.string(), "p0", 64).close({});
     EXPECT_EQ(mode_of(path), mode_t{0600});
   }
 }
@@ -50,14 +50,14 @@ TEST(CaptureFileMode, AnEarlierFileOrALinkIsReplaced) {
   const fs::path earlier = dir / "earlier.pcapng";
   std::ofstream(earlier) << "earlier run";
   fs::permissions(earlier, fs::perms(0644));
-  PcapngFile(earlier.string(), "p0", 64).close();
+  PcapngFile(earlier.string(), "p0", 64).close({});
   EXPECT_EQ(mode_of(earlier), mode_t{0600});
 
   const fs::path target = dir / "elsewhere.txt";
   std::ofstream(target) << "not a capture";
   const fs::path link = dir / "link.pcapng";
   fs::create_symlink(target, link);
-  PcapngFile(link.string(), "p0", 64).close();
+  PcapngFile(link.string(), "p0", 64).close({});
   EXPECT_FALSE(fs::is_symlink(link));
   EXPECT_EQ(mode_of(link), mode_t{0600});
   std::ifstream in(target);
