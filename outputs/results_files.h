@@ -35,9 +35,6 @@ std::string job_label(const engine::RunResults& results, uint32_t job);
 void append_csv_text(std::string_view text, std::string& out);
 
 void write_summary_json(const engine::RunResults& results, const std::string& path);
-// The largest summary.json that `etwire report` and `etwire compare` read: a run of a million
-// collective instances writes about a GiB, and the file is parsed whole.
-inline constexpr uint64_t kMaxSummaryJsonBytes = uint64_t{1} << 30;
 void write_collectives_csv(const engine::RunResults& results, const std::string& path);
 
 // flows.csv: the header, then one line per appended record; it runs for every flow of the run.

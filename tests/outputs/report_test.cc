@@ -17,6 +17,7 @@
 #include "outputs/report/summary_reader.h"
 #include "outputs/result_tables.h"
 #include "outputs/results_files.h"
+#include "outputs/summary_json.h"
 #include "tests/testing/test_paths.h"
 
 namespace etwire::outputs::report {
@@ -160,6 +161,32 @@ TEST(SummaryReader, RefusesDeepNestingWithAShortMessage) {
     FAIL() << "an unknown status read";
   } catch (const ReportInputError& e) {
     EXPECT_LT(std::string(e.what()).size(), 200u) << e.what();
+  }
+}
+
+// Memory is bounded by caps on the file's size and on its count of values, not by the size alone:
+// before, a 1 GiB cap let a 200 MB file of tiny values take 3.5 GB. The reader's message names
+// the file and the cap.
+TEST(SummaryReader, RefusesMoreValuesOrBytesThanAnySummaryHas) {
+  const fs::path dir = testing::make_scratch_dir("report-summary-large");
+  const std::string path = (dir / "summary.json").string();
+  std::string zeros = R"({"status": [0)";
+  for (uint64_t v = 0; v < kMaxSummaryJsonValues; ++v) zeros += ",0";
+  write(dir / "summary.json", zeros + "]}");
+  try {
+    read_summary_json(path);
+    FAIL() << "read";
+  } catch (const ReportInputError& e) {
+    EXPECT_EQ(
+        std::string(e.what()).rfind(path + ": more than 6291456 values: not a summary.json", 0), 0u)
+        << e.what();
+  }
+  write(dir / "summary.json", R"({"status": ")" + std::string(kMaxSummaryJsonBytes, 'x') + R"("})");
+  try {
+    read_summary_json(path);
+    FAIL() << "read";
+  } catch (const ReportInputError& e) {
+    EXPECT_NE(std::string(e.what()).find("larger than 64 MiB"), std::string::npos) << e.what();
   }
 }
 

@@ -15,6 +15,7 @@
 #include "outputs/compare/run_digest.h"
 #include "outputs/compare/tolerances.h"
 #include "outputs/results_files.h"
+#include "outputs/summary_json.h"
 #include "tests/testing/test_paths.h"
 
 namespace etwire::outputs {
@@ -136,6 +137,20 @@ TEST(RunDigest, ErrorsNameThePath) {
   }
   EXPECT_THROW(digest_summary_json("[1, 2]", "x"), CompareInputError);
   EXPECT_THROW(digest_summary_json("{", "x"), CompareInputError);
+}
+
+// A file of more values than any summary.json has is refused while it is parsed (before, a file
+// of tiny values took 17 times its size in memory).
+TEST(RunDigest, RefusesMoreValuesThanAnySummaryHas) {
+  std::string zeros = R"({"run": {}, "collectives": [0)";
+  for (uint64_t v = 0; v < kMaxSummaryJsonValues; ++v) zeros += ",0";
+  try {
+    digest_summary_json(zeros + "]}", "x/summary.json");
+    FAIL() << "no error";
+  } catch (const CompareInputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("x/summary.json: more than 6291456 values", 0), 0u)
+        << e.what();
+  }
 }
 
 // Nesting past any summary.json's is refused as bad input (it would overflow the stack of what
