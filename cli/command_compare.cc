@@ -49,7 +49,8 @@ CommandAction add_compare_command(CLI::App& app) {
       "Compare two results directories of `etwire run` (A, the reference, and B): per "
       "collective type CCT, busbw, ideal % and FCT percentiles, JCT per measured iteration and "
       "congestion counters, each with A, B, delta and delta %. Exit 0, 2 for a missing "
-      "directory or summary.json or runs with no collective type in common, 4 when a delta is "
+      "directory or summary.json, a malformed summary.json (named with the JSON path) or runs with "
+      "no collective type in common, 4 when a delta is "
       "beyond --tolerance.");
   cmd->add_option("A", opts->dir_a, "The reference results directory (e.g. the prediction)")
       ->required();

@@ -63,7 +63,8 @@ nlohmann::json parse_summary_json(const std::string& text) {
   bound_summary_json(text);
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
+    // A parse_error, or out_of_range for a number too large for a double (1e999).
     throw SummaryJsonError(fmt::format("not valid JSON: {}", e.what()));
   }
 }

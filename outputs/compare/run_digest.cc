@@ -10,6 +10,7 @@
 
 #include "common/bounded_file.h"
 #include "dataplane/port_counters.h"
+#include "engine/run_results.h"
 #include "outputs/results_files.h"
 #include "outputs/summary_json.h"
 
@@ -22,33 +23,78 @@ using Json = nlohmann::json;
 constexpr double kNanosPerMicro = 1e3;
 constexpr double kNanosPerMilli = 1e6;
 
-// A number, or nullopt for null, a missing key or anything else: summary.json writes values that
-// are not numbers (NaN) as null.
-std::optional<double> number_at(const Json& object, const char* key) {
-  const auto it = object.find(key);
-  if (it == object.end() || !it->is_number()) return std::nullopt;
-  return it->get<double>();
-}
+// One JSON object of the file, and where it is ("collectives[3]"), so that a value of the wrong
+// type, a negative count or a missing key is refused naming the file and the path, as `etwire
+// report` refuses it; before, compare read such a value as 0 or "" and went on.
+class Located {
+ public:
+  Located(const std::string& source, std::string where, const Json& object)
+      : source_(source), where_(std::move(where)), object_(object) {
+    if (!object_.is_object()) fail("", "expected an object");
+  }
 
-double number_or_zero(const Json& object, const char* key) {
-  return number_at(object, key).value_or(0);
-}
+  // A number not below 0; nullopt for null (summary.json writes NaN as null) or, unless
+  // `required`, a missing key.
+  std::optional<double> number(const char* key, bool required = false) const {
+    const Json* value = find(key, required);
+    if (value == nullptr || value->is_null()) return std::nullopt;
+    if (!value->is_number() || value->get<double>() < 0 || value->get<double>() > kMaxCount) {
+      fail(key, fmt::format("expected a number from 0 to 2^64, not {}", json_excerpt(*value)));
+    }
+    return value->get<double>();
+  }
+  double number_or_zero(const char* key, bool required = false) const {
+    return number(key, required).value_or(0);
+  }
+  std::string text(const char* key, bool required = false) const {
+    const Json* value = find(key, required);
+    if (value == nullptr) return {};
+    if (!value->is_string()) fail(key, fmt::format("expected text, not {}", json_excerpt(*value)));
+    return value->get<std::string>();
+  }
+  bool flag(const char* key) const {
+    const Json* value = find(key, true);
+    if (!value->is_boolean()) {
+      fail(key, fmt::format("expected true or false, not {}", json_excerpt(*value)));
+    }
+    return value->get<bool>();
+  }
+  // The objects of the array at `key`, each Located at "key[i]".
+  std::vector<Located> objects(const char* key, bool required = false) const {
+    std::vector<Located> items;
+    const Json* value = find(key, required);
+    if (value == nullptr || value->is_null()) return items;
+    if (!value->is_array()) fail(key, fmt::format("expected a list, not {}", json_excerpt(*value)));
+    for (size_t i = 0; i < value->size(); ++i) {
+      items.emplace_back(source_, fmt::format("{}[{}]", path(key), i), (*value)[i]);
+    }
+    return items;
+  }
+  Located object(const char* key) const { return {source_, path(key), *find(key, true)}; }
 
-std::string text_at(const Json& object, const char* key) {
-  const auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
+  [[noreturn]] void fail(std::string_view key, std::string_view what) const {
+    const std::string at = key.empty() ? where_ : path(key);
+    throw CompareInputError(
+        fmt::format("{}: {}: {}", source_, at.empty() ? "top level" : at, what));
+  }
 
-const Json& array_at(const Json& object, const char* key) {
-  static const Json kEmpty = Json::array();
-  const auto it = object.find(key);
-  return it != object.end() && it->is_array() ? *it : kEmpty;
-}
+ private:
+  static constexpr double kMaxCount = 18446744073709551615.0;
 
-bool measured(const Json& entry) {
-  const auto it = entry.find("warmup");
-  return it == entry.end() || !it->is_boolean() || !it->get<bool>();
-}
+  std::string path(std::string_view key) const {
+    return where_.empty() ? std::string(key) : fmt::format("{}.{}", where_, key);
+  }
+  const Json* find(const char* key, bool required) const {
+    const auto it = object_.find(key);
+    if (it != object_.end()) return &*it;
+    if (required) fail("", fmt::format("no \"{}\"", key));
+    return nullptr;
+  }
+
+  const std::string& source_;
+  std::string where_;
+  const Json& object_;
+};
 
 // Nearest rank (see engine/fct_percentiles.h): the sample of rank ceil(N/2) in ascending order.
 double median_nearest_rank(std::vector<double> samples) {
@@ -59,6 +105,15 @@ double median_nearest_rank(std::vector<double> samples) {
   return samples[rank - 1];
 }
 
+bool known_status(std::string_view name) {
+  for (auto status :
+       {engine::RunStatus::kCompleted, engine::RunStatus::kFlowsFailed, engine::RunStatus::kStuck,
+        engine::RunStatus::kInterrupted, engine::RunStatus::kFailed}) {
+    if (engine::run_status_name(status) == name) return true;
+  }
+  return false;
+}
+
 std::optional<double> mean_of(const std::vector<double>& values) {
   if (values.empty()) return std::nullopt;
   double sum = 0;
@@ -66,17 +121,21 @@ std::optional<double> mean_of(const std::vector<double>& values) {
   return sum / static_cast<double>(values.size());
 }
 
-void digest_collectives(const Json& doc, RunDigest& digest) {
+void digest_collectives(const Located& doc, RunDigest& digest) {
   struct Samples {
     std::vector<double> cct_us, busbw, ideal;
   };
   std::map<std::string, Samples> by_type;
-  for (const Json& c : array_at(doc, "collectives")) {
-    if (!c.is_object() || !measured(c)) continue;
-    Samples& s = by_type[text_at(c, "type")];
-    s.cct_us.push_back(number_or_zero(c, "cct_ns") / kNanosPerMicro);
-    if (auto busbw = number_at(c, "busbw_GBps")) s.busbw.push_back(*busbw);
-    if (auto ideal = number_at(c, "ideal_percent")) s.ideal.push_back(*ideal);
+  for (const Located& c : doc.objects("collectives", true)) {
+    const std::string type = c.text("type", true);
+    const double cct_ns = c.number_or_zero("cct_ns", true);
+    const auto busbw = c.number("busbw_GBps");
+    const auto ideal = c.number("ideal_percent");
+    if (c.flag("warmup")) continue;
+    Samples& s = by_type[type];
+    s.cct_us.push_back(cct_ns / kNanosPerMicro);
+    if (busbw) s.busbw.push_back(*busbw);
+    if (ideal) s.ideal.push_back(*ideal);
   }
   for (auto& [type, s] : by_type) {
     CollectiveTypeDigest& d = digest.collectives[type];
@@ -88,34 +147,35 @@ void digest_collectives(const Json& doc, RunDigest& digest) {
   }
 }
 
-void digest_fct(const Json& doc, RunDigest& digest) {
-  for (const Json& f : array_at(doc, "fct")) {
-    if (!f.is_object()) continue;
-    FctDigest& d = digest.fct[text_at(f, "type")];
-    d.flows = static_cast<uint64_t>(number_or_zero(f, "flows"));
-    d.p50_us = number_or_zero(f, "p50_ns") / kNanosPerMicro;
-    d.p99_us = number_or_zero(f, "p99_ns") / kNanosPerMicro;
-    d.max_us = number_or_zero(f, "max_ns") / kNanosPerMicro;
+void digest_fct(const Located& doc, RunDigest& digest) {
+  for (const Located& f : doc.objects("fct")) {
+    FctDigest& d = digest.fct[f.text("type", true)];
+    d.flows = static_cast<uint64_t>(f.number_or_zero("flows", true));
+    d.p50_us = f.number_or_zero("p50_ns") / kNanosPerMicro;
+    d.p99_us = f.number_or_zero("p99_ns") / kNanosPerMicro;
+    d.max_us = f.number_or_zero("max_ns") / kNanosPerMicro;
   }
 }
 
-void digest_iterations(const Json& doc, RunDigest& digest) {
-  for (const Json& it : array_at(doc, "iterations")) {
-    if (!it.is_object() || !measured(it)) continue;
-    digest.jct_ms.push_back(
-        {{text_at(it, "job"), static_cast<int64_t>(number_or_zero(it, "iteration"))},
-         number_or_zero(it, "jct_ns") / kNanosPerMilli});
+void digest_iterations(const Located& doc, RunDigest& digest) {
+  for (const Located& it : doc.objects("iterations", true)) {
+    std::string job = it.text("job", true);
+    const auto iteration = static_cast<int64_t>(it.number_or_zero("iteration", true));
+    const double jct_ns = it.number_or_zero("jct_ns", true);
+    if (it.flag("warmup")) continue;
+    digest.jct_ms.push_back({{std::move(job), iteration}, jct_ns / kNanosPerMilli});
   }
 }
 
-void digest_congestion(const Json& doc, RunDigest& digest) {
+void digest_congestion(const Located& doc, RunDigest& digest) {
+  const std::vector<Located> ports = doc.objects("ports");
   for (const dataplane::PortCounterField& field : dataplane::kPortCounterFields) {
     if (field.congestion_column.empty()) continue;
     const std::string name(field.name);
     std::optional<uint64_t> total;
-    for (const Json& port : array_at(doc, "ports")) {
+    for (const Located& port : ports) {
       // null: the port's device does not count it.
-      if (auto value = number_at(port, name.c_str())) {
+      if (auto value = port.number(name.c_str())) {
         total = total.value_or(0) + static_cast<uint64_t>(*value);
       }
     }
@@ -132,21 +192,21 @@ RunDigest digest_summary_json(const std::string& text, const std::string& source
   } catch (const SummaryJsonError& e) {
     throw CompareInputError(fmt::format("{}: {}", source, e.what()));
   }
-  if (!doc.is_object() || !doc.contains("run") || !doc.contains("collectives")) {
-    throw CompareInputError(fmt::format(
-        "{}: not a summary.json of etwire run (no \"run\" or \"collectives\")", source));
-  }
+  const Located top(source, "", doc);
+  const Located run = top.object("run");
   RunDigest digest;
-  const Json& run = doc["run"];
-  digest.run_name = text_at(run, "name");
-  digest.config_digest = text_at(run, "config_digest");
-  digest.topology = text_at(run, "topology");
-  digest.world_size = static_cast<uint64_t>(number_or_zero(run, "world_size"));
-  digest.status = text_at(doc, "status");
-  digest_collectives(doc, digest);
-  digest_fct(doc, digest);
-  digest_iterations(doc, digest);
-  digest_congestion(doc, digest);
+  digest.run_name = run.text("name");
+  digest.config_digest = run.text("config_digest");
+  digest.topology = run.text("topology");
+  digest.world_size = static_cast<uint64_t>(run.number_or_zero("world_size"));
+  digest.status = top.text("status", true);
+  if (!known_status(digest.status)) {
+    top.fail("status", fmt::format("unknown status {}", json_excerpt(Json(digest.status))));
+  }
+  digest_collectives(top, digest);
+  digest_fct(top, digest);
+  digest_iterations(top, digest);
+  digest_congestion(top, digest);
   return digest;
 }
 

@@ -16,8 +16,10 @@
 
 namespace etwire::outputs {
 
-// A results directory that cannot be compared: missing, no summary.json, not valid JSON. The
-// message names the path.
+// A results directory that cannot be compared: missing, no summary.json, not valid JSON, or not
+// what etwire writes (a key missing, a value of the wrong type, a negative number). The message
+// names the path, and the JSON path of a wrong value: "DIR/summary.json: collectives[3].cct_ns:
+// ...".
 class CompareInputError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <type_traits>
 
 #include "common/bounded_file.h"
 #include "engine/result_fields.h"
@@ -166,6 +168,19 @@ class SummaryJsonReader {
   template <typename Value>
   static void read_value(const Fields& object, std::string_view key, const Json& value,
                          Value& into) {
+    // nlohmann converts a negative or fractional number, or one out of range, to an integer
+    // without a word (-1 read as 2^64 - 1): an integer member takes only an integer it holds.
+    if constexpr (std::is_integral_v<Value> && !std::is_same_v<Value, bool>) {
+      // The parser holds a number without a sign as unsigned, one with a minus as signed.
+      using Limits = std::numeric_limits<Value>;
+      bool fits = false;
+      if (value.is_number_unsigned()) {
+        fits = value.get<uint64_t>() <= static_cast<uint64_t>(Limits::max());
+      } else if (value.is_number_integer()) {
+        fits = Limits::is_signed && value.get<int64_t>() >= static_cast<int64_t>(Limits::min());
+      }
+      if (!fits) unexpected(object, key, value);
+    }
     try {
       into = value.get<Value>();
     } catch (const Json::exception&) {

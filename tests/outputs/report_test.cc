@@ -110,6 +110,24 @@ TEST(SummaryReader, ErrorsNameTheFileAndTheRecord) {
   EXPECT_THROW(load_report_run(testing::make_scratch_dir("report-empty"), "x"), ReportInputError);
 }
 
+// A count is an integer from 0 up: before, nlohmann read -3 drops as 2^64 - 3 and 1.5 flows as 1.
+TEST(SummaryReader, RefusesANegativeOrFractionalCount) {
+  const fs::path dir = testing::make_scratch_dir("report-summary-negative");
+  for (const std::string value : {"-3", "1.5", "18446744073709551616"}) {
+    write(dir / "summary.json", R"({"status": "completed", "run": {"end_time_ns": 1}, "jobs": [],
+          "collectives": [], "iterations": [], "fct": [], "ports": [{"name": "h0", "drops": )" +
+                                    value + "}]}");
+    try {
+      read_summary_json((dir / "summary.json").string());
+      ADD_FAILURE() << value << " read";
+    } catch (const ReportInputError& e) {
+      EXPECT_NE(std::string(e.what()).find("summary.json: ports[0]: \"drops\": unexpected value"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 // A key every summary.json has (engine::ResultFields' `required`) is refused when it is missing,
 // naming the record; a key a hand-written file may leave out is not.
 TEST(SummaryReader, RefusesAFileWithoutAKeyItNeeds) {

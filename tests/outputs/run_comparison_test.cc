@@ -5,9 +5,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/run_results.h"
 #include "outputs/compare/comparison_report.h"
@@ -137,6 +140,47 @@ TEST(RunDigest, ErrorsNameThePath) {
   }
   EXPECT_THROW(digest_summary_json("[1, 2]", "x"), CompareInputError);
   EXPECT_THROW(digest_summary_json("{", "x"), CompareInputError);
+}
+
+// A summary.json that is not what etwire writes is refused naming the file and the JSON path,
+// as `etwire report` refuses it; before, compare read a wrong value as 0 or "" and went on.
+TEST(RunDigest, RefusesMalformedValuesNamingThePath) {
+  const fs::path dir = write_results(sample_results(), "malformed");
+  std::ifstream in(dir / "summary.json");
+  const nlohmann::json good = nlohmann::json::parse(in);
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> cases{
+      {[](auto& j) { j["collectives"][0]["cct_ns"] = "fast"; }, "collectives[0].cct_ns: expected"},
+      {[](auto& j) { j["collectives"][0]["cct_ns"] = -5; }, "collectives[0].cct_ns: expected"},
+      {[](auto& j) { j["collectives"][0]["cct_ns"] = 1e300; }, "collectives[0].cct_ns: expected"},
+      {[](auto& j) { j["collectives"][0].erase("type"); }, "collectives[0]: no \"type\""},
+      {[](auto& j) { j["collectives"][0] = "x"; }, "collectives[0]: expected an object"},
+      {[](auto& j) { j["collectives"][0]["warmup"] = "yes"; }, "collectives[0].warmup: expected"},
+      {[](auto& j) { j["iterations"][0]["jct_ns"] = "slow"; }, "iterations[0].jct_ns: expected"},
+      {[](auto& j) { j.erase("iterations"); }, "top level: no \"iterations\""},
+      {[](auto& j) { j.erase("status"); }, "top level: no \"status\""},
+      {[](auto& j) { j["status"] = "finished"; }, "status: unknown status"},
+      {[](auto& j) { j["run"] = "x"; }, "run: expected an object"},
+      {[](auto& j) { j["run"]["world_size"] = -1; }, "run.world_size: expected"},
+      {[](auto& j) { j["ports"][0]["drops"] = "many"; }, "ports[0].drops: expected"},
+      {[](auto& j) { j["fct"][0]["flows"] = -3; }, "fct[0].flows: expected"},
+  };
+  for (const auto& [mutate, where] : cases) {
+    nlohmann::json bad = good;
+    mutate(bad);
+    try {
+      digest_summary_json(bad.dump(), "x/summary.json");
+      ADD_FAILURE() << where << ": read";
+    } catch (const CompareInputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("x/summary.json: " + where, 0), 0u) << e.what();
+    }
+  }
+  // A number no double holds is not JSON that compare or report reads (it was exit 1, unnamed).
+  try {
+    digest_summary_json(R"({"status": 1e999})", "x/summary.json");
+    ADD_FAILURE() << "1e999 read";
+  } catch (const CompareInputError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("x/summary.json: not valid JSON", 0), 0u) << e.what();
+  }
 }
 
 // A file of more values than any summary.json has is refused while it is parsed (before, a file
