@@ -3,6 +3,8 @@
 
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/synth_output.h"
@@ -33,6 +35,13 @@ struct SynthOptions {
 
 // synth microbench: one collective (or a send/recv ring) per iteration on every rank.
 int write_microbench(const SynthOptions& opts, synth::WriteFormat format) {
+  // Each iteration: the collective (a send and a recv for send_recv), and a COMP node before it.
+  const uint64_t per_iteration = 2 + (opts.compute_us > 0 ? 1 : 0);
+  if (auto problem = synth_nodes_problem(static_cast<uint64_t>(opts.ranks),
+                                         uint64_t{opts.iterations} * per_iteration)) {
+    std::cerr << fmt::format("error: --iterations: {}\n", *problem);
+    return runner::kExitBadInput;
+  }
   synth::MicrobenchSpec spec;
   if (opts.collective == "send_recv" || opts.collective == "sendrecv") {
     spec.collective.reset();
@@ -57,19 +66,31 @@ int write_microbench(const SynthOptions& opts, synth::WriteFormat format) {
   spec.iterations = opts.iterations;
   spec.compute_us = opts.compute_us;
   if (!opts.pg_name.empty()) spec.pg_name = opts.pg_name;
-  std::cout << synth_files_line(synth::write_microbench(spec, opts.output.prefix, format));
+  SynthStaging staging(opts.output.prefix);
+  std::vector<std::string> paths = synth::write_microbench(spec, staging.prefix(), format);
+  staging.commit();
+  for (std::string& path : paths) path = staging.final_path(path);
+  std::cout << synth_files_line(paths);
   return runner::kExitOk;
 }
 
 // synth graph: hub -> fan-out COMP nodes -> fan-in, repeated.
 int write_graph(const SynthOptions& opts, synth::WriteFormat format) {
+  if (auto problem = synth_nodes_problem(static_cast<uint64_t>(opts.ranks), opts.nodes)) {
+    std::cerr << fmt::format("error: --nodes: {}\n", *problem);
+    return runner::kExitBadInput;
+  }
   synth::GraphSpec spec;
   spec.nodes_per_rank = opts.nodes;
   spec.ranks = opts.ranks;
   spec.fan_out = opts.fan_out;
   spec.shuffle_window = opts.shuffle_window;
   spec.seed = opts.seed;
-  std::cout << synth_files_line(synth::write_graph(spec, opts.output.prefix, format));
+  SynthStaging staging(opts.output.prefix);
+  std::vector<std::string> paths = synth::write_graph(spec, staging.prefix(), format);
+  staging.commit();
+  for (std::string& path : paths) path = staging.final_path(path);
+  std::cout << synth_files_line(paths);
   return runner::kExitOk;
 }
 
@@ -135,7 +156,6 @@ CommandAction add_synth_command(CLI::App& app) {
     if (model->parsed()) return model_action();
     if (moe_mix->parsed()) return moe_mix_action();
     const auto format = synth_write_format(opts->output.format);
-    make_prefix_dir(opts->output.prefix);
     if (micro->parsed()) return write_microbench(*opts, format);
     return write_graph(*opts, format);
   };

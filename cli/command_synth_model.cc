@@ -220,9 +220,12 @@ CommandAction add_synth_model_command(CLI::App& synth) {
       spec.bucket_bytes = *bytes;
     }
     if (auto problem = synth::validate(spec)) return bad(problem->flag, problem->message);
-    make_prefix_dir(opts->output.prefix);
+    SynthStaging staging(opts->output.prefix);
     auto summary =
-        synth::write_model(spec, opts->output.prefix, synth_write_format(opts->output.format));
+        synth::write_model(spec, staging.prefix(), synth_write_format(opts->output.format));
+    staging.commit();
+    for (std::string& path : summary.paths) path = staging.final_path(path);
+    summary.comm_groups_path = staging.final_path(summary.comm_groups_path);
     print_summary(spec, summary);
     return runner::kExitOk;
   };

@@ -70,9 +70,19 @@ CommandAction add_synth_moe_mix_command(CLI::App& synth) {
       std::cerr << fmt::format("error: --{}: {}\n", problem->flag, problem->message);
       return runner::kExitBadInput;
     }
-    make_prefix_dir(opts->output.prefix);
+    // Per iteration and rank: the collectives, and a COMP node before each all-to-all.
+    const uint64_t per_iteration = uint64_t{spec.allreduces} + 2 * uint64_t{spec.alltoalls} + 1;
+    if (auto problem = synth_nodes_problem(static_cast<uint64_t>(spec.ranks),
+                                           per_iteration * spec.iterations)) {
+      std::cerr << fmt::format("error: --iterations: {}\n", *problem);
+      return runner::kExitBadInput;
+    }
+    SynthStaging staging(opts->output.prefix);
     auto summary =
-        synth::write_moe_mix(spec, opts->output.prefix, synth_write_format(opts->output.format));
+        synth::write_moe_mix(spec, staging.prefix(), synth_write_format(opts->output.format));
+    staging.commit();
+    for (std::string& path : summary.paths) path = staging.final_path(path);
+    summary.comm_groups_path = staging.final_path(summary.comm_groups_path);
     std::cout << synth_files_line(summary.paths);
     std::cout << fmt::format(
         "wrote comm groups: {} (group {}: all-reduces, group {}: all-to-alls, every rank in "

@@ -17,8 +17,9 @@ Cases:
               groups consistent; the run completes with both kinds of collective.
   presets     A preset sets the shape and explicit flags override it: mixtral-8x7b cut to 2 layers
               has the parameters its formula gives, and fewer with --no-gated-mlp.
-  bad_input   Layouts that cannot exist exit 2 with a message naming the flag, and write
-              nothing.
+  bad_input   Layouts that cannot exist, and shapes past the cap on nodes written, exit 2 with
+              a message naming the flag, and write nothing.
+  write_failure  A write that fails half-way (a file size limit) leaves nothing at the prefix.
 
 Exit 77 (skipped) when the etwire binary has not been built.
 """
@@ -26,7 +27,9 @@ Exit 77 (skipped) when the etwire binary has not been built.
 import argparse
 import json
 import os
+import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -197,11 +200,44 @@ def case_bad_input(args, work):
         assert proc.returncode == 2, (argv, proc.returncode, proc.stderr)
         assert flag in proc.stderr, (argv, proc.stderr)
         assert not os.path.exists(os.path.dirname(prefix)), f"{argv} wrote files"
-    return f"{len(cases)} bad inputs refused"
+    # Shapes past the cap on nodes written are refused before anything is written (before, the
+    # first ran until the disk was full).
+    caps = [(["graph", "-N", str(1 << 40), "-n", str(1 << 20)], "--nodes"),
+            (["graph", "-N", str((1 << 27) + 1), "-n", "2"], "--nodes"),
+            (["microbench", "-n", str(1 << 20), "-i", "100000000"], "--iterations"),
+            (["moe-mix", "-n", "1024", "-i", "4000000000"], "--iterations")]
+    for argv, flag in caps:
+        prefix = os.path.join(work, "big", "m")
+        proc = etwire(args, "synth", *argv, "-o", prefix, timeout=20)
+        assert proc.returncode == 2, (argv, proc.returncode, proc.stderr)
+        assert flag in proc.stderr and "at most" in proc.stderr, (argv, proc.stderr)
+        assert not os.path.exists(os.path.dirname(prefix)), f"{argv} wrote files"
+    return f"{len(cases) + len(caps)} bad inputs refused"
+
+
+def case_write_failure(args, work):
+    """A write that fails half-way leaves nothing at the prefix (before, the rank files written
+    so far and a truncated one were left): every file goes to a temporary directory beside it
+    and is renamed into place at the end."""
+    def small_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (3000, 3000))
+    out = os.path.join(work, "failed")
+    os.makedirs(out)
+    for argv in (["microbench", "-n", "4", "-i", "100"], ["moe-mix", "-n", "4", "-i", "50"]):
+        proc = subprocess.run([args.etwire, "synth", *argv, "-o", os.path.join(out, "m")],
+                              capture_output=True, text=True, timeout=60, preexec_fn=small_files)
+        assert proc.returncode == 1, (argv, proc.returncode, proc.stderr)
+        assert "write failed" in proc.stderr, proc.stderr
+        assert os.listdir(out) == [], f"{argv} left {sorted(os.listdir(out))}"
+    synth(args, "microbench", "-n", "2", "-o", os.path.join(out, "m"))
+    assert sorted(os.listdir(out)) == ["m.0.et", "m.1.et"], sorted(os.listdir(out))
+    return "a failed write left nothing; a whole one is in place"
 
 
 CASES = {"dense": case_dense, "moe": case_moe, "moe_mix": case_moe_mix,
-         "presets": case_presets, "bad_input": case_bad_input}
+         "presets": case_presets, "bad_input": case_bad_input,
+         "write_failure": case_write_failure}
 
 
 def main():
