@@ -21,9 +21,9 @@ struct SynthOutput {
 // -o/--out PREFIX (required) and --format et|et.gz|json.
 void add_synth_output_options(CLI::App* cmd, SynthOutput& output);
 trace::WriteFormat synth_write_format(const std::string& format);
-// The most trace nodes one `etwire synth` writes, over all its rank files: about 20 GiB in .et,
-// 45 GiB in JSON. The shipped trace sets have a few thousand; a shape past it is refused before
-// anything is written, rather than filling the disk.
+// The most trace nodes one `etwire synth` writes, over all its rank files: about 11 GiB in .et (45
+// bytes a node of synth graph), 46 GiB in JSON. The shipped trace sets have a few thousand; a shape
+// past it is refused before anything is written, rather than filling the disk.
 inline constexpr uint64_t kMaxSynthNodes = uint64_t{1} << 28;
 
 // The refusal of `ranks` x `nodes_per_rank` nodes past kMaxSynthNodes ("16 ranks x ... nodes
