@@ -225,6 +225,10 @@ engine::RunResults read_summary_json(const std::string& path) {
     }
     throw ReportInputError(fmt::format("{}: {}", path, e.what()));
   }
+  return summary_from_text(text, path);
+}
+
+engine::RunResults summary_from_text(const std::string& text, const std::string& path) {
   Json json;
   try {
     json = parse_summary_json(text);

@@ -17,4 +17,7 @@ namespace etwire::outputs::report {
 // does not know).
 engine::RunResults read_summary_json(const std::string& path);
 
+// The same, of a summary.json's text already read; `path` names it in errors.
+engine::RunResults summary_from_text(const std::string& text, const std::string& path);
+
 }  // namespace etwire::outputs::report
