@@ -33,8 +33,7 @@ fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0}
 build="$root/build/fuzz"
 targets=(trace trace_binary trace_gzip trace_feeder_json trace_jsonizer_json comm_groups config
-         infragraph frame quantities)
-         frame quantities summary_json faults)
+         infragraph frame quantities summary_json faults)
 if [[ -n $only ]]; then
   [[ " ${targets[*]} " == *" $only "* ]] || { echo "fuzz.sh: no target $only" >&2; exit 2; }
   targets=("$only")
@@ -45,9 +44,7 @@ fi
 declare -A max_len=(
   [trace]=65536 [trace_binary]=65536 [trace_gzip]=65536 [trace_feeder_json]=65536
   [trace_jsonizer_json]=65536 [comm_groups]=8192 [config]=32768 [infragraph]=16384 [frame]=9216
-  [quantities]=64)
-  [trace_jsonizer_json]=65536 [comm_groups]=8192 [config]=32768 [frame]=9216 [quantities]=64
-  [summary_json]=65536 [faults]=8192)
+  [quantities]=64 [summary_json]=65536 [faults]=8192)
 
 if ! command -v clang++ >/dev/null; then
   echo "fuzz.sh: clang++ is missing (Debian packages clang and libclang-rt-14-dev; scripts/setup.sh installs them)" >&2
