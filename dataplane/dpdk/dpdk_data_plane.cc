@@ -227,6 +227,7 @@ void DpdkDataPlane::start() {
 void DpdkDataPlane::finish() {
   if (finished_) return;
   finished_ = true;
+  for (auto& worker : workers_) worker->halt();
   for (auto& worker : workers_) worker->stop();
   if (capture_) capture_->stop();
 }

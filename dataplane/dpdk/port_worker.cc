@@ -46,12 +46,19 @@ void PortWorker::launch() {
   running_.store(true, std::memory_order_relaxed);
 }
 
-void PortWorker::stop() {
+void PortWorker::halt() {
   if (running_.load(std::memory_order_relaxed)) {
     loop_.request_stop();
     rte_eal_wait_lcore(*lcore_);
     running_.store(false, std::memory_order_relaxed);
   }
+}
+
+void PortWorker::stop() {
+  halt();
+  // Frames another worker received for this one's connections and handed over in its last
+  // passes (a CNP after the ACK that finished the run): counted, not left in the ring.
+  if (!handover_from_.empty()) take_handed_over(loop_.clock());
   loop_.publish();
 }
 

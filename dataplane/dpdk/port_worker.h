@@ -52,6 +52,9 @@ class PortWorker final : public PollHook, public nic::dpdk::QueueHandover {
   void launch();
   // Main lcore: stops the loop and waits for it; the counters are final afterwards.
   void stop();
+  // Ends the lcore's loop, as stop() does, without taking in what other workers handed over: a
+  // run's end halts every worker first, so that none hands over after another stopped.
+  void halt();
 
   // Main lcore's worker: one pass of the loop.
   void run_once() { loop_.run_once(); }
