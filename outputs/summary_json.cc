@@ -71,10 +71,13 @@ nlohmann::json parse_summary_json(const std::string& text) {
 
 std::string json_excerpt(const nlohmann::json& value) {
   // A long string is cut before it is printed: it may be most of the file.
+  // The cut may split a UTF-8 sequence, which dump() would throw on: such bytes print as U+FFFD.
+  constexpr auto kReplace = nlohmann::json::error_handler_t::replace;
   std::string text =
       value.is_string() && value.get_ref<const std::string&>().size() > kExcerptChars
-          ? nlohmann::json(value.get_ref<const std::string&>().substr(0, kExcerptChars * 2)).dump()
-          : value.dump();
+          ? nlohmann::json(value.get_ref<const std::string&>().substr(0, kExcerptChars * 2))
+                .dump(-1, ' ', false, kReplace)
+          : value.dump(-1, ' ', false, kReplace);
   if (text.size() > kExcerptChars) {
     size_t cut = kExcerptChars;
     // Never in the middle of a UTF-8 sequence: the message must stay valid text.
