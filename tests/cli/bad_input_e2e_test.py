@@ -109,13 +109,13 @@ def case_endless_inputs(args, work):
     os.symlink("/dev/zero", os.path.join(endless_flows, "flows.csv"))
     expect_bad_input(etwire(args, "report", endless_flows, "-o", os.path.join(work, "r.html")),
                      "flows.csv:1: a line longer than 1 MiB: not a results file")
-    # A summary.json of more than its 1 GiB cap (sparse, so that the test reads and writes
-    # nothing of it; /dev/zero would hold the whole GiB before the cap stops it).
+    # A summary.json of more than its 64 MiB cap (sparse, so that the test reads and writes
+    # nothing of it; /dev/zero would hold the whole cap before it stops the read).
     big_summary = os.path.join(work, "big-summary")
     shutil.copytree(results, big_summary)
     with open(os.path.join(big_summary, "summary.json"), "wb") as f:
-        f.truncate((1 << 30) + 1)
-    summary_limit = "summary.json: 1073741825 bytes: larger than 1 GiB, the limit for a summary.json"
+        f.truncate((64 << 20) + 1)
+    summary_limit = "summary.json: 67108865 bytes: larger than 64 MiB, the limit for a summary.json"
     expect_bad_input(etwire(args, "report", big_summary, "-o", os.path.join(work, "r.html")),
                      summary_limit)
     expect_bad_input(etwire(args, "compare", results, big_summary), summary_limit)
