@@ -9,6 +9,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "common/cpu_set.h"
 #include "nic/capture/pcapng_file.h"
 
 namespace etwire::nic::capture {
@@ -93,10 +94,7 @@ std::vector<unsigned> CaptureWriter::cpus() const {
   cpu_set_t set;
   CPU_ZERO(&set);
   if (pthread_getaffinity_np(thread_handle_, sizeof(set), &set) != 0) return cpus;
-  for (unsigned cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
-  }
-  return cpus;
+  return cpus_in(set);
 }
 
 void CaptureWriter::stop() {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/cpu_set.h"
 #include "nic/dpdk/eal.h"
 
 namespace etwire::nic::dpdk {
@@ -14,10 +15,7 @@ CpusBesideLcores cpus_beside_lcores() {
   std::set<unsigned> taken;
   unsigned lcore = 0;
   RTE_LCORE_FOREACH(lcore) {
-    const rte_cpuset_t set = rte_lcore_cpuset(lcore);
-    for (unsigned cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-      if (CPU_ISSET(cpu, &set)) taken.insert(cpu);
-    }
+    for (const unsigned cpu : cpus_in(rte_lcore_cpuset(lcore))) taken.insert(cpu);
   }
   CpusBesideLcores result;
   result.lcore_cpus.assign(taken.begin(), taken.end());

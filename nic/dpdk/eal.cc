@@ -4,11 +4,12 @@
 #include <fmt/ranges.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
-#include <sched.h>
 
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+
+#include "common/cpu_set.h"
 
 namespace etwire::nic::dpdk {
 
@@ -17,17 +18,6 @@ namespace {
 std::mutex eal_mutex;
 std::optional<std::vector<std::string>> eal_args;  // what the EAL was started with
 std::vector<unsigned> process_cpus;                // the caller's CPUs before rte_eal_init
-
-std::vector<unsigned> current_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<unsigned> cpus;
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;
-  for (unsigned cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
-  }
-  return cpus;
-}
 
 }  // namespace
 
@@ -49,7 +39,7 @@ void start_eal(const std::vector<std::string>& args) {
   argv.reserve(storage.size() + 1);
   for (std::string& arg : storage) argv.push_back(arg.data());
   argv.push_back(nullptr);
-  const std::vector<unsigned> before = current_cpus();
+  const std::vector<unsigned> before = calling_thread_cpus();
   if (rte_eal_init(static_cast<int>(storage.size()), argv.data()) < 0) {
     throw std::runtime_error(fmt::format("DPDK's EAL did not start with arguments \"{}\": {}",
                                          fmt::join(args, " "), rte_strerror(rte_errno)));

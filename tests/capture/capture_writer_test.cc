@@ -4,7 +4,6 @@
 // against the writer's byte count), frames lost to a full ring, its limits, a full disk, and the
 // CPUs its thread runs on.
 #include <gtest/gtest.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -17,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cpu_set.h"
 #include "nic/capture/capture_writer.h"
 #include "nic/capture/frame_capture_ring.h"
 #include "nic/capture/pcapng_file.h"
@@ -480,19 +480,8 @@ TEST(CaptureWriter, NamesAFileItCannotCreate) {
   }
 }
 
-std::vector<unsigned> cpus_of_this_thread() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<unsigned> cpus;
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;
-  for (unsigned cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
-  }
-  return cpus;
-}
-
 TEST(CaptureWriter, RunsOnTheCpusItIsGiven) {
-  const std::vector<unsigned> mine = cpus_of_this_thread();
+  const std::vector<unsigned> mine = calling_thread_cpus();
   if (mine.size() < 2) GTEST_SKIP() << "this process may run on one CPU only";
   FrameCaptureRing ring(4, 64);
   CaptureWriter writer({});
