@@ -1,5 +1,7 @@
 #include "control/load/entry_count.h"
 
+#include <fmt/format.h>
+
 namespace etwire::control {
 
 std::optional<int> line_past_entries(std::string_view text, size_t cap) {
@@ -10,6 +12,20 @@ std::optional<int> line_past_entries(std::string_view text, size_t cap) {
     if ((c == '\n' || c == ',') && ++entries > cap) return line;
   }
   return std::nullopt;
+}
+
+std::optional<Diagnostic> too_many_entries(std::string_view text, const std::string& file,
+                                           std::string_view what, std::string_view hint) {
+  const std::optional<int> line = line_past_entries(text);
+  if (!line) return std::nullopt;
+  Diagnostic d;
+  d.problem = Problem::kSyntax;
+  d.where.file = file;
+  d.where.line = *line;
+  d.where.column = 1;
+  d.message = fmt::format("the {} holds more than {} lines and list items, the limit ({})", what,
+                          kMaxYamlEntries, hint);
+  return d;
 }
 
 }  // namespace etwire::control

@@ -7,7 +7,10 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
+
+#include "control/load/diagnostic.h"
 
 namespace etwire::control {
 
@@ -19,5 +22,10 @@ inline constexpr size_t kMaxYamlEntries = 262'144;
 // The 1-based line on which `text` passes `cap` lines and flow-list items (newlines and commas);
 // nullopt when it holds no more than that.
 std::optional<int> line_past_entries(std::string_view text, size_t cap = kMaxYamlEntries);
+
+// The refusal of `text`, read from `file`, when it passes kMaxYamlEntries: at the line where it
+// does, "the WHAT holds more than ... lines and list items, the limit (HINT)"; nullopt otherwise.
+std::optional<Diagnostic> too_many_entries(std::string_view text, const std::string& file,
+                                           std::string_view what, std::string_view hint);
 
 }  // namespace etwire::control

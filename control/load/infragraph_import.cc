@@ -99,17 +99,11 @@ bool import_infragraph(MapReader& fabric, const std::string& config_dir,
               fmt::format("cannot read the InfraGraph file {}: {}", file, why));
     return false;
   }
-  if (const std::optional<int> line = line_past_entries(content)) {
-    Diagnostic d;
-    d.problem = Problem::kSyntax;
-    d.where.file = file;
-    d.where.line = *line;
-    d.where.column = 1;
-    d.message = fmt::format(
-        "the InfraGraph file holds more than {} lines and list items, the limit (a fabric needs "
-        "far fewer: an instance names all the copies of a device, an edge many cables by slices)",
-        kMaxYamlEntries);
-    ctx.report(std::move(d));
+  if (std::optional<Diagnostic> d = too_many_entries(
+          content, file, "InfraGraph file",
+          "a fabric needs far fewer: an instance names all the copies of a device, an edge many "
+          "cables by slices")) {
+    ctx.report(std::move(*d));
     return false;
   }
   YAML::Node document;

@@ -57,18 +57,12 @@ void report_yaml_exception(RunPlan& loaded, const YAML::Exception& e) {
 }
 
 bool report_too_many_entries(RunPlan& loaded, const std::string& text) {
-  const std::optional<int> line = line_past_entries(text);
-  if (!line) return false;
-  Diagnostic d;
-  d.problem = Problem::kSyntax;
-  d.where.file = loaded.source_map.file();
-  d.where.line = *line;
-  d.where.column = 1;
-  d.message = fmt::format(
-      "the configuration holds more than {} lines and list items, the limit (a configuration "
-      "needs far fewer: place ranks with mapping rules, not rank by rank)",
-      kMaxYamlEntries);
-  loaded.diagnostics.add(std::move(d));
+  std::optional<Diagnostic> d =
+      too_many_entries(text, loaded.source_map.file(), "configuration",
+                       "a configuration needs far fewer: place ranks with mapping rules, not rank "
+                       "by rank");
+  if (!d) return false;
+  loaded.diagnostics.add(std::move(*d));
   return true;
 }
 
