@@ -33,7 +33,7 @@ fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0}
 build="$root/build/fuzz"
 targets=(trace trace_binary trace_gzip trace_feeder_json trace_jsonizer_json comm_groups config
-         infragraph frame quantities summary_json faults)
+         infragraph infragraph_import frame quantities summary_json faults)
 if [[ -n $only ]]; then
   [[ " ${targets[*]} " == *" $only "* ]] || { echo "fuzz.sh: no target $only" >&2; exit 2; }
   targets=("$only")
@@ -43,8 +43,8 @@ fi
 # inputs make every execution slower without reaching new code.
 declare -A max_len=(
   [trace]=65536 [trace_binary]=65536 [trace_gzip]=65536 [trace_feeder_json]=65536
-  [trace_jsonizer_json]=65536 [comm_groups]=8192 [config]=32768 [infragraph]=16384 [frame]=9216
-  [quantities]=64 [summary_json]=65536 [faults]=8192)
+  [trace_jsonizer_json]=65536 [comm_groups]=8192 [config]=32768 [infragraph]=16384
+  [infragraph_import]=16384 [frame]=9216 [quantities]=64 [summary_json]=65536 [faults]=8192)
 
 if ! command -v clang++ >/dev/null; then
   echo "fuzz.sh: clang++ is missing (Debian packages clang and libclang-rt-14-dev; scripts/setup.sh installs them)" >&2
@@ -71,7 +71,10 @@ seed() {  # seed TARGET FILE [NAME]: one seed, unless the target is not being ru
 }
 for f in "$root"/configs/*.yaml; do seed config "$f"; done
 # The InfraGraph files the tests import (configs/ has none of its own).
-for f in "$root"/tests/control/configs/infragraph/*; do seed infragraph "$f"; done
+for f in "$root"/tests/control/configs/infragraph/*; do
+  seed infragraph "$f"
+  seed infragraph_import "$f"
+done
 "$build/tests/fuzz/make_frame_seeds" "$corpus/frame" >/dev/null 2>&1 || [[ ! -d $corpus/frame ]]
 for q in 0 1.5us 250ns "2 ms" 3s 4KiB 1.5GiB 9000 64KB 100Gbps 25Gb/s "400 Mbps"; do
   printf '%s' "$q" > "$corpus/quantities/$(printf '%s' "$q" | tr -c 'A-Za-z0-9.' _)" 2>/dev/null || true
