@@ -4,12 +4,19 @@
 # Every test must pass so (docs/reliability.md, "A busy machine"): what a wall-clock test asserts
 # holds on a loaded machine, and its timing bounds come from the machine, not constants.
 #
-#   scripts/test-under-load.sh [--spinners N] [--runs K] [--wall-clock] [--readme] [-- CTEST ARGS]
+#   scripts/test-under-load.sh [--spinners N] [--spinner-command CMD]... [--runs K] [--wall-clock]
+#                              [--readme] [-- CTEST ARGS]
 #
 #   --spinners N  N spinners (default: one per CPU), placed on the CPUs in turn
+#   --spinner-command CMD
+#                 the next spinner does work: it runs CMD (a shell command, pinned to its CPU,
+#                 at the tests' priority, e.g. a fuzz campaign) and busy-loops once CMD ends,
+#                 so its CPU stays busy however long the tests run; CMD's output goes to its
+#                 own log (printed at the start). Repeat for more spinners
 #   --runs K      run the tests K times in a row (default 1); stops at the first failing run
 #   --wall-clock  only the tests on the wall clock (labels dpdk, dpdk_port, dataplane_dpdk,
-#                 dataplane_mpi, dataplane_verbs, cli_mpi, dut, capture, telemetry, verbs)
+#                 dataplane_mpi, dataplane_verbs, cli_mpi, dut, capture, telemetry, verbs,
+#                 testing)
 #   --readme      the README's whole test command (scripts/test.sh) instead of ctest on
 #                 build/release
 #
@@ -18,6 +25,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 spinners=""
+spinner_commands=()
 runs=1
 wall_clock=0
 readme=0
@@ -25,11 +33,12 @@ ctest_args=()
 while (($#)); do
   case "$1" in
     --spinners) spinners=${2:-}; shift ;;
+    --spinner-command) spinner_commands+=("${2:?--spinner-command needs a command}"); shift ;;
     --runs) runs=${2:-}; shift ;;
     --wall-clock) wall_clock=1 ;;
     --readme) readme=1 ;;
     --) shift; ctest_args=("$@"); break ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test-under-load.sh: unknown option $1 (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -39,6 +48,10 @@ while read -r cpu; do cpus+=("$cpu"); done < <(python3 -c \
   'import os; print("\n".join(str(c) for c in sorted(os.sched_getaffinity(0))))')
 [[ -z $spinners ]] && spinners=${#cpus[@]}
 [[ $spinners =~ ^[0-9]+$ ]] || { echo "test-under-load.sh: --spinners needs a whole number" >&2; exit 2; }
+if ((${#spinner_commands[@]} > spinners)); then
+  echo "test-under-load.sh: ${#spinner_commands[@]} spinner commands for $spinners spinner(s)" >&2
+  exit 2
+fi
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "test-under-load.sh: --runs needs a positive whole number" >&2; exit 2; }
 if ((readme && wall_clock)); then
   echo "test-under-load.sh: --readme runs every test; leave out --wall-clock" >&2
@@ -47,7 +60,9 @@ fi
 
 spinner_pids=()
 stop_spinners() {
-  ((${#spinner_pids[@]})) && kill "${spinner_pids[@]}" 2>/dev/null
+  # Each spinner leads its own process group (setsid): a command's children go with it.
+  local pid
+  for pid in "${spinner_pids[@]}"; do kill -- "-$pid" 2>/dev/null; done
   ((${#spinner_pids[@]})) && wait "${spinner_pids[@]}" 2>/dev/null
   spinner_pids=()
 }
@@ -59,14 +74,20 @@ if ((!readme)); then
 fi
 for ((i = 0; i < spinners; i++)); do
   cpu=${cpus[i % ${#cpus[@]}]}
-  taskset -c "$cpu" bash -c 'while :; do :; done' &
+  work=${spinner_commands[i]:-:}
+  log=/dev/null
+  if [[ $work != : ]]; then
+    log=$(mktemp "${TMPDIR:-/tmp}/etwire-spinner-$i.XXXXXX.log")
+    echo "== spinner $i on CPU $cpu runs: $work (log $log)"
+  fi
+  setsid taskset -c "$cpu" bash -c "cd '$root' && { $work; } >'$log' 2>&1; while :; do :; done" &
   spinner_pids+=($!)
 done
 echo "== $spinners spinner(s) on CPUs ${cpus[*]}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 selection=()
 ((wall_clock)) &&
-  selection=(-L '^(dpdk|dpdk_port|dataplane_dpdk|dataplane_mpi|dataplane_verbs|cli_mpi|dut|capture|telemetry|verbs)$')
+  selection=(-L '^(dpdk|dpdk_port|dataplane_dpdk|dataplane_mpi|dataplane_verbs|cli_mpi|dut|capture|telemetry|verbs|testing)$')
 for ((run = 1; run <= runs; run++)); do
   start=$(date +%s)
   code=0

@@ -11,9 +11,10 @@ from dpdk_runs import Skip, run_dpdk_etwire  # noqa: E402
 __all__ = ["Skip", "af_packet_port", "append_records", "etwire", "load_summary", "twin_buffer"]
 
 
-def etwire(args, *cmd, ns=None, timeout=300, check=True):
+def etwire(args, *cmd, ns=None, timeout=300, check=True, measure_cpu=False):
     prefix = ["ip", "netns", "exec", ns.name] if ns else []
-    return run_dpdk_etwire(args.etwire, cmd, prefix=prefix, timeout=timeout, check=check)
+    return run_dpdk_etwire(args.etwire, cmd, prefix=prefix, timeout=timeout, check=check,
+                           measure_cpu=measure_cpu)
 
 
 def load_summary(out):

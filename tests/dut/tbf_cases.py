@@ -1,14 +1,17 @@
 """The Linux bridge with a tbf shaper as the device under test: an incast into an exact bottleneck
 with tail drop (docs/dut-validation.md)."""
 
+import math
 import os
 
 from dut_runs import Skip, af_packet_port, append_records, etwire, load_summary, twin_buffer
 from netns import DeviceUnavailable, Namespace
 from tbf_bridge import TbfBridge
 
-# The lab's gather time may exceed the twin's prediction by this much (etwire compare's cct).
-TBF_CCT_TOLERANCE_PERCENT = 150
+# The lab's gather may take this many times the twin's predicted time, when etwire had its CPUs;
+# stretched by the time it waited for them, twice: the time its work takes, and the resends a
+# receiver that polls late lets the senders send past each loss (cpu_wait.py).
+TBF_CCT_RATIO = 2.5
 
 
 def case_tbf_incast(args, work):
@@ -65,7 +68,8 @@ telemetry:
         with Namespace("tbf") as ns, TbfBridge(ns, macs, rate=f"{rate_bps // 1_000_000}mbit",
                                                limit=f"{limit_bytes // 1024}kb") as bridge:
             before = bridge.counters()
-            run = etwire(args, "run", config, "--predict", "--no-metrics", ns=ns, check=False)
+            run = etwire(args, "run", config, "--predict", "--no-metrics", ns=ns, check=False,
+                         measure_cpu=True)
             after = bridge.counters()
     except DeviceUnavailable as e:
         raise Skip(f"tbf bridge: {e}")
@@ -91,9 +95,12 @@ telemetry:
     assert device["shaper_dropped"] > 0 and retransmitted > 0, device
     assert rx["missing_packets"] > 0, rx
 
-    # The stated tolerance: the lab's gather within 2.5 times the predicted time (measured 1.3 to
-    # 1.5 times with one other busy process on the machine, 3.5 to 3.9 times with three:
-    # docs/dut-validation.md), and not below 0.8 times it (the twin's bottleneck is exact).
+    # The stated tolerance: the lab's gather within 2.5 times the predicted time when etwire had
+    # its CPUs, stretched by the share of its time it waited for one (measured 0.9 to 1.2 times on
+    # a quiet machine, 3.5 to 5.9 times with two spinners: docs/dut-validation.md), and not below
+    # 0.8 times it (the twin's bottleneck is exact; waiting can only slow the lab).
+    allowed = run.cpu_wait.stretched(TBF_CCT_RATIO, power=2)
+    tolerance_percent = math.ceil((allowed - 1) * 100)
     cct = measured["collectives"][0]["cct_ns"]
     predicted_cct = predicted["collectives"][0]["cct_ns"]
     assert predicted["status"] == "completed", (predicted["status"], predicted["failed_by_status"])
@@ -102,7 +109,7 @@ telemetry:
         assert compare.returncode == 0, compare.stderr
     else:
         compare = etwire(args, "compare", os.path.join(out, "prediction"), out, "--tolerance",
-                         f"cct={TBF_CCT_TOLERANCE_PERCENT}", check=False)
+                         f"cct={tolerance_percent}", check=False)
         assert compare.returncode == 0, f"beyond the tolerance:\n{compare.stdout}{compare.stderr}"
         assert cct >= 0.8 * predicted_cct, (cct, predicted_cct)
     ideal_ns = original * (1024 + 58 + 20) * 8 / rate_bps * 1e9
@@ -115,13 +122,16 @@ telemetry:
         "prediction_cct_ms": predicted_cct / 1e6,
         "prediction_retransmitted": sum(p["retransmitted_packets"] for p in predicted["ports"]),
         "prediction_failed_flows": predicted["failed_flows"],
+        "etwire_cpu_s": run.cpu_wait.on_cpu_s, "etwire_cpu_wait_s": run.cpu_wait.waiting_s,
+        "cct_tolerance_percent": tolerance_percent,
     }
     append_records(args, [record])
     return (f"shaper forwarded {device['shaper_sent']} and dropped {device['shaper_dropped']} of "
             f"{sent} frames, {retransmitted} retransmitted, gather {cct / 1e6:.0f} ms "
             f"({100 * ideal_ns / cct:.0f}% of the bottleneck); prediction: "
             f"{predicted['status']}, {record['prediction_cct_ms']:.0f} ms, "
-            f"{record['prediction_failed_flows']} flows failed")
+            f"{record['prediction_failed_flows']} flows failed; etwire {run.cpu_wait}, "
+            f"so within {allowed:.2f} times the prediction")
 
 
 CASES = {"tbf_incast": case_tbf_incast}
