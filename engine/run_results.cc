@@ -23,6 +23,14 @@ std::string_view run_status_name(RunStatus status) {
   return "unknown";
 }
 
+std::optional<RunStatus> run_status_named(std::string_view name) {
+  for (auto status : {RunStatus::kCompleted, RunStatus::kFlowsFailed, RunStatus::kStuck,
+                      RunStatus::kInterrupted, RunStatus::kFailed}) {
+    if (run_status_name(status) == name) return status;
+  }
+  return std::nullopt;
+}
+
 std::string kind_label(collectives::CollectiveKind kind) {
   return kind ? std::string(trace::collective_type_name(*kind)) : std::string("SEND/RECV");
 }

@@ -28,6 +28,8 @@ enum class RunStatus : uint8_t {
 };
 // "completed", "flows-failed", "stuck", "interrupted", "failed"
 std::string_view run_status_name(RunStatus status);
+// The inverse of run_status_name; nullopt for a name no status has.
+std::optional<RunStatus> run_status_named(std::string_view name);
 
 // "ALL_REDUCE" and the other schema names in diagnoses; "SEND/RECV" for point-to-point.
 std::string kind_label(collectives::CollectiveKind kind);

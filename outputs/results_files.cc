@@ -10,6 +10,7 @@
 #include "collectives/bandwidth.h"
 #include "engine/result_fields.h"
 #include "outputs/qp_results.h"
+#include "trace/node.h"
 #include "transport/flow_record_csv.h"
 
 namespace etwire::outputs {
@@ -185,6 +186,15 @@ std::string collective_type_label(collectives::CollectiveKind kind) {
   std::string label(collectives::collective_kind_name(kind));
   for (char& c : label) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return label;
+}
+
+std::optional<collectives::CollectiveKind> collective_kind_labelled(std::string_view label) {
+  if (label == collective_type_label(std::nullopt)) return collectives::CollectiveKind{};
+  for (int k = 0; k < trace::kCollectiveTypeCount; ++k) {
+    const collectives::CollectiveKind kind = static_cast<trace::CollectiveType>(k);
+    if (collective_type_label(kind) == label) return kind;
+  }
+  return std::nullopt;
 }
 
 std::string group_label(int64_t group) {

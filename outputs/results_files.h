@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,8 @@ namespace etwire::outputs {
 // The collective as the result files and the console name it: "all_reduce", "all_to_all", ...,
 // "send_recv" for point-to-point.
 std::string collective_type_label(collectives::CollectiveKind kind);
+// The inverse of collective_type_label; nullopt when no kind has that label.
+std::optional<collectives::CollectiveKind> collective_kind_labelled(std::string_view label);
 // A group key as the result files print it: "all" (-1), "p2p" (kPointToPointGroup), else the
 // comm-group id.
 std::string group_label(int64_t group);

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "common/bounded_file.h"
 #include "dataplane/port_counters.h"
@@ -105,13 +106,14 @@ double median_nearest_rank(std::vector<double> samples) {
   return samples[rank - 1];
 }
 
-bool known_status(std::string_view name) {
-  for (auto status :
-       {engine::RunStatus::kCompleted, engine::RunStatus::kFlowsFailed, engine::RunStatus::kStuck,
-        engine::RunStatus::kInterrupted, engine::RunStatus::kFailed}) {
-    if (engine::run_status_name(status) == name) return true;
+// The `type` of a collectives[] or fct[] entry, refused unless a collective has that label, as
+// `etwire report` refuses it: compare would otherwise set a typo beside the real type.
+std::string collective_type(const Located& entry) {
+  std::string type = entry.text("type", true);
+  if (!collective_kind_labelled(type)) {
+    entry.fail("type", fmt::format("unknown collective type {}", json_excerpt(Json(type))));
   }
-  return false;
+  return type;
 }
 
 std::optional<double> mean_of(const std::vector<double>& values) {
@@ -127,7 +129,7 @@ void digest_collectives(const Located& doc, RunDigest& digest) {
   };
   std::map<std::string, Samples> by_type;
   for (const Located& c : doc.objects("collectives", true)) {
-    const std::string type = c.text("type", true);
+    const std::string type = collective_type(c);
     const double cct_ns = c.number_or_zero("cct_ns", true);
     const auto busbw = c.number("busbw_GBps");
     const auto ideal = c.number("ideal_percent");
@@ -149,7 +151,7 @@ void digest_collectives(const Located& doc, RunDigest& digest) {
 
 void digest_fct(const Located& doc, RunDigest& digest) {
   for (const Located& f : doc.objects("fct")) {
-    FctDigest& d = digest.fct[f.text("type", true)];
+    FctDigest& d = digest.fct[collective_type(f)];
     d.flows = static_cast<uint64_t>(f.number_or_zero("flows", true));
     d.p50_us = f.number_or_zero("p50_ns") / kNanosPerMicro;
     d.p99_us = f.number_or_zero("p99_ns") / kNanosPerMicro;
@@ -158,8 +160,13 @@ void digest_fct(const Located& doc, RunDigest& digest) {
 }
 
 void digest_iterations(const Located& doc, RunDigest& digest) {
+  std::set<std::string> jobs;
+  for (const Located& job : doc.objects("jobs", true)) jobs.insert(job.text("name", true));
   for (const Located& it : doc.objects("iterations", true)) {
     std::string job = it.text("job", true);
+    // As `etwire report` reads it: an iteration names a job of the run.
+    if (!jobs.contains(job))
+      it.fail("job", fmt::format("job {} is not in jobs[]", json_excerpt(Json(job))));
     const auto iteration = static_cast<int64_t>(it.number_or_zero("iteration", true));
     const double jct_ns = it.number_or_zero("jct_ns", true);
     if (it.flag("warmup")) continue;
@@ -200,7 +207,7 @@ RunDigest digest_summary_json(const std::string& text, const std::string& source
   digest.topology = run.text("topology");
   digest.world_size = static_cast<uint64_t>(run.number_or_zero("world_size"));
   digest.status = top.text("status", true);
-  if (!known_status(digest.status)) {
+  if (!engine::run_status_named(digest.status)) {
     top.fail("status", fmt::format("unknown status {}", json_excerpt(Json(digest.status))));
   }
   digest_collectives(top, digest);

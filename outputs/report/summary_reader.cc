@@ -55,25 +55,6 @@ class Fields {
   const Json& object_;
 };
 
-std::optional<engine::RunStatus> status_named(std::string_view name) {
-  for (auto status :
-       {engine::RunStatus::kCompleted, engine::RunStatus::kFlowsFailed, engine::RunStatus::kStuck,
-        engine::RunStatus::kInterrupted, engine::RunStatus::kFailed}) {
-    if (engine::run_status_name(status) == name) return status;
-  }
-  return std::nullopt;
-}
-
-// The inverse of collective_type_label; nullopt when no kind has that label.
-std::optional<collectives::CollectiveKind> kind_labelled(std::string_view label) {
-  if (label == collective_type_label(std::nullopt)) return collectives::CollectiveKind{};
-  for (int k = 0; k < trace::kCollectiveTypeCount; ++k) {
-    const collectives::CollectiveKind kind = static_cast<trace::CollectiveType>(k);
-    if (collective_type_label(kind) == label) return kind;
-  }
-  return std::nullopt;
-}
-
 // Reads records as summary.json shows them: the entries of their lists (engine/result_fields.h).
 // The keys a record's list requires must be there (engine::required_in_summary); another key the
 // file leaves out, or holds null, leaves its member as it is. A key of the wrong type is an
@@ -139,7 +120,7 @@ class SummaryJsonReader {
 
   static void read_value(const Fields& object, std::string_view key, const Json& value,
                          engine::RunStatus& status) {
-    const auto known = status_named(text(object, key, value));
+    const auto known = engine::run_status_named(text(object, key, value));
     if (!known) object.fail(fmt::format("unknown status {}", json_excerpt(value)));
     status = *known;
   }
@@ -151,7 +132,7 @@ class SummaryJsonReader {
   }
   static void read_value(const Fields& object, std::string_view key, const Json& value,
                          collectives::CollectiveKind& kind) {
-    const auto known = kind_labelled(text(object, key, value));
+    const auto known = collective_kind_labelled(text(object, key, value));
     if (!known) object.fail(fmt::format("unknown collective type {}", json_excerpt(value)));
     kind = *known;
   }

@@ -163,6 +163,14 @@ TEST(RunDigest, RefusesMalformedValuesNamingThePath) {
       {[](auto& j) { j["run"]["world_size"] = -1; }, "run.world_size: expected"},
       {[](auto& j) { j["ports"][0]["drops"] = "many"; }, "ports[0].drops: expected"},
       {[](auto& j) { j["fct"][0]["flows"] = -3; }, "fct[0].flows: expected"},
+      // As report reads them: a collective type no collective has, a job the run did not have.
+      {[](auto& j) { j["collectives"][0]["type"] = "all_reduse"; },
+       "collectives[0].type: unknown collective type \"all_reduse\""},
+      {[](auto& j) { j["fct"][0]["type"] = "ALL_REDUCE"; }, "fct[0].type: unknown collective type"},
+      {[](auto& j) { j["iterations"][0]["job"] = "other"; },
+       "iterations[0].job: job \"other\" is not in jobs[]"},
+      {[](auto& j) { j.erase("jobs"); }, "top level: no \"jobs\""},
+      {[](auto& j) { j["jobs"][0].erase("name"); }, "jobs[0]: no \"name\""},
   };
   for (const auto& [mutate, where] : cases) {
     nlohmann::json bad = good;
