@@ -369,11 +369,13 @@ class Reader {
     }
   }
 
-  // False (and reported) when an end already has a cable.
+  // False (and reported) when an end already has a cable. Neither end is recorded as cabled
+  // unless the cable is made: a refused edge once left its first end pointing at a cable that
+  // did not exist, which a later edge to that end read past the end of the cables.
   bool add_cable(const ListItem& item, size_t edge, size_t link, const End& a, const End& b) {
     for (const End* end : {&a, &b}) {
-      const auto [it, inserted] = cabled_.emplace(end->name, graph_.cables.size());
-      if (inserted) continue;
+      const auto it = cabled_.find(end->name);
+      if (it == cabled_.end()) continue;
       const Cable& first = graph_.cables[it->second];
       ctx_.error(Problem::kDuplicate, item.node, item.path,
                  fmt::format("{} is cabled twice: to {} by {} and to {} by {}; etwire takes a "
@@ -383,6 +385,8 @@ class Reader {
                              graph_.edge_path(edge)));
       return false;
     }
+    cabled_.emplace(a.name, graph_.cables.size());
+    cabled_.emplace(b.name, graph_.cables.size());
     Cable cable;
     cable.edge = edge;
     cable.link = link;

@@ -159,7 +159,7 @@ TEST_F(CompareCommand, AMissingDirectoryOrSummaryIsNamed) {
 
 TEST_F(CompareCommand, RunsWithNoCollectiveTypeInCommonSaySo) {
   write_file(scratch() / "alltoall" / "summary.json", R"({
-    "status": "completed", "run": {"name": "a2a"},
+    "status": "completed", "run": {"name": "a2a"}, "jobs": [],
     "collectives": [{"type": "all_to_all", "warmup": false, "cct_ns": 1000, "busbw_GBps": 3.0,
                      "ideal_percent": 50.0}],
     "iterations": [], "ports": [], "fct": []})");

@@ -83,6 +83,28 @@ std::string servers_and_switches(const std::string& instances, const std::string
          instances + "edges:\n" + edges;
 }
 
+TEST(InfraGraphLimits, AnEdgeRefusedForACabledEndLeavesItsOtherEndFree) {
+  // The second edge is refused: b.0's port has a cable. It once left a.1's NIC recorded as
+  // cabled by a cable never made, so the third edge, a.1's first, was refused too, naming a cable
+  // read past the end of the list (a heap overflow the fuzzer found).
+  const std::string edge =
+      "  - {ep1: {instance: \"a[$A]\", component: nic}, ep2: {instance: "
+      "\"b[$B]\", component: port}, scheme: one2one, link: l}\n";
+  const auto cable = [&](const char* a, const char* b) {
+    std::string text = edge;
+    text.replace(text.find("$A"), 2, a);
+    text.replace(text.find("$B"), 2, b);
+    return text;
+  };
+  const RunPlan loaded = load_written(servers_and_switches(
+      "  - {name: a, device: server, count: 2}\n  - {name: b, device: switch, count: 2}\n",
+      cable("0", "0") + cable("1", "0") + cable("1", "1")));
+  EXPECT_NE(find(loaded, "edges[1]", "b.0.port.0 is cabled twice: to a.0.nic.0 by edges[0]"),
+            nullptr)
+      << loaded.diagnostics.to_text();
+  EXPECT_EQ(find(loaded, "edges[2]", "cabled twice"), nullptr) << loaded.diagnostics.to_text();
+}
+
 TEST(InfraGraphLimits, AManyToManyEdgeIsCountedBeforeItsCablesAreMade) {
   // 900 million pairs were made before the cap on cables was looked at: 4.2 GB, bad_alloc.
   const RunPlan loaded = load_written(servers_and_switches(
