@@ -224,10 +224,26 @@ void DpdkDataPlane::start() {
   for (auto& worker : workers_) worker->launch();
 }
 
+void DpdkDataPlane::settle_wire() {
+  // Frames on the wire when the workers stopped (a resend a timer sent just before the ACK that
+  // ended the run, on a machine that held the receiver's lcore off its CPU) would be sent by one
+  // port and never received by the other. Passes over every port take them in and send what
+  // they answer until one moves nothing: on devices that hand a frame straight to the peer
+  // (ring, memif) the ports' counts then agree across every cable. A device under test that
+  // keeps sending ends it at the cap.
+  constexpr int kMaxSettlePasses = 256;
+  for (int pass = 0; pass < kMaxSettlePasses; ++pass) {
+    bool moved = false;
+    for (auto& worker : workers_) moved |= worker->settle_pass();
+    if (!moved) return;
+  }
+}
+
 void DpdkDataPlane::finish() {
   if (finished_) return;
   finished_ = true;
   for (auto& worker : workers_) worker->halt();
+  settle_wire();
   for (auto& worker : workers_) worker->stop();
   if (capture_) capture_->stop();
 }

@@ -78,6 +78,8 @@ class DpdkDataPlane final : public DataPlane {
                                       uint32_t instance, rte_ring* rx_ring) const;
   // Rings between every two workers, for ports of several queues (see HandoverRing).
   void connect_handover();
+  // finish(), between halting the workers and stopping them: takes in what is still on the wire.
+  void settle_wire();
   void send(size_t worker, const WorkerCommand& command);
   // Hands a worker the commands its ring had no room for, as far as it now has.
   void send_waiting(size_t worker);

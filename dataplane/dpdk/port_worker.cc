@@ -54,6 +54,19 @@ void PortWorker::halt() {
   }
 }
 
+bool PortWorker::settle_pass() {
+  const clock::WallClock& clock = loop_.clock();
+  bool moved = false;
+  for (auto& port : ports_) {
+    const uint32_t waiting = port->frames_waiting();
+    if (port->poll(clock.now(), &clock) > 0 || port->frames_waiting() != waiting) moved = true;
+  }
+  if (!handover_from_.empty()) take_handed_over(clock);
+  // What the frames taken in answered (an ACK to a resend) goes out on the next pass.
+  for (auto& port : ports_) moved |= port->frames_waiting() > 0;
+  return moved;
+}
+
 void PortWorker::stop() {
   halt();
   // Frames another worker received for this one's connections and handed over in its last

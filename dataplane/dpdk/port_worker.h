@@ -55,6 +55,11 @@ class PortWorker final : public PollHook, public nic::dpdk::QueueHandover {
   // Ends the lcore's loop, as stop() does, without taking in what other workers handed over: a
   // run's end halts every worker first, so that none hands over after another stopped.
   void halt();
+  // Main lcore, between halt() and stop(): one pass over the worker's ports after the run, as
+  // the loop's own (queued frames handed to the devices, a burst received and delivered, what
+  // other workers handed over taken in), timers left out. True when it moved a frame or left
+  // one waiting: the run's end repeats passes until none does (DpdkDataPlane::finish).
+  bool settle_pass();
 
   // Main lcore's worker: one pass of the loop.
   void run_once() { loop_.run_once(); }

@@ -145,6 +145,8 @@ class DpdkPort final : public nic::Port {
   // came back full or the partner is paused, and sends the pause or resume the backlog calls
   // for. Returns the number of frames received.
   uint32_t poll(clock::Nanos now, const clock::Scheduler* clock = nullptr);
+  // Frames queued for the device and not yet taken by it (the next poll hands them over).
+  uint32_t frames_waiting() const { return pending_; }
   // Queues a PFC frame that pauses class `priority` of the link partner for `quanta` (0
   // resumes it). False when it could not be queued (no mbuf, or the device's queue stayed full).
   bool send_pause(uint8_t priority, uint16_t quanta);
