@@ -47,7 +47,7 @@ declare -A max_len=(
   [infragraph_import]=16384 [frame]=9216 [quantities]=64 [summary_json]=65536 [faults]=8192)
 
 if ! command -v clang++ >/dev/null; then
-  echo "fuzz.sh: clang++ is missing (Debian packages clang and libclang-rt-14-dev; scripts/setup.sh installs them)" >&2
+  echo "fuzz.sh: clang++ is missing (Debian packages clang and libclang-rt-14-dev; scripts/setup.sh --tests installs them)" >&2
   exit 1
 fi
 

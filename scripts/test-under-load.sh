@@ -20,8 +20,8 @@
 #   --readme      the README's whole test command (scripts/test.sh) instead of ctest on
 #                 build/release
 #
-# Builds build/release first (scripts/setup.sh). Prints the load average and the time of each
-# run; exits with the first failing run's code.
+# Builds build/release first (scripts/setup.sh --tests). Prints the load average and the time of
+# each run; exits with the first failing run's code.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 spinners=""
@@ -69,8 +69,8 @@ stop_spinners() {
 trap stop_spinners EXIT INT TERM
 
 if ((!readme)); then
-  echo "== Release build (scripts/setup.sh)"
-  "$root/scripts/setup.sh"
+  echo "== Release build (scripts/setup.sh --tests)"
+  "$root/scripts/setup.sh" --tests
 fi
 for ((i = 0; i < spinners; i++)); do
   cpu=${cpus[i % ${#cpus[@]}]}

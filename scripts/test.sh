@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds etwire and runs the whole test suite twice: a Release build, then an ASan+UBSan build;
 # then runs every fuzz target for 20 s (scripts/fuzz.sh, in build/fuzz).
-# Installs missing Debian packages first (see setup.sh).
+# Installs missing Debian packages first, the test tools included (setup.sh --tests).
 #
 #   scripts/test.sh            both builds and the fuzz targets
 #   scripts/test.sh --quick    Release build only, no fuzzing
@@ -24,7 +24,7 @@ done
 jobs=$(nproc 2>/dev/null || echo 2)
 
 echo "== Release build and tests"
-"$root/scripts/setup.sh"
+"$root/scripts/setup.sh" --tests
 ctest --test-dir "$root/build/release" --output-on-failure -j "$jobs" "${ctest_args[@]}"
 
 if ((quick)); then exit 0; fi
