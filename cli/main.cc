@@ -2,12 +2,15 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
 #include <utility>
 #include <vector>
 
+#include "cli/build_info.h"
 #include "cli/commands.h"
 #include "cli/unknown_command.h"
 #include "cluster/session.h"
@@ -40,7 +43,8 @@ int main(int argc, char** argv) {
   CLI::App app{
       "etwire: replays MLCommons Chakra execution traces as paced RoCEv2 traffic against a device "
       "under test, and records what the fabric did."};
-  app.set_version_flag("--version", "etwire 0.1.0");
+  app.set_version_flag("--version",
+                       fmt::format("etwire {} (commit {}; {} build)", kVersion, kCommit, kBuild));
   app.require_subcommand(1);
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose,

@@ -10,6 +10,7 @@
 namespace etwire {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -57,7 +58,11 @@ TEST(CliUsage, NoCommandAtAllListsTheCommands) {
 TEST(CliUsage, HelpAndVersionAreNotMistakenForAMissingCommand) {
   auto r = etwire::testing::run_etwire("--version");
   EXPECT_EQ(r.code, 0);
-  EXPECT_THAT(r.output, HasSubstr("etwire 0.1.0"));
+  // The version, the commit built (or why it is unknown) and the build type.
+  EXPECT_THAT(r.output,
+              ContainsRegex("^etwire 0\\.1\\.0 \\(commit ([0-9a-f]{12}(\\+changes)?|unknown: "
+                            "not built from a git checkout); [A-Za-z]+(, ASan\\+UBSan)? "
+                            "build\\)"));
   r = etwire::testing::run_etwire("--help");
   EXPECT_EQ(r.code, 0);
   EXPECT_THAT(r.output, Not(HasSubstr("error")));
