@@ -5,18 +5,12 @@
 
 namespace etwire::engine {
 
-namespace {
-
-// Percentiles in hundredths of a percent, so p99.9 stays an integer.
-constexpr uint64_t kScale = 10000;
-
-// Nearest rank (1-based) of the percentile `hundredths` / 100 among `count` samples.
 uint64_t nearest_rank(uint64_t count, uint64_t hundredths) {
+  // Percentiles in hundredths of a percent, so p99.9 stays an integer.
+  constexpr uint64_t kScale = 10000;
   const uint64_t rank = (count * hundredths + kScale - 1) / kScale;
   return std::max<uint64_t>(rank, 1);
 }
-
-}  // namespace
 
 FctPercentiles fct_percentiles(collectives::CollectiveKind kind,
                                std::vector<clock::Nanos>& samples) {

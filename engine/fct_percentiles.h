@@ -8,11 +8,16 @@
 // of p/100 x N moves a percentile by one sample.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "engine/run_results.h"
 
 namespace etwire::engine {
+
+// Nearest rank (1-based) of the percentile `hundredths` / 100 (9990: p99.9) among `count`
+// samples; 1 for no samples.
+uint64_t nearest_rank(uint64_t count, uint64_t hundredths);
 
 // `samples` is reordered (partially sorted) in place, so large runs need no copy. No samples:
 // flows 0 and every percentile 0.

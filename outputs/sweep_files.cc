@@ -4,7 +4,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
 #include "collectives/nccl_sizes.h"
+#include "engine/fct_percentiles.h"
 #include "outputs/results_files.h"
 
 namespace etwire::outputs {
@@ -17,13 +24,47 @@ using Json = nlohmann::ordered_json;
 constexpr int kNcclTestsJsonVersion = 2;
 constexpr double kBytesPerGB = 1e9;
 
-std::string series_name(const SweepPoint& p) {
-  return fmt::format("{}-{}", collective_type_label(p.kind),
-                     collectives::algorithm_name(p.algorithm));
+std::string series_name(collectives::CollectiveKind kind, collectives::Algorithm algorithm) {
+  return fmt::format("{}-{}", collective_type_label(kind), collectives::algorithm_name(algorithm));
 }
 
 Json optional_number(const std::optional<double>& value) {
   return value ? Json(*value) : Json(nullptr);
+}
+
+// A point's measured iterations as nccl-tests writes them with per-iteration timing (-I 1): each
+// process's time in each iteration (here a rank is a process), each iteration's time the slowest
+// rank's, and their statistics (p99 by nearest rank, the coefficient of variation from the
+// sample standard deviation). Null when no iteration was finished by every rank.
+Json per_iteration_json(const SweepPoint& p) {
+  const std::vector<std::vector<double>>& ranks = p.rank_iteration_us;
+  size_t iterations = ranks.empty() ? 0 : ranks[0].size();
+  for (const std::vector<double>& row : ranks) iterations = std::min(iterations, row.size());
+  if (iterations == 0) return nullptr;
+  std::vector<double> times(iterations, 0.0);
+  Json per_rank = Json::array();
+  for (const std::vector<double>& row : ranks) {
+    for (size_t i = 0; i < iterations; ++i) times[i] = std::max(times[i], row[i]);
+    per_rank.push_back(std::vector<double>(row.begin(), row.begin() + iterations));
+  }
+  const auto n = static_cast<double>(iterations);
+  double sum = 0;
+  for (double t : times) sum += t;
+  const double mean = sum / n;
+  double squares = 0;
+  for (double t : times) squares += (t - mean) * (t - mean);
+  const double deviation = iterations > 1 ? std::sqrt(squares / (n - 1)) : 0.0;
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  Json j;
+  j["avg_us"] = mean;
+  j["min_us"] = sorted.front();
+  j["max_us"] = sorted.back();
+  j["p99_us"] = sorted[engine::nearest_rank(iterations, 9900) - 1];
+  j["cv_pct"] = mean > 0 ? deviation / mean * 100 : 0.0;
+  j["times_us"] = std::move(times);
+  j["per_process_max_times_us"] = std::move(per_rank);
+  return j;
 }
 
 Json result_json(const SweepResults& sweep, const SweepPoint& p) {
@@ -44,8 +85,13 @@ Json result_json(const SweepResults& sweep, const SweepPoint& p) {
   } else {
     row["in_place"] = nullptr;
   }
+  // Left out rather than null where nothing was measured: readers of nccl-tests' files take an
+  // absent key for "no per-iteration data" and read a present one as an object.
+  if (Json per_iteration = per_iteration_json(p); !per_iteration.is_null()) {
+    row["in_place_per_iter"] = std::move(per_iteration);
+  }
   row["actual_iterations"] = sweep.iterations;
-  row["experiment_name"] = series_name(p);
+  row["experiment_name"] = series_name(p.kind, p.algorithm);
   row["collective"] = collective_type_label(p.kind);
   row["algorithm"] = collectives::algorithm_name(p.algorithm);
   row["requested_size"] = p.requested_bytes;
@@ -59,7 +105,24 @@ Json result_json(const SweepResults& sweep, const SweepPoint& p) {
   return row;
 }
 
-Json fit_json(const SweepFit& f) {
+bool same_series(const SweepPoint& p, const SweepFit& f) {
+  return p.kind == f.kind && p.algorithm == f.algorithm;
+}
+
+// The mean busbw of the points measured, of one series or (series null) of all.
+Json average_bus_bandwidth(const SweepResults& sweep, const SweepFit* series) {
+  double sum = 0;
+  size_t measured = 0;
+  for (const SweepPoint& p : sweep.points) {
+    if (!p.measured || (series != nullptr && !same_series(p, *series))) continue;
+    sum += p.measured->busbw_gbps;
+    ++measured;
+  }
+  return {{"bandwidth", measured > 0 ? sum / static_cast<double>(measured) : 0.0},
+          {"okay", "unchecked"}};
+}
+
+Json fit_json(const SweepResults& sweep, const SweepFit& f) {
   Json fit;
   fit["collective"] = collective_type_label(f.kind);
   fit["algorithm"] = collectives::algorithm_name(f.algorithm);
@@ -72,6 +135,7 @@ Json fit_json(const SweepFit& f) {
       optional_number(beta ? std::optional<double>(*beta / f.busbw_factor) : std::nullopt);
   fit["rms_relative_error"] = f.fit ? Json(f.fit->rms_relative_error) : Json(nullptr);
   fit["max_relative_error"] = f.fit ? Json(f.fit->max_relative_error) : Json(nullptr);
+  fit["average_bus_bandwidth"] = average_bus_bandwidth(sweep, &f)["bandwidth"];
   return fit;
 }
 
@@ -82,9 +146,9 @@ void write_file(const std::string& path, const std::string& text) {
   file.close();
 }
 
-}  // namespace
-
-void write_sweep_json(const SweepResults& sweep, const std::string& path) {
+// The document of the whole sweep (series null) or of one series, in nccl-tests' shape.
+Json sweep_document(const SweepResults& sweep, const std::vector<SweepFit>& fits,
+                    const SweepFit* series) {
   Json doc;
   doc["version"] = kNcclTestsJsonVersion;
   doc["generator"] = "etwire sweep";
@@ -95,33 +159,63 @@ void write_sweep_json(const SweepResults& sweep, const std::string& path) {
   config["step_factor"] = sweep.step_factor;
   config["warmup_iters"] = sweep.warmup_iterations;
   config["iterations"] = sweep.iterations;
+  // Every iteration is timed on its own.
+  config["aggregated_iterations"] = 1;
   config["run_config"] = sweep.config_file;
   config["run_name"] = sweep.run_name;
   config["topology"] = sweep.topology;
   config["ranks"] = sweep.ranks;
   config["type"] = collectives::kNcclElementType;
   config["link_goodput_GBps"] = sweep.goodput_bytes_per_second / kBytesPerGB;
+  // One entry per rank, the rows of per_process_max_times_us: the emulated host (scale-up
+  // domain, mapping.hosts) it belongs to.
+  Json devices = Json::array();
+  const uint32_t per_host = std::max<uint32_t>(sweep.ranks_per_host, 1);
+  for (uint32_t r = 0; r < sweep.ranks; ++r) {
+    devices.push_back({{"rank", r}, {"hostname", fmt::format("host {}", r / per_host)}});
+  }
+  config["devices"] = std::move(devices);
   doc["config"] = std::move(config);
   Json results = Json::array();
-  double busbw_sum = 0;
-  size_t measured = 0;
   for (const SweepPoint& p : sweep.points) {
-    results.push_back(result_json(sweep, p));
-    if (!p.measured) continue;
-    busbw_sum += p.measured->busbw_gbps;
-    ++measured;
+    if (series == nullptr || same_series(p, *series)) results.push_back(result_json(sweep, p));
   }
   doc["results"] = std::move(results);
-  Json fits = Json::array();
-  for (const SweepFit& f : fit_sweep(sweep)) fits.push_back(fit_json(f));
-  doc["fits"] = std::move(fits);
-  doc["average_bus_bandwidth"] = {
-      {"bandwidth", measured > 0 ? busbw_sum / static_cast<double>(measured) : 0.0},
-      {"okay", "unchecked"}};
+  Json fit_list = Json::array();
+  for (const SweepFit& f : fits) {
+    if (series == nullptr || (f.kind == series->kind && f.algorithm == series->algorithm)) {
+      fit_list.push_back(fit_json(sweep, f));
+    }
+  }
+  doc["fits"] = std::move(fit_list);
+  // An average over several series (collectives, algorithms) means nothing: with more than one,
+  // each is in its series' own file and in fits[].
+  if (series != nullptr || fits.size() <= 1) {
+    doc["average_bus_bandwidth"] = average_bus_bandwidth(sweep, series);
+  } else {
+    doc["average_bus_bandwidth"] = {{"bandwidth", nullptr}, {"okay", "unchecked"}};
+  }
   doc["errors"] = sweep.errors;
   doc["notes"] = sweep.notes;
   doc["end_time"] = sweep.end_time;
-  write_file(path, doc.dump(2) + "\n");
+  return doc;
+}
+
+}  // namespace
+
+std::string sweep_series_file(const SweepFit& series) {
+  return fmt::format("{}.json", series_name(series.kind, series.algorithm));
+}
+
+void write_sweep_json(const SweepResults& sweep, const std::string& path,
+                      const std::string& series_dir) {
+  const std::vector<SweepFit> fits = fit_sweep(sweep);
+  write_file(path, sweep_document(sweep, fits, nullptr).dump(2) + "\n");
+  if (series_dir.empty()) return;
+  for (const SweepFit& f : fits) {
+    write_file((std::filesystem::path(series_dir) / sweep_series_file(f)).string(),
+               sweep_document(sweep, fits, &f).dump(2) + "\n");
+  }
 }
 
 void write_sweep_csv(const SweepResults& sweep, const std::string& path) {

@@ -29,6 +29,10 @@ struct SweepPoint {
   uint64_t failed_flows = 0;
   // Of the run's measured instances of the collective; nullopt when none completed.
   std::optional<CollectiveMeans> measured;
+  // Per rank, per measured iteration that every rank completed: the rank's own time in the
+  // collective, from its arrival to the end of its part, in microseconds (what an nccl-tests
+  // process times for itself).
+  std::vector<std::vector<double>> rank_iteration_us;
 };
 
 struct SweepResults {
@@ -36,6 +40,7 @@ struct SweepResults {
   std::string run_name;
   std::string topology;
   uint32_t ranks = 0;
+  uint32_t ranks_per_host = 1;  // the job's mapping.hosts: host h holds ranks h*N to h*N+N-1
   uint64_t min_bytes = 0;
   uint64_t max_bytes = 0;
   uint64_t step_factor = 0;

@@ -94,6 +94,20 @@ std::optional<outputs::CollectiveMeans> measured_means(const engine::RunResults&
   return std::nullopt;
 }
 
+// Per rank, the time it spent in communication in each measured iteration every rank finished,
+// in microseconds: a one-collective microbenchmark's iteration is that collective.
+std::vector<std::vector<double>> rank_iteration_times(const engine::RunResults& results,
+                                                      uint32_t ranks) {
+  std::vector<std::vector<double>> times(ranks);
+  for (const engine::IterationRecord& iteration : results.iterations) {
+    if (iteration.job != 0 || iteration.warmup || iteration.ranks.size() != ranks) continue;
+    for (uint32_t r = 0; r < ranks; ++r) {
+      times[r].push_back(static_cast<double>(iteration.ranks[r].comm_ns) / 1e3);
+    }
+  }
+  return times;
+}
+
 // Every run's plan derived from the configuration's and checked before the first runs, as
 // `validate` checks it: exit 2 (with the diagnostics) at the first that is not valid.
 int check_runs(const control::RunPlan& base, std::vector<SweepRun>& runs) {
@@ -242,6 +256,7 @@ int run_points(std::vector<SweepRun>& runs, outputs::SweepResults& sweep) {
       point.flows = results.flows;
       point.failed_flows = results.failed_flows;
       point.measured = measured_means(results, point.kind);
+      point.rank_iteration_us = rank_iteration_times(results, sweep.ranks);
       if (sweep.goodput_bytes_per_second == 0) {
         sweep.goodput_bytes_per_second = results.goodput_bytes_per_second;
       }
@@ -269,15 +284,18 @@ int run_points(std::vector<SweepRun>& runs, outputs::SweepResults& sweep) {
 // Prints the sweep's report and writes sweep.json and sweep.csv; returns `code`, or a failure.
 int write_sweep(const outputs::SweepResults& sweep, const std::filesystem::path& out, int code) {
   std::cout << outputs::sweep_report(sweep) << std::flush;
+  const std::filesystem::path series = out / "series";
   try {
-    outputs::write_sweep_json(sweep, (out / "sweep.json").string());
+    std::filesystem::create_directories(series);
+    outputs::write_sweep_json(sweep, (out / "sweep.json").string(), series.string());
     outputs::write_sweep_csv(sweep, (out / "sweep.csv").string());
   } catch (const std::exception& e) {
     std::cerr << fmt::format("error: {}\n", e.what());
     return worse_exit_code(code, kExitFailure);
   }
-  std::cerr << fmt::format("wrote {} and {}\n", (out / "sweep.json").string(),
-                           (out / "sweep.csv").string());
+  std::cerr << fmt::format("wrote {}, {} and a file per series in {}\n",
+                           (out / "sweep.json").string(), (out / "sweep.csv").string(),
+                           series.string());
   return code;
 }
 
@@ -348,6 +366,8 @@ int run_sweep(const SweepOptions& opts) {
   sweep.run_name = config.run.name;
   sweep.topology = std::string(config::topology_name(config.fabric.topology));
   sweep.ranks = ranks;
+  sweep.ranks_per_host =
+      config.mapping.jobs.empty() ? 1 : config.mapping.jobs[0].hosts.ranks_per_host;
   sweep.min_bytes = request.min_bytes;
   sweep.max_bytes = request.max_bytes;
   sweep.step_factor = request.step_factor;

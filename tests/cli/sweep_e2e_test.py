@@ -10,7 +10,8 @@ Cases:
              size, with the sizes asked for, nccl-tests' count, type, redop and root columns,
              busbw > 0 and busbw / algbw the collective's bus factor; times grow with size; the
              alpha-beta fit's beta (a bus bandwidth) is within a plausible range of the ports'
-             goodput; every run left its own results directory, whose instances moved the size.
+             goodput; every run left its own results directory, whose instances moved the size;
+             each row's per-iteration times (in_place_per_iter) and each series' own file.
   algorithms -a ring,halving-doubling,direct on all_reduce and all_to_all: each collective runs
              the algorithms it supports (the runs' collectives.csv say which ran), the pairs left
              out are said.
@@ -78,6 +79,49 @@ def check_row_columns(doc, rows):
         assert r["instances"] == doc["config"]["iterations"], r
 
 
+def check_per_iteration(doc, r):
+    """in_place_per_iter as nccl-tests writes it with -I 1: what its analyzer reads, with the
+    types it expects; each iteration's time the slowest rank's."""
+    per_iter = r["in_place_per_iter"]
+    iterations = doc["config"]["iterations"]
+    times = per_iter["times_us"]
+    rows = per_iter["per_process_max_times_us"]
+    assert len(times) == iterations and len(rows) == RANKS, (len(times), len(rows))
+    assert all(len(row) == iterations for row in rows), rows
+    assert all(isinstance(t, float) and t > 0 for row in rows for t in row), rows
+    for i, t in enumerate(times):
+        assert abs(t - max(row[i] for row in rows)) < 0.001, (i, t, rows)
+    for key in ("avg_us", "min_us", "max_us", "p99_us", "cv_pct"):
+        assert isinstance(per_iter[key], float), (key, per_iter[key])
+    assert math.isclose(per_iter["avg_us"], sum(times) / len(times), rel_tol=1e-9), per_iter
+    assert per_iter["min_us"] == min(times) and per_iter["max_us"] == max(times), per_iter
+    assert per_iter["p99_us"] == max(times), per_iter  # nearest rank of 99 % of 4 samples
+    assert per_iter["cv_pct"] >= 0, per_iter
+    # A rank's own time runs from its arrival, no later than the last one's: the slowest rank's
+    # is at least the CCT (from the last arrival).
+    assert per_iter["avg_us"] >= r["in_place"]["time"] * (1 - 1e-9), (per_iter, r["in_place"])
+
+
+def check_series_files(out, doc):
+    """A file per series, as one nccl-tests program writes it, with that series' average; the
+    sweep's own average is left empty when it would mix series."""
+    assert doc["average_bus_bandwidth"]["bandwidth"] is None, doc["average_bus_bandwidth"]
+    assert doc["config"]["aggregated_iterations"] == 1, doc["config"]
+    devices = doc["config"]["devices"]
+    assert [d["rank"] for d in devices] == list(range(RANKS)), devices
+    assert all(isinstance(d["hostname"], str) and d["hostname"] for d in devices), devices
+    for fit in doc["fits"]:
+        name = f"{fit['collective']}-{fit['algorithm']}"
+        series = [r for r in doc["results"] if r["experiment_name"] == name]
+        mean = sum(r["in_place"]["bus_bw"] for r in series) / len(series)
+        assert math.isclose(fit["average_bus_bandwidth"], mean, rel_tol=1e-9), (fit, mean)
+        with open(os.path.join(out, "series", name + ".json")) as f:
+            own = json.load(f)
+        assert own["version"] == 2 and own["results"] == series, name
+        assert [f["collective"] for f in own["fits"]] == [fit["collective"]], own["fits"]
+        assert math.isclose(own["average_bus_bandwidth"]["bandwidth"], mean, rel_tol=1e-9), own
+
+
 def check_run_dir(out, r):
     """The run's own results: its measured instances are of the collective and moved the size."""
     run_dir = os.path.join(out, r["run_dir"])
@@ -113,6 +157,8 @@ def case_twin(args, work):
     check_row_columns(doc, rows)
     for r in doc["results"]:
         check_run_dir(out, r)
+        check_per_iteration(doc, r)
+    check_series_files(out, doc)
     # The fit: one per series; beta is a bus bandwidth, so it compares with the ports' goodput.
     goodput = doc["config"]["link_goodput_GBps"]
     assert 11 < goodput < 12.5, goodput  # 100 Gb/s less the headers of a 4096-byte MTU
