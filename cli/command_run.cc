@@ -53,7 +53,9 @@ CommandAction add_run_command(CLI::App& app) {
       ->check(CLI::Range(1u, 4096u));
   cmd->add_flag("--no-metrics", opts->run.no_metrics,
                 "Neither serve Prometheus metrics nor push them (telemetry.metrics is ignored)");
-  cmd->add_flag("--no-progress", opts->run.no_progress, "No progress line on a terminal");
+  cmd->add_flag("--no-progress", opts->run.no_progress,
+                "No progress line (rewritten every second on a terminal, else printed every "
+                "10 s)");
   cmd->add_flag("--predict", opts->predict,
                 "First run the same configuration on the fabric twin, its ports made loopback "
                 "ports of the same speeds on the twin the fabric section describes (the device "

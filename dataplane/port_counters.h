@@ -158,6 +158,9 @@ struct PortRecord : PortCounters {
   // some. They are shown as absent, never as zero; their members hold 0.
   uint32_t absent = 0;
   bool counted(size_t field) const { return (absent & port_counter_bit(field)) == 0; }
+  // Every counter absent: the port is driven by another emulator process of a split run.
+  static constexpr uint32_t kDrivenElsewhere = ~uint32_t{0};
+  bool driven_elsewhere() const { return absent == kDrivenElsewhere; }
   // A verbs port with a per-QP rate limit: the limit, and what held QPs to it: "rnic" (the
   // device's limiter, ibv_modify_qp_rate_limit) or "posting" (etwire paced its work requests).
   uint64_t rate_limit_bps = 0;

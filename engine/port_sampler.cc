@@ -7,9 +7,6 @@ namespace etwire::engine {
 
 namespace {
 
-// A port whose every counter is absent is driven by another emulator process.
-constexpr uint32_t kElsewhere = ~uint32_t{0};
-
 bool same(const dataplane::PortCounters& a, const dataplane::PortCounters& b) {
   return std::memcmp(&a, &b, sizeof(dataplane::PortCounters)) == 0;
 }
@@ -22,7 +19,7 @@ PortSampler::PortSampler(dataplane::DataPlane& data_plane, clock::Nanos interval
   if (interval_ns <= 0) throw std::invalid_argument("port samples need an interval above 0");
   for (size_t p = 0; p < data_plane.ports(); ++p) {
     dataplane::PortRecord record = data_plane.port_record(p);
-    if (record.absent == kElsewhere) continue;
+    if (record.driven_elsewhere()) continue;
     ports_.push_back(p);
     names_.push_back(std::move(record.name));
     absent_.push_back(record.absent);

@@ -201,7 +201,22 @@ void RunEngine::keep_to_time_scale(double time_scale,
 void RunEngine::every_so_often(std::chrono::steady_clock::time_point now) {
   if (options_.progress && now - last_report_ >= std::chrono::seconds(1)) {
     last_report_ = now;
-    options_.progress(results_, clock_.now(), options_.progress_context);
+    if (progress_.so_far == nullptr) {
+      // The ports this process drives.
+      for (size_t p = 0; p < data_plane_->ports(); ++p) {
+        dataplane::PortRecord record = data_plane_->port_record(p);
+        if (record.driven_elsewhere()) continue;
+        progress_ports_.push_back(p);
+        progress_.port_names.push_back(std::move(record.name));
+      }
+      progress_.port_tx_bytes.resize(progress_ports_.size());
+      progress_.so_far = &results_;
+    }
+    progress_.now = clock_.now();
+    for (size_t i = 0; i < progress_ports_.size(); ++i) {
+      progress_.port_tx_bytes[i] = data_plane_->port_counters(progress_ports_[i]).tx_bytes;
+    }
+    options_.progress(progress_, options_.progress_context);
   }
   telemetry_.snapshot_when_due(now, results_.status);
 }

@@ -44,6 +44,16 @@
 
 namespace etwire::engine {
 
+// What a progress line shows, about once a second of wall time: the results so far, the run
+// clock and what each port this process drives has sent.
+struct ProgressSample {
+  const RunResults* so_far = nullptr;
+  clock::Nanos now = 0;  // the run clock: virtual time on the twin
+  // The ports this process drives, in the data plane's order: names, and wire bytes sent so far.
+  std::vector<std::string> port_names;
+  std::vector<uint64_t> port_tx_bytes;
+};
+
 struct RunOptions {
   // Flow records are streamed here as flows finish (flows.csv); nullptr = not written.
   FlowSink* flows = nullptr;
@@ -51,7 +61,7 @@ struct RunOptions {
   // kInterrupted.
   const std::atomic<bool>* stop = nullptr;
   // Called about once a second of wall time with the results so far (a progress line).
-  void (*progress)(const RunResults& so_far, clock::Nanos now, void* context) = nullptr;
+  void (*progress)(const ProgressSample& sample, void* context) = nullptr;
   void* progress_context = nullptr;
   // Overrides run.watchdog (virtual nanoseconds without progress); 0 keeps the config's.
   clock::Nanos watchdog_ns = 0;
@@ -218,7 +228,9 @@ class RunEngine final : private transport::FlowObserver,
   bool stopped_ = false;
   // Wall-clock bookkeeping of run().
   std::chrono::steady_clock::time_point last_report_;
-  clock::Nanos virtual_allowed_ = 0;  // time_scale: virtual time the wall clock has reached
+  ProgressSample progress_;
+  std::vector<size_t> progress_ports_;  // the data plane's indexes of progress_'s ports
+  clock::Nanos virtual_allowed_ = 0;    // time_scale: virtual time the wall clock has reached
   RunResults results_;
 };
 

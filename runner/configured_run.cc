@@ -31,12 +31,6 @@ namespace etwire::runner {
 
 namespace {
 
-void print_progress(const engine::RunResults& so_far, clock::Nanos now, void*) {
-  std::cerr << fmt::format("\r  virtual {:.3f} ms | collectives done {} | flows {} ", now / 1e6,
-                           so_far.collectives.size(), so_far.flows)
-            << std::flush;
-}
-
 int exit_code_for(engine::RunStatus status) {
   switch (status) {
     case engine::RunStatus::kCompleted:
@@ -123,7 +117,13 @@ int ConfiguredRun::set_up() {
   options_.stop = &stop_requested();
   options_.watchdog_ns = watchdog_ns_;
   options_.time_scale = request_.time_scale;
-  if (!request_.no_progress && isatty(STDERR_FILENO)) options_.progress = print_progress;
+  if (!request_.no_progress) {
+    // Split between processes, each sees only its own part of the instances: no total.
+    progress_ = std::make_unique<RunProgress>(session.size() > 1 ? 0 : expected_instances(*loaded_),
+                                              isatty(STDERR_FILENO) != 0);
+    options_.progress = RunProgress::report;
+    options_.progress_context = progress_.get();
+  }
   if (request_.threads > 0 && config.fabric.partitions <= 1) {
     std::cerr << fmt::format(
         "error: --threads {}: {} runs the fabric twin in one partition (fabric.partitions is 1), "
@@ -226,7 +226,8 @@ int ConfiguredRun::run() {
     std::cerr << fmt::format("\nerror: {}\n", e.what());
     trace_error_ = kExitFailure;
   }
-  if (options_.progress) std::cerr << "\n";
+  // The end of the line a terminal's progress rewrites.
+  if (progress_ && progress_->terminal()) std::cerr << "\n";
   return kExitOk;
 }
 

@@ -18,6 +18,7 @@
 #include "engine/run_engine.h"
 #include "engine/run_results.h"
 #include "runner/results_lock.h"
+#include "runner/run_progress.h"
 #include "runner/split_run_results.h"
 
 namespace etwire::runner {
@@ -87,6 +88,7 @@ class ConfiguredRun {
   bool split_ = false;
   bool writes_results_ = true;
   engine::RunOptions options_;
+  std::unique_ptr<RunProgress> progress_;  // unless --no-progress
   std::unique_ptr<engine::RunEngine> engine_;
   std::unique_ptr<RunOutputs> outputs_;
   std::filesystem::path out_;

@@ -445,7 +445,7 @@ PortRecord DpdkDataPlane::port_record(size_t index) const {
     PortRecord elsewhere;
     elsewhere.name = config_.ports[index].name;
     elsewhere.speed_bps = config_.ports[index].speed_bps;
-    elsewhere.absent = ~uint32_t{0};
+    elsewhere.absent = dataplane::PortRecord::kDrivenElsewhere;
     return elsewhere;
   }
   // Each queue's counters are read once: the port's figures are their sum, so the two agree

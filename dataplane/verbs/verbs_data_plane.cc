@@ -260,7 +260,7 @@ PortRecord VerbsDataPlane::port_record(size_t p) const {
     PortRecord elsewhere;
     elsewhere.name = config_.ports[p].name;
     elsewhere.speed_bps = config_.ports[p].speed_bps;
-    elsewhere.absent = ~uint32_t{0};
+    elsewhere.absent = dataplane::PortRecord::kDrivenElsewhere;
     return elsewhere;
   }
   const auto now = devices_[port.device]->device->read_counters(port.number);
