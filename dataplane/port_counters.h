@@ -71,10 +71,13 @@ inline constexpr std::array<PortCounterField, 19> kPortCounterFields{{
      "Congestion notification packets the port received.", &PortCounters::cnps_received,
      "cnps_recv"},
     {"pfc_pauses_sent", "etwire_port_pfc_pause_frames_sent_total",
-     "PFC pause frames (non-zero time) the port sent.", &PortCounters::pfc_pauses_sent, "pfc_sent"},
+     "PFC pause frames (XOFF: a non-zero time) the port sent; resume frames (XON, time 0) are "
+     "not counted.",
+     &PortCounters::pfc_pauses_sent, "pfc_sent"},
     {"pfc_pauses_received", "etwire_port_pfc_pause_frames_received_total",
-     "PFC pause frames (non-zero time) the port received.", &PortCounters::pfc_pauses_received,
-     "pfc_recv"},
+     "PFC pause frames (XOFF: a non-zero time) the port received; resume frames (XON, time 0) "
+     "are not counted.",
+     &PortCounters::pfc_pauses_received, "pfc_recv"},
     {"drops", "etwire_port_drops_total",
      "Packets to or from the port lost on the way: fabric buffers, link faults, device queues, "
      "frames that never arrived.",

@@ -21,8 +21,9 @@ void append_time(clock::Nanos time, std::string& out) {
 }  // namespace
 
 std::string_view flow_csv_header() {
-  return "flow_id,src_rank,dst_rank,collective,chunk,qp_index,user,src_port,dst_port,qpn,dest_qpn,"
-         "bytes,"
+  // FlowTags::user is left out: the poster's own bookkeeping, opaque here, and a number above
+  // 2^63 that spreadsheets and databases read as text.
+  return "flow_id,src_rank,dst_rank,collective,chunk,qp_index,src_port,dst_port,qpn,dest_qpn,bytes,"
          "posted_ns,first_byte_ns,delivered_ns,finished_ns,fct_ns,packets,retransmitted_packets,"
          "cnps,ecn_marks,status\n";
 }
@@ -38,7 +39,6 @@ void append_flow_csv(const FlowRecord& record, std::string& out) {
   field(record.tags.collective);
   field(record.tags.chunk);
   field(record.tags.qp_index);
-  field(record.tags.user);
   field(record.src_port);
   field(record.dst_port);
   field(record.qpn);
