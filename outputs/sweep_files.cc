@@ -109,20 +109,12 @@ bool same_series(const SweepPoint& p, const SweepFit& f) {
   return p.kind == f.kind && p.algorithm == f.algorithm;
 }
 
-// The mean busbw of the points measured, of one series or (series null) of all.
-Json average_bus_bandwidth(const SweepResults& sweep, const SweepFit* series) {
-  double sum = 0;
-  size_t measured = 0;
-  for (const SweepPoint& p : sweep.points) {
-    if (!p.measured || (series != nullptr && !same_series(p, *series))) continue;
-    sum += p.measured->busbw_gbps;
-    ++measured;
-  }
-  return {{"bandwidth", measured > 0 ? sum / static_cast<double>(measured) : 0.0},
-          {"okay", "unchecked"}};
+// nccl-tests' average_bus_bandwidth: the mean busbw of the series' measured points.
+Json average_bus_bandwidth(double gbps) {
+  return {{"bandwidth", gbps}, {"okay", "unchecked"}};
 }
 
-Json fit_json(const SweepResults& sweep, const SweepFit& f) {
+Json fit_json(const SweepFit& f) {
   Json fit;
   fit["collective"] = collective_type_label(f.kind);
   fit["algorithm"] = collectives::algorithm_name(f.algorithm);
@@ -135,7 +127,7 @@ Json fit_json(const SweepResults& sweep, const SweepFit& f) {
       optional_number(beta ? std::optional<double>(*beta / f.busbw_factor) : std::nullopt);
   fit["rms_relative_error"] = f.fit ? Json(f.fit->rms_relative_error) : Json(nullptr);
   fit["max_relative_error"] = f.fit ? Json(f.fit->max_relative_error) : Json(nullptr);
-  fit["average_bus_bandwidth"] = average_bus_bandwidth(sweep, &f)["bandwidth"];
+  fit["average_bus_bandwidth"] = f.average_busbw_gbps;
   return fit;
 }
 
@@ -184,14 +176,16 @@ Json sweep_document(const SweepResults& sweep, const std::vector<SweepFit>& fits
   Json fit_list = Json::array();
   for (const SweepFit& f : fits) {
     if (series == nullptr || (f.kind == series->kind && f.algorithm == series->algorithm)) {
-      fit_list.push_back(fit_json(sweep, f));
+      fit_list.push_back(fit_json(f));
     }
   }
   doc["fits"] = std::move(fit_list);
   // An average over several series (collectives, algorithms) means nothing: with more than one,
   // each is in its series' own file and in fits[].
-  if (series != nullptr || fits.size() <= 1) {
-    doc["average_bus_bandwidth"] = average_bus_bandwidth(sweep, series);
+  if (series != nullptr) {
+    doc["average_bus_bandwidth"] = average_bus_bandwidth(series->average_busbw_gbps);
+  } else if (fits.size() == 1) {
+    doc["average_bus_bandwidth"] = average_bus_bandwidth(fits[0].average_busbw_gbps);
   } else {
     doc["average_bus_bandwidth"] = {{"bandwidth", nullptr}, {"okay", "unchecked"}};
   }

@@ -15,7 +15,15 @@ std::vector<SweepFit> fit_sweep(const SweepResults& sweep) {
     }
     if (known) continue;
     SweepFit fit{point.kind, point.algorithm, collectives::busbw_factor(point.kind, sweep.ranks),
-                 std::nullopt};
+                 std::nullopt, 0};
+    double busbw_sum = 0;
+    size_t measured = 0;
+    for (const SweepPoint& p : sweep.points) {
+      if (p.kind != point.kind || p.algorithm != point.algorithm || !p.measured) continue;
+      busbw_sum += p.measured->busbw_gbps;
+      ++measured;
+    }
+    if (measured > 0) fit.average_busbw_gbps = busbw_sum / static_cast<double>(measured);
     if (fit.busbw_factor > 0) {
       std::vector<double> bus_bytes, times;
       for (const SweepPoint& p : sweep.points) {

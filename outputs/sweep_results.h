@@ -63,6 +63,8 @@ struct SweepFit {
   collectives::Algorithm algorithm = collectives::Algorithm::kRing;
   double busbw_factor = 0;
   std::optional<collectives::AlphaBetaFit> fit;
+  // The mean busbw of the series' measured points (nccl-tests' "Avg bus bandwidth"); 0 when none.
+  double average_busbw_gbps = 0;
 };
 
 // The (collective, algorithm) series of the points, in the order they first appear.

@@ -122,6 +122,23 @@ def check_series_files(out, doc):
         assert math.isclose(own["average_bus_bandwidth"]["bandwidth"], mean, rel_tol=1e-9), own
 
 
+def check_console(stdout, doc):
+    """As nccl-tests prints it: every line but a measurement starts with '#', a measurement is
+    size, count, type, redop, root, time, algbw, busbw (and ideal %), and each series ends with
+    its "# Avg bus bandwidth" line."""
+    rows = [line.split() for line in stdout.splitlines() if not line.startswith("#")]
+    assert len(rows) == len(doc["results"]), stdout
+    for fields, r in zip(rows, doc["results"]):
+        assert int(fields[0]) == r["size"] and int(fields[1]) == r["count"], (fields, r)
+        assert fields[2:5] == [r["type"], r["redop"], r["root"]], (fields, r)
+        assert math.isclose(float(fields[7]), r["in_place"]["bus_bw"], abs_tol=0.005), (fields, r)
+    averages = [float(line.split(":")[1]) for line in stdout.splitlines()
+                if line.startswith("# Avg bus bandwidth")]
+    assert len(averages) == len(doc["fits"]), stdout
+    for average, fit in zip(averages, doc["fits"]):
+        assert math.isclose(average, fit["average_bus_bandwidth"], abs_tol=0.0005), (average, fit)
+
+
 def check_run_dir(out, r):
     """The run's own results: its measured instances are of the collective and moved the size."""
     run_dir = os.path.join(out, r["run_dir"])
@@ -159,6 +176,7 @@ def case_twin(args, work):
         check_run_dir(out, r)
         check_per_iteration(doc, r)
     check_series_files(out, doc)
+    check_console(proc.stdout, doc)
     # The fit: one per series; beta is a bus bandwidth, so it compares with the ports' goodput.
     goodput = doc["config"]["link_goodput_GBps"]
     assert 11 < goodput < 12.5, goodput  # 100 Gb/s less the headers of a 4096-byte MTU
@@ -239,13 +257,16 @@ def case_stopped(args, work):
         time.sleep(0.01)
     assert proc.poll() is None, f"the sweep ended before it could be stopped: {proc.stderr.read()}"
     proc.send_signal(signal.SIGTERM)
-    _, stderr = proc.communicate(timeout=120)
+    stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, (proc.returncode, stderr[-2000:])
     doc, rows = load(out)
     statuses = [r["status"] for r in doc["results"]]
     assert statuses.count("completed") >= 1, statuses
     assert statuses[-1] == "not run", statuses
     assert len(rows) == len(statuses), (len(rows), len(statuses))
+    # On the console a size that measured nothing is a comment: nccl-tests' readers skip it.
+    measurements = [line for line in stdout.splitlines() if not line.startswith("#")]
+    assert len(measurements) == sum(1 for r in doc["results"] if r["in_place"]), stdout
     return (f"stopped by SIGTERM: {statuses.count('completed')} sizes completed, "
             f"{statuses.count('not run')} not run, sweep.json and sweep.csv written")
 
