@@ -332,6 +332,7 @@ RunPlan derive_plan(const RunPlan& base, const PlanChange& change, const LoadOpt
   RunPlan plan;
   plan.as_read = base.as_read;
   plan.present = base.present;
+  if (change.forget_sections) change.forget_sections(plan.present);
   plan.read_diagnostics = base.read_diagnostics;
   plan.source_map = base.source_map;
   plan.text = base.text;

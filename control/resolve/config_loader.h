@@ -30,6 +30,8 @@ RunPlan load_config_text(const std::string& text, const std::string& name,
 struct PlanChange {
   std::function<void(config::RunConfig&)> apply;
   std::vector<std::string> settings;
+  // Sections of the text the change makes moot (a prediction's devices): not warned about.
+  std::function<void(SectionPresence&)> forget_sections = nullptr;
 };
 
 // `base` was read without a syntax or schema error (its other checks may have failed). A job that

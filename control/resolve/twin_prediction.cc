@@ -15,9 +15,14 @@ PlanChange twin_prediction() {
     for (config::PortConfig& port : config.ports) {
       port.backend = config::Backend::kLoopback;
       port.next_hop_mac.reset();
+      // The devices' settings mean nothing on the twin: not "ignored" warnings either.
+      port.dpdk.present = false;
+      port.verbs.present = false;
     }
+    config.verbs.present = false;
     config.telemetry.record.pcap = false;
   };
+  change.forget_sections = [](SectionPresence& present) { present.dpdk = false; };
   change.settings = {"predict: the fabric twin in place of every port; no capture"};
   return change;
 }

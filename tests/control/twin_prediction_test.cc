@@ -29,6 +29,10 @@ TEST(TwinPrediction, PutsLoopbackPortsInPlaceOfTheLabsAndKeepsItsTraces) {
   ASSERT_TRUE(prediction.placements[0]);
   EXPECT_EQ(prediction.placements[0]->port_of_rank, lab.placements[0]->port_of_rank);
   EXPECT_NE(prediction.config_digest, lab.config_digest);
+  // The lab's device sections (dpdk:, each port's dpdk:) mean nothing on the twin: the
+  // prediction does not warn that they are ignored, as it would for a file that has them.
+  EXPECT_EQ(lab.diagnostics.warning_count(), 0u) << lab.diagnostics.to_text();
+  EXPECT_EQ(prediction.diagnostics.warning_count(), 0u) << prediction.diagnostics.to_text();
   // The lab's plan is as it was.
   EXPECT_EQ(lab.config.ports[0].backend, config::Backend::kDpdk);
   EXPECT_TRUE(lab.config.telemetry.record.pcap);
