@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "common/duration.h"
 #include "common/rate.h"
 
 namespace etwire::control {
@@ -52,6 +53,35 @@ std::string describe_ports(const config::RunConfig& config) {
 
 }  // namespace
 
+std::string describe_fabric(const RunPlan& loaded) {
+  const config::FabricConfig& fabric = loaded.config.fabric;
+  std::string text = fmt::format("{} twin", config::topology_name(fabric.topology));
+  if (loaded.twin.layout && fabric.topology != config::Topology::kSingleSwitch) {
+    const twin::FabricLayout& layout = *loaded.twin.layout;
+    text += fmt::format(" of {} leaves", layout.leaves());
+    if (fabric.topology == config::Topology::kThreeTier) {
+      text += fmt::format(" in {} pods", layout.pods());
+    }
+    text += fmt::format(", {} spine{}{}", layout.spines(), layout.spines() == 1 ? "" : "s",
+                        fabric.topology == config::Topology::kThreeTier ? " per pod" : "");
+    if (layout.planes() > 1) text += fmt::format(" in each of {} planes", layout.planes());
+    text += fmt::format(", {} x {} per leaf-spine pair", layout.links(),
+                        format_rate(layout.uplink_speed_bps()));
+    if (fabric.topology == config::Topology::kThreeTier) {
+      text += fmt::format(", {} super-spine{} per spine, {} x {} per spine-super-spine pair",
+                          layout.super_spines(), layout.super_spines() == 1 ? "" : "s",
+                          layout.super_links(), format_rate(layout.spine_uplink_speed_bps()));
+    }
+  }
+  text += fmt::format(", cables {} one way, switches {}",
+                      format_duration_ns(fabric.propagation_delay_ns),
+                      format_duration_ns(fabric.switch_latency_ns));
+  if (!fabric.infragraph_nics.empty()) {
+    text += fmt::format(" (fabric.infragraph: {} host NICs)", fabric.infragraph_nics.size());
+  }
+  return text;
+}
+
 std::string summarize_config(const RunPlan& loaded) {
   const config::RunConfig& config = loaded.config;
   bool twin = false;
@@ -60,7 +90,7 @@ std::string summarize_config(const RunPlan& loaded) {
       "{}, {}, PMTU {}{}, {}, DCQCN {}", describe_jobs(loaded), describe_ports(config),
       config.transport.pmtu, config.transport.pmtu_auto ? " (auto)" : "",
       config::rdma_op_name(config.transport.op), config.transport.dcqcn.enabled ? "on" : "off");
-  if (twin) text += fmt::format(", {} twin", config::topology_name(config.fabric.topology));
+  if (twin) text += ", " + describe_fabric(loaded);
   return text;
 }
 

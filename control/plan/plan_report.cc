@@ -10,6 +10,7 @@
 #include "common/rate.h"
 #include "common/text_table.h"
 #include "common/units.h"
+#include "control/plan/config_summary.h"
 
 namespace etwire::control {
 
@@ -31,6 +32,16 @@ std::string headline(const RunPlan& loaded, const TrafficPlan& plan) {
       c.source_file, c.workload.jobs.size(), c.workload.jobs.size() == 1 ? "" : "s", c.ports.size(),
       c.ports.size() == 1 ? "" : "s", c.transport.pmtu, config::rdma_op_name(c.transport.op),
       c.collectives.qps_per_peer, plan.max_qps_per_peer);
+}
+
+// The fabric the loopback ports are cabled to, when any is.
+std::string fabric_line(const RunPlan& loaded) {
+  for (const config::PortConfig& port : loaded.config.ports) {
+    if (port.backend == config::Backend::kLoopback) {
+      return "Fabric: " + describe_fabric(loaded) + "\n";
+    }
+  }
+  return {};
 }
 
 // The UDP source ports of a rank's QP numbers: a range, unless it wraps around the pool.
@@ -145,7 +156,7 @@ std::string verbs_lines(const config::RunConfig& c) {
 }  // namespace
 
 std::string plan_to_text(const RunPlan& loaded, const TrafficPlan& plan) {
-  std::string text = headline(loaded, plan);
+  std::string text = headline(loaded, plan) + fabric_line(loaded);
   text +=
       "\nRanks (sent/received: bytes crossing the rank's port per iteration; scale-up: "
       "bytes to ranks on the same host; switches: the most the rank's messages cross on the "

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "control/plan/config_summary.h"
 #include "control/resolve/config_loader.h"
 #include "tests/testing/test_paths.h"
 
@@ -133,6 +134,10 @@ TEST(InfraGraphImport, InfraGraphsClosBlueprintImports) {
   const auto& layout = loaded.twin.layout;
   ASSERT_TRUE(layout);
   EXPECT_EQ(layout->leaves(), 4u);
+  // What validate and plan print, so that the import can be checked without reading the graph.
+  EXPECT_EQ(describe_fabric(loaded),
+            "leaf-spine twin of 4 leaves, 3 spines, 1 x 400 Gb/s per leaf-spine pair, cables 1 us "
+            "one way, switches 500 ns (fabric.infragraph: 8 host NICs)");
 }
 
 TEST(InfraGraphImport, ThreeTierClosIsAThreeTierTwin) {
@@ -148,6 +153,10 @@ TEST(InfraGraphImport, ThreeTierClosIsAThreeTierTwin) {
   EXPECT_EQ(f.three_tier.links, 1u);
   EXPECT_EQ(f.three_tier.uplink_speed_bps, 200'000'000'000u);  // 25 GB/s
   EXPECT_EQ(f.propagation_delay_ns, 2'000u);                   // 2 us and 2000 ns
+  EXPECT_THAT(describe_fabric(loaded),
+              ::testing::StartsWith("three-tier twin of 4 leaves in 2 pods, 2 spines per pod, 1 x "
+                                    "400 Gb/s per leaf-spine pair, 2 super-spines per spine, 1 x "
+                                    "200 Gb/s per spine-super-spine pair, cables 2 us one way"));
   const auto& layout = loaded.twin.layout;
   ASSERT_TRUE(layout);
   EXPECT_EQ(layout->pods(), 2u);
