@@ -14,3 +14,22 @@ install(FILES ${PROJECT_BINARY_DIR}/completions/etwire
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions OPTIONAL)
 install(FILES ${PROJECT_BINARY_DIR}/completions/_etwire
         DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions OPTIONAL)
+
+# A .deb of the same files (`cpack -G DEB`, or the `package` target): its dependencies are the
+# Debian packages of the libraries the binary links, as dpkg-shlibdeps finds them.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME etwire)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+    "replays Chakra execution traces as RoCEv2 traffic against a device under test")
+set(CPACK_PACKAGE_CONTACT "etwire maintainers <etwire@localhost>")
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION net)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# DPDK's virtual devices are drivers the EAL loads by name at run time, which no link shows.
+set(CPACK_DEBIAN_PACKAGE_DEPENDS
+    "librte-net-af-packet23, librte-net-memif23, librte-net-null23, librte-net-pcap23")
+# mpirun, for runs split between emulator processes.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "openmpi-bin")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+include(CPack)

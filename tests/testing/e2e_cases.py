@@ -7,11 +7,14 @@ import shutil
 import tempfile
 
 
-def run_case(cases, prefix):
-    """Runs the case the command line names; returns the exit status (0)."""
+def run_case(cases, prefix, options=()):
+    """Runs the case the command line names; returns the exit status (0). `options`: the names
+    of further options the script requires ("--build-dir"), in args as their attributes."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--etwire", required=True)
     parser.add_argument("--source-dir", required=True)
+    for option in options:
+        parser.add_argument(option, required=True)
     parser.add_argument("--case", required=True, choices=sorted(cases))
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix=f"etwire-{prefix}-{args.case}-")
