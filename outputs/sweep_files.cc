@@ -138,7 +138,8 @@ void write_file(const std::string& path, const std::string& text) {
   file.close();
 }
 
-// The document of the whole sweep (series null) or of one series, in nccl-tests' shape.
+// The document of the whole sweep (series null) or of one series, in nccl-tests' shape; `series`
+// is one of `fits`.
 Json sweep_document(const SweepResults& sweep, const std::vector<SweepFit>& fits,
                     const SweepFit* series) {
   Json doc;
@@ -175,7 +176,7 @@ Json sweep_document(const SweepResults& sweep, const std::vector<SweepFit>& fits
   doc["results"] = std::move(results);
   Json fit_list = Json::array();
   for (const SweepFit& f : fits) {
-    if (series == nullptr || (f.kind == series->kind && f.algorithm == series->algorithm)) {
+    if (series == nullptr || &f == series) {
       fit_list.push_back(fit_json(f));
     }
   }
