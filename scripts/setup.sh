@@ -61,6 +61,8 @@ test_packages=(
   # A device under test with RED/ECN (tests/dut/ns3/red_router.cc): an ns-3 router between two
   # veths, whose checksum offload ethtool turns off.
   libns3-dev ethtool
+  # The configuration schema's test validates configurations against it.
+  python3-jsonschema python3-yaml
   # The report's test renders it in headless Chromium.
   chromium
   # scripts/fuzz.sh builds the fuzz targets with clang's libFuzzer (-fsanitize=fuzzer), whose

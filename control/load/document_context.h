@@ -9,6 +9,7 @@
 
 #include "control/load/diagnostic.h"
 #include "control/load/overrides.h"
+#include "control/load/schema_recorder.h"
 #include "control/load/source_map.h"
 
 namespace etwire::control {
@@ -33,12 +34,21 @@ class DocumentContext {
   SourceMap& source_map() { return source_map_; }
   Diagnostics& diagnostics() { return out_; }
 
+  // While the JSON Schema is written, every reader says what it expects at its path, present in
+  // the document or not. Callers test recording() first, so a load builds no ExpectedValue.
+  void record_into(SchemaRecorder* recorder) { recorder_ = recorder; }
+  bool recording() const { return recorder_ != nullptr; }
+  void expect(std::string_view path, ExpectedValue value) {
+    recorder_->expect(path, std::move(value));
+  }
+
  private:
   void report(Severity severity, Problem problem, const YAML::Node& node, std::string path,
               std::string message);
   const AppliedOverrides& overrides_;
   SourceMap& source_map_;
   Diagnostics& out_;
+  SchemaRecorder* recorder_ = nullptr;
 };
 
 // yaml-cpp marks are 0-based and -1 when unknown.

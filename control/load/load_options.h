@@ -7,6 +7,8 @@
 
 namespace etwire::control {
 
+class SchemaRecorder;
+
 struct LoadOptions {
   std::vector<std::string> overrides;  // "key.path=value", applied in order
   // Read each job's trace set: world size, process groups and the communication per rank. Off,
@@ -16,6 +18,9 @@ struct LoadOptions {
   // Plan the traffic (RunPlan::traffic) even where no check and no split run needs it
   // (`etwire plan`).
   bool plan_traffic = false;
+  // Writing the JSON Schema (config_schema.h): the sections' readers say what they expect into
+  // this recorder, and the load stops once the sections are read (no trace, file or check).
+  SchemaRecorder* schema = nullptr;
 };
 
 }  // namespace etwire::control

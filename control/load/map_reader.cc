@@ -12,6 +12,7 @@ namespace etwire::control {
 MapReader::MapReader(DocumentContext& ctx, const YAML::Node& node, std::string path)
     // An absent section reads as yaml-cpp's null node, which costs no allocation.
     : ctx_(ctx), node_(node.IsDefined() ? node : YAML::Node()), path_(std::move(path)) {
+  if (ctx_.recording() && !path_.empty()) ctx_.expect(path_, expected_plain(ValueKind::kSection));
   if (node_.IsDefined() && !node_.IsNull()) ctx_.note(node_, path_);
   if (!node_.IsDefined() || node_.IsNull() || node_.IsMap()) {
     if (!node_.IsMap()) return;
@@ -67,6 +68,10 @@ YAML::Node MapReader::present(std::string_view key) {
   return value;
 }
 
+void MapReader::expect(std::string_view key, ValueKind kind) {
+  expect_made(key, [kind] { return expected_plain(kind); });
+}
+
 bool MapReader::has(std::string_view key) {
   return !present(key).IsNull();
 }
@@ -84,26 +89,32 @@ bool MapReader::require(std::string_view key, std::string_view what) {
 }
 
 bool MapReader::text(std::string_view key, std::string& out) {
+  expect(key, ValueKind::kText);
   return has(key) && read_text(ctx_, get(key), key_path(key), out);
 }
 
 bool MapReader::boolean(std::string_view key, bool& out) {
+  expect(key, ValueKind::kBoolean);
   return has(key) && read_bool(ctx_, get(key), key_path(key), out);
 }
 
 bool MapReader::real(std::string_view key, double& out, RealRange range) {
+  expect_made(key, [&] { return expected_real(range); });
   return has(key) && read_real(ctx_, get(key), key_path(key), range, out);
 }
 
 bool MapReader::bytes(std::string_view key, uint64_t& out, uint64_t min, uint64_t max) {
+  expect_made(key, [&] { return expected_bytes(min, max); });
   return has(key) && read_bytes(ctx_, get(key), key_path(key), min, max, out);
 }
 
 bool MapReader::rate(std::string_view key, uint64_t& out, uint64_t min, uint64_t max) {
+  expect_made(key, [&] { return expected_rate(min, max); });
   return has(key) && read_rate(ctx_, get(key), key_path(key), min, max, out);
 }
 
 bool MapReader::duration(std::string_view key, uint64_t& out, uint64_t min, uint64_t max) {
+  expect_made(key, [&] { return expected_duration(min, max); });
   return has(key) && read_duration(ctx_, get(key), key_path(key), min, max, out);
 }
 
@@ -113,6 +124,7 @@ MapReader MapReader::section(std::string_view key) {
 }
 
 std::vector<ListItem> MapReader::list(std::string_view key) {
+  expect(key, ValueKind::kList);
   std::vector<ListItem> items;
   const YAML::Node value = present(key);
   if (value.IsNull()) return items;

@@ -45,6 +45,7 @@ class MapReader {
   bool boolean(std::string_view key, bool& out);
   template <class T>
   bool integer(std::string_view key, T& out, int64_t min, int64_t max) {
+    expect_made(key, [&] { return expected_integer(min, max); });
     return has(key) && read_integer(ctx_, get(key), key_path(key), min, max, out);
   }
   bool real(std::string_view key, double& out, RealRange range);
@@ -53,6 +54,7 @@ class MapReader {
   bool duration(std::string_view key, uint64_t& out, uint64_t min, uint64_t max);
   template <class E>
   bool choice(std::string_view key, E& out, config::NameTable<E> table) {
+    expect_made(key, [&] { return expected_choice(table); });
     return has(key) && read_choice(ctx_, get(key), key_path(key), table, out);
   }
 
@@ -62,7 +64,10 @@ class MapReader {
   std::vector<ListItem> list(std::string_view key);
 
   // Marks keys as known without reading them (read elsewhere).
-  void declare(std::string_view key) { known_.emplace(key); }
+  void declare(std::string_view key) {
+    known_.emplace(key);
+    expect(key, ValueKind::kAny);
+  }
   // Reports unknown keys. Call once, after every key has been asked for.
   void finish();
 
@@ -74,6 +79,12 @@ class MapReader {
   YAML::Node find(std::string_view key) const;
   // The value at key when present and not null, declared and noted; a null node otherwise.
   YAML::Node present(std::string_view key);
+  // Says what `key` expects while the JSON Schema is written (DocumentContext::recording).
+  void expect(std::string_view key, ValueKind kind);
+  template <class Make>
+  void expect_made(std::string_view key, Make make) {
+    if (ctx_.recording()) ctx_.expect(key_path(key), make());
+  }
 
   DocumentContext& ctx_;
   YAML::Node node_;

@@ -159,10 +159,12 @@ std::string describe_value(const YAML::Node& node) {
 
 bool read_text(DocumentContext& ctx, const YAML::Node& node, const std::string& path,
                std::string& out) {
+  if (ctx.recording()) ctx.expect(path, expected_plain(ValueKind::kText));
   return scalar_text(ctx, node, path, "text", out);
 }
 
 bool read_bool(DocumentContext& ctx, const YAML::Node& node, const std::string& path, bool& out) {
+  if (ctx.recording()) ctx.expect(path, expected_plain(ValueKind::kBoolean));
   const std::string expected = "true or false";
   std::string text;
   if (!scalar_text(ctx, node, path, expected, text)) return false;
@@ -182,6 +184,7 @@ bool read_bool(DocumentContext& ctx, const YAML::Node& node, const std::string& 
 
 bool read_integer(DocumentContext& ctx, const YAML::Node& node, const std::string& path,
                   int64_t min, int64_t max, int64_t& out) {
+  if (ctx.recording()) ctx.expect(path, expected_integer(min, max));
   std::string expected = integer_range(min, max);
   std::string text;
   if (!scalar_text(ctx, node, path, expected, text)) return false;
@@ -202,6 +205,7 @@ bool read_integer(DocumentContext& ctx, const YAML::Node& node, const std::strin
 
 bool read_real(DocumentContext& ctx, const YAML::Node& node, const std::string& path,
                RealRange range, double& out) {
+  if (ctx.recording()) ctx.expect(path, expected_real(range));
   std::string expected = real_range(range);
   std::string text;
   if (!scalar_text(ctx, node, path, expected, text)) return false;
@@ -223,6 +227,7 @@ bool read_real(DocumentContext& ctx, const YAML::Node& node, const std::string& 
 
 bool read_bytes(DocumentContext& ctx, const YAML::Node& node, const std::string& path, uint64_t min,
                 uint64_t max, uint64_t& out) {
+  if (ctx.recording()) ctx.expect(path, expected_bytes(min, max));
   auto format = [](uint64_t v) { return format_bytes_exact(v); };
   return read_quantity(
       ctx, node, path, quantity_range("a size", "64KiB", min, max, format), min, max,
@@ -231,6 +236,7 @@ bool read_bytes(DocumentContext& ctx, const YAML::Node& node, const std::string&
 
 bool read_rate(DocumentContext& ctx, const YAML::Node& node, const std::string& path, uint64_t min,
                uint64_t max, uint64_t& out) {
+  if (ctx.recording()) ctx.expect(path, expected_rate(min, max));
   auto format = [](uint64_t v) { return format_rate(v); };
   return read_quantity(
       ctx, node, path, quantity_range("a rate", "100Gbps", min, max, format), min, max,
@@ -239,6 +245,7 @@ bool read_rate(DocumentContext& ctx, const YAML::Node& node, const std::string& 
 
 bool read_duration(DocumentContext& ctx, const YAML::Node& node, const std::string& path,
                    uint64_t min, uint64_t max, uint64_t& out) {
+  if (ctx.recording()) ctx.expect(path, expected_duration(min, max));
   auto format = [](uint64_t v) { return format_duration_ns(v); };
   return read_quantity(
       ctx, node, path, quantity_range("a duration", "2us", min, max, format), min, max,
@@ -247,6 +254,7 @@ bool read_duration(DocumentContext& ctx, const YAML::Node& node, const std::stri
 
 bool read_mac(DocumentContext& ctx, const YAML::Node& node, const std::string& path,
               config::MacAddress& out) {
+  if (ctx.recording()) ctx.expect(path, expected_plain(ValueKind::kMac));
   const std::string expected = "a MAC address like 02:00:0a:00:00:01";
   std::string text;
   if (!scalar_text(ctx, node, path, expected, text)) return false;
@@ -295,12 +303,79 @@ bool read_unicast_address(DocumentContext& ctx, const YAML::Node& node, const st
 
 bool read_ipv4(DocumentContext& ctx, const YAML::Node& node, const std::string& path,
                config::Ipv4Address& out) {
+  if (ctx.recording()) ctx.expect(path, expected_plain(ValueKind::kIpv4));
   return read_unicast_address(ctx, node, path, "IPv4", "10.0.0.1", out);
 }
 
 bool read_ipv6(DocumentContext& ctx, const YAML::Node& node, const std::string& path,
                config::Ipv6Address& out) {
+  if (ctx.recording()) ctx.expect(path, expected_plain(ValueKind::kIpv6));
   return read_unicast_address(ctx, node, path, "IPv6", "fd00::1", out);
+}
+
+ExpectedValue expected_integer(int64_t min, int64_t max) {
+  ExpectedValue value{ValueKind::kInteger, integer_range(min, max)};
+  value.min = static_cast<double>(min);
+  value.max = static_cast<double>(max);
+  return value;
+}
+
+ExpectedValue expected_real(RealRange range) {
+  ExpectedValue value{ValueKind::kReal, real_range(range)};
+  value.min = range.min;
+  value.max = range.max;
+  value.min_open = range.min_open;
+  return value;
+}
+
+namespace {
+
+ExpectedValue expected_quantity(ValueKind kind, std::string description, uint64_t min,
+                                uint64_t max) {
+  ExpectedValue value{kind, std::move(description)};
+  value.min = static_cast<double>(min);
+  value.max = static_cast<double>(max);
+  return value;
+}
+
+}  // namespace
+
+ExpectedValue expected_bytes(uint64_t min, uint64_t max) {
+  return expected_quantity(
+      ValueKind::kBytes,
+      quantity_range("a size", "64KiB", min, max, [](uint64_t v) { return format_bytes_exact(v); }),
+      min, max);
+}
+
+ExpectedValue expected_rate(uint64_t min, uint64_t max) {
+  return expected_quantity(
+      ValueKind::kRate,
+      quantity_range("a rate", "100Gbps", min, max, [](uint64_t v) { return format_rate(v); }), min,
+      max);
+}
+
+ExpectedValue expected_duration(uint64_t min, uint64_t max) {
+  return expected_quantity(ValueKind::kDuration,
+                           quantity_range("a duration", "2us", min, max,
+                                          [](uint64_t v) { return format_duration_ns(v); }),
+                           min, max);
+}
+
+ExpectedValue expected_plain(ValueKind kind) {
+  switch (kind) {
+    case ValueKind::kText:
+      return {kind, "text"};
+    case ValueKind::kBoolean:
+      return {kind, "true or false"};
+    case ValueKind::kMac:
+      return {kind, "a unicast MAC address like 02:00:0a:00:00:01"};
+    case ValueKind::kIpv4:
+      return {kind, "a unicast IPv4 address like 10.0.0.1"};
+    case ValueKind::kIpv6:
+      return {kind, "a unicast IPv6 address like fd00::1"};
+    default:
+      return {kind, ""};
+  }
 }
 
 void report_bad_name(DocumentContext& ctx, const YAML::Node& node, const std::string& path,

@@ -59,6 +59,23 @@ bool read_ipv4(DocumentContext& ctx, const YAML::Node& node, const std::string& 
 bool read_ipv6(DocumentContext& ctx, const YAML::Node& node, const std::string& path,
                config::Ipv6Address& out);
 
+// What each reader accepts, as the JSON Schema says it (schema_recorder.h).
+ExpectedValue expected_integer(int64_t min, int64_t max);
+ExpectedValue expected_real(RealRange range);
+ExpectedValue expected_bytes(uint64_t min, uint64_t max);
+ExpectedValue expected_rate(uint64_t min, uint64_t max);
+ExpectedValue expected_duration(uint64_t min, uint64_t max);
+// kText, kBoolean, kMac, kIpv4, kIpv6, kSection, kList and kAny.
+ExpectedValue expected_plain(ValueKind kind);
+template <class E>
+ExpectedValue expected_choice(config::NameTable<E> table) {
+  ExpectedValue value = expected_plain(ValueKind::kChoice);
+  for (const auto& entry : table) value.names.emplace_back(entry.name);  // aliases too
+  value.description = "one of";
+  for (const auto& name : config::canonical_names(table)) value.description += " " + name;
+  return value;
+}
+
 // One of a fixed set of names; a near miss is suggested.
 void report_bad_name(DocumentContext& ctx, const YAML::Node& node, const std::string& path,
                      const std::vector<std::string>& allowed, std::string_view what);
@@ -66,6 +83,7 @@ void report_bad_name(DocumentContext& ctx, const YAML::Node& node, const std::st
 template <class E>
 bool read_choice(DocumentContext& ctx, const YAML::Node& node, const std::string& path,
                  config::NameTable<E> table, E& out) {
+  if (ctx.recording()) ctx.expect(path, expected_choice(table));
   std::string text;
   if (!read_text(ctx, node, path, text)) return false;
   if (auto value = config::parse_named(table, text)) {

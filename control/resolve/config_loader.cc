@@ -307,6 +307,7 @@ RunPlan load_config_text(const std::string& text, const std::string& name,
     AppliedOverrides applied;
     apply_overrides(root, options.overrides, applied, plan.diagnostics);
     DocumentContext ctx(applied, plan.source_map, plan.diagnostics);
+    ctx.record_into(options.schema);
     const std::string default_name = std::filesystem::path(name).stem().string();
     try {
       plan.present = read_sections(root, default_name.empty() ? "run" : default_name, config_dir,
@@ -317,7 +318,7 @@ RunPlan load_config_text(const std::string& text, const std::string& name,
     }
     return true;
   };
-  if (!read()) {
+  if (!read() || options.schema != nullptr) {
     // Nothing to resolve: the configuration is what could be read.
     plan.config = plan.as_read;
     return plan;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`cmake --install` into a scratch prefix, and the .deb `cpack` makes unpacked into a scratch
 root: the binary, the shipped configurations with their traces, the dashboards, the docs, the
-man page and the completions land where a system looks, and the installed etwire runs the
+man page, the completions and the configuration's JSON Schema land where a system looks, and the installed etwire runs the
 README's demo from the installed configuration. The .deb depends on the Debian packages of the
 libraries etwire links and of the DPDK drivers it loads by name.
 
@@ -22,7 +22,8 @@ FILES = ("bin/etwire", "share/etwire/configs/loopback-demo.yaml",
          "share/etwire/configs/traces/allreduce_8r/allreduce.0.et",
          "share/etwire/dashboards/etwire-overview.json", "share/doc/etwire/README.md",
          "share/doc/etwire/results-files.md", "share/man/man1/etwire.1",
-         "share/bash-completion/completions/etwire", "share/zsh/vendor-completions/_etwire")
+         "share/bash-completion/completions/etwire", "share/zsh/vendor-completions/_etwire",
+         "share/etwire/etwire.schema.json")
 
 
 def check_installed(args, prefix, work):
