@@ -8,6 +8,12 @@
 
 namespace etwire {
 
+// Results show bandwidths in GB/s of 10^9 bytes, as nccl-tests prints them, and times in
+// microseconds or milliseconds: the divisors, as doubles, so that no division truncates.
+inline constexpr double kBytesPerGB = 1e9;
+inline constexpr double kNsPerUs = 1e3;
+inline constexpr double kNsPerMs = 1e6;
+
 // Accepts a plain integer or a number with a unit: B, K/KB/KiB, M/MB/MiB, G/GB/GiB, T/TB/TiB
 // (case-insensitive). K, M, G, T and the *iB units are powers of 1024; KB, MB, GB, TB are powers
 // of 1000, as on the wire. Fractions are allowed when the result is a whole number of bytes

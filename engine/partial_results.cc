@@ -88,9 +88,10 @@ int severity(RunStatus status) {
   return 4;
 }
 
-using InstanceKey = std::tuple<uint32_t, int64_t, uint64_t, int32_t, int32_t, int32_t>;
+// The order merged instances are written in (tag before the endpoints, unlike InstanceKey).
+using InstanceSortKey = std::tuple<uint32_t, int64_t, uint64_t, int32_t, int32_t, int32_t>;
 
-InstanceKey instance_key(const CollectiveRecord& c) {
+InstanceSortKey instance_key(const CollectiveRecord& c) {
   return {c.job, c.group, c.sequence, c.tag, c.src, c.dst};
 }
 
@@ -103,7 +104,7 @@ struct MergedInstance {
 
 std::vector<CollectiveRecord> merge_collectives(const std::vector<PartialResults>& parts,
                                                 std::vector<InstanceNumbers>* numbers) {
-  std::map<InstanceKey, MergedInstance> instances;
+  std::map<InstanceSortKey, MergedInstance> instances;
   for (size_t i = 0; i < parts.size(); ++i) {
     const auto& collectives = parts[i].results.collectives;
     for (size_t n = 0; n < collectives.size(); ++n) {

@@ -25,14 +25,12 @@ using engine::RunResults;
 
 namespace {
 
-constexpr double kNanosPerMilli = 1e6;
-
 std::string duration_text(clock::Nanos nanos) {
   return nanos < 0 ? fmt::format("{} ns", nanos) : format_duration_ns(static_cast<uint64_t>(nanos));
 }
 
 std::string millis_text(clock::Nanos nanos) {
-  return fmt::format("{:.3f}", static_cast<double>(nanos) / kNanosPerMilli);
+  return fmt::format("{:.3f}", static_cast<double>(nanos) / kNsPerMs);
 }
 
 void append_run_line(const RunResults& results, std::string& out) {

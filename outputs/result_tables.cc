@@ -13,16 +13,13 @@ namespace etwire::outputs {
 
 namespace {
 
-constexpr double kBytesPerGB = 1e9;
-constexpr double kNanosPerMicro = 1e3;
-
 // Point-to-point sorts after every collective type.
 int kind_order(collectives::CollectiveKind kind) {
   return kind ? static_cast<int>(*kind) : trace::kCollectiveTypeCount;
 }
 
 std::string micros_text(clock::Nanos nanos) {
-  return fmt::format("{:.2f}", static_cast<double>(nanos) / kNanosPerMicro);
+  return fmt::format("{:.2f}", static_cast<double>(nanos) / kNsPerUs);
 }
 
 // Instances of one (job, collective, size, group size), summed for their means.
@@ -56,7 +53,7 @@ std::vector<CollectiveMeans> measured_collective_means(const engine::RunResults&
     const double n = static_cast<double>(g.count);
     const double busbw = g.busbw / n;
     means.push_back({job, g.kind, trace_bytes, g.algbw_bytes, group_size, g.count,
-                     g.cct_ns / n / kNanosPerMicro, g.algbw / n / kBytesPerGB, busbw / kBytesPerGB,
+                     g.cct_ns / n / kNsPerUs, g.algbw / n / kBytesPerGB, busbw / kBytesPerGB,
                      collectives::ideal_percent(busbw, results.goodput_bytes_per_second)});
   }
   return means;

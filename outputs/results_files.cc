@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "collectives/bandwidth.h"
+#include "common/units.h"
 #include "engine/result_fields.h"
 #include "outputs/qp_results.h"
 #include "trace/node.h"
@@ -24,8 +25,6 @@ using engine::RunResults;
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-constexpr double kBytesPerGB = 1e9;
 
 double gbps(double bytes_per_second) {
   return bytes_per_second / kBytesPerGB;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "collectives/nccl_sizes.h"
+#include "common/units.h"
 #include "engine/fct_percentiles.h"
 #include "outputs/results_files.h"
 
@@ -22,8 +23,6 @@ using Json = nlohmann::ordered_json;
 
 // The nccl-tests JSON file version whose shape sweep.json follows.
 constexpr int kNcclTestsJsonVersion = 2;
-constexpr double kBytesPerGB = 1e9;
-
 std::string series_name(collectives::CollectiveKind kind, collectives::Algorithm algorithm) {
   return fmt::format("{}-{}", collective_type_label(kind), collectives::algorithm_name(algorithm));
 }

@@ -8,6 +8,7 @@
 #include "collectives/nccl_sizes.h"
 #include "common/exact_bytes.h"
 #include "common/units.h"
+#include "outputs/results_files.h"
 #include "trace/node.h"
 
 namespace etwire::runner {
@@ -29,13 +30,6 @@ std::vector<std::string> collective_names() {
   }
   names.emplace_back("send_recv");
   return names;
-}
-
-std::string kind_label(CollectiveKind kind) {
-  std::string name(collectives::collective_kind_name(kind));
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return name;
 }
 
 std::string algorithm_list(CollectiveKind kind) {
@@ -184,9 +178,9 @@ SweepPlan plan_sweep(const SweepRequest& request, uint32_t ranks,
       if (collectives::is_applicable(algorithm, kind)) {
         algorithms.push_back(algorithm);
       } else {
-        plan.notes.push_back(fmt::format("{} does not run {} (it runs {}): left out",
-                                         collectives::algorithm_name(algorithm), kind_label(kind),
-                                         algorithm_list(kind)));
+        plan.notes.push_back(fmt::format(
+            "{} does not run {} (it runs {}): left out", collectives::algorithm_name(algorithm),
+            outputs::collective_type_label(kind), algorithm_list(kind)));
       }
     }
     std::vector<std::pair<uint64_t, uint64_t>> sizes, changed;
@@ -203,8 +197,8 @@ SweepPlan plan_sweep(const SweepRequest& request, uint32_t ranks,
     if (!changed.empty()) {
       const bool blocks = collectives::is_block_collective(kind);
       plan.notes.push_back(fmt::format(
-          "{}: {} size{} rounded down, as nccl-tests rounds them, to {}: {}", kind_label(kind),
-          changed.size(), changed.size() == 1 ? "" : "s",
+          "{}: {} size{} rounded down, as nccl-tests rounds them, to {}: {}",
+          outputs::collective_type_label(kind), changed.size(), changed.size() == 1 ? "" : "s",
           blocks ? fmt::format("{} blocks of a multiple of {} bytes (one per rank)", ranks,
                                collectives::kNcclBlockAlignment)
                  : fmt::format("whole {}-byte elements", collectives::kNcclElementBytes),
@@ -214,13 +208,14 @@ SweepPlan plan_sweep(const SweepRequest& request, uint32_t ranks,
       throw SweepInputError(fmt::format(
           "-b/--min-bytes, -e/--max-bytes: every size rounds to 0 bytes for {} over {} ranks; it "
           "needs at least {} bytes",
-          kind_label(kind), ranks,
+          outputs::collective_type_label(kind), ranks,
           collectives::is_block_collective(kind) ? ranks * collectives::kNcclBlockAlignment
                                                  : collectives::kNcclElementBytes));
     }
     if (!dropped.empty()) {
       plan.notes.push_back(fmt::format("{}: {} left out: {} to nothing or to a size already swept",
-                                       kind_label(kind), fmt::join(dropped, ", "),
+                                       outputs::collective_type_label(kind),
+                                       fmt::join(dropped, ", "),
                                        dropped.size() == 1 ? "it rounds" : "they round"));
     }
     for (const collectives::Algorithm algorithm : algorithms) {
@@ -230,7 +225,8 @@ SweepPlan plan_sweep(const SweepRequest& request, uint32_t ranks,
   if (plan.series.empty()) {
     std::vector<std::string> lists;
     for (const CollectiveKind kind : request.kinds) {
-      lists.push_back(fmt::format("{}: {}", kind_label(kind), algorithm_list(kind)));
+      lists.push_back(
+          fmt::format("{}: {}", outputs::collective_type_label(kind), algorithm_list(kind)));
     }
     throw SweepInputError(fmt::format(
         "-a/--algorithms: none of them runs the collectives swept ({})", fmt::join(lists, "; ")));

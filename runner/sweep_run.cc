@@ -46,14 +46,10 @@ struct SweepRun {
   RunRequest request;  // with the plan derived by `change`, once check_runs resolved it
 };
 
-std::string kind_label(collectives::CollectiveKind kind) {
-  return outputs::collective_type_label(kind);
-}
-
 // Where the trace set of a collective and size goes: generated once, replayed by every algorithm.
 std::filesystem::path trace_prefix(const std::filesystem::path& traces,
                                    collectives::CollectiveKind kind, uint64_t bytes) {
-  const std::string label = kind_label(kind);
+  const std::string label = outputs::collective_type_label(kind);
   return traces / fmt::format("{}-{}", label, bytes) / label;
 }
 
@@ -74,9 +70,10 @@ void write_trace_set(const std::filesystem::path& prefix, collectives::Collectiv
 // "sweep: all_reduce ring 4 MiB (7/24)": on a terminal one line rewritten per run, otherwise one
 // line each.
 void show_progress(const SweepRun& run, size_t index, size_t total, bool terminal) {
-  const std::string line = fmt::format("sweep: {} {} {} ({}/{})", kind_label(run.series->kind),
-                                       collectives::algorithm_name(run.series->algorithm),
-                                       format_bytes(run.bytes), index + 1, total);
+  const std::string line =
+      fmt::format("sweep: {} {} {} ({}/{})", outputs::collective_type_label(run.series->kind),
+                  collectives::algorithm_name(run.series->algorithm), format_bytes(run.bytes),
+                  index + 1, total);
   if (terminal) {
     // \x1b[K clears what a longer previous line left.
     std::cerr << '\r' << line << "\x1b[K" << std::flush;
@@ -185,7 +182,8 @@ control::PlanChange point_change(const SweepSeries& series, const control::JobSu
   const collectives::CollectiveKind kind = series.kind;
   const collectives::Algorithm algorithm = series.algorithm;
   if (kind) {
-    change.settings.push_back(fmt::format("collectives.algorithms.{}={}", kind_label(kind),
+    change.settings.push_back(fmt::format("collectives.algorithms.{}={}",
+                                          outputs::collective_type_label(kind),
                                           collectives::algorithm_name(algorithm)));
   }
   change.settings.push_back(control::substitute_setting(trace));
@@ -209,7 +207,7 @@ std::vector<SweepRun> prepare_runs(const SweepOptions& opts, const SweepPlan& pl
       run.series = &series;
       run.requested_bytes = requested;
       run.bytes = bytes;
-      run.name = fmt::format("{}-{}-{}", kind_label(series.kind),
+      run.name = fmt::format("{}-{}-{}", outputs::collective_type_label(series.kind),
                              collectives::algorithm_name(series.algorithm), bytes);
       const std::filesystem::path prefix = trace_prefix(out / "traces", series.kind, bytes);
       write_trace_set(

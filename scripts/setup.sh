@@ -130,9 +130,12 @@ if command -v ccache >/dev/null; then
   # a fresh clone of the same sources (as CI makes) reuses what another checkout compiled.
   export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 fi
+# The Release build compiles etwire's sources in batches (ETWIRE_UNITY_BUILD, CMakeLists.txt), the
+# ASan build a file at a time, so that CI builds both ways (a file missing an include compiles in
+# a batch whose earlier file has it).
 if [[ $mode == asan ]]; then
   cmake -S "$root" -B "$root/build/asan" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DETWIRE_SANITIZE=ON -DETWIRE_BUILD_BENCH=OFF "${launcher[@]}" >/dev/null
+    -DETWIRE_SANITIZE=ON -DETWIRE_BUILD_BENCH=OFF -DETWIRE_UNITY_BUILD=OFF "${launcher[@]}" >/dev/null
   cmake --build "$root/build/asan" -j "$jobs"
 elif ((tests)); then
   cmake -S "$root" -B "$root/build/release" -G Ninja -DCMAKE_BUILD_TYPE=Release \

@@ -141,12 +141,11 @@ void parse_fault(MapReader& section, config::FabricFault& out) {
   out.key_path = section.path();
   section.require("kind", "link-down, degrade, pfc-storm or lossy");
   section.choice("kind", out.kind, config::fault_kind_names());
-  constexpr uint64_t kHour = 3600 * kSecond;
-  section.duration("at", out.at_ns, 0, kHour);
-  const bool until = section.duration("until", out.until_ns, 1, kHour);
+  section.duration("at", out.at_ns, 0, kHourNs);
+  const bool until = section.duration("until", out.until_ns, 1, kHourNs);
   section.text("link", out.link);
   section.text("port", out.port);
-  section.duration("detection", out.detection_ns, 0, kHour);
+  section.duration("detection", out.detection_ns, 0, kHourNs);
   section.rate("speed", out.speed_bps, 1'000'000, 3'200'000'000'000ull);
   section.integer("priority", out.priority, 0, 7);
   section.real("drop_probability", out.drop_probability, RealRange{0, 1, false});

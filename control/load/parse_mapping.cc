@@ -9,8 +9,6 @@ namespace etwire::control {
 
 namespace {
 
-constexpr int64_t kMaxQpn = (1 << 24) - 1;
-
 void parse_addressing(MapReader& section, config::AddressingConfig& out) {
   DocumentContext& ctx = section.context();
   section.choice("ip", out.ip, config::address_sharing_names());

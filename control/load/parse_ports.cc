@@ -15,7 +15,6 @@ constexpr uint64_t kMaxPortSpeed = 3'200'000'000'000ull;  // 3.2 Tb/s
 constexpr uint64_t kMinQpRateLimit = 1'000'000;           // 1 Mb/s, as for a port
 constexpr int64_t kMinPortMtu = 576;   // the smallest IPv4 MTU every host must accept
 constexpr int64_t kMaxPortMtu = 9216;  // the largest jumbo MTU common switches take
-constexpr int64_t kMaxQpn = (1 << 24) - 1;
 constexpr int64_t kMaxEmulators = 4096;
 
 void parse_traffic_class(MapReader& section, config::TrafficClass& out) {

@@ -9,8 +9,6 @@ namespace etwire::control {
 
 namespace {
 
-constexpr uint64_t kHour = 3'600'000'000'000ull;
-
 // "127.0.0.1:9464" or "[::1]:9464": a literal address (no name lookups while validating) and a
 // port (0: any free port).
 bool split_listen(const std::string& text, std::string& address, uint16_t& port) {
@@ -54,7 +52,7 @@ void parse_metrics(MapReader& section, config::MetricsEndpoint& out) {
           fmt::format("metrics will be served on {}, reachable beyond this machine", out.address));
     }
   }
-  section.duration("linger", out.linger_ns, 0, kHour);
+  section.duration("linger", out.linger_ns, 0, kHourNs);
   section.boolean("per_qp", out.per_qp);
   if (section.text("pushgateway", out.pushgateway) && !out.pushgateway.empty() &&
       out.pushgateway.rfind("http://", 0) != 0 && out.pushgateway.rfind("https://", 0) != 0) {
@@ -78,9 +76,9 @@ void parse_telemetry(MapReader& section, config::TelemetryConfig& out) {
   record.boolean("collectives", out.record.collectives);
   record.boolean("qps", out.record.qps);
   record.boolean("pcap", out.record.pcap);
-  record.duration("queue_sample_interval", out.record.queue_sample_interval_ns, 0, kHour);
+  record.duration("queue_sample_interval", out.record.queue_sample_interval_ns, 0, kHourNs);
   uint64_t port_interval = 0;
-  if (record.duration("port_sample_interval", port_interval, 0, kHour)) {
+  if (record.duration("port_sample_interval", port_interval, 0, kHourNs)) {
     out.record.port_sample_interval_ns = port_interval;
   }
   record.finish();

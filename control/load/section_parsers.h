@@ -12,6 +12,10 @@
 
 namespace etwire::control {
 
+// Bounds several sections read against.
+inline constexpr uint64_t kHourNs = 3'600'000'000'000ull;  // the longest time a setting takes
+inline constexpr int64_t kMaxQpn = (1 << 24) - 1;          // a QPN has 24 bits on the wire
+
 // Paths in the file are relative to the file's directory; paths from --set are used as given
 // (relative to the working directory).
 std::string resolve_config_path(DocumentContext& ctx, const std::string& key_path,

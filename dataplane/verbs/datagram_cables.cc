@@ -20,7 +20,7 @@ namespace etwire::dataplane {
 
 namespace {
 
-constexpr unsigned kBurst = 64;
+constexpr unsigned kDatagramBurst = 64;
 // Deep enough for a burst of every peer's packets at once; the kernel caps it at
 // net.core.rmem_max unless the process may force it (root).
 constexpr int kSocketBuffer = 8 << 20;
@@ -62,7 +62,7 @@ class DatagramCables::End final : public nic::Port {
     socklen_t length = sizeof(any);
     ::getsockname(fd_, reinterpret_cast<sockaddr*>(&any), &length);
     udp_port_ = ntohs(any.sin_port);
-    for (unsigned i = 0; i < kBurst; ++i) {
+    for (unsigned i = 0; i < kDatagramBurst; ++i) {
       vectors_[i] = {&arrived_[i], sizeof(nic::Packet)};
       messages_[i].msg_hdr.msg_iov = &vectors_[i];
       messages_[i].msg_hdr.msg_iovlen = 1;
@@ -93,7 +93,7 @@ class DatagramCables::End final : public nic::Port {
   size_t receive(clock::Nanos now) {
     size_t total = 0;
     for (;;) {
-      const int n = ::recvmmsg(fd_, messages_.data(), kBurst, MSG_DONTWAIT, nullptr);
+      const int n = ::recvmmsg(fd_, messages_.data(), kDatagramBurst, MSG_DONTWAIT, nullptr);
       if (n <= 0) return total;
       for (int i = 0; i < n; ++i) {
         const nic::Packet& packet = arrived_[static_cast<size_t>(i)];
@@ -107,7 +107,7 @@ class DatagramCables::End final : public nic::Port {
         receiver_->receive(packet, now);
       }
       total += static_cast<size_t>(n);
-      if (static_cast<unsigned>(n) < kBurst) return total;
+      if (static_cast<unsigned>(n) < kDatagramBurst) return total;
     }
   }
 
@@ -122,9 +122,9 @@ class DatagramCables::End final : public nic::Port {
   uint16_t udp_port_ = 0;
   nic::PacketReceiver* receiver_ = nullptr;
   CableCounters counters_;
-  std::array<nic::Packet, kBurst> arrived_{};
-  std::array<iovec, kBurst> vectors_{};
-  std::array<mmsghdr, kBurst> messages_{};
+  std::array<nic::Packet, kDatagramBurst> arrived_{};
+  std::array<iovec, kDatagramBurst> vectors_{};
+  std::array<mmsghdr, kDatagramBurst> messages_{};
 };
 
 DatagramCables::DatagramCables(const std::vector<bool>& here,

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "common/bounded_file.h"
+#include "common/units.h"
 #include "dataplane/port_counters.h"
 #include "engine/run_results.h"
 #include "outputs/results_files.h"
@@ -19,17 +20,12 @@ namespace etwire::outputs {
 
 namespace {
 
-using Json = nlohmann::json;
-
-constexpr double kNanosPerMicro = 1e3;
-constexpr double kNanosPerMilli = 1e6;
-
 // One JSON object of the file, and where it is ("collectives[3]"), so that a value of the wrong
 // type, a negative count or a missing key is refused naming the file and the path, as `etwire
 // report` refuses it; before, compare read such a value as 0 or "" and went on.
 class Located {
  public:
-  Located(const std::string& source, std::string where, const Json& object)
+  Located(const std::string& source, std::string where, const nlohmann::json& object)
       : source_(source), where_(std::move(where)), object_(object) {
     if (!object_.is_object()) fail("", "expected an object");
   }
@@ -37,7 +33,7 @@ class Located {
   // A number not below 0; nullopt for null (summary.json writes NaN as null) or, unless
   // `required`, a missing key.
   std::optional<double> number(const char* key, bool required = false) const {
-    const Json* value = find(key, required);
+    const nlohmann::json* value = find(key, required);
     if (value == nullptr || value->is_null()) return std::nullopt;
     if (!value->is_number() || value->get<double>() < 0 || value->get<double>() > kMaxCount) {
       fail(key, fmt::format("expected a number from 0 to 2^64, not {}", json_excerpt(*value)));
@@ -48,13 +44,13 @@ class Located {
     return number(key, required).value_or(0);
   }
   std::string text(const char* key, bool required = false) const {
-    const Json* value = find(key, required);
+    const nlohmann::json* value = find(key, required);
     if (value == nullptr) return {};
     if (!value->is_string()) fail(key, fmt::format("expected text, not {}", json_excerpt(*value)));
     return value->get<std::string>();
   }
   bool flag(const char* key) const {
-    const Json* value = find(key, true);
+    const nlohmann::json* value = find(key, true);
     if (!value->is_boolean()) {
       fail(key, fmt::format("expected true or false, not {}", json_excerpt(*value)));
     }
@@ -63,7 +59,7 @@ class Located {
   // The objects of the array at `key`, each Located at "key[i]".
   std::vector<Located> objects(const char* key, bool required = false) const {
     std::vector<Located> items;
-    const Json* value = find(key, required);
+    const nlohmann::json* value = find(key, required);
     if (value == nullptr || value->is_null()) return items;
     if (!value->is_array()) fail(key, fmt::format("expected a list, not {}", json_excerpt(*value)));
     for (size_t i = 0; i < value->size(); ++i) {
@@ -85,7 +81,7 @@ class Located {
   std::string path(std::string_view key) const {
     return where_.empty() ? std::string(key) : fmt::format("{}.{}", where_, key);
   }
-  const Json* find(const char* key, bool required) const {
+  const nlohmann::json* find(const char* key, bool required) const {
     const auto it = object_.find(key);
     if (it != object_.end()) return &*it;
     if (required) fail("", fmt::format("no \"{}\"", key));
@@ -94,7 +90,7 @@ class Located {
 
   const std::string& source_;
   std::string where_;
-  const Json& object_;
+  const nlohmann::json& object_;
 };
 
 // Nearest rank (see engine/fct_percentiles.h): the sample of rank ceil(N/2) in ascending order.
@@ -111,7 +107,8 @@ double median_nearest_rank(std::vector<double> samples) {
 std::string collective_type(const Located& entry) {
   std::string type = entry.text("type", true);
   if (!collective_kind_labelled(type)) {
-    entry.fail("type", fmt::format("unknown collective type {}", json_excerpt(Json(type))));
+    entry.fail("type",
+               fmt::format("unknown collective type {}", json_excerpt(nlohmann::json(type))));
   }
   return type;
 }
@@ -135,7 +132,7 @@ void digest_collectives(const Located& doc, RunDigest& digest) {
     const auto ideal = c.number("ideal_percent");
     if (c.flag("warmup")) continue;
     Samples& s = by_type[type];
-    s.cct_us.push_back(cct_ns / kNanosPerMicro);
+    s.cct_us.push_back(cct_ns / kNsPerUs);
     if (busbw) s.busbw.push_back(*busbw);
     if (ideal) s.ideal.push_back(*ideal);
   }
@@ -153,9 +150,9 @@ void digest_fct(const Located& doc, RunDigest& digest) {
   for (const Located& f : doc.objects("fct")) {
     FctDigest& d = digest.fct[collective_type(f)];
     d.flows = static_cast<uint64_t>(f.number_or_zero("flows", true));
-    d.p50_us = f.number_or_zero("p50_ns") / kNanosPerMicro;
-    d.p99_us = f.number_or_zero("p99_ns") / kNanosPerMicro;
-    d.max_us = f.number_or_zero("max_ns") / kNanosPerMicro;
+    d.p50_us = f.number_or_zero("p50_ns") / kNsPerUs;
+    d.p99_us = f.number_or_zero("p99_ns") / kNsPerUs;
+    d.max_us = f.number_or_zero("max_ns") / kNsPerUs;
   }
 }
 
@@ -166,11 +163,11 @@ void digest_iterations(const Located& doc, RunDigest& digest) {
     std::string job = it.text("job", true);
     // As `etwire report` reads it: an iteration names a job of the run.
     if (!jobs.contains(job))
-      it.fail("job", fmt::format("job {} is not in jobs[]", json_excerpt(Json(job))));
+      it.fail("job", fmt::format("job {} is not in jobs[]", json_excerpt(nlohmann::json(job))));
     const auto iteration = static_cast<int64_t>(it.number_or_zero("iteration", true));
     const double jct_ns = it.number_or_zero("jct_ns", true);
     if (it.flag("warmup")) continue;
-    digest.jct_ms.push_back({{std::move(job), iteration}, jct_ns / kNanosPerMilli});
+    digest.jct_ms.push_back({{std::move(job), iteration}, jct_ns / kNsPerMs});
   }
 }
 
@@ -193,7 +190,7 @@ void digest_congestion(const Located& doc, RunDigest& digest) {
 }  // namespace
 
 RunDigest digest_summary_json(const std::string& text, const std::string& source) {
-  Json doc;
+  nlohmann::json doc;
   try {
     doc = parse_summary_json(text);
   } catch (const SummaryJsonError& e) {
@@ -208,7 +205,8 @@ RunDigest digest_summary_json(const std::string& text, const std::string& source
   digest.world_size = static_cast<uint64_t>(run.number_or_zero("world_size"));
   digest.status = top.text("status", true);
   if (!engine::run_status_named(digest.status)) {
-    top.fail("status", fmt::format("unknown status {}", json_excerpt(Json(digest.status))));
+    top.fail("status",
+             fmt::format("unknown status {}", json_excerpt(nlohmann::json(digest.status))));
   }
   digest_collectives(top, digest);
   digest_fct(top, digest);

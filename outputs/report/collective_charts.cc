@@ -6,19 +6,13 @@
 #include <map>
 #include <unordered_map>
 
+#include "common/units.h"
 #include "outputs/report/csv_reader.h"
 #include "outputs/report/report_charts.h"
 #include "outputs/results_files.h"
 #include "transport/flow_record.h"
 
 namespace etwire::outputs::report {
-
-namespace {
-
-constexpr double kBytesPerGB = 1e9;
-constexpr double kNanosPerMicro = 1e3;
-
-}  // namespace
 
 void add_busbw_per_iteration(const ReportRun& run, const std::string& prefix, ReportChart& chart) {
   const engine::RunResults& results = run.results;
@@ -89,7 +83,7 @@ void add_fct_cdf(const ReportRun& run, const std::string& prefix, ReportChart& c
     series.label = prefix + type;
     const double n = static_cast<double>(samples.size());
     for (size_t i : spread_indexes(samples.size(), kMaxCdfPoints)) {
-      series.x.push_back(static_cast<double>(samples[i]) / kNanosPerMicro);
+      series.x.push_back(static_cast<double>(samples[i]) / kNsPerUs);
       series.y.push_back(static_cast<double>(i + 1) / n);
     }
     chart.series.push_back(std::move(series));

@@ -15,25 +15,24 @@
 
 namespace etwire::feeder {
 
-namespace {
-
-constexpr uint32_t kNoSlot = UINT32_MAX;
-
-enum class SlotState : uint8_t { kFree, kWaiting, kReady, kInFlight };
-
-// Bookkeeping of one slot, kept apart from the decoded node so that dependency resolution walks a
-// dense array instead of 500-byte nodes.
-struct SlotInfo {
-  uint64_t file_order = 0;       // position among the nodes read: the tie-breaker everywhere
-  uint32_t pending_parents = 0;  // parents not yet completed, read or not
-  EdgeList children;             // children read so far, in file order
-  SlotState state = SlotState::kFree;
-  bool dropped_by_filter = false;  // completes inside the feeder instead of being issued
-};
-
-}  // namespace
-
 class Feeder::Impl {
+  // Kept inside the class: a type of this file in an unnamed namespace would give Impl's
+  // members internal types, which GCC refuses once the file is compiled as part of another
+  // (a unity build).
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+
+  enum class SlotState : uint8_t { kFree, kWaiting, kReady, kInFlight };
+
+  // Bookkeeping of one slot, kept apart from the decoded node so that dependency resolution walks a
+  // dense array instead of 500-byte nodes.
+  struct SlotInfo {
+    uint64_t file_order = 0;       // position among the nodes read: the tie-breaker everywhere
+    uint32_t pending_parents = 0;  // parents not yet completed, read or not
+    EdgeList children;             // children read so far, in file order
+    SlotState state = SlotState::kFree;
+    bool dropped_by_filter = false;  // completes inside the feeder instead of being issued
+  };
+
  public:
   Impl(std::unique_ptr<trace::NodeSource> source, FeederOptions options)
       : source_(std::move(source)),
