@@ -18,7 +18,6 @@ namespace etwire::outputs {
 
 using engine::CollectiveRecord;
 using engine::FctPercentiles;
-using engine::IterationRecord;
 using engine::PortRecord;
 using engine::run_status_name;
 using engine::RunResults;
@@ -27,10 +26,6 @@ namespace {
 
 std::string duration_text(clock::Nanos nanos) {
   return nanos < 0 ? fmt::format("{} ns", nanos) : format_duration_ns(static_cast<uint64_t>(nanos));
-}
-
-std::string millis_text(clock::Nanos nanos) {
-  return fmt::format("{:.3f}", static_cast<double>(nanos) / kNsPerMs);
 }
 
 void append_run_line(const RunResults& results, std::string& out) {
@@ -66,46 +61,18 @@ void append_fct(const RunResults& results, std::string& out) {
 }
 
 void append_iterations(const RunResults& results, std::string& out) {
-  TextTable table({"job", "iteration", "jct_ms", "max_exposed_comm_ms"});
-  for (const IterationRecord& it : results.iterations) {
-    if (it.warmup) continue;
-    table.add_row({job_label(results, it.job), std::to_string(it.iteration), millis_text(it.jct()),
-                   millis_text(it.max_exposed_comm())});
-  }
-  if (table.rows() == 0) {
+  const TableCells table = iteration_table(results);
+  if (table.rows.empty()) {
     out += "\nNo measured iterations completed.\n";
     return;
   }
   out += "\nIterations, measured (jct: first rank's start to last rank's end)\n";
-  out += table.render();
-}
-
-bool saw_congestion(const PortRecord& p) {
-  for (size_t f = 0; f < dataplane::kPortCounterFields.size(); ++f) {
-    const auto& field = dataplane::kPortCounterFields[f];
-    if (!field.congestion_column.empty() && p.counted(f) && p.*field.member != 0) return true;
-  }
-  return false;
+  out += render(table);
 }
 
 void append_congestion(const RunResults& results, std::string& out) {
-  std::vector<std::string> columns{"port"};
-  for (const auto& field : dataplane::kPortCounterFields) {
-    if (!field.congestion_column.empty()) columns.emplace_back(field.congestion_column);
-  }
-  TextTable table(columns);
-  for (const PortRecord& p : results.ports) {
-    if (!saw_congestion(p)) continue;
-    std::vector<std::string> row{p.name};
-    for (size_t f = 0; f < dataplane::kPortCounterFields.size(); ++f) {
-      const auto& field = dataplane::kPortCounterFields[f];
-      if (field.congestion_column.empty()) continue;
-      // "-": the port's device does not count it.
-      row.push_back(p.counted(f) ? std::to_string(p.*field.member) : "-");
-    }
-    table.add_row(row);
-  }
-  if (table.rows() == 0) {
+  const TableCells table = congestion_table(results);
+  if (table.rows.empty()) {
     const bool partly = std::any_of(results.ports.begin(), results.ports.end(),
                                     [](const PortRecord& p) { return p.absent != 0; });
     out += fmt::format(
@@ -115,7 +82,7 @@ void append_congestion(const RunResults& results, std::string& out) {
     return;
   }
   out += "\nCongestion signals, ports that saw any (ECN marks received; PFC pause frames)\n";
-  out += table.render();
+  out += render(table);
 }
 
 void append_status(const RunResults& results, std::string& out) {

@@ -22,6 +22,18 @@ std::string micros_text(clock::Nanos nanos) {
   return fmt::format("{:.2f}", static_cast<double>(nanos) / kNsPerUs);
 }
 
+std::string millis_text(clock::Nanos nanos) {
+  return fmt::format("{:.3f}", static_cast<double>(nanos) / kNsPerMs);
+}
+
+bool saw_congestion(const engine::PortRecord& p) {
+  for (size_t f = 0; f < dataplane::kPortCounterFields.size(); ++f) {
+    const auto& field = dataplane::kPortCounterFields[f];
+    if (!field.congestion_column.empty() && p.counted(f) && p.*field.member != 0) return true;
+  }
+  return false;
+}
+
 // Instances of one (job, collective, size, group size), summed for their means.
 struct CollectiveGroup {
   collectives::CollectiveKind kind;
@@ -89,6 +101,34 @@ TableCells fct_table(const engine::RunResults& results) {
     table.rows.push_back({collective_type_label(f.kind), std::to_string(f.flows),
                           micros_text(f.p50), micros_text(f.p90), micros_text(f.p99),
                           micros_text(f.p999), micros_text(f.max)});
+  }
+  return table;
+}
+
+TableCells iteration_table(const engine::RunResults& results) {
+  TableCells table{{"job", "iteration", "jct_ms", "max_exposed_comm_ms"}, {}};
+  for (const engine::IterationRecord& it : results.iterations) {
+    if (it.warmup) continue;
+    table.rows.push_back({job_label(results, it.job), std::to_string(it.iteration),
+                          millis_text(it.jct()), millis_text(it.max_exposed_comm())});
+  }
+  return table;
+}
+
+TableCells congestion_table(const engine::RunResults& results) {
+  TableCells table{{"port"}, {}};
+  for (const auto& field : dataplane::kPortCounterFields) {
+    if (!field.congestion_column.empty()) table.header.emplace_back(field.congestion_column);
+  }
+  for (const engine::PortRecord& p : results.ports) {
+    if (!saw_congestion(p)) continue;
+    std::vector<std::string> row{p.name};
+    for (size_t f = 0; f < dataplane::kPortCounterFields.size(); ++f) {
+      const auto& field = dataplane::kPortCounterFields[f];
+      if (field.congestion_column.empty()) continue;
+      row.push_back(p.counted(f) ? std::to_string(p.*field.member) : "-");
+    }
+    table.rows.push_back(std::move(row));
   }
   return table;
 }

@@ -41,5 +41,11 @@ std::string percent_cell(double percent);
 TableCells collective_table(const engine::RunResults& results);
 // Flow completion time percentiles per collective type, measured iterations (us).
 TableCells fct_table(const engine::RunResults& results);
+// Measured iterations: each job's JCT (first rank's start to last rank's end) and its largest
+// exposed communication time, in ms.
+TableCells iteration_table(const engine::RunResults& results);
+// The ports that saw any congestion signal, with each congestion counter of
+// dataplane::kPortCounterFields ("-" where the port's device does not count it).
+TableCells congestion_table(const engine::RunResults& results);
 
 }  // namespace etwire::outputs

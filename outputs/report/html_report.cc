@@ -34,6 +34,7 @@ th { background: #f5f5f7; }
 .note { color: #8a5a00; background: #fff8e6; border-left: 3px solid #f0b400; padding: 6px 10px;
         font-size: 13px; margin: 6px 0; }
 .caption { color: #555; font-size: 12px; margin: 2px 0 14px; }
+.run-note { font-size: 13px; margin: 2px 0; padding-left: 10px; border-left: 3px solid #1f77b4; }
 )css";
 
 // Draws every chart of the report's data with Chart.js, then marks each chart's box with the
@@ -222,6 +223,26 @@ void append_run_header(const ReportRun& run, bool several, std::string& out) {
                             : format_duration_ns(static_cast<uint64_t>(r.end_time))));
   out += fmt::format("<p class=\"meta\">{} flows, {} failed &middot; config {} ({})</p>\n", r.flows,
                      r.failed_flows, escape(r.config_file), escape(r.config_digest));
+  // What the run noted as it went: each fault and what it did, a capture cut short, ...
+  for (const std::string& note : r.notes) {
+    out += fmt::format("<p class=\"run-note\">Note: {}</p>\n", escape(note));
+  }
+}
+
+// A table of each run under one heading; `empty` where a run has no row.
+void append_tables(const std::vector<ReportRun>& runs, std::string_view heading,
+                   TableCells (*make)(const engine::RunResults&), std::string_view empty,
+                   std::string& out) {
+  out += fmt::format("<h2>{}</h2>\n", escape(heading));
+  for (const ReportRun& run : runs) {
+    if (runs.size() > 1) out += fmt::format("<h3>{}</h3>\n", escape(run.label));
+    const TableCells table = make(run.results);
+    if (table.rows.empty()) {
+      out += fmt::format("<p class=\"note\">{}</p>\n", escape(empty));
+    } else {
+      append_table(table, out);
+    }
+  }
 }
 
 void append_chart(const ReportChart& chart, std::string_view caption, std::string& out) {
@@ -285,16 +306,16 @@ std::string html_report(const std::vector<ReportRun>& runs) {
       append_table(table, out);
     }
   }
-  out += "<h2>Flow completion times, measured iterations (us, nearest rank)</h2>\n";
-  for (const ReportRun& run : runs) {
-    if (several) out += fmt::format("<h3>{}</h3>\n", escape(run.label));
-    const TableCells table = fct_table(run.results);
-    if (table.rows.empty()) {
-      out += "<p class=\"note\">No measured flows.</p>\n";
-    } else {
-      append_table(table, out);
-    }
-  }
+  append_tables(runs, "Flow completion times, measured iterations (us, nearest rank)", fct_table,
+                "No measured flows.", out);
+  append_tables(runs, "Iterations, measured (jct: first rank's start to last rank's end; ms)",
+                iteration_table, "No measured iterations completed.", out);
+  append_tables(runs,
+                "Congestion signals, ports that saw any (ECN marks received; PFC pause frames)",
+                congestion_table,
+                "No congestion signals: no ECN marks, CNPs, PFC pauses, drops, missing packets, "
+                "retransmissions or timeouts on any port.",
+                out);
 
   const std::array<std::string_view, 5> captions{
       "Mean busbw of each measured iteration's instances of a collective type (nccl-tests "
@@ -303,8 +324,9 @@ std::string html_report(const std::vector<ReportRun>& runs) {
       "Transmitted wire bytes per sample interval, from ports.csv (each step is the mean rate over "
       "its interval).",
       "Bytes waiting in each switch port's egress queues (all priorities), from queues.csv.",
-      "ECN-CE marked packets received, CNPs sent, PFC pause frames sent, retransmissions and drops "
-      "of every port added up, from ports.csv."};
+      "ECN-CE marked packets received, CNPs sent, PFC pause frames sent and received (XOFF), "
+      "retransmissions, retransmission timeouts and drops of every port added up, from "
+      "ports.csv."};
   for (size_t c = 0; c < charts.size(); ++c) append_chart(charts[c], captions[c], out);
 
   nlohmann::json data;

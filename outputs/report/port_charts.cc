@@ -14,11 +14,14 @@ namespace etwire::outputs::report {
 namespace {
 
 // The congestion counters the chart shows, summed over the ports: ports.csv column, series name.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kCongestionCounters{{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kCongestionCounters{{
     {"ecn_marked_received", "ECN-CE marked packets received"},
     {"cnps_sent", "CNPs sent"},
+    // Received as well as sent: a host port of the twin sends none, but receives its switch's.
     {"pfc_pauses_sent", "PFC pause frames sent"},
+    {"pfc_pauses_received", "PFC pause frames received"},
     {"retransmitted_packets", "packets retransmitted"},
+    {"timeouts", "retransmission timeouts"},
     {"drops", "packets dropped"},
 }};
 

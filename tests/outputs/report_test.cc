@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/run_results.h"
+#include "outputs/console_report.h"
 #include "outputs/port_csv_writer.h"
 #include "outputs/report/csv_reader.h"
 #include "outputs/report/html_report.h"
@@ -262,7 +263,9 @@ TEST(ReportCharts, ThroughputAndCongestionFromPortSamples) {
     writer.append({0, "host1", &b, 0, 0});
     a.tx_bytes = 125'000;  // 1e6 bits in 10 us: 100 Gb/s
     a.ecn_marked_received = 3;
+    a.pfc_pauses_received = 4;
     b.cnps_sent = 2;
+    b.timeouts = 1;
     writer.append({10'000, "host0", &a, 0, 0});
     writer.append({10'000, "host1", &b, 0, 0});
     writer.close();
@@ -275,9 +278,13 @@ TEST(ReportCharts, ThroughputAndCongestionFromPortSamples) {
   EXPECT_EQ(throughput.series[0].label, "host0");
   EXPECT_EQ(throughput.series[0].x, (std::vector<double>{0, 10}));
   EXPECT_EQ(throughput.series[0].y, (std::vector<double>{0, 100}));
-  ASSERT_EQ(congestion.series.size(), 5u);
+  ASSERT_EQ(congestion.series.size(), 7u);
   EXPECT_EQ(congestion.series[0].y, (std::vector<double>{0, 3})) << "ECN-CE";
   EXPECT_EQ(congestion.series[1].y, (std::vector<double>{0, 2})) << "CNPs sent";
+  EXPECT_EQ(congestion.series[3].label, "PFC pause frames received");
+  EXPECT_EQ(congestion.series[3].y, (std::vector<double>{0, 4}));
+  EXPECT_EQ(congestion.series[5].label, "retransmission timeouts");
+  EXPECT_EQ(congestion.series[5].y, (std::vector<double>{0, 1}));
 }
 
 TEST(ReportCharts, BusbwPerMeasuredIterationAndNotesForMissingFiles) {
@@ -339,6 +346,25 @@ TEST(HtmlReport, OnePageWithEveryChartAndTheLibraryInline) {
   EXPECT_NE(page.find("Chart.js v3"), std::string::npos) << "the library is inline";
   EXPECT_EQ(page.find("<script src"), std::string::npos);
   EXPECT_NE(page.find("<th>busbw_GBps</th>"), std::string::npos) << "the nccl-tests table";
+}
+
+TEST(HtmlReport, TheConsolesTablesAndTheRunsNotes) {
+  RunResults results = sample();
+  results.iterations = {{0, 0, true, 0, 2'000'000, {}}, {0, 1, false, 2'000'000, 3'250'000, {}}};
+  results.ports[0].drops = 5;
+  results.notes = {"link leaf0-spine0 down from 1 ms to 2 ms: 12 packets lost on it"};
+  const fs::path dir = results_dir("report-html-tables", results);
+  const std::string page = html_report({load_report_run(dir, "demo")});
+  EXPECT_NE(page.find("<th>jct_ms</th>"), std::string::npos) << "the iterations";
+  EXPECT_NE(page.find("<td>1</td><td>1.250</td>"), std::string::npos) << "the measured one";
+  EXPECT_EQ(page.find("<td>0</td><td>2.000</td>"), std::string::npos) << "not the warm-up";
+  EXPECT_NE(page.find("<th>drops</th>"), std::string::npos) << "the congestion table";
+  EXPECT_NE(page.find("<td>host0</td>"), std::string::npos);
+  EXPECT_NE(page.find("Note: link leaf0-spine0 down from 1 ms to 2 ms: 12 packets lost on it"),
+            std::string::npos);
+  // The same figures as the console's.
+  EXPECT_EQ(iteration_table(results).rows.size(), 1u);
+  EXPECT_NE(console_report(results).find("1.250"), std::string::npos);
 }
 
 TEST(HtmlReport, TwoRunsOverlayWithTheirLabels) {
