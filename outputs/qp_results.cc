@@ -173,40 +173,50 @@ Json qps_summary_json(const RunResults& results) {
   return j;
 }
 
-void append_qp_report(const RunResults& results, std::string& out) {
-  if (!results.qps_counted) return;
+QpCongestion qp_congestion(const RunResults& results) {
   // Retransmissions cost the most, then rate cuts.
   const auto congestion = [](const QpRecord& qp) {
     return (qp.stats.counters.retransmitted_packets + qp.stats.counters.timeouts) * (1ull << 32) +
            qp.stats.rate_cuts;
   };
-  size_t met = 0;
-  for (const QpRecord& qp : results.qps) met += is_requester(qp) && congestion(qp) > 0 ? 1 : 0;
-  if (met == 0) {
+  QpCongestion out;
+  out.table.header = {"qp",        "ranks",     "retransmits", "timeouts", "naks_recv",
+                      "cnps_recv", "rate_cuts", "min_gbps",    "mean_gbps"};
+  for (const QpRecord& qp : results.qps) {
+    if (!is_requester(qp)) continue;
+    ++out.requesters;
+    if (congestion(qp) > 0) ++out.met;
+  }
+  for (const QpRecord* qp : top_requesters(results, congestion)) {
+    const transport::QpStats& s = qp->stats;
+    out.table.rows.push_back(
+        {fmt::format("{} {} -> {}", port_name(results, s.port), s.qpn,
+                     port_name(results, s.remote_port)),
+         qp->known ? fmt::format("{} -> {}", qp->rank, qp->peer) : "-",
+         std::to_string(s.counters.retransmitted_packets), std::to_string(s.counters.timeouts),
+         std::to_string(s.counters.naks_received), std::to_string(s.counters.cnps_received),
+         std::to_string(s.rate_cuts), gbps_text(s.min_rate_bps),
+         s.busy_ns > 0 ? gbps_text(s.mean_rate_bps) : "-"});
+  }
+  return out;
+}
+
+void append_qp_report(const RunResults& results, std::string& out) {
+  if (!results.qps_counted) return;
+  const QpCongestion qps = qp_congestion(results);
+  if (qps.met == 0) {
     out += fmt::format(
         "\nQPs: {} halves; no requester retransmitted or had its rate cut (every QP in "
         "qps.csv).\n",
         results.qps.size());
     return;
   }
-  TextTable table({"qp", "ranks", "retransmits", "timeouts", "naks_recv", "cnps_recv", "rate_cuts",
-                   "min_gbps", "mean_gbps"});
-  for (const QpRecord* qp : top_requesters(results, congestion)) {
-    const transport::QpStats& s = qp->stats;
-    table.add_row({fmt::format("{} {} -> {}", port_name(results, s.port), s.qpn,
-                               port_name(results, s.remote_port)),
-                   qp->known ? fmt::format("{} -> {}", qp->rank, qp->peer) : "-",
-                   std::to_string(s.counters.retransmitted_packets),
-                   std::to_string(s.counters.timeouts), std::to_string(s.counters.naks_received),
-                   std::to_string(s.counters.cnps_received), std::to_string(s.rate_cuts),
-                   gbps_text(s.min_rate_bps), s.busy_ns > 0 ? gbps_text(s.mean_rate_bps) : "-"});
-  }
   out += fmt::format(
       "\nQPs that met the most congestion ({} of {} requesters retransmitted or were cut; all "
       "in qps.csv)\n",
-      met,
-      results.qps.size() - std::count_if(results.qps.begin(), results.qps.end(),
-                                         [](const QpRecord& qp) { return !is_requester(qp); }));
+      qps.met, qps.requesters);
+  TextTable table(qps.table.header);
+  for (const auto& row : qps.table.rows) table.add_row(row);
   out += table.render();
 }
 

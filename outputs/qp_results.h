@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "engine/run_results.h"
+#include "outputs/result_tables.h"
 
 namespace etwire::outputs {
 
@@ -30,8 +31,16 @@ void write_qps_csv(const engine::RunResults& results, const std::string& path);
 // cuts (those with any). Null when the QPs were not counted.
 nlohmann::ordered_json qps_summary_json(const engine::RunResults& results);
 
-// The console's section: the requesters that retransmitted or whose rate DCQCN cut, at most
-// kTopQps of them, most retransmissions and cuts first; one line when none did. Nothing when
+// The requesters that retransmitted or whose rate DCQCN cut, at most kTopQps of them, most
+// retransmissions and cuts first: the console's table and the report's.
+struct QpCongestion {
+  TableCells table;
+  size_t met = 0;         // requesters that retransmitted or were cut, listed or not
+  size_t requesters = 0;  // of the QP halves
+};
+QpCongestion qp_congestion(const engine::RunResults& results);
+
+// The console's section: that table; one line when no requester met congestion. Nothing when
 // the QPs were not counted.
 void append_qp_report(const engine::RunResults& results, std::string& out);
 

@@ -9,6 +9,7 @@
 
 #include "common/duration.h"
 #include "outputs/output_file.h"
+#include "outputs/qp_results.h"
 #include "outputs/report/chart_library.h"
 #include "outputs/report/report_charts.h"
 #include "outputs/result_tables.h"
@@ -245,6 +246,32 @@ void append_tables(const std::vector<ReportRun>& runs, std::string_view heading,
   }
 }
 
+void append_qp_tables(const std::vector<ReportRun>& runs, std::string& out) {
+  out += "<h2>QPs that met the most congestion</h2>\n";
+  for (const ReportRun& run : runs) {
+    if (runs.size() > 1) out += fmt::format("<h3>{}</h3>\n", escape(run.label));
+    if (!run.results.qps_counted) {
+      out +=
+          "<p class=\"note\">qps.csv is not there: an RNIC runs its own transport (verbs ports), "
+          "or the run is older.</p>\n";
+      continue;
+    }
+    const QpCongestion qps = qp_congestion(run.results);
+    if (qps.met == 0) {
+      out += fmt::format(
+          "<p class=\"note\">No requester retransmitted or had its rate cut ({} QP halves in "
+          "qps.csv).</p>\n",
+          run.results.qps.size());
+      continue;
+    }
+    append_table(qps.table, out);
+    out += fmt::format(
+        "<p class=\"caption\">{} of {} requesters retransmitted or had their rate cut by DCQCN; "
+        "the {} with most retransmissions and cuts, from qps.csv.</p>\n",
+        qps.met, qps.requesters, qps.table.rows.size());
+  }
+}
+
 void append_chart(const ReportChart& chart, std::string_view caption, std::string& out) {
   out += fmt::format("<h2>{}</h2>\n", escape(chart.title));
   for (const std::string& note : chart.notes) {
@@ -316,6 +343,7 @@ std::string html_report(const std::vector<ReportRun>& runs) {
                 "No congestion signals: no ECN marks, CNPs, PFC pauses, drops, missing packets, "
                 "retransmissions or timeouts on any port.",
                 out);
+  append_qp_tables(runs, out);
 
   const std::array<std::string_view, 5> captions{
       "Mean busbw of each measured iteration's instances of a collective type (nccl-tests "

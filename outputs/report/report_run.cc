@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "outputs/report/qps_csv_reader.h"
 #include "outputs/report/report_input_error.h"
 #include "outputs/report/summary_reader.h"
 
@@ -37,7 +38,10 @@ ReportRun load_report_run(const std::filesystem::path& dir, std::string label) {
         "{}: no such file: {} is not a run's results directory (etwire run writes summary.json)",
         summary.string(), dir.string()));
   }
-  return {std::move(label), dir, read_summary_json(summary.string())};
+  ReportRun run{std::move(label), dir, read_summary_json(summary.string())};
+  // Small (a row per QP half) and read whole: the table of the QPs that met most congestion.
+  if (run.has("qps.csv")) read_qps_csv(run.file("qps.csv"), run.results);
+  return run;
 }
 
 }  // namespace etwire::outputs::report

@@ -23,8 +23,8 @@ struct ReportRun {
   bool has(const char* name) const;
 };
 
-// Reads `dir`/summary.json. Throws ReportInputError naming the path when it is missing or
-// malformed.
+// Reads `dir`/summary.json, and qps.csv when it is there. Throws ReportInputError naming the path
+// when it is missing or malformed.
 ReportRun load_report_run(const std::filesystem::path& dir, std::string label);
 
 }  // namespace etwire::outputs::report

@@ -11,6 +11,7 @@
 #include "engine/run_results.h"
 #include "outputs/console_report.h"
 #include "outputs/port_csv_writer.h"
+#include "outputs/qp_results.h"
 #include "outputs/report/csv_reader.h"
 #include "outputs/report/html_report.h"
 #include "outputs/report/report_charts.h"
@@ -52,6 +53,13 @@ CollectiveRecord all_reduce(uint64_t instance, uint32_t iteration, bool warmup, 
   c.last_arrival = 1000 * instance;
   c.end = c.last_arrival + cct;
   return c;
+}
+
+// A zero for each QP counter of a qps.csv row (with its comma).
+std::string zeros_for_counters() {
+  std::string zeros;
+  for (size_t f = 0; f < transport::kQpCounterFields.size(); ++f) zeros += "0,";
+  return zeros;
 }
 
 RunResults sample() {
@@ -365,6 +373,64 @@ TEST(HtmlReport, TheConsolesTablesAndTheRunsNotes) {
   // The same figures as the console's.
   EXPECT_EQ(iteration_table(results).rows.size(), 1u);
   EXPECT_NE(console_report(results).find("1.250"), std::string::npos);
+}
+
+// A requester that retransmitted and a responder, as qps.csv holds them.
+std::vector<engine::QpRecord> two_qp_halves() {
+  engine::QpRecord requester;
+  requester.known = true;
+  requester.rank = 0;
+  requester.peer = 1;
+  requester.stats.qpn = 17;
+  requester.stats.remote_qpn = 18;
+  requester.stats.counters.retransmitted_packets = 3;
+  requester.stats.counters.timeouts = 1;
+  requester.stats.rate_cuts = 2;
+  requester.stats.min_rate_bps = 25e9;
+  requester.stats.mean_rate_bps = 50e9;
+  requester.stats.busy_ns = 1000;
+  engine::QpRecord responder = requester;
+  responder.stats = {};
+  responder.stats.role = transport::QpRole::kResponder;
+  responder.stats.qpn = 18;
+  responder.stats.remote_qpn = 17;
+  responder.stats.counters.naks_sent = 3;
+  return {requester, responder};
+}
+
+TEST(HtmlReport, TheQpsThatMetTheMostCongestionFromQpsCsv) {
+  RunResults results = sample();
+  results.qps = two_qp_halves();
+  results.qps_counted = true;
+  const fs::path dir = results_dir("report-html-qps", results);
+  write_qps_csv(results, (dir / "qps.csv").string());
+  const ReportRun run = load_report_run(dir, "demo");
+  EXPECT_TRUE(run.results.qps_counted);
+  EXPECT_EQ(run.results.qps, results.qps) << "qps.csv reads back as written";
+  const std::string page = html_report({run});
+  EXPECT_NE(page.find("<td>host0 17 -&gt; host0</td><td>0 -&gt; 1</td><td>3</td><td>1</td>"),
+            std::string::npos)
+      << "the console's row";
+  EXPECT_NE(page.find("1 of 1 requesters retransmitted"), std::string::npos);
+  // Without qps.csv the section says why it is empty.
+  fs::remove(dir / "qps.csv");
+  EXPECT_NE(html_report({load_report_run(dir, "demo")}).find("qps.csv is not there"),
+            std::string::npos);
+}
+
+TEST(HtmlReport, AQpsCsvRowItCannotReadNamesTheLine) {
+  RunResults results = sample();
+  const fs::path dir = results_dir("report-html-bad-qps", results);
+  std::ofstream(dir / "qps.csv") << qps_csv_header() << "requester,leaf9,host0,1,2,,,,,"
+                                 << zeros_for_counters() << "0,0,,0\n";
+  try {
+    load_report_run(dir, "demo");
+    FAIL() << "a port summary.json does not name was read";
+  } catch (const ReportInputError& e) {
+    EXPECT_NE(std::string(e.what()).find("qps.csv:2: port \"leaf9\" is not in summary.json"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(HtmlReport, TwoRunsOverlayWithTheirLabels) {
