@@ -107,7 +107,7 @@ CommandAction add_compare_command(CLI::App& app) {
         outputs::report::write_html_report(
             {outputs::report::load_report_run(opts->dir_a, comparison.label_a),
              outputs::report::load_report_run(opts->dir_b, comparison.label_b)},
-            opts->report);
+            opts->report, &comparison);
         spdlog::debug("wrote {}", opts->report);
       } catch (const outputs::report::ReportInputError& e) {
         std::cerr << fmt::format("error: {}\n", e.what());

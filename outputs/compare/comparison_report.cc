@@ -55,9 +55,10 @@ std::string run_line(const std::string& side, const std::string& label, const Ru
                      run.config_digest.empty() ? "-" : run.config_digest.substr(0, 12));
 }
 
-void append_section(const RunComparison& c, ComparedSection section, const std::string& title,
-                    const std::string& subject_header, std::string& out) {
-  std::vector<std::string> headers;
+ComparisonSection section_of(const RunComparison& c, ComparedSection section,
+                             const std::string& title, const std::string& subject_header) {
+  ComparisonSection out{title, {}, {}};
+  std::vector<std::string>& headers = out.table.header;
   if (!subject_header.empty()) headers.push_back(subject_header);
   for (const std::string& h : {std::string("metric"), c.label_a, c.label_b, std::string("delta"),
                                std::string("delta_%"), std::string("tolerance")}) {
@@ -65,7 +66,6 @@ void append_section(const RunComparison& c, ComparedSection section, const std::
   }
   const bool any_tolerance = !c.tolerances.empty();
   if (!any_tolerance) headers.pop_back();
-  TextTable table(headers);
   for (const ComparedMetric& m : c.metrics) {
     if (m.section != section) continue;
     std::vector<std::string> row;
@@ -76,11 +76,10 @@ void append_section(const RunComparison& c, ComparedSection section, const std::
     row.push_back(delta_text(m));
     row.push_back(percent_text(m));
     if (any_tolerance) row.push_back(flag_text(m));
-    table.add_row(std::move(row));
+    out.table.rows.push_back(std::move(row));
+    out.beyond.push_back(m.exceeded);
   }
-  if (table.rows() == 0) return;
-  out += fmt::format("\n{}\n", title);
-  out += table.render();
+  return out;
 }
 
 Json optional_json(const std::optional<double>& value) {
@@ -102,6 +101,29 @@ Json run_json(const std::string& label, const RunDigest& run) {
 
 }  // namespace
 
+std::vector<ComparisonSection> comparison_sections(const RunComparison& c) {
+  std::vector<ComparisonSection> sections{
+      section_of(c, ComparedSection::kCollectives,
+                 "Collectives, measured iterations (cct: mean, cct_p50: median; busbw: mean; "
+                 "ideal: busbw / goodput)",
+                 "collective"),
+      section_of(c, ComparedSection::kFct,
+                 "Flow completion times, measured iterations (nearest rank)", "collective"),
+      section_of(c, ComparedSection::kIterations, "Iterations, measured (JCT)", "iteration"),
+      section_of(c, ComparedSection::kCongestion, "Congestion counters, summed over the ports",
+                 "")};
+  std::erase_if(sections, [](const ComparisonSection& s) { return s.table.rows.empty(); });
+  return sections;
+}
+
+std::string tolerance_verdict(const RunComparison& c) {
+  if (c.tolerances.empty()) return "";
+  const size_t exceeded = c.exceeded();
+  return exceeded == 0 ? "Within tolerance: no delta beyond it."
+                       : fmt::format("Beyond tolerance: {} metric{} (marked !).", exceeded,
+                                     exceeded == 1 ? "" : "s");
+}
+
 std::string comparison_text(const RunComparison& c) {
   std::string out;
   out += run_line("A", c.label_a, c.a);
@@ -111,21 +133,13 @@ std::string comparison_text(const RunComparison& c) {
     out += fmt::format("Only {} has {}\n", c.label_a, fmt::join(c.only_in_a, ", "));
   if (!c.only_in_b.empty())
     out += fmt::format("Only {} has {}\n", c.label_b, fmt::join(c.only_in_b, ", "));
-  append_section(c, ComparedSection::kCollectives,
-                 "Collectives, measured iterations (cct: mean, cct_p50: median; busbw: mean; "
-                 "ideal: busbw / goodput)",
-                 "collective", out);
-  append_section(c, ComparedSection::kFct,
-                 "Flow completion times, measured iterations (nearest rank)", "collective", out);
-  append_section(c, ComparedSection::kIterations, "Iterations, measured (JCT)", "iteration", out);
-  append_section(c, ComparedSection::kCongestion, "Congestion counters, summed over the ports", "",
-                 out);
-  if (!c.tolerances.empty()) {
-    const size_t exceeded = c.exceeded();
-    out += exceeded == 0 ? "\nWithin tolerance: no delta beyond it.\n"
-                         : fmt::format("\nBeyond tolerance: {} metric{} (marked !).\n", exceeded,
-                                       exceeded == 1 ? "" : "s");
+  for (const ComparisonSection& section : comparison_sections(c)) {
+    TextTable table(section.table.header);
+    for (const auto& row : section.table.rows) table.add_row(row);
+    out += fmt::format("\n{}\n", section.title);
+    out += table.render();
   }
+  if (!c.tolerances.empty()) out += fmt::format("\n{}\n", tolerance_verdict(c));
   return out;
 }
 

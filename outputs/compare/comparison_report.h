@@ -2,10 +2,26 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "outputs/compare/run_comparison.h"
+#include "outputs/result_tables.h"
 
 namespace etwire::outputs {
+
+// A section of the comparison as a table: subject, metric, A, B, delta, delta % and, when
+// tolerances were given, a flag column ("! >5%" beyond the tolerance, "ok" within it). `beyond`
+// marks the rows beyond their tolerance. Sections without a row are left out.
+struct ComparisonSection {
+  std::string title;
+  TableCells table;
+  std::vector<bool> beyond;
+};
+std::vector<ComparisonSection> comparison_sections(const RunComparison& comparison);
+
+// "Within tolerance: no delta beyond it." or "Beyond tolerance: N metrics (marked !)."; empty
+// when no tolerance was given.
+std::string tolerance_verdict(const RunComparison& comparison);
 
 // One line per run, then per section a table: subject, metric, A, B, delta, delta % and a flag
 // column ("!" beyond the tolerance, "ok" within it, empty with no tolerance), then a verdict line

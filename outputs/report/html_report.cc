@@ -11,6 +11,8 @@
 #include "outputs/output_file.h"
 #include "outputs/qp_results.h"
 #include "outputs/report/chart_library.h"
+#include "outputs/report/comparison_html.h"
+#include "outputs/report/html_tables.h"
 #include "outputs/report/report_charts.h"
 #include "outputs/result_tables.h"
 #include "outputs/results_files.h"
@@ -35,6 +37,10 @@ th { background: #f5f5f7; }
 .note { color: #8a5a00; background: #fff8e6; border-left: 3px solid #f0b400; padding: 6px 10px;
         font-size: 13px; margin: 6px 0; }
 .caption { color: #555; font-size: 12px; margin: 2px 0 14px; }
+.verdict { font-size: 15px; font-weight: 600; padding: 8px 12px; margin: 8px 0; }
+.verdict.pass { color: #1b5e20; background: #e8f5e9; border-left: 4px solid #2e7d32; }
+.verdict.fail { color: #b71c1c; background: #fdecea; border-left: 4px solid #c62828; }
+tr.marked td { background: #fdecea; color: #b71c1c; }
 .run-note { font-size: 13px; margin: 2px 0; padding-left: 10px; border-left: 3px solid #1f77b4; }
 )css";
 
@@ -105,42 +111,6 @@ constexpr std::string_view kScript = R"js(
   }
 })();
 )js";
-
-std::string escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-void append_table(const TableCells& cells, std::string& out) {
-  out += "<table><thead><tr>";
-  for (const std::string& h : cells.header) out += fmt::format("<th>{}</th>", escape(h));
-  out += "</tr></thead><tbody>\n";
-  for (const auto& row : cells.rows) {
-    out += "<tr>";
-    for (const std::string& cell : row) out += fmt::format("<td>{}</td>", escape(cell));
-    out += "</tr>\n";
-  }
-  out += "</tbody></table>\n";
-}
 
 // The series label prefix of run `r`: none when the report has one run.
 std::string prefix_of(const std::vector<ReportRun>& runs, size_t r) {
@@ -213,20 +183,20 @@ std::vector<ReportChart> build_charts(const std::vector<ReportRun>& runs) {
 
 void append_run_header(const ReportRun& run, bool several, std::string& out) {
   const engine::RunResults& r = run.results;
-  if (several) out += fmt::format("<h3>{}</h3>\n", escape(run.label));
+  if (several) out += fmt::format("<h3>{}</h3>\n", html_escape(run.label));
   out += fmt::format(
       "<p class=\"meta\">{} &middot; status {} &middot; {} rank{} in {} job{} &middot; topology {} "
       "&middot; seed {} &middot; {} time {}</p>\n",
-      escape(run.dir.string()), escape(engine::run_status_name(r.status)), r.world_size,
+      html_escape(run.dir.string()), html_escape(engine::run_status_name(r.status)), r.world_size,
       r.world_size == 1 ? "" : "s", r.jobs.size(), r.jobs.size() == 1 ? "" : "s",
-      escape(r.topology), r.seed, r.wall_clock ? "run" : "virtual",
-      escape(r.end_time < 0 ? fmt::format("{} ns", r.end_time)
-                            : format_duration_ns(static_cast<uint64_t>(r.end_time))));
+      html_escape(r.topology), r.seed, r.wall_clock ? "run" : "virtual",
+      html_escape(r.end_time < 0 ? fmt::format("{} ns", r.end_time)
+                                 : format_duration_ns(static_cast<uint64_t>(r.end_time))));
   out += fmt::format("<p class=\"meta\">{} flows, {} failed &middot; config {} ({})</p>\n", r.flows,
-                     r.failed_flows, escape(r.config_file), escape(r.config_digest));
+                     r.failed_flows, html_escape(r.config_file), html_escape(r.config_digest));
   // What the run noted as it went: each fault and what it did, a capture cut short, ...
   for (const std::string& note : r.notes) {
-    out += fmt::format("<p class=\"run-note\">Note: {}</p>\n", escape(note));
+    out += fmt::format("<p class=\"run-note\">Note: {}</p>\n", html_escape(note));
   }
 }
 
@@ -234,14 +204,14 @@ void append_run_header(const ReportRun& run, bool several, std::string& out) {
 void append_tables(const std::vector<ReportRun>& runs, std::string_view heading,
                    TableCells (*make)(const engine::RunResults&), std::string_view empty,
                    std::string& out) {
-  out += fmt::format("<h2>{}</h2>\n", escape(heading));
+  out += fmt::format("<h2>{}</h2>\n", html_escape(heading));
   for (const ReportRun& run : runs) {
-    if (runs.size() > 1) out += fmt::format("<h3>{}</h3>\n", escape(run.label));
+    if (runs.size() > 1) out += fmt::format("<h3>{}</h3>\n", html_escape(run.label));
     const TableCells table = make(run.results);
     if (table.rows.empty()) {
-      out += fmt::format("<p class=\"note\">{}</p>\n", escape(empty));
+      out += fmt::format("<p class=\"note\">{}</p>\n", html_escape(empty));
     } else {
-      append_table(table, out);
+      append_html_table(table, out);
     }
   }
 }
@@ -249,7 +219,7 @@ void append_tables(const std::vector<ReportRun>& runs, std::string_view heading,
 void append_qp_tables(const std::vector<ReportRun>& runs, std::string& out) {
   out += "<h2>QPs that met the most congestion</h2>\n";
   for (const ReportRun& run : runs) {
-    if (runs.size() > 1) out += fmt::format("<h3>{}</h3>\n", escape(run.label));
+    if (runs.size() > 1) out += fmt::format("<h3>{}</h3>\n", html_escape(run.label));
     if (!run.results.qps_counted) {
       out +=
           "<p class=\"note\">qps.csv is not there: an RNIC runs its own transport (verbs ports), "
@@ -264,7 +234,7 @@ void append_qp_tables(const std::vector<ReportRun>& runs, std::string& out) {
           run.results.qps.size());
       continue;
     }
-    append_table(qps.table, out);
+    append_html_table(qps.table, out);
     out += fmt::format(
         "<p class=\"caption\">{} of {} requesters retransmitted or had their rate cut by DCQCN; "
         "the {} with most retransmissions and cuts, from qps.csv.</p>\n",
@@ -273,14 +243,14 @@ void append_qp_tables(const std::vector<ReportRun>& runs, std::string& out) {
 }
 
 void append_chart(const ReportChart& chart, std::string_view caption, std::string& out) {
-  out += fmt::format("<h2>{}</h2>\n", escape(chart.title));
+  out += fmt::format("<h2>{}</h2>\n", html_escape(chart.title));
   for (const std::string& note : chart.notes) {
-    out += fmt::format("<p class=\"note\">{}</p>\n", escape(note));
+    out += fmt::format("<p class=\"note\">{}</p>\n", html_escape(note));
   }
   out += fmt::format("<div class=\"chart\" id=\"chart-{}\" data-chart=\"{}\"></div>\n",
-                     escape(chart.id), escape(chart.id));
+                     html_escape(chart.id), html_escape(chart.id));
   if (!chart.series.empty() && !caption.empty()) {
-    out += fmt::format("<p class=\"caption\">{}</p>\n", escape(caption));
+    out += fmt::format("<p class=\"caption\">{}</p>\n", html_escape(caption));
   }
 }
 
@@ -301,7 +271,7 @@ std::string script_safe_json(const nlohmann::json& json) {
 
 }  // namespace
 
-std::string html_report(const std::vector<ReportRun>& runs) {
+std::string html_report(const std::vector<ReportRun>& runs, const RunComparison* comparison) {
   const std::vector<ReportChart> charts = build_charts(runs);
   const bool several = runs.size() > 1;
   std::string title = "etwire report: ";
@@ -312,10 +282,11 @@ std::string html_report(const std::vector<ReportRun>& runs) {
 
   std::string out;
   out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  out +=
-      fmt::format("<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n", escape(title), kStyle);
-  out += fmt::format("<h1>{}</h1>\n", escape(title));
+  out += fmt::format("<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n", html_escape(title),
+                     kStyle);
+  out += fmt::format("<h1>{}</h1>\n", html_escape(title));
   for (const ReportRun& run : runs) append_run_header(run, several, out);
+  if (comparison != nullptr) append_comparison_html(*comparison, out);
 
   out += "<h2>Collectives, measured iterations</h2>\n";
   out +=
@@ -323,14 +294,14 @@ std::string html_report(const std::vector<ReportRun>& runs) {
       "member's arrival (us); algbw and busbw in GB/s of 1e9 bytes per second; ideal % against "
       "the slowest port's RoCE goodput.</p>\n";
   for (const ReportRun& run : runs) {
-    if (several) out += fmt::format("<h3>{}</h3>\n", escape(run.label));
+    if (several) out += fmt::format("<h3>{}</h3>\n", html_escape(run.label));
     const TableCells table = collective_table(run.results);
     if (table.rows.empty()) {
       out +=
           "<p class=\"note\">No measured collective instances (none completed outside warm-up "
           "iterations).</p>\n";
     } else {
-      append_table(table, out);
+      append_html_table(table, out);
     }
   }
   append_tables(runs, "Flow completion times, measured iterations (us, nearest rank)", fct_table,
@@ -377,8 +348,9 @@ std::string html_report(const std::vector<ReportRun>& runs) {
   return out;
 }
 
-void write_html_report(const std::vector<ReportRun>& runs, const std::string& path) {
-  write_file_atomically(path, html_report(runs));
+void write_html_report(const std::vector<ReportRun>& runs, const std::string& path,
+                       const RunComparison* comparison) {
+  write_file_atomically(path, html_report(runs, comparison));
 }
 
 }  // namespace etwire::outputs::report

@@ -13,14 +13,18 @@
 #include <string>
 #include <vector>
 
+#include "outputs/compare/run_comparison.h"
 #include "outputs/report/report_run.h"
 
 namespace etwire::outputs::report {
 
-// Reads the runs' CSV files as it goes; throws ReportInputError for a malformed one.
-std::string html_report(const std::vector<ReportRun>& runs);
-// Writes html_report(runs) to `path`; throws ReportInputError as html_report does, and
-// std::runtime_error("<path>: <reason>") when the file cannot be written.
-void write_html_report(const std::vector<ReportRun>& runs, const std::string& path);
+// Reads the runs' CSV files as it goes; throws ReportInputError for a malformed one. With a
+// comparison of the runs (etwire compare --report), its verdict and delta tables come first.
+std::string html_report(const std::vector<ReportRun>& runs,
+                        const RunComparison* comparison = nullptr);
+// Writes html_report(runs, comparison) to `path`; throws ReportInputError as html_report does,
+// and std::runtime_error("<path>: <reason>") when the file cannot be written.
+void write_html_report(const std::vector<ReportRun>& runs, const std::string& path,
+                       const RunComparison* comparison = nullptr);
 
 }  // namespace etwire::outputs::report

@@ -9,6 +9,9 @@
 #include <string>
 
 #include "engine/run_results.h"
+#include "outputs/compare/comparison_report.h"
+#include "outputs/compare/run_comparison.h"
+#include "outputs/compare/tolerances.h"
 #include "outputs/console_report.h"
 #include "outputs/port_csv_writer.h"
 #include "outputs/qp_results.h"
@@ -431,6 +434,37 @@ TEST(HtmlReport, AQpsCsvRowItCannotReadNamesTheLine) {
               std::string::npos)
         << e.what();
   }
+}
+
+TEST(HtmlReport, ACompareReportOpensWithItsVerdictAndDeltas) {
+  const fs::path a = results_dir("report-compare-a", sample());
+  RunResults slower = sample();
+  for (CollectiveRecord& c : slower.collectives) c.end += 400'000;  // 0.4 ms more per instance
+  const fs::path b = results_dir("report-compare-b", slower);
+  Tolerances tolerances;
+  tolerances.add("5");
+  const RunComparison comparison =
+      compare_runs(read_run_digest(a), read_run_digest(b), tolerances, "old", "new");
+  ASSERT_GT(comparison.exceeded(), 0u);
+  const std::string page =
+      html_report({load_report_run(a, "old"), load_report_run(b, "new")}, &comparison);
+  EXPECT_NE(page.find("<p class=\"verdict fail\">FAIL: Beyond tolerance:"), std::string::npos);
+  EXPECT_NE(page.find("<th>delta_%</th>"), std::string::npos);
+  EXPECT_NE(page.find("<tr class=\"marked\"><td>all_reduce</td><td>cct (us)</td>"),
+            std::string::npos)
+      << "the CCT row beyond 5 % is marked";
+  EXPECT_LT(page.find("Comparison: delta"), page.find("Collectives, measured iterations"))
+      << "the verdict first";
+  // The same runs within a tolerance wide enough pass.
+  Tolerances wide;
+  wide.add("1000");
+  const RunComparison within =
+      compare_runs(read_run_digest(a), read_run_digest(b), wide, "old", "new");
+  EXPECT_NE(html_report({load_report_run(a, "old"), load_report_run(b, "new")}, &within)
+                .find("<p class=\"verdict pass\">PASS: Within tolerance"),
+            std::string::npos);
+  // The console says the same as the page.
+  EXPECT_NE(comparison_text(comparison).find(tolerance_verdict(comparison)), std::string::npos);
 }
 
 TEST(HtmlReport, TwoRunsOverlayWithTheirLabels) {
