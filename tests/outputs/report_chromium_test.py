@@ -14,9 +14,10 @@ Cases:
   missing_files The same run without flows.csv, ports.csv and queues.csv: the report is still
                 written (exit 0), the charts that need them carry a note instead of points, and
                 the busbw chart still draws.
-  overlay       `etwire compare A B --report` on two runs of the demo, one at half the link speed:
-                every chart draws, each with more points than one run's report has, and the page
-                names both runs' labels.
+  overlay       `etwire compare A B --tolerance 5 --report` on two runs of the demo, one at half
+                the link speed: exit 4, the page opens with FAIL and the delta rows beyond 5 %
+                marked, every chart draws, each with more points than one run's report has, the
+                page names both runs' labels, and its screenshot is not blank.
   dpdk          configs/dpdk-ring.yaml (two net_ring ports on the wall clock, sampled every 1 ms)
                 and its report: every chart but the twin's queue depth draws points, and the queue
                 chart says why it has none. Exit 77 when DPDK cannot start here.
@@ -239,12 +240,22 @@ def case_overlay(args, work):
     make_run(args, a)
     make_run(args, b, ["--set", "ports[0].speed=50Gbps"])
     page = os.path.join(work, "both.html")
-    result = run([args.etwire, "compare", a, b, "--labels", "full-speed,half-speed", "--report",
-                  page])
-    if result.returncode != 0 or not os.path.exists(page):
-        raise AssertionError(f"etwire compare --report failed ({result.returncode}): "
-                             f"{result.stderr}")
+    # Half the link speed is far beyond 5 %: exit 4, and the page still written.
+    result = run([args.etwire, "compare", a, b, "--labels", "full-speed,half-speed",
+                  "--tolerance", "5", "--report", page])
+    if result.returncode != 4 or not os.path.exists(page):
+        raise AssertionError(f"etwire compare --tolerance 5 --report: exit {result.returncode}, "
+                             f"expected 4 and a page: {result.stderr}")
     both = dump_dom(work, page)
+    page_text = " ".join(both.text)
+    if "FAIL: Beyond tolerance" not in page_text:
+        raise AssertionError("the comparison's page does not open with its verdict")
+    text = open(page, encoding="utf-8").read()
+    if text.count('<tr class="marked">') < 1 or text.find("FAIL:") > text.find('id="chart-'):
+        raise AssertionError("no delta row marked beyond its tolerance before the charts")
+    shot = os.path.join(work, "compare.png")
+    chromium(work, page, f"--screenshot={shot}")
+    check_screenshot(shot)
     one = dump_dom(work, make_report(args, a))
     for chart in CHARTS:
         box, single = both.charts.get(chart), one.charts.get(chart)
