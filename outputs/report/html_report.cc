@@ -41,6 +41,9 @@ th { background: #f5f5f7; }
 .verdict.pass { color: #1b5e20; background: #e8f5e9; border-left: 4px solid #2e7d32; }
 .verdict.fail { color: #b71c1c; background: #fdecea; border-left: 4px solid #c62828; }
 tr.marked td { background: #fdecea; color: #b71c1c; }
+.chart.multiples { height: auto; display: grid; gap: 4px 12px;
+                  grid-template-columns: repeat(auto-fill, minmax(270px, 1fr)); }
+.panel { position: relative; height: 150px; }
 .run-note { font-size: 13px; margin: 2px 0; padding-left: 10px; border-left: 3px solid #1f77b4; }
 )css";
 
@@ -53,6 +56,7 @@ constexpr std::string_view kScript = R"js(
                    '#7f7f7f', '#bcbd22', '#17becf', '#393b79', '#637939', '#8c6d31', '#843c39',
                    '#7b4173', '#3182bd'];
   const dashes = [[], [6, 4], [2, 3], [10, 3, 2, 3]];
+  // Marks the chart's box with the points drawn: of its one chart, or of all its small ones.
   const countDrawn = {
     id: 'etwireCountDrawn',
     afterRender(chart) {
@@ -60,8 +64,11 @@ constexpr std::string_view kScript = R"js(
       chart.data.datasets.forEach((dataset, i) => {
         if (chart.isDatasetVisible(i)) drawn += chart.getDatasetMeta(i).data.length;
       });
-      const box = chart.canvas.parentNode;
-      box.dataset.points = String(drawn);
+      chart.canvas.dataset.points = String(drawn);
+      const box = chart.canvas.closest('.chart');
+      let total = 0;
+      box.querySelectorAll('canvas').forEach((c) => { total += Number(c.dataset.points || 0); });
+      box.dataset.points = String(total);
       box.dataset.rendered = 'true';
     }
   };
@@ -73,41 +80,70 @@ constexpr std::string_view kScript = R"js(
       box.dataset.note = 'true';
       continue;
     }
-    const canvas = document.createElement('canvas');
-    box.appendChild(canvas);
-    const datasets = spec.series.map((series, i) => {
-      const color = palette[i % palette.length];
-      return {
-        label: series.label,
-        data: series.points.map((p) => ({x: p[0], y: p[1]})),
-        borderColor: color,
-        backgroundColor: color,
-        borderDash: dashes[series.run % dashes.length],
-        borderWidth: 1.5,
-        pointRadius: spec.style === 'markers' ? 3 : 0,
-        stepped: spec.style === 'steps' ? 'before' : false,
-        tension: 0,
-        showLine: true
-      };
+    const dataset = (series, color) => ({
+      label: series.label,
+      data: series.points.map((p) => ({x: p[0], y: p[1]})),
+      borderColor: color,
+      backgroundColor: color,
+      borderDash: dashes[series.run % dashes.length],
+      borderWidth: 1.5,
+      pointRadius: spec.style === 'markers' ? 3 : 0,
+      stepped: spec.style === 'steps' ? 'before' : false,
+      tension: 0,
+      showLine: true
     });
-    new Chart(canvas, {
-      type: 'line',
-      data: {datasets: datasets},
-      options: {
-        animation: false,
-        responsive: true,
-        maintainAspectRatio: false,
-        parsing: false,
-        interaction: {mode: 'nearest', intersect: false},
-        scales: {
-          x: {type: spec.log_x ? 'logarithmic' : 'linear',
-              title: {display: true, text: spec.x_label}},
-          y: {beginAtZero: true, title: {display: true, text: spec.y_label}}
+    const draw = (parent, datasets, extra) => {
+      const canvas = document.createElement('canvas');
+      parent.appendChild(canvas);
+      new Chart(canvas, {
+        type: 'line',
+        data: {datasets: datasets},
+        options: {
+          animation: false,
+          responsive: true,
+          maintainAspectRatio: false,
+          parsing: false,
+          interaction: {mode: 'nearest', intersect: false},
+          scales: {
+            x: Object.assign({type: spec.log_x ? 'logarithmic' : 'linear',
+                              title: {display: true, text: spec.x_label}}, extra.x),
+            y: Object.assign({beginAtZero: true, title: {display: true, text: spec.y_label}},
+                             extra.y)
+          },
+          plugins: Object.assign({legend: {position: 'bottom', labels: {boxWidth: 14}}},
+                                 extra.plugins)
         },
-        plugins: {legend: {position: 'bottom', labels: {boxWidth: 14}}}
-      },
-      plugins: [countDrawn]
-    });
+        plugins: [countDrawn]
+      });
+    };
+    if (!spec.small_multiples) {
+      draw(box, spec.series.map((series, i) => dataset(series, palette[i % palette.length])), {});
+      continue;
+    }
+    // A small chart per panel, in the order the panels first come; one colour per run, the same
+    // axes in every panel so that they compare at a glance.
+    box.classList.add('multiples');
+    const panels = new Map();
+    let xMin = Infinity, xMax = -Infinity, yMax = 0;
+    for (const series of spec.series) {
+      if (!panels.has(series.panel)) panels.set(series.panel, []);
+      panels.get(series.panel).push(series);
+      for (const p of series.points) {
+        xMin = Math.min(xMin, p[0]);
+        xMax = Math.max(xMax, p[0]);
+        yMax = Math.max(yMax, p[1]);
+      }
+    }
+    for (const [name, members] of panels) {
+      const panel = document.createElement('div');
+      panel.className = 'panel';
+      box.appendChild(panel);
+      draw(panel, members.map((series) => dataset(series, palette[series.run % palette.length])), {
+        x: {suggestedMin: xMin, suggestedMax: xMax, title: {display: false}},
+        y: {suggestedMax: yMax},
+        plugins: {legend: {display: false}, title: {display: true, text: name}}
+      });
+    }
   }
 })();
 )js";
@@ -177,6 +213,8 @@ std::vector<ReportChart> build_charts(const std::vector<ReportRun>& runs) {
       ++c;
     }
   }
+  // Past a handful of ports their lines hide each other: a small chart each.
+  throughput.small_multiples = throughput.panels() > kMaxOverlaidPorts;
   return {std::move(busbw), std::move(fct), std::move(throughput), std::move(queues),
           std::move(congestion)};
 }

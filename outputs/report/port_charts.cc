@@ -102,6 +102,7 @@ void add_port_series(const ReportRun& run, const std::string& prefix, const Time
     const PortRows& rows = ports.at(name);
     ChartSeries series;
     series.label = prefix + name;
+    series.panel = name;
     // Counters are running totals: the rate between two kept samples is exact over their span,
     // however many samples between were left out.
     const std::vector<size_t> kept = spread_indexes(rows.at.size(), kMaxTimePoints + 1);

@@ -1,6 +1,8 @@
 #include "outputs/report/report_chart.h"
 
 #include <cmath>
+#include <set>
+#include <string_view>
 
 namespace etwire::outputs::report {
 
@@ -31,6 +33,14 @@ size_t ReportChart::points() const {
   return total;
 }
 
+size_t ReportChart::panels() const {
+  std::set<std::string_view> names;
+  for (const ChartSeries& s : series) {
+    if (!s.panel.empty()) names.insert(s.panel);
+  }
+  return names.size();
+}
+
 nlohmann::json ReportChart::to_json() const {
   nlohmann::json j;
   j["id"] = id;
@@ -39,13 +49,15 @@ nlohmann::json ReportChart::to_json() const {
   j["y_label"] = y_label;
   j["style"] = style_name(style);
   j["log_x"] = log_x;
+  j["small_multiples"] = small_multiples;
   nlohmann::json all = nlohmann::json::array();
   for (const ChartSeries& s : series) {
     nlohmann::json points = nlohmann::json::array();
     for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
       if (finite(s.x[i], s.y[i])) points.push_back({s.x[i], s.y[i]});
     }
-    all.push_back({{"label", s.label}, {"run", s.run}, {"points", std::move(points)}});
+    all.push_back(
+        {{"label", s.label}, {"run", s.run}, {"panel", s.panel}, {"points", std::move(points)}});
   }
   j["series"] = std::move(all);
   j["notes"] = notes;

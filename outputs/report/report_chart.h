@@ -12,6 +12,9 @@ namespace etwire::outputs::report {
 struct ChartSeries {
   std::string label;
   size_t run = 0;  // which run of the report it comes from (drawn dashed after the first)
+  // The small chart it is drawn in when its chart is small multiples (a port's name); every
+  // run's series of one panel share it.
+  std::string panel = {};
   std::vector<double> x;
   std::vector<double> y;
 };
@@ -30,10 +33,15 @@ struct ReportChart {
   bool log_x = false;
   std::vector<ChartSeries> series;
   std::vector<std::string> notes;  // why something is missing or left out
+  // One small chart per panel, their axes shared, instead of every series on one: the ports'
+  // throughput once there are too many lines to tell apart.
+  bool small_multiples = false;
 
   size_t points() const;
-  // {"id", "title", "x_label", "y_label", "style", "log_x", "series": [{"label", "points":
-  // [[x, y], ...], "run"}], "notes"}: what the page's script draws.
+  // The distinct panels its series name.
+  size_t panels() const;
+  // {"id", "title", "x_label", "y_label", "style", "log_x", "small_multiples", "series":
+  // [{"label", "points": [[x, y], ...], "run", "panel"}], "notes"}: what the page's script draws.
   nlohmann::json to_json() const;
 };
 

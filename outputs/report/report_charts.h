@@ -25,6 +25,8 @@ inline constexpr size_t kMaxTimePoints = 1000;       // per port or queue
 inline constexpr size_t kMaxIterationPoints = 2000;  // per collective type of a job
 inline constexpr size_t kMaxPortSeries = 16;         // the ports that sent the most
 inline constexpr size_t kMaxQueueSeries = 8;         // the deepest queues
+// More ports than this and the throughput chart is small multiples, a small chart per port.
+inline constexpr size_t kMaxOverlaidPorts = 4;
 
 // busbw per iteration (GB/s), one series per job and collective type: the mean busbw of the
 // iteration's instances of that type, measured iterations only. From summary.json.

@@ -8,7 +8,8 @@ Cases:
 
   charts        A loopback run of configs/loopback-demo.yaml (queues sampled) and its report:
                 Chromium (Debian package `chromium`) loads the page offline (--dump-dom) and every
-                chart's box says Chart.js drew it with points (data-rendered, data-points > 0);
+                chart's box says Chart.js drew it with points (data-rendered, data-points > 0),
+                the eight ports' throughput as eight small charts;
                 the page holds the nccl-tests table; a screenshot (--screenshot) is not blank and
                 shows the first series' colour. The page loads nothing from the network.
   missing_files The same run without flows.csv, ports.csv and queues.csv: the report is still
@@ -46,17 +47,24 @@ CHROMIUM_TIMEOUT_S = 120
 
 
 class ChartBoxes(html.parser.HTMLParser):
-    """Collects the attributes of every <div class="chart"> and the text of the page."""
+    """Collects the attributes of every <div class="chart">, the small charts (<div
+    class="panel">) in each, and the text of the page."""
 
     def __init__(self):
         super().__init__()
         self.charts = {}
+        self.panels = {}
+        self.current = None
         self.text = []
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
-        if tag == "div" and attributes.get("class") == "chart":
+        classes = (attributes.get("class") or "").split()
+        if tag == "div" and "chart" in classes:
             self.charts[attributes.get("data-chart")] = attributes
+            self.current = attributes.get("data-chart")
+        if tag == "div" and "panel" in classes:
+            self.panels[self.current] = self.panels.get(self.current, 0) + 1
 
     def handle_data(self, data):
         self.text.append(data)
@@ -185,6 +193,11 @@ def case_charts(args, work):
             raise AssertionError(f"no chart box {chart!r} in the page")
         if box.get("data-rendered") != "true" or int(box.get("data-points", "0")) <= 0:
             raise AssertionError(f"chart {chart!r} drew nothing: {box}")
+    # Eight ports: more than overlay legibly, so a small chart each, every one drawn.
+    if dom.panels.get("port_throughput") != 8 or "multiples" not in dom.charts[
+            "port_throughput"].get("class", ""):
+        raise AssertionError(f"port throughput: {dom.panels.get('port_throughput')} small "
+                             "charts for 8 ports")
     page_text = " ".join(dom.text)
     for needed in ["busbw_GBps", "algbw_GBps", "all_reduce", "p99"]:
         if needed not in page_text:

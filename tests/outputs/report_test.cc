@@ -287,6 +287,8 @@ TEST(ReportCharts, ThroughputAndCongestionFromPortSamples) {
   add_port_series(run, "", TimeAxis{"us", 1e3}, throughput, congestion);
   ASSERT_EQ(throughput.series.size(), 2u);
   EXPECT_EQ(throughput.series[0].label, "host0");
+  EXPECT_EQ(throughput.series[1].panel, "host1") << "a small chart per port when there are many";
+  EXPECT_EQ(throughput.panels(), 2u);
   EXPECT_EQ(throughput.series[0].x, (std::vector<double>{0, 10}));
   EXPECT_EQ(throughput.series[0].y, (std::vector<double>{0, 100}));
   ASSERT_EQ(congestion.series.size(), 7u);
