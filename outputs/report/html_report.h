@@ -3,11 +3,7 @@
 // percentiles as the console prints them, then the charts: busbw per iteration, the FCT CDF per
 // collective type, each port's throughput, the twin's queue depths and the congestion counters
 // over time. Given several runs (a comparison), every chart overlays them, each run's series
-// named by its label.
-//
-// Each chart's box carries, once Chart.js has drawn it, data-points (the points drawn) and
-// data-rendered="true"; a chart without data shows why and carries data-points="0" and
-// data-note="true". The Chromium test reads these.
+// named by its label. The page's frame (style, Chart.js, the drawing script) is html_page.h's.
 #pragma once
 
 #include <string>
