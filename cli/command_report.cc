@@ -1,6 +1,7 @@
 // `etwire report RUN_DIR [-o FILE]`: one self-contained HTML page of a run's results (default
 // RUN_DIR/report.html) that opens offline: the nccl-tests table, busbw per iteration, the FCT CDF
-// per collective type, port throughput, queue depth and congestion counters over time. Exit 0
+// per collective type, port throughput, queue depth and congestion counters over time; of a
+// sweep's directory, busbw and time against size (outputs/report/sweep_page.h). Exit 0
 // with the page written; 2 when RUN_DIR is not a results directory or a file in it is malformed
 // (the message names the file and line); 1 when the page cannot be written.
 #include <fmt/format.h>
@@ -10,8 +11,10 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "outputs/output_file.h"
 #include "outputs/report/html_report.h"
 #include "outputs/report/report_input_error.h"
+#include "outputs/report/sweep_page.h"
 #include "outputs/results_files.h"
 #include "runner/exit_codes.h"
 
@@ -32,8 +35,11 @@ CommandAction add_report_command(CLI::App& app) {
       "report",
       "Write one self-contained HTML page of a run's results (opens offline): the nccl-tests "
       "table, busbw per iteration, the FCT CDF per collective type, port throughput, queue depth "
-      "and congestion counters over time.");
-  sub->add_option("RUN_DIR", opts->run_dir, "A results directory of etwire run (summary.json)")
+      "and congestion counters over time. Of an etwire sweep's directory: busbw and time against "
+      "size per series, and every size's row.");
+  sub->add_option("RUN_DIR", opts->run_dir,
+                  "A results directory of etwire run (summary.json) or of etwire sweep "
+                  "(sweep.csv)")
       ->required();
   sub->add_option("-o,--out", opts->out, "The HTML file to write (default RUN_DIR/report.html)");
   return [opts]() -> int {
@@ -42,9 +48,13 @@ CommandAction add_report_command(CLI::App& app) {
                                 ? (std::filesystem::path(opts->run_dir) / "report.html").string()
                                 : opts->out;
     try {
-      report::write_html_report(
-          {report::load_report_run(opts->run_dir, std::filesystem::path(opts->run_dir).string())},
-          out);
+      if (report::is_sweep_dir(opts->run_dir)) {
+        outputs::write_file_atomically(out, report::sweep_html(opts->run_dir));
+      } else {
+        report::write_html_report(
+            {report::load_report_run(opts->run_dir, std::filesystem::path(opts->run_dir).string())},
+            out);
+      }
     } catch (const report::ReportInputError& e) {
       std::cerr << fmt::format("error: {}\n", e.what());
       return runner::kExitBadInput;

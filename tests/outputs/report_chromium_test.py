@@ -22,6 +22,9 @@ Cases:
   dpdk          configs/dpdk-ring.yaml (two net_ring ports on the wall clock, sampled every 1 ms)
                 and its report: every chart but the twin's queue depth draws points, and the queue
                 chart says why it has none. Exit 77 when DPDK cannot start here.
+  sweep         A four-size `etwire sweep` of the demo and `etwire report` of its directory: the
+                busbw and time against size charts draw a point per size, the table lists them,
+                and the screenshot is not blank.
   bad_dir       A directory without summary.json: exit 2 and a message naming the missing path;
                 a malformed ports.csv: exit 2 and a message naming the file and line.
 
@@ -229,6 +232,32 @@ def case_missing_files(args, work):
     return "notes instead of the three charts"
 
 
+def case_sweep(args, work):
+    out = os.path.join(work, "sweep")
+    result = run([args.etwire, "sweep", os.path.join(args.source_dir, "configs",
+                                                     "loopback-demo.yaml"),
+                  "-b", "1KiB", "-e", "64KiB", "-f", "4", "-n", "2", "-w", "1", "--out", out])
+    if result.returncode != 0:
+        raise AssertionError(f"etwire sweep failed ({result.returncode}): {result.stderr[-2000:]}")
+    report = run([args.etwire, "report", out])
+    page = os.path.join(out, "report.html")
+    if report.returncode != 0 or not os.path.exists(page):
+        raise AssertionError(f"etwire report SWEEP_DIR failed ({report.returncode}): "
+                             f"{report.stderr}")
+    dom = dump_dom(work, page)
+    for chart in ["sweep_busbw", "sweep_time"]:
+        box = dom.charts.get(chart, {})
+        # 1, 4, 16 and 64 KiB: one point each.
+        if box.get("data-rendered") != "true" or box.get("data-points") != "4":
+            raise AssertionError(f"chart {chart!r} of the sweep: {box}")
+    if "64 KiB" not in " ".join(dom.text):
+        raise AssertionError("the sweep's table lacks its largest size")
+    shot = os.path.join(work, "sweep.png")
+    chromium(work, page, f"--screenshot={shot}")
+    check_screenshot(shot)
+    return "busbw and time against size, 4 points each"
+
+
 def case_bad_dir(args, work):
     empty = os.path.join(work, "not-a-run")
     os.makedirs(empty, exist_ok=True)
@@ -308,7 +337,7 @@ def case_dpdk(args, work):
 
 
 CASES = {"charts": case_charts, "dpdk": case_dpdk, "missing_files": case_missing_files, "overlay": case_overlay,
-         "bad_dir": case_bad_dir}
+         "bad_dir": case_bad_dir, "sweep": case_sweep}
 
 
 def main():

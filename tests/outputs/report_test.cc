@@ -20,6 +20,7 @@
 #include "outputs/report/report_charts.h"
 #include "outputs/report/report_input_error.h"
 #include "outputs/report/summary_reader.h"
+#include "outputs/report/sweep_page.h"
 #include "outputs/result_tables.h"
 #include "outputs/results_files.h"
 #include "outputs/summary_json.h"
@@ -467,6 +468,31 @@ TEST(HtmlReport, ACompareReportOpensWithItsVerdictAndDeltas) {
             std::string::npos);
   // The console says the same as the page.
   EXPECT_NE(comparison_text(comparison).find(tolerance_verdict(comparison)), std::string::npos);
+}
+
+TEST(SweepPage, BusbwAndTimeAgainstSizePerSeries) {
+  const fs::path dir = testing::make_scratch_dir("report-sweep");
+  std::ofstream(dir / "sweep.csv")
+      << "collective,algorithm,requested_size,size,count,type,redop,root,time_us,algbw_GBps,"
+         "busbw_GBps,ideal_percent,instances,status,run_dir\n"
+      << "all_reduce,ring,1024,1024,256,float,sum,-1,38.1,0.03,0.05,0.4,2,completed,runs/a\n"
+      << "all_reduce,ring,4096,4096,1024,float,sum,-1,39.0,0.11,0.18,1.5,2,completed,runs/b\n"
+      << "all_reduce,tree,1024,1024,256,float,sum,-1,,,,,0,stuck,runs/c\n"
+      << "all_gather,ring,1024,1024,32,float,none,-1,20.0,0.05,0.04,0.3,2,completed,runs/d\n";
+  ASSERT_TRUE(is_sweep_dir(dir));
+  const std::string page = sweep_html(dir);
+  EXPECT_NE(page.find("id=\"chart-sweep_busbw\""), std::string::npos);
+  EXPECT_NE(page.find("id=\"chart-sweep_time\""), std::string::npos);
+  EXPECT_NE(page.find("\"label\":\"all_reduce ring\""), std::string::npos);
+  EXPECT_NE(page.find("\"label\":\"all_gather ring\""), std::string::npos);
+  EXPECT_EQ(page.find("\"label\":\"all_reduce tree\""), std::string::npos)
+      << "a size that measured nothing draws no point";
+  EXPECT_NE(page.find("<td>all_reduce</td><td>tree</td><td>1 KiB</td><td>-</td>"),
+            std::string::npos)
+      << "but its row says so";
+  EXPECT_NE(page.find("<td>stuck</td>"), std::string::npos);
+  // A run's directory is not a sweep's.
+  EXPECT_FALSE(is_sweep_dir(results_dir("report-not-sweep", sample())));
 }
 
 TEST(HtmlReport, TwoRunsOverlayWithTheirLabels) {
