@@ -8,7 +8,6 @@
 
 #include "collectives/bandwidth.h"
 #include "common/duration.h"
-#include "common/text_table.h"
 #include "common/units.h"
 #include "outputs/qp_results.h"
 #include "outputs/result_tables.h"
@@ -37,12 +36,6 @@ void append_run_line(const RunResults& results, std::string& out) {
   out += fmt::format(", seed {}\n", results.seed);
 }
 
-std::string render(const TableCells& cells) {
-  TextTable table(cells.header);
-  for (const auto& row : cells.rows) table.add_row(row);
-  return table.render();
-}
-
 void append_collectives(const RunResults& results, std::string& out) {
   const TableCells table = collective_table(results);
   if (table.rows.empty()) {
@@ -51,13 +44,13 @@ void append_collectives(const RunResults& results, std::string& out) {
   }
   out +=
       "Collectives, measured iterations (time: mean CCT from the last arrival; GB/s = 1e9 B/s)\n";
-  out += render(table);
+  out += render_text(table);
 }
 
 void append_fct(const RunResults& results, std::string& out) {
   if (results.fct.empty()) return;
   out += "\nFlow completion times, measured iterations (us, nearest rank)\n";
-  out += render(fct_table(results));
+  out += render_text(fct_table(results));
 }
 
 void append_iterations(const RunResults& results, std::string& out) {
@@ -67,7 +60,7 @@ void append_iterations(const RunResults& results, std::string& out) {
     return;
   }
   out += "\nIterations, measured (jct: first rank's start to last rank's end)\n";
-  out += render(table);
+  out += render_text(table);
 }
 
 void append_congestion(const RunResults& results, std::string& out) {
@@ -82,7 +75,7 @@ void append_congestion(const RunResults& results, std::string& out) {
     return;
   }
   out += "\nCongestion signals, ports that saw any (ECN marks received; PFC pause frames)\n";
-  out += render(table);
+  out += render_text(table);
 }
 
 void append_status(const RunResults& results, std::string& out) {

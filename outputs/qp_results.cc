@@ -8,7 +8,6 @@
 #include <tuple>
 #include <vector>
 
-#include "common/text_table.h"
 #include "outputs/results_files.h"
 
 namespace etwire::outputs {
@@ -215,9 +214,7 @@ void append_qp_report(const RunResults& results, std::string& out) {
       "\nQPs that met the most congestion ({} of {} requesters retransmitted or were cut; all "
       "in qps.csv)\n",
       qps.met, qps.requesters);
-  TextTable table(qps.table.header);
-  for (const auto& row : qps.table.rows) table.add_row(row);
-  out += table.render();
+  out += render_text(qps.table);
 }
 
 }  // namespace etwire::outputs

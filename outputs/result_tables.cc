@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "collectives/bandwidth.h"
+#include "common/text_table.h"
 #include "common/units.h"
 #include "outputs/results_files.h"
 
@@ -45,6 +46,12 @@ struct CollectiveGroup {
 };
 
 }  // namespace
+
+std::string render_text(const TableCells& cells) {
+  TextTable table(cells.header);
+  for (const auto& row : cells.rows) table.add_row(row);
+  return table.render();
+}
 
 std::vector<CollectiveMeans> measured_collective_means(const engine::RunResults& results) {
   using Key = std::tuple<uint32_t, int, uint64_t, uint32_t>;  // job, kind, trace bytes, group size

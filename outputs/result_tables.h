@@ -30,6 +30,9 @@ struct CollectiveMeans {
 };
 std::vector<CollectiveMeans> measured_collective_means(const engine::RunResults& results);
 
+// The cells as the console prints them: a text table, columns aligned.
+std::string render_text(const TableCells& cells);
+
 // The cells of those figures, as every table formats them: time in us with one decimal,
 // bandwidths in GB/s with two, ideal % with one.
 std::string time_us_cell(double micros);

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "common/text_table.h"
 #include "outputs/output_file.h"
 
 namespace etwire::outputs {
@@ -134,10 +133,8 @@ std::string comparison_text(const RunComparison& c) {
   if (!c.only_in_b.empty())
     out += fmt::format("Only {} has {}\n", c.label_b, fmt::join(c.only_in_b, ", "));
   for (const ComparisonSection& section : comparison_sections(c)) {
-    TextTable table(section.table.header);
-    for (const auto& row : section.table.rows) table.add_row(row);
     out += fmt::format("\n{}\n", section.title);
-    out += table.render();
+    out += render_text(section.table);
   }
   if (!c.tolerances.empty()) out += fmt::format("\n{}\n", tolerance_verdict(c));
   return out;

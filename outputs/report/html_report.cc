@@ -114,8 +114,9 @@ void append_run_header(const ReportRun& run, bool several, std::string& out) {
 // A table of each run under one heading; `empty` where a run has no row.
 void append_tables(const std::vector<ReportRun>& runs, std::string_view heading,
                    TableCells (*make)(const engine::RunResults&), std::string_view empty,
-                   std::string& out) {
+                   std::string& out, std::string_view caption = {}) {
   out += fmt::format("<h2>{}</h2>\n", html_escape(heading));
+  if (!caption.empty()) out += fmt::format("<p class=\"caption\">{}</p>\n", html_escape(caption));
   for (const ReportRun& run : runs) {
     if (runs.size() > 1) out += fmt::format("<h3>{}</h3>\n", html_escape(run.label));
     const TableCells table = make(run.results);
@@ -168,22 +169,12 @@ std::string html_report(const std::vector<ReportRun>& runs, const RunComparison*
   for (const ReportRun& run : runs) append_run_header(run, several, out);
   if (comparison != nullptr) append_comparison_html(*comparison, out);
 
-  out += "<h2>Collectives, measured iterations</h2>\n";
-  out +=
-      "<p class=\"caption\">As nccl-tests prints them: time is the mean CCT from the last "
-      "member's arrival (us); algbw and busbw in GB/s of 1e9 bytes per second; ideal % against "
-      "the slowest port's RoCE goodput.</p>\n";
-  for (const ReportRun& run : runs) {
-    if (several) out += fmt::format("<h3>{}</h3>\n", html_escape(run.label));
-    const TableCells table = collective_table(run.results);
-    if (table.rows.empty()) {
-      out +=
-          "<p class=\"note\">No measured collective instances (none completed outside warm-up "
-          "iterations).</p>\n";
-    } else {
-      append_html_table(table, out);
-    }
-  }
+  append_tables(runs, "Collectives, measured iterations", collective_table,
+                "No measured collective instances (none completed outside warm-up iterations).",
+                out,
+                "As nccl-tests prints them: time is the mean CCT from the last member's arrival "
+                "(us); algbw and busbw in GB/s of 1e9 bytes per second; ideal % against the "
+                "slowest port's RoCE goodput.");
   append_tables(runs, "Flow completion times, measured iterations (us, nearest rank)", fct_table,
                 "No measured flows.", out);
   append_tables(runs, "Iterations, measured (jct: first rank's start to last rank's end; ms)",
