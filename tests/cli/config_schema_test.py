@@ -31,17 +31,25 @@ def errors(validator, document):
     return sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
 
 
+def with_absolute_traces(node, config_dir):
+    """`node` with each relative `trace:` made absolute, so that the document validates from a
+    scratch directory (never beside the shipped configs, which install copies while tests run)."""
+    if isinstance(node, dict):
+        return {key: (os.path.join(config_dir, value)
+                      if key == "trace" and isinstance(value, str) and not os.path.isabs(value)
+                      else with_absolute_traces(value, config_dir))
+                for key, value in node.items()}
+    if isinstance(node, list):
+        return [with_absolute_traces(value, config_dir) for value in node]
+    return node
+
+
 def validate_with_etwire(etwire, document, config_dir, work, name):
-    """Exit code of `etwire validate` on `document`, written beside the shipped configs so that
-    its relative trace paths still resolve."""
-    path = os.path.join(config_dir, f".schema-test-{os.getpid()}-{name}.yaml")
-    try:
-        with open(path, "w") as f:
-            yaml.safe_dump(document, f, sort_keys=False)
-        run = subprocess.run([etwire, "validate", path], capture_output=True, text=True,
-                             cwd=work)
-    finally:
-        os.unlink(path)
+    """Exit code and output of `etwire validate` on `document`, written to `work`."""
+    path = os.path.join(work, f"{name}.yaml")
+    with open(path, "w") as f:
+        yaml.safe_dump(with_absolute_traces(document, config_dir), f, sort_keys=False)
+    run = subprocess.run([etwire, "validate", path], capture_output=True, text=True, cwd=work)
     return run.returncode, run.stdout + run.stderr
 
 
