@@ -19,9 +19,12 @@ struct MetricsEndpoint {
 };
 
 struct RecordConfig {
-  bool flows = true;                      // flows.csv
-  bool collectives = true;                // collectives.csv
-  bool qps = true;                        // qps.csv: one row per QP half
+  bool flows = true;        // flows.csv
+  bool collectives = true;  // collectives.csv
+  bool qps = true;          // qps.csv: one row per QP half
+  // nodes.csv: one row per trace node that took time. Unset: on, except in a run split between
+  // emulator processes, where it is not built.
+  std::optional<bool> nodes;
   bool pcap = false;                      // capture/<port>.pcapng: every frame, both ways
   uint64_t queue_sample_interval_ns = 0;  // twin queue-depth samples; 0 = off
   // ports.csv: port counters over time; 0 = off. Unset: 20 us of virtual time on the fabric twin,

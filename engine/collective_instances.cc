@@ -188,7 +188,8 @@ void CollectiveInstances::join(uint32_t runtime, feeder::IssuedNode issued, cons
     return;
   }
   instance.arrive(position, runtime, issued, clock_.now());
-  rt.node_started(NodeActivity::kCommunication, clock_.now());
+  rt.node_started(NodeActivity::kCommunication, issued.slot, clock_.now(),
+                  static_cast<int64_t>(instance.record().instance));
   rt.joined().push_back(key);
   MemberContext context(posting_, instance, position);
   InstanceMember& member = instance.member(position);

@@ -33,16 +33,21 @@ void RankRuntime::account(clock::Nanos now) {
   }
 }
 
-void RankRuntime::node_started(NodeActivity activity, clock::Nanos now) {
+void RankRuntime::node_started(NodeActivity activity, uint32_t slot, clock::Nanos now,
+                               int64_t instance) {
   if (activity == NodeActivity::kNone) return;
   account(now);
   ++(activity == NodeActivity::kCompute ? active_compute_ : active_comm_);
+  // Grows to the feeder's window once; slots are reused after that.
+  if (slot >= started_.size()) started_.resize(slot + 1);
+  started_[slot] = {now, instance};
 }
 
-void RankRuntime::node_completed(NodeActivity activity, clock::Nanos now) {
-  if (activity == NodeActivity::kNone) return;
+NodeStart RankRuntime::node_completed(NodeActivity activity, uint32_t slot, clock::Nanos now) {
+  if (activity == NodeActivity::kNone) return {now, -1};
   account(now);
   --(activity == NodeActivity::kCompute ? active_compute_ : active_comm_);
+  return slot < started_.size() ? started_[slot] : NodeStart{now, -1};
 }
 
 void RankRuntime::hold(feeder::IssuedNode node) {

@@ -21,6 +21,13 @@ namespace etwire::engine {
 // duration), communication, or nothing (it completes at once and takes no time).
 enum class NodeActivity : uint8_t { kCompute, kCommunication, kNone };
 
+// When a node in flight started and, for a communication node, the collective instance it joined
+// (CollectiveRecord::instance; -1 for compute).
+struct NodeStart {
+  clock::Nanos at = 0;
+  int64_t instance = -1;
+};
+
 class RankRuntime {
  public:
   RankRuntime(uint32_t job, int32_t rank) : job_(job), rank_(rank) {}
@@ -41,8 +48,10 @@ class RankRuntime {
   void set_finished() { finished_ = true; }
 
   // Node bookkeeping: a started node counts as busy until it completes (kNone is not counted).
-  void node_started(NodeActivity activity, clock::Nanos now);
-  void node_completed(NodeActivity activity, clock::Nanos now);
+  // `slot` is the node's feeder slot, which it keeps until it completes; node_completed returns
+  // what node_started recorded for it.
+  void node_started(NodeActivity activity, uint32_t slot, clock::Nanos now, int64_t instance = -1);
+  NodeStart node_completed(NodeActivity activity, uint32_t slot, clock::Nanos now);
 
   // Sequence numbers: the n-th collective this rank issues on a group, the n-th send to (or
   // receive from) a peer with a tag. Continue across iterations, as the ranks' calls do.
@@ -75,6 +84,7 @@ class RankRuntime {
   std::map<std::pair<int32_t, int32_t>, uint64_t> sends_;
   std::map<std::pair<int32_t, int32_t>, uint64_t> recvs_;
   std::vector<feeder::IssuedNode> held_;  // by slot; node == nullptr where none is held
+  std::vector<NodeStart> started_;        // by slot, of the nodes in flight
   std::vector<InstanceKey> joined_;
 
   uint32_t active_compute_ = 0;

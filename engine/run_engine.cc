@@ -287,7 +287,7 @@ void RunEngine::start_node(uint32_t runtime, feeder::IssuedNode issued) {
         completions_.push_back({runtime, issued, NodeActivity::kNone});
         return;
       }
-      rt.node_started(NodeActivity::kCompute, clock_.now());
+      rt.node_started(NodeActivity::kCompute, issued.slot, clock_.now());
       rt.hold(issued);
       clock_.run_at(
           clock_.now() + duration, this,
@@ -320,8 +320,12 @@ void RunEngine::settle() {
       for (size_t i = 0; i < completions_.size(); ++i) {
         const Completion c = completions_[i];
         RankRuntime& rt = runtimes_[c.runtime];
+        const NodeStart start = rt.node_completed(c.activity, c.node.slot, clock_.now());
+        if (options_.nodes != nullptr && c.activity != NodeActivity::kNone) {
+          options_.nodes->append({rt.job(), rt.rank(), rt.iteration(), c.node.node, start.instance,
+                                  start.at, clock_.now()});
+        }
         rt.feeder().complete(c.node);
-        rt.node_completed(c.activity, clock_.now());
         last_progress_ = clock_.now();
         if (!is_dirty_[c.runtime]) {
           is_dirty_[c.runtime] = 1;

@@ -26,6 +26,7 @@
 #include "dataplane/data_plane.h"
 #include "engine/collective_instances.h"
 #include "engine/flow_sink.h"
+#include "engine/node_sink.h"
 #include "engine/partial_results.h"
 #include "engine/port_sampler.h"
 #include "engine/port_series_sink.h"
@@ -57,6 +58,8 @@ struct ProgressSample {
 struct RunOptions {
   // Flow records are streamed here as flows finish (flows.csv); nullptr = not written.
   FlowSink* flows = nullptr;
+  // The nodes that took time, as each completes (nodes.csv); nullptr = not written.
+  NodeSink* nodes = nullptr;
   // Set (from a signal handler) to stop the run at the next event; the run then reports
   // kInterrupted.
   const std::atomic<bool>* stop = nullptr;
@@ -106,6 +109,8 @@ class RunEngine final : private transport::FlowObserver,
   const RunResults& run();
   // Where flow records go from now on (flows.csv); nullptr stops recording them.
   void set_flow_writer(FlowSink* flows) { options_.flows = flows; }
+  // Where the nodes that took time go as they complete (nodes.csv); nullptr stops recording them.
+  void set_node_writer(NodeSink* nodes) { options_.nodes = nodes; }
   // Where samples of the twin's queues go (telemetry.record.queue_sample_interval; queues.csv),
   // besides telemetry; nullptr = none.
   void set_queue_writer(dataplane::QueueSink* queues) { queue_samples_.set_writer(queues); }

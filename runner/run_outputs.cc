@@ -28,6 +28,14 @@ void RunOutputs::open_files(engine::RunEngine& engine, const config::RecordConfi
   } else {
     engine.set_flow_writer(nullptr);
   }
+  // The nodes that took time, on by default; a split run's processes each number the collective
+  // instances they see, so their rows would not join collectives.csv (validate refuses the key).
+  if (record.nodes.value_or(true) && !split && writes_results) {
+    std::vector<std::string> job_names;
+    for (const engine::JobSummary& job : engine.results().jobs) job_names.push_back(job.name);
+    nodes_.emplace((out / "nodes.csv").string(), std::move(job_names));
+    engine.set_node_writer(&*nodes_);
+  }
   // Samples of the twin's queues (loopback runs only: validate refuses the key elsewhere).
   if (record.queue_sample_interval_ns > 0 && writes_results) {
     queues_.emplace((out / "queues.csv").string());
@@ -72,6 +80,7 @@ bool RunOutputs::close_files() {
   close(flows_);
   close(queues_);
   close(ports_);
+  close(nodes_);
   return written;
 }
 

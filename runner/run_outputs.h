@@ -1,6 +1,7 @@
 // What a run writes as it goes, besides the results files written at its end: the telemetry
 // (Prometheus metrics served or pushed), flows.csv (each flow as it finishes; under MPI, every
-// process's kept for process 0), queues.csv and ports.csv (samples over time).
+// process's kept for process 0), nodes.csv (each node that took time as it completes; not in a
+// split run), queues.csv and ports.csv (samples over time).
 #pragma once
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 
 #include "config/run_config.h"
 #include "engine/run_engine.h"
+#include "outputs/node_csv_writer.h"
 #include "outputs/port_csv_writer.h"
 #include "outputs/results_files.h"
 #include "outputs/telemetry/run_telemetry.h"
@@ -46,6 +48,7 @@ class RunOutputs {
   std::optional<FlowRecordBuffer> split_flows_;
   std::optional<outputs::QueueCsvWriter> queues_;
   std::optional<outputs::PortCsvWriter> ports_;
+  std::optional<outputs::NodeCsvWriter> nodes_;
 };
 
 }  // namespace etwire::runner

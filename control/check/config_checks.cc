@@ -382,6 +382,13 @@ class Checker : private CheckReporter {
                           other->name, config::backend_name(other->backend)));
       }
     }
+    // Each process numbers the collective instances it sees; the rows would not join
+    // collectives.csv, whose numbers are the merged run's.
+    if (config_.telemetry.record.nodes.value_or(false) && config_.emulators.size() > 1) {
+      error(Problem::kBackend, "telemetry.record.nodes",
+            "nodes.csv is not built for a run split between emulator processes; leave it out or "
+            "false");
+    }
     if (!config_.telemetry.record.pcap) return;
     if (config_.emulators.size() > 1) {
       warning(Problem::kBackend, "telemetry.record.pcap",

@@ -75,6 +75,7 @@ void parse_telemetry(MapReader& section, config::TelemetryConfig& out) {
   record.boolean("flows", out.record.flows);
   record.boolean("collectives", out.record.collectives);
   record.boolean("qps", out.record.qps);
+  if (bool nodes = true; record.boolean("nodes", nodes)) out.record.nodes = nodes;
   record.boolean("pcap", out.record.pcap);
   record.duration("queue_sample_interval", out.record.queue_sample_interval_ns, 0, kHourNs);
   uint64_t port_interval = 0;

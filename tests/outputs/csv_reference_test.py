@@ -6,8 +6,8 @@ header is in the file's table there, and every column the table lists is in the 
 
 Cases:
 
-  all   configs/twin-congestion.yaml with queue samples (collectives.csv, flows.csv, ports.csv,
-        qps.csv, queues.csv) and a two-size sweep of configs/loopback-demo.yaml (sweep.csv).
+  all   configs/twin-congestion.yaml with queue samples (collectives.csv, flows.csv, nodes.csv,
+        ports.csv, qps.csv, queues.csv: every CSV file in its results) and a two-size sweep of configs/loopback-demo.yaml (sweep.csv).
 """
 
 import os
@@ -57,8 +57,11 @@ def case_all(args, work):
          "-b", "64KiB", "-e", "128KiB", "-n", "1", "-w", "0", "--out", sweep_out],
         capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-3000:])
-    files = {name: os.path.join(run_out, name)
-             for name in ("collectives.csv", "flows.csv", "ports.csv", "qps.csv", "queues.csv")}
+    # Every CSV file the run wrote, so that a new one cannot go undocumented.
+    files = {name: os.path.join(run_out, name) for name in os.listdir(run_out)
+             if name.endswith(".csv")}
+    assert {"collectives.csv", "flows.csv", "nodes.csv", "ports.csv", "qps.csv",
+            "queues.csv"} <= set(files), sorted(files)
     files["sweep.csv"] = os.path.join(sweep_out, "sweep.csv")
     documented = documented_columns(os.path.join(args.source_dir, "docs/results-files.md"))
     assert sorted(documented) == sorted(files), ("files documented", sorted(documented))
