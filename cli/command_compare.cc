@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/results_input.h"
 #include "outputs/compare/comparison_report.h"
 #include "outputs/compare/run_comparison.h"
 #include "outputs/report/html_report.h"
-#include "outputs/report/report_input_error.h"
 #include "runner/exit_codes.h"
 
 namespace etwire::cli {
@@ -103,19 +103,14 @@ CommandAction add_compare_command(CLI::App& app) {
       }
     }
     if (!opts->report.empty()) {
-      try {
+      const int code = read_results_then_write([&] {
         outputs::report::write_html_report(
             {outputs::report::load_report_run(opts->dir_a, comparison.label_a),
              outputs::report::load_report_run(opts->dir_b, comparison.label_b)},
             opts->report, &comparison);
-        spdlog::debug("wrote {}", opts->report);
-      } catch (const outputs::report::ReportInputError& e) {
-        std::cerr << fmt::format("error: {}\n", e.what());
-        return runner::kExitBadInput;
-      } catch (const std::runtime_error& e) {
-        std::cerr << fmt::format("error: {}\n", e.what());
-        return runner::kExitFailure;
-      }
+      });
+      if (code != runner::kExitOk) return code;
+      spdlog::debug("wrote {}", opts->report);
     }
     for (const auto& [label, run] : {std::pair{&comparison.label_a, &comparison.a},
                                      std::pair{&comparison.label_b, &comparison.b}}) {

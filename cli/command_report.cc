@@ -4,16 +4,14 @@
 // sweep's directory, busbw and time against size (outputs/report/sweep_page.h). Exit 0
 // with the page written; 2 when RUN_DIR is not a results directory or a file in it is malformed
 // (the message names the file and line); 1 when the page cannot be written.
-#include <fmt/format.h>
-
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/results_input.h"
 #include "outputs/output_file.h"
 #include "outputs/report/html_report.h"
-#include "outputs/report/report_input_error.h"
 #include "outputs/report/sweep_page.h"
 #include "outputs/results_files.h"
 #include "runner/exit_codes.h"
@@ -47,7 +45,7 @@ CommandAction add_report_command(CLI::App& app) {
     const std::string out = opts->out.empty()
                                 ? (std::filesystem::path(opts->run_dir) / "report.html").string()
                                 : opts->out;
-    try {
+    const int code = read_results_then_write([&] {
       if (report::is_sweep_dir(opts->run_dir)) {
         outputs::write_file_atomically(out, report::sweep_html(opts->run_dir));
       } else {
@@ -55,15 +53,9 @@ CommandAction add_report_command(CLI::App& app) {
             {report::load_report_run(opts->run_dir, std::filesystem::path(opts->run_dir).string())},
             out);
       }
-    } catch (const report::ReportInputError& e) {
-      std::cerr << fmt::format("error: {}\n", e.what());
-      return runner::kExitBadInput;
-    } catch (const std::runtime_error& e) {
-      std::cerr << fmt::format("error: {}\n", e.what());
-      return runner::kExitFailure;
-    }
-    std::cout << out << "\n";
-    return runner::kExitOk;
+    });
+    if (code == runner::kExitOk) std::cout << out << "\n";
+    return code;
   };
 }
 

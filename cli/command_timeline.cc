@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "outputs/report/report_input_error.h"
+#include "cli/results_input.h"
 #include "outputs/timeline/chrome_timeline.h"
 #include "runner/exit_codes.h"
 
@@ -40,15 +40,9 @@ CommandAction add_timeline_command(CLI::App& app) {
                                 ? (std::filesystem::path(opts->run_dir) / "timeline.json").string()
                                 : opts->out;
     outputs::timeline::TimelineWritten written;
-    try {
-      written = outputs::timeline::write_timeline(opts->run_dir, out);
-    } catch (const outputs::report::ReportInputError& e) {
-      std::cerr << fmt::format("error: {}\n", e.what());
-      return runner::kExitBadInput;
-    } catch (const std::runtime_error& e) {
-      std::cerr << fmt::format("error: {}\n", e.what());
-      return runner::kExitFailure;
-    }
+    const int code = read_results_then_write(
+        [&] { written = outputs::timeline::write_timeline(opts->run_dir, out); });
+    if (code != runner::kExitOk) return code;
     for (const std::string& note : written.notes) std::cerr << fmt::format("note: {}\n", note);
     std::cerr << fmt::format(
         "{} events: {} node slices, {} collective slices, {} flow slices, {} port samples\n",

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <iterator>
+#include <optional>
 #include <utility>
 
 namespace etwire::outputs::timeline {
@@ -42,34 +43,31 @@ void TraceEventWriter::end() {
   file_.appended();
 }
 
+void TraceEventWriter::metadata(uint32_t pid, std::optional<uint32_t> tid, std::string_view what,
+                                std::string_view name, int64_t sort_index) {
+  for (const bool sort : {false, true}) {
+    std::string& out = begin('M', pid);
+    if (tid) fmt::format_to(std::back_inserter(out), ",\"tid\":{}", *tid);
+    fmt::format_to(std::back_inserter(out), ",\"name\":\"{}_{}\",\"args\":{{", what,
+                   sort ? "sort_index" : "name");
+    if (sort) {
+      fmt::format_to(std::back_inserter(out), "\"sort_index\":{}}}", sort_index);
+    } else {
+      out += "\"name\":";
+      append_string(name, out);
+      out += '}';
+    }
+    end();
+  }
+}
+
 void TraceEventWriter::process(uint32_t pid, std::string_view name, int64_t sort_index) {
-  std::string& out = begin('M', pid);
-  out += ",\"name\":\"process_name\",\"args\":{\"name\":";
-  append_string(name, out);
-  out += "}}";
-  ++events_;
-  out += ",\n";
-  fmt::format_to(std::back_inserter(out),
-                 "{{\"ph\":\"M\",\"pid\":{},\"name\":\"process_sort_index\","
-                 "\"args\":{{\"sort_index\":{}}}",
-                 pid, sort_index);
-  end();
+  metadata(pid, std::nullopt, "process", name, sort_index);
 }
 
 void TraceEventWriter::thread(uint32_t pid, uint32_t tid, std::string_view name,
                               int64_t sort_index) {
-  std::string& out = begin('M', pid);
-  fmt::format_to(std::back_inserter(out), ",\"tid\":{},\"name\":\"thread_name\",\"args\":{{", tid);
-  out += "\"name\":";
-  append_string(name, out);
-  out += "}}";
-  ++events_;
-  out += ",\n";
-  fmt::format_to(std::back_inserter(out),
-                 "{{\"ph\":\"M\",\"pid\":{},\"tid\":{},\"name\":\"thread_sort_index\","
-                 "\"args\":{{\"sort_index\":{}}}",
-                 pid, tid, sort_index);
-  end();
+  metadata(pid, tid, "thread", name, sort_index);
 }
 
 void TraceEventWriter::slice(uint32_t pid, uint32_t tid, std::string_view name,

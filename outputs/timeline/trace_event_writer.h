@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,10 @@ class TraceEventWriter {
   // Starts an event: the separator, then {"ph":..,"pid":..; the caller adds the rest and '}'.
   std::string& begin(char phase, uint32_t pid);
   void end();
+  // Two metadata events of process `pid` (or its thread `tid`): "<what>_name" and
+  // "<what>_sort_index".
+  void metadata(uint32_t pid, std::optional<uint32_t> tid, std::string_view what,
+                std::string_view name, int64_t sort_index);
 
   StreamedFile file_;
   uint64_t events_ = 0;
