@@ -10,7 +10,9 @@
 //   bench_collectives --mode alltoall  [--ranks N] [--chunks K] [--qps Q] [--repeat R]
 //       every member's program materialised at once
 //   bench_collectives --mode ring      [--ranks N] [--chunks K] [--qps Q] [--repeat R]
-//       every member's program materialised at once
+//                     [--channels C] [--hosts H]
+//       every member's program materialised at once; with C channels laid rail by rail over
+//       hosts of H ranks (ring_layout.h)
 //   bench_collectives --mode ring-stream [--ranks N] [--chunks K] [--qps Q] [--threads T]
 //       members generated one at a time into a reused program, as a transport that starts each
 //       member when it runs would; also reports one member on its own
@@ -37,13 +39,16 @@ struct Options {
   uint32_t chunks = 0;  // 0: 64 for the ring, 1 for the all-to-all
   uint32_t qps = 1;
   uint32_t threads = 1;
+  uint32_t channels = 0;  // 0: one ring in group order (CollectiveSpec::channels unset)
+  uint32_t hosts = 1;     // ranks per host
   int repeat = 3;
 };
 
 [[noreturn]] void usage(const char* problem) {
   std::fprintf(stderr,
                "bench_collectives: %s\nusage: bench_collectives [--mode alltoall|ring|ring-stream] "
-               "[--ranks N] [--chunks K] [--qps Q] [--threads T] [--repeat R]\n",
+               "[--ranks N] [--chunks K] [--qps Q] [--threads T] [--repeat R] [--channels C] "
+               "[--hosts H]\n",
                problem);
   std::exit(2);
 }
@@ -64,6 +69,10 @@ Options parse_args(int argc, char** argv) {
       o.qps = static_cast<uint32_t>(std::stoul(value));
     } else if (arg == "--threads") {
       o.threads = std::max(1u, static_cast<uint32_t>(std::stoul(value)));
+    } else if (arg == "--channels") {
+      o.channels = static_cast<uint32_t>(std::stoul(value));
+    } else if (arg == "--hosts") {
+      o.hosts = std::max(1u, static_cast<uint32_t>(std::stoul(value)));
     } else if (arg == "--repeat") {
       o.repeat = std::max(1, std::stoi(value));
     } else {
@@ -92,6 +101,8 @@ coll::CollectiveSpec make_spec(const Options& o, bool all_to_all) {
   spec.bytes = uint64_t{1} << 30;
   spec.chunks = o.chunks != 0 ? o.chunks : all_to_all ? 1 : 64;
   spec.qps = o.qps;
+  spec.ranks_per_host = o.hosts;
+  if (o.channels > 0) spec.channels = o.channels;
   return spec;
 }
 
@@ -126,14 +137,14 @@ void materialise(const Options& o, bool all_to_all) {
   const uint64_t flows = flows_of(program);
   const auto bytes = static_cast<double>(program.memory_bytes());
   std::printf(
-      "%s: %u ranks, %u chunk(s), %u QP(s)\n"
+      "%s: %u ranks, %u chunk(s), %u QP(s), %u channel(s), hosts of %u\n"
       "  %llu operations stored, %llu dependencies; expanded: %llu chunk operations, %llu flows "
       "(send chunk operations)\n"
       "  generate all members: %.3f s (best of %d; first run %.3f s), %.1f M operations/s, %.1f M "
       "flows/s\n"
       "  program arrays: %.1f MiB (%.1f bytes/operation, %.2f bytes/flow), peak RSS %.1f MiB\n",
       all_to_all ? "all-to-all direct" : "all-reduce ring", o.ranks, spec.chunks, o.qps,
-      static_cast<unsigned long long>(program.ops()),
+      std::max(o.channels, 1u), o.hosts, static_cast<unsigned long long>(program.ops()),
       static_cast<unsigned long long>(program.dependencies()),
       static_cast<unsigned long long>(program.chunk_ops()), static_cast<unsigned long long>(flows),
       best, o.repeat, first, static_cast<double>(program.ops()) / best / 1e6,
@@ -155,9 +166,10 @@ void stream(const Options& o) {
       best = std::min(best, seconds_since(start));
     }
     std::printf(
-        "all-reduce ring: %u ranks, %u chunks, %u QP(s)\n  one member: %llu operations (%llu "
-        "chunk operations) in %.3f ms, %.3f MiB of arrays\n",
-        o.ranks, spec.chunks, o.qps, static_cast<unsigned long long>(program.ops()),
+        "all-reduce ring: %u ranks, %u chunks, %u QP(s), %u channel(s), hosts of %u\n  one member: "
+        "%llu operations (%llu chunk operations) in %.3f ms, %.3f MiB of arrays\n",
+        o.ranks, spec.chunks, o.qps, std::max(o.channels, 1u), o.hosts,
+        static_cast<unsigned long long>(program.ops()),
         static_cast<unsigned long long>(program.chunk_ops()), best * 1e3,
         static_cast<double>(program.memory_bytes()) / (1 << 20));
   }

@@ -43,6 +43,7 @@ struct CollectiveOptions {
   std::string qp_alignment = "128";
   int32_t root = -1;
   uint32_t ranks_per_host = 1;
+  uint32_t channels = 0;  // 0: unset, one ring in group order
   std::string size_convention = "input";
   std::string peer_bytes;
   std::string barrier_bytes = "8";
@@ -153,6 +154,7 @@ coll::CollectiveSpec make_spec(const CollectiveOptions& o) {
   spec.qp_alignment = bytes_option("--qp-alignment", o.qp_alignment);
   if (o.root >= 0) spec.root = o.root;
   spec.ranks_per_host = o.ranks_per_host;
+  if (o.channels > 0) spec.channels = o.channels;
   auto convention = coll::parse_size_convention(o.size_convention);
   if (!convention) throw BadInput("--size-convention: input or output");
   spec.size_convention = *convention;
@@ -189,10 +191,11 @@ void print_text(const CollectiveOptions& o, const coll::ResolvedSpec& spec,
                            coll::algorithm_name(spec.algorithm));
   std::cout << fmt::format(
       "full buffer {} ({} bytes), {} chunk{}, {} QP{} per peer (alignment {} B), {} rank{} per "
-      "host\n",
+      "host{}\n",
       format_bytes(full), full, spec.chunks, spec.chunks == 1 ? "" : "s", spec.qps,
       spec.qps == 1 ? "" : "s", spec.qp_alignment, spec.ranks_per_host,
-      spec.ranks_per_host == 1 ? "" : "s");
+      spec.ranks_per_host == 1 ? "" : "s",
+      spec.rail_rings ? fmt::format(", {} channels laid rail by rail", spec.ring_channels) : "");
   std::cout << fmt::format("busbw factor {:.4f} = {} (nccl-tests; algbw counts {} per iteration)\n",
                            coll::busbw_factor(spec.collective, n),
                            coll::busbw_formula(spec.collective), format_bytes(full));
@@ -258,6 +261,7 @@ void print_json(const CollectiveOptions& o, const coll::ResolvedSpec& spec,
   out["qps"] = spec.qps;
   out["qp_alignment"] = spec.qp_alignment;
   out["ranks_per_host"] = spec.ranks_per_host;
+  out["channels"] = spec.channels();
   if (spec.collective && spec.collective != trace::CollectiveType::kAllReduce &&
       spec.collective != trace::CollectiveType::kAllToAll) {
     out["root"] = spec.ranks[spec.root];
@@ -404,6 +408,11 @@ CommandAction add_collective_command(CLI::App& app) {
                   "Consecutive global ranks per host (PXN relays inside a host)")
       ->check(CLI::Range(1u, 1u << 16))
       ->capture_default_str();
+  cmd->add_option("-c,--channels", opts->channels,
+                  "Ring all-reduce, reduce-scatter, all-gather: split the data over this many "
+                  "rings (NCCL's channels), laid rail by rail over the hosts, hops between hosts "
+                  "relayed onto the receiver's rail (default: one ring in group order)")
+      ->check(CLI::Range(1u, coll::kMaxChannels));
   cmd->add_option("--size-convention", opts->size_convention,
                   "What comm_size counts for all-gather/gather and reduce-scatter/scatter: input "
                   "(each rank's input buffer) or output (each rank's output buffer)")

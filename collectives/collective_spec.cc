@@ -61,10 +61,37 @@ std::optional<SizeConvention> parse_size_convention(std::string_view text) {
 }
 
 uint32_t ResolvedSpec::channels() const {
-  return algorithm == Algorithm::kBidirectionalRing || algorithm == Algorithm::kDoubleBinaryTree
-             ? 2
-             : 1;
+  if (algorithm == Algorithm::kBidirectionalRing || algorithm == Algorithm::kDoubleBinaryTree) {
+    return 2;
+  }
+  return algorithm == Algorithm::kRing ? ring_channels : 1;
 }
+
+namespace {
+
+// Channels are rings of the ring family's all-reduce, reduce-scatter and all-gather.
+uint32_t resolve_channels(const CollectiveSpec& spec, const ResolvedSpec& out) {
+  if (!spec.channels) return 1;
+  const uint32_t channels = *spec.channels;
+  if (channels < 1 || channels > kMaxChannels) {
+    throw SpecError(fmt::format("channels: {} rings; use 1..{}", channels, kMaxChannels));
+  }
+  const bool ring_family = out.is(CollectiveType::kAllReduce) ||
+                           out.is(CollectiveType::kReduceScatter) ||
+                           out.is(CollectiveType::kAllGather);
+  if (out.algorithm != Algorithm::kRing || !ring_family) {
+    throw SpecError(fmt::format(
+        "channels: built for the ring all-reduce, reduce-scatter and all-gather only, not {} {}",
+        algorithm_name(out.algorithm), collective_kind_name(out.collective)));
+  }
+  if (uint64_t{channels} * out.qps > uint64_t{UINT16_MAX} + 1) {
+    throw SpecError(fmt::format("channels: {} channels x {} QPs exceed the 65536 QP ids of a peer",
+                                channels, out.qps));
+  }
+  return channels;
+}
+
+}  // namespace
 
 ResolvedSpec resolve(const CollectiveSpec& spec) {
   ResolvedSpec out;
@@ -130,6 +157,8 @@ ResolvedSpec resolve(const CollectiveSpec& spec) {
   out.ranks_per_host = spec.ranks_per_host;
   out.barrier_bytes = spec.barrier_bytes;
   out.trace_bytes = spec.bytes;
+  out.ring_channels = resolve_channels(spec, out);
+  out.rail_rings = spec.channels.has_value();
   out.size_convention = spec.size_convention;
   out.layout = make_layout(spec, n);
 

@@ -45,6 +45,10 @@ struct CollectiveSpec {
   // host are not network traffic; PXN relays through them.
   uint32_t ranks_per_host = 1;
   uint64_t barrier_bytes = 8;  // size of each barrier message
+  // Ring all-reduce, reduce-scatter and all-gather: the data split over this many rings (NCCL's
+  // channels), each on its own QPs, laid over the hosts rail by rail (ring_layout.h). Unset: one
+  // ring in group order.
+  std::optional<uint32_t> channels;
 };
 
 // A spec the generator cannot honour; the message names the offending field.
@@ -55,6 +59,7 @@ class SpecError : public std::invalid_argument {
 
 inline constexpr uint32_t kMaxChunks = 1u << 20;
 inline constexpr uint32_t kMaxQps = 256;
+inline constexpr uint32_t kMaxChannels = 64;
 
 struct ResolvedSpec {
   CollectiveKind collective;
@@ -66,14 +71,16 @@ struct ResolvedSpec {
   uint64_t qp_alignment = 128;
   uint32_t ranks_per_host = 1;
   uint64_t barrier_bytes = 8;
+  uint32_t ring_channels = 1;  // rings of a ring collective (CollectiveSpec::channels)
+  bool rail_rings = false;     // laid rail by rail (channels given)
   uint64_t trace_bytes = 0;
   SizeConvention size_convention = SizeConvention::kInput;
   DataLayout layout;
 
   uint32_t members() const { return static_cast<uint32_t>(ranks.size()); }
   // Independent pipelines that each get their own `qps` QPs per peer: the two directions of a
-  // bidirectional ring and the two trees of a double binary tree (NCCL runs them on separate
-  // channels). A piece's QP id is channel * qps + piece.
+  // bidirectional ring, the two trees of a double binary tree (NCCL runs them on separate
+  // channels) and the channels of a ring. A piece's QP id is channel * qps + piece.
   uint32_t channels() const;
   bool is(trace::CollectiveType type) const { return collective && *collective == type; }
 };

@@ -10,10 +10,14 @@
 // piece and chunk run covers all chunks (chunk_run.h); its chunks are posted in order and chunk c
 // of a send waits only for chunk c of the previous step's receive, so chunk c moves on as soon as
 // its own previous step arrived. The bidirectional ring runs half of every chunk clockwise and
-// half counter-clockwise, on separate channels.
+// half counter-clockwise, on separate channels; with C channels each chunk is cut in C shares,
+// each running on a ring of its own (ring_layout.h), hops between hosts relayed onto one rail.
+#include <algorithm>
 #include <array>
+#include <vector>
 
 #include "collectives/emitter.h"
+#include "collectives/ring_layout.h"
 
 namespace etwire::collectives {
 
@@ -26,7 +30,8 @@ class RingEmitter final : public Emitter {
   explicit RingEmitter(const ResolvedSpec& spec)
       : spec_(spec),
         n_(spec.members()),
-        directions_(spec.algorithm == Algorithm::kBidirectionalRing ? 2 : 1),
+        rings_(spec),
+        pipelines_(rings_.pipelines()),
         whole_(spec.layout.shape() == BufferShape::kWhole) {
     const bool all_reduce = spec.is(CollectiveType::kAllReduce);
     reduce_steps_ = all_reduce || !spec.is(CollectiveType::kAllGather) ? n_ - 1 : 0;
@@ -34,8 +39,10 @@ class RingEmitter final : public Emitter {
     // Every range is a few additions and multiplications away from these: no division per
     // operation.
     const ChunkRuns chunks = ChunkRuns::split({0, spec.layout.full_bytes()}, spec.chunks);
-    for (uint32_t d = 0; d < directions_; ++d) {
-      slices_[d] = directions_ == 2 ? chunks.part(2, d) : chunks;
+    slices_.resize(pipelines_);
+    slice_blocks_.assign(pipelines_, {Partition(0, 1), Partition(0, 1)});
+    for (uint32_t d = 0; d < pipelines_; ++d) {
+      slices_[d] = pipelines_ > 1 ? chunks.part(pipelines_, d) : chunks;
       for (uint32_t r = 0; r < slices_[d].size(); ++r) {
         slice_blocks_[d][r] = Partition(slices_[d][r].first.length, n_);
       }
@@ -44,63 +51,100 @@ class RingEmitter final : public Emitter {
     short_block_chunks_ = ChunkRuns::split({0, short_block}, spec.chunks);
     long_block_chunks_ = ChunkRuns::split({0, short_block + 1}, spec.chunks);
     short_block_ = short_block;
+    // A relay stages each step's block of each pipeline in a slot of its own after the buffer.
+    if (rings_.has_relays()) {
+      for (uint32_t d = 0; d < pipelines_; ++d) {
+        for (uint32_t i = 0; i < n_; ++i) slot_bytes_ = std::max(slot_bytes_, bytes(region(d, i)));
+      }
+    }
   }
 
   void emit(uint32_t position, ProgramBuilder& builder) override {
-    builder.set_buffer_bytes(spec_.layout.full_bytes());
-    if (n_ == 1) return;
-    std::array<std::array<Transfer, 2>, 2> previous{};  // per direction: the last receive's runs
     const uint32_t steps = reduce_steps_ + gather_steps_;
+    bool relays = false;
+    for (uint32_t d = 0; d < pipelines_; ++d) {
+      relays = relays || rings_.hop_relayed_by(d, position) != RingLayout::kNone;
+    }
+    builder.set_buffer_bytes(spec_.layout.full_bytes() +
+                             (relays ? uint64_t{pipelines_} * steps * slot_bytes_ : 0));
+    if (n_ == 1) return;
+    std::vector<std::array<Transfer, 2>>& previous = previous_;  // the last receive's runs
+    previous.assign(pipelines_, {});
     for (uint32_t t = 0; t < steps; ++t) {
-      for (uint32_t d = 0; d < directions_; ++d) {
-        const uint32_t k = ring_index(position, d);
-        const bool reduce = t < reduce_steps_;
-        // Reduce-scatter: send k-t-1, receive k-t-2; all-gather (u = t - reduce steps): send
-        // k-u, receive k-u-1 (ring indices, mod n).
-        const uint32_t back = reduce ? t + 1 : t - reduce_steps_;
-        const uint32_t send_block = wrap(k + 2 * n_ - back);
-        const uint32_t recv_block = wrap(k + 2 * n_ - back - 1);
+      for (uint32_t d = 0; d < pipelines_; ++d) {
+        const uint32_t k = rings_.index_of(d, position);
         const StepTag tag{t, d};
         // The send's block is the one the previous step received, so its runs are that
         // receive's runs and each depends on exactly one of them.
         const std::span<const Transfer> after =
             t > 0 ? std::span<const Transfer>(previous[d]) : std::span<const Transfer>();
-        for (const ChunkRun& run : region(d, send_block)) {
-          builder.send_run(successor(position, d), run, tag, after);
+        const uint32_t next_hop = rings_.relay_of_hop(d, k);
+        const uint32_t to = next_hop != RingLayout::kNone ? next_hop : member(d, k + 1);
+        for (const ChunkRun& run : region(d, send_block(k, t))) {
+          builder.send_run(to, run, tag, after);
         }
         previous[d] = {};
-        const ChunkRuns received = region(d, recv_block);
+        const uint32_t back_hop = rings_.relay_of_hop(d, wrap(k + n_ - 1));
+        const uint32_t from = back_hop != RingLayout::kNone ? back_hop : member(d, k + n_ - 1);
+        const ChunkRuns received = region(d, wrap(send_block(k, t) + n_ - 1));
         for (uint32_t r = 0; r < received.size(); ++r) {
-          previous[d][r] = builder.recv_run(successor(position, 1 - d), received[r], tag, reduce);
+          previous[d][r] = builder.recv_run(from, received[r], tag, t < reduce_steps_);
         }
+        relay(position, d, t, builder);
       }
     }
   }
 
  private:
-  // Direction 0 walks positions upwards, direction 1 downwards; the map is its own inverse.
-  uint32_t ring_index(uint32_t position, uint32_t direction) const {
-    return direction == 0 ? position : wrap(n_ - position);
+  // Ring index of the block the member at ring index k sends at step t. Reduce-scatter: k-t-1
+  // (and it receives k-t-2); all-gather (u = t - reduce steps): k-u (receiving k-u-1).
+  uint32_t send_block(uint32_t k, uint32_t t) const {
+    const uint32_t back = t < reduce_steps_ ? t + 1 : t - reduce_steps_;
+    return wrap(k + 2 * n_ - back);
   }
-  uint32_t successor(uint32_t position, uint32_t direction) const {
-    return direction == 0 ? wrap(position + 1) : wrap(position + n_ - 1);
-  }
+  // The member at ring index `index` (< 3n) of pipeline d.
+  uint32_t member(uint32_t d, uint32_t index) const { return rings_.member_at(d, wrap(index)); }
   // x mod n for x < 3n, without a division.
   uint32_t wrap(uint32_t x) const {
     if (x >= n_) x -= n_;
     if (x >= n_) x -= n_;
     return x;
   }
-  // Bytes of the block at ring index `index` in direction `direction`, in every chunk. Block
-  // structured collectives use the semantic block of the member at that ring index, so the member
-  // ends with its own block; all-reduce cuts each chunk (half) into n anonymous blocks.
-  ChunkRuns region(uint32_t direction, uint32_t index) const {
-    const uint32_t block = ring_index(index, direction);
+  static uint64_t bytes(const ChunkRuns& runs) {
+    uint64_t total = 0;
+    for (const ChunkRun& run : runs) total += run.first.length * run.chunk_count;
+    return total;
+  }
+
+  // Where `position` relays a hop of pipeline d: what the hop's sender sends at step t arrives in
+  // a staging slot of its own and leaves again for the hop's receiver, each chunk as soon as it
+  // is in.
+  void relay(uint32_t position, uint32_t d, uint32_t t, ProgramBuilder& builder) {
+    const uint32_t hop = rings_.hop_relayed_by(d, position);
+    if (hop == RingLayout::kNone) return;
+    const ChunkRuns sent = region(d, send_block(hop, t));
+    uint64_t offset = spec_.layout.full_bytes() +
+                      (uint64_t{d} * (reduce_steps_ + gather_steps_) + t) * slot_bytes_;
+    const StepTag tag{t, d};
+    for (const ChunkRun& run : sent) {
+      const ChunkRun staged{
+          run.chunk_begin, run.chunk_count, {offset, run.first.length}, run.first.length};
+      offset += run.first.length * run.chunk_count;
+      const Transfer in = builder.recv_run(member(d, hop), staged, tag, false);
+      builder.send_run(member(d, hop + 1), staged, tag, std::span<const Transfer>(&in, 1));
+    }
+  }
+
+  // Bytes of the block at ring index `index` of pipeline d, in every chunk. Block structured
+  // collectives use the semantic block of the member at that ring index, so the member ends with
+  // its own block; all-reduce cuts each chunk's share of the pipeline into n anonymous blocks.
+  ChunkRuns region(uint32_t d, uint32_t index) const {
+    const uint32_t block = rings_.member_at(d, index);
     if (whole_) {
       ChunkRuns out;
-      const ChunkRuns& slices = slices_[direction];
+      const ChunkRuns& slices = slices_[d];
       for (uint32_t r = 0; r < slices.size(); ++r) {
-        out.push_back(slices[r].part(slice_blocks_[direction][r], block));
+        out.push_back(slices[r].part(slice_blocks_[d][r], block));
       }
       return out;
     }
@@ -108,22 +152,25 @@ class RingEmitter final : public Emitter {
     const ChunkRuns& chunks =
         whole_block.length > short_block_ ? long_block_chunks_ : short_block_chunks_;
     const ChunkRuns pieces = chunks.shifted(whole_block.offset);
-    return directions_ == 2 ? pieces.part(2, direction) : pieces;
+    return pipelines_ > 1 ? pieces.part(pipelines_, d) : pieces;
   }
 
   const ResolvedSpec& spec_;
   uint32_t n_;
-  uint32_t directions_;
+  RingLayout rings_;
+  uint32_t pipelines_;
   bool whole_;
   uint32_t reduce_steps_ = 0;
   uint32_t gather_steps_ = 0;
-  // All-reduce, per direction: the chunk (half) runs and, per run, its cut into n blocks.
-  std::array<ChunkRuns, 2> slices_;
-  std::array<std::array<Partition, 2>, 2> slice_blocks_{
-      {{Partition(0, 1), Partition(0, 1)}, {Partition(0, 1), Partition(0, 1)}}};
+  // All-reduce, per pipeline: the chunk runs of its share and, per run, its cut into n blocks.
+  std::vector<ChunkRuns> slices_;
+  std::vector<std::array<Partition, 2>> slice_blocks_;
   uint64_t short_block_ = 0;      // floor(F/n): blocks are this long or one byte longer
   ChunkRuns short_block_chunks_;  // a short block at offset 0 cut into chunks
   ChunkRuns long_block_chunks_;   // a block of one byte more
+  uint64_t slot_bytes_ = 0;       // a relay's staging slot: the largest block of any step
+  // Per pipeline, the runs of the last receive (kept between members for its storage).
+  std::vector<std::array<Transfer, 2>> previous_;
 };
 
 }  // namespace

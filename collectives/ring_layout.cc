@@ -1,0 +1,71 @@
+#include "collectives/ring_layout.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "collectives/hosts.h"
+
+namespace etwire::collectives {
+
+RingLayout::RingLayout(const ResolvedSpec& spec) {
+  const uint32_t n = spec.members();
+  const uint32_t pipelines = spec.algorithm == Algorithm::kBidirectionalRing ? 2 : spec.channels();
+  order_.assign(pipelines, std::vector<uint32_t>(n));
+  for (uint32_t p = 0; p < pipelines; ++p) {
+    for (uint32_t i = 0; i < n; ++i) {
+      // The second direction of a bidirectional ring walks the group backwards from member 0.
+      order_[p][i] = spec.algorithm == Algorithm::kBidirectionalRing && p == 1 && i > 0 ? n - i : i;
+    }
+  }
+  if (spec.rail_rings && spec.ranks_per_host > 1 && n > 1) lay_rails(spec);
+  index_.assign(pipelines, std::vector<uint32_t>(n));
+  for (uint32_t p = 0; p < pipelines; ++p) {
+    for (uint32_t i = 0; i < n; ++i) index_[p][order_[p][i]] = i;
+  }
+}
+
+void RingLayout::lay_rails(const ResolvedSpec& spec) {
+  const HostGrouping hosts{spec.ranks_per_host};
+  const uint32_t n = spec.members();
+  // Members by host, ascending, each host's in local-index order.
+  std::map<int64_t, std::vector<uint32_t>> by_host;
+  for (uint32_t p = 0; p < n; ++p) by_host[hosts.host(spec.ranks[p])].push_back(p);
+  for (auto& [host, members] : by_host) {
+    std::sort(members.begin(), members.end(), [&](uint32_t a, uint32_t b) {
+      return hosts.local_index(spec.ranks[a]) < hosts.local_index(spec.ranks[b]);
+    });
+  }
+  if (by_host.size() < 2) return;  // no hop leaves a host: nothing to relay
+  relay_.assign(pipelines(), std::vector<uint32_t>(n, kNone));
+  relayed_hop_.assign(pipelines(), std::vector<uint32_t>(n, kNone));
+  for (uint32_t c = 0; c < pipelines(); ++c) {
+    std::vector<uint32_t>& order = order_[c];
+    order.clear();
+    for (const auto& [host, members] : by_host) {
+      const size_t start = c % members.size();
+      for (size_t i = 0; i < members.size(); ++i) {
+        order.push_back(members[(start + i) % members.size()]);
+      }
+    }
+    // A hop from the last member of a host to the first of the next goes through the sender's
+    // host member on the receiver's rail, when there is one and it is not the sender.
+    for (uint32_t k = 0; k < n; ++k) {
+      const uint32_t from = order[k];
+      const uint32_t to = order[(k + 1) % n];
+      const int64_t host = hosts.host(spec.ranks[from]);
+      if (host == hosts.host(spec.ranks[to])) continue;
+      const uint32_t rail = hosts.local_index(spec.ranks[to]);
+      for (uint32_t member : by_host.at(host)) {
+        if (hosts.local_index(spec.ranks[member]) != rail) continue;
+        if (member != from) {
+          relay_[c][k] = member;
+          relayed_hop_[c][member] = k;
+        }
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace etwire::collectives
