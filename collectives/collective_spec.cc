@@ -67,6 +67,14 @@ uint32_t ResolvedSpec::channels() const {
   return algorithm == Algorithm::kRing ? ring_channels : 1;
 }
 
+bool takes_channels(const CollectiveSpec& spec) {
+  const auto& type = spec.collective;
+  const bool ring_family =
+      type && (*type == CollectiveType::kAllReduce || *type == CollectiveType::kReduceScatter ||
+               *type == CollectiveType::kAllGather);
+  return ring_family && spec.algorithm.value_or(default_algorithm(type)) == Algorithm::kRing;
+}
+
 namespace {
 
 // Channels are rings of the ring family's all-reduce, reduce-scatter and all-gather.
@@ -76,10 +84,7 @@ uint32_t resolve_channels(const CollectiveSpec& spec, const ResolvedSpec& out) {
   if (channels < 1 || channels > kMaxChannels) {
     throw SpecError(fmt::format("channels: {} rings; use 1..{}", channels, kMaxChannels));
   }
-  const bool ring_family = out.is(CollectiveType::kAllReduce) ||
-                           out.is(CollectiveType::kReduceScatter) ||
-                           out.is(CollectiveType::kAllGather);
-  if (out.algorithm != Algorithm::kRing || !ring_family) {
+  if (!takes_channels(spec)) {
     throw SpecError(fmt::format(
         "channels: built for the ring all-reduce, reduce-scatter and all-gather only, not {} {}",
         algorithm_name(out.algorithm), collective_kind_name(out.collective)));

@@ -51,6 +51,10 @@ struct CollectiveSpec {
   std::optional<uint32_t> channels;
 };
 
+// Whether CollectiveSpec::channels applies to `spec`'s collective and algorithm (the default one
+// when unset): the ring all-reduce, reduce-scatter and all-gather.
+bool takes_channels(const CollectiveSpec& spec);
+
 // A spec the generator cannot honour; the message names the offending field.
 class SpecError : public std::invalid_argument {
  public:

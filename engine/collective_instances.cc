@@ -60,6 +60,7 @@ void CollectiveInstances::join_collective(uint32_t runtime, feeder::IssuedNode i
   spec.ranks = group.members;
   spec.bytes = node.comm.size.value_or(0);
   spec.algorithm = config_.collectives.algorithm_for(*node.comm.coll_type);
+  if (collectives::takes_channels(spec)) spec.channels = config_.collectives.channels;
   InstanceKey instance_key{rt.job(), group.key, rt.next_collective_sequence(group.key), 0, 0, 0};
   join(runtime, issued, instance_key, spec, group.key);
 }

@@ -52,6 +52,9 @@ void parse_collectives(MapReader& section, config::CollectivesConfig& out) {
     }
   }
   section.integer("qps_per_peer", out.qps_per_peer, 1, collectives::kMaxQps);
+  if (uint32_t channels = 1; section.integer("channels", channels, 1, collectives::kMaxChannels)) {
+    out.channels = channels;
+  }
   section.bytes("qp_alignment", out.qp_alignment, 1, 1 << 20);
   section.bytes("max_message_size", out.max_message_bytes, 256, 1ull << 31);
   section.bytes("barrier_size", out.barrier_bytes, 1, 1 << 20);

@@ -10,7 +10,7 @@ namespace etwire::control {
 
 uint32_t AddressPlan::qpn(size_t job, int32_t rank, int32_t peer, uint32_t qp) const {
   const RankEndpoint& e = endpoint(job, rank);
-  return e.first_qpn + static_cast<uint32_t>(peer) * kQpSlotsPerPeer * qps_per_peer_ + qp;
+  return e.first_qpn + static_cast<uint32_t>(peer) * qp_channels_ * qps_per_peer_ + qp;
 }
 
 uint16_t AddressPlan::udp_source_port(uint32_t qpn) const {
@@ -67,6 +67,7 @@ AddressPlan assign_addresses(const config::RunConfig& config,
   const config::AddressingConfig& rules = config.mapping.addressing;
   AddressPlan plan;
   plan.qps_per_peer_ = config.collectives.qps_per_peer;
+  plan.qp_channels_ = config.collectives.qp_channels();
   plan.udp_base_ = rules.udp_source_port_base;
   plan.udp_count_ = rules.udp_source_port_count;
   plan.jobs_.resize(placements.size());
@@ -102,8 +103,8 @@ AddressPlan assign_addresses(const config::RunConfig& config,
       e.mac = per_rank_mac ? port.mac.plus(slot).value_or(port.mac) : port.mac;
       e.ipv4 = per_rank_ip ? port.ipv4.plus(slot).value_or(port.ipv4) : port.ipv4;
       if (port.ipv6) e.ipv6 = per_rank_ip ? port.ipv6->plus(slot).value_or(*port.ipv6) : *port.ipv6;
-      uint64_t count = static_cast<uint64_t>(placements[j].world_size) * kQpSlotsPerPeer *
-                       config.collectives.qps_per_peer;
+      uint64_t count = static_cast<uint64_t>(placements[j].world_size) *
+                       config.collectives.qp_channels() * config.collectives.qps_per_peer;
       e.first_qpn = static_cast<uint32_t>(std::min<uint64_t>(next, kQpnLimit));
       e.qpn_count = static_cast<uint32_t>(std::min<uint64_t>(count, kQpnLimit));
       next += count;

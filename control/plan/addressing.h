@@ -5,9 +5,9 @@
 //  - Ranks on a port are numbered 0, 1, ... in job order, then rank order: their slot.
 //  - Each port owns a contiguous QP number range: from its qpn_base, or else right after the
 //    previous port's range (the first port starts at mapping.addressing.qpn_base). Within it,
-//    each rank (by slot) owns world_size x kQpSlotsPerPeer x qps_per_peer numbers; the QP to peer
-//    p with QP id q (the collective program's qp field) is
-//        first_qpn + (p x kQpSlotsPerPeer x qps_per_peer) + q.
+//    each rank (by slot) owns world_size x C x qps_per_peer numbers (C: 2, or collectives.channels
+//    when more); the QP to peer p with QP id q (the collective program's qp field) is
+//        first_qpn + (p x C x qps_per_peer) + q.
 //    So every QP number is unique in the run, and a QP number alone identifies a QP in records,
 //    captures and the device under test's counters.
 //  - A QP's UDP source port is udp_source_port_base + (qpn mod udp_source_port_count): each QP
@@ -27,10 +27,9 @@
 
 namespace etwire::control {
 
-// QP ids per peer connection are channel x qps_per_peer + piece, and the collective algorithms
-// run at most two channels (the two directions of a bidirectional ring, the two trees of a
-// double binary tree).
-inline constexpr uint32_t kQpSlotsPerPeer = 2;
+// QP ids per peer connection are channel x qps_per_peer + piece: two channels (the two
+// directions of a bidirectional ring, the two trees of a double binary tree), or
+// collectives.channels when more (CollectivesConfig::qp_channels).
 inline constexpr uint32_t kQpnLimit = 1u << 24;  // QP numbers are 24 bits
 
 struct RankEndpoint {
@@ -41,7 +40,7 @@ struct RankEndpoint {
   config::Ipv4Address ipv4;
   std::optional<config::Ipv6Address> ipv6;
   uint32_t first_qpn = 0;
-  uint32_t qpn_count = 0;  // world_size x kQpSlotsPerPeer x qps_per_peer
+  uint32_t qpn_count = 0;  // world_size x qp_channels x qps_per_peer
 };
 
 struct PortQpnRange {
@@ -69,6 +68,7 @@ class AddressPlan {
   std::vector<std::vector<RankEndpoint>> jobs_;
   std::vector<PortQpnRange> port_qpns_;
   uint32_t qps_per_peer_ = 1;
+  uint32_t qp_channels_ = 2;
   uint16_t udp_base_ = 49152;
   uint32_t udp_count_ = 16384;
 };

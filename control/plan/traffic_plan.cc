@@ -139,6 +139,7 @@ class JobPlanner {
       spec.ranks = members;
       spec.bytes = call.bytes;
       spec.algorithm = config_.collectives.algorithm_for(call.type);
+      if (collectives::takes_channels(spec)) spec.channels = config_.collectives.channels;
       std::string what = fmt::format("{} on {} ({} ranks)", trace::collective_type_name(call.type),
                                      group_label(call.group_id), members.size());
       it = programs_.emplace(key, generate(spec, what, call.bytes)).first;

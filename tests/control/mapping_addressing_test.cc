@@ -2,6 +2,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "control/plan/addressing.h"
 #include "control/plan/rank_mapping.h"
 
@@ -171,6 +173,35 @@ TEST(Addressing, SharedAddressesAndContiguousQpRanges) {
   EXPECT_EQ(plan.endpoint(0, 1).ipv4.to_string(), "10.0.0.1");  // shared with the port
   EXPECT_EQ(plan.endpoint(0, 1).slot, 1u);
   EXPECT_EQ(plan.endpoint(0, 3).mac.to_string(), "02:00:0a:00:01:01");
+}
+
+TEST(Addressing, ChannelsBeyondTwoWidenEveryPeersQpRange) {
+  RunConfig config = config_with_ports(2);
+  config.collectives.qps_per_peer = 2;
+  config.collectives.channels = 8;
+  Diagnostics out;
+  AddressPlan plan = addresses_for(config, {{0, 0, 1, 1}}, out);
+  EXPECT_FALSE(out.has_errors()) << out.to_text();
+  // Each rank owns world (4) x 8 channels x 2 QPs = 64 QP numbers, and every QP id of every peer
+  // (channel x 2 + piece < 16) has a number of its own.
+  EXPECT_EQ(plan.endpoint(0, 1).first_qpn, 256u + 64);
+  EXPECT_EQ(plan.endpoint(0, 1).qpn_count, 64u);
+  std::set<uint32_t> seen;
+  for (int32_t rank = 0; rank < 4; ++rank) {
+    for (int32_t peer = 0; peer < 4; ++peer) {
+      for (uint32_t qp = 0; qp < 16; ++qp) {
+        const uint32_t qpn = plan.qpn(0, rank, peer, qp);
+        EXPECT_TRUE(seen.insert(qpn).second) << rank << " " << peer << " " << qp;
+        const RankEndpoint& e = plan.endpoint(0, rank);
+        EXPECT_LT(qpn - e.first_qpn, e.qpn_count);
+      }
+    }
+  }
+  // Fewer channels than the two of the bidirectional ring keep two.
+  config.collectives.channels = 1;
+  config.workload.jobs.clear();
+  AddressPlan narrow = addresses_for(config, {{0, 0, 1, 1}}, out);
+  EXPECT_EQ(narrow.endpoint(0, 1).qpn_count, 16u);
 }
 
 TEST(Addressing, PerRankAddressesAddTheSlot) {

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Ring channels in a run (collectives.channels): a 1 GiB ring all-reduce over two servers of
+eight ranks, rail-placed on 400G NICs (a NIC per rank, one rail leaf per NIC), on the fabric
+twin. With eight channels every one of the 16 NICs carries the same bytes (within 5 %) and the
+collective reaches at least 85 % of the eight NICs' bus bandwidth bound; with one ring in group
+order the two NICs at the host boundaries carry everything. With two planes the group-order ring
+has no path and is refused; the channels, each on one rail, run.
+
+    python3 tests/cli/channels_e2e_test.py --etwire build/release/etwire --source-dir . \
+        --case rails|planes
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testing"))
+from e2e_cases import run_case  # noqa: E402
+
+CONFIG = """run:
+  name: channels-{name}
+workload:
+  iterations: 1
+  jobs:
+    - name: allreduce
+      trace: {trace}
+ports:
+  - name: n
+    count: 16
+    backend: loopback
+    speed: 400Gbps
+    mtu: 4200
+mapping:
+  jobs:
+    - job: allreduce
+      placement: rail
+      hosts: {{ranks_per_host: 8, bandwidth: 3600Gbps, latency: 1us}}
+fabric:
+  topology: leaf-spine
+  leaf_spine: {{ports_per_leaf: 2, spines: 2}}
+  rails: {{nics_per_host: 8, planes: {planes}}}
+collectives:
+  chunks: 16
+{channels}telemetry:
+  metrics: {{enabled: false}}
+"""
+
+
+def etwire(args, *argv):
+    return subprocess.run([args.etwire, *argv], capture_output=True, text=True, timeout=600)
+
+
+def trace(args, work):
+    prefix = os.path.join(work, "trace", "ar")
+    proc = etwire(args, "synth", "microbench", "-o", prefix, "-b", "1GiB", "-n", "16")
+    assert proc.returncode == 0, proc.stderr
+    return prefix
+
+
+def run(args, work, name, planes, channels):
+    config = os.path.join(work, name + ".yaml")
+    with open(config, "w") as f:
+        f.write(CONFIG.format(name=name, trace=trace(args, work), planes=planes,
+                              channels=f"  channels: {channels}\n" if channels else ""))
+    out = os.path.join(work, "results-" + name)
+    proc = etwire(args, "run", config, "--no-progress", "--out", out)
+    return proc, out
+
+
+def measured(out):
+    with open(os.path.join(out, "summary.json")) as f:
+        summary = json.load(f)
+    assert summary["status"] == "completed", summary["status"]
+    (coll,) = [c for c in summary["collectives"] if not c["warmup"]]
+    tx = [p["tx_bytes"] for p in summary["ports"]]
+    # The bound: eight NICs' RoCE goodput, at nccl-tests' busbw.
+    bound = 8 * summary["run"]["goodput_bytes_per_second"] / 1e9
+    return tx, coll["busbw_GBps"], bound
+
+
+def check_even(tx, busbw, bound):
+    assert min(tx) > 0 and max(tx) <= 1.05 * min(tx), tx
+    assert busbw >= 0.85 * bound, (busbw, bound)
+
+
+def case_rails(args, work):
+    proc, out = run(args, work, "eight", 1, 8)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    tx, busbw, bound = measured(out)
+    check_even(tx, busbw, bound)
+    proc, one = run(args, work, "one", 1, None)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    tx_one, busbw_one, _ = measured(one)
+    busy = [i for i, b in enumerate(tx_one) if b > max(tx_one) / 100]
+    assert busy == [7, 15], tx_one
+    assert busbw_one < bound / 4, busbw_one
+    return (f"8 channels: every NIC {min(tx)}..{max(tx)} bytes, busbw {busbw:.1f} GB/s of a "
+            f"{bound:.1f} GB/s bound; one ring: NICs {busy} only, {busbw_one:.1f} GB/s")
+
+
+def case_planes(args, work):
+    proc, _ = run(args, work, "one", 2, None)
+    assert proc.returncode == 2 and "no path" in proc.stderr, proc.stderr[-3000:]
+    proc, out = run(args, work, "eight", 2, 8)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    tx, busbw, bound = measured(out)
+    check_even(tx, busbw, bound)
+    return f"two planes: one ring refused; 8 channels every NIC even, busbw {busbw:.1f} GB/s"
+
+
+if __name__ == "__main__":
+    sys.exit(run_case({"rails": case_rails, "planes": case_planes}, "channels"))
