@@ -28,7 +28,7 @@ void name_processes(const TimelineContext& context) {
 TimelineWritten write_timeline(const std::filesystem::path& dir, const std::string& out) {
   const report::ReportRun run = report::load_report_run(dir, dir.string());
   TraceEventWriter writer(out);
-  TimelineContext context{run, writer};
+  TimelineContext context(run, writer);
   TrackThreads threads(writer);
   TimelineWritten written;
   name_processes(context);

@@ -28,7 +28,7 @@ uint64_t write_collective_tracks(TimelineContext& context, TrackThreads& threads
     const uint32_t pid = context.collectives_pid(record.job);
     const uint32_t tid = threads.tid(pid, group, lanes.lane(i),
                                      fmt::format("group {}", group_label(record.group)), group);
-    const std::string type = record.kind ? collective_type_label(*record.kind) : "send_recv";
+    const std::string type = collective_type_label(record.kind);
     nlohmann::json args = {{"instance", record.instance},
                            {"algorithm", collectives::algorithm_name(record.algorithm)},
                            {"sequence", record.sequence},

@@ -2,8 +2,6 @@
 // sending port and QP number.
 #include <fmt/format.h>
 
-#include <map>
-
 #include "outputs/results_files.h"
 #include "outputs/timeline/lane_assigner.h"
 #include "outputs/timeline/timeline_tracks.h"
@@ -76,10 +74,6 @@ uint64_t write_qp_tracks(TimelineContext& context, TrackThreads& threads) {
     }
   }
   lanes.assign();
-  std::map<uint64_t, const engine::CollectiveRecord*> instances;
-  for (const engine::CollectiveRecord& record : context.run.results.collectives) {
-    instances[record.instance] = &record;
-  }
   const auto& ports = context.run.results.ports;
   report::CsvReader csv(path);
   const FlowColumns c(csv);
@@ -104,11 +98,8 @@ uint64_t write_qp_tracks(TimelineContext& context, TrackThreads& threads) {
                            {"status", csv.text(c.status)}};
     put_if_known(args, "first_byte_ns", csv, c.first_byte);
     put_if_known(args, "delivered_ns", csv, c.delivered);
-    const auto found = instances.find(static_cast<uint64_t>(csv.integer(c.collective)));
-    std::string name = "message";
-    if (found != instances.end()) {
-      name = found->second->kind ? collective_type_label(*found->second->kind) : "send_recv";
-    }
+    const engine::CollectiveRecord* record = context.instance(csv.integer(c.collective));
+    const std::string name = record ? collective_type_label(record->kind) : "message";
     const bool completed = csv.text(c.status) == "completed";
     context.out.slice(pid, tid, name, completed ? "flow" : "flow (failed)", slice.start, slice.end,
                       args);

@@ -1,43 +1,11 @@
-// The ranks' nodes (nodes.csv) and the collective instances (summary.json) as slices.
+// The ranks' nodes (nodes.csv) as slices on each rank's compute and communication tracks.
 #include <fmt/format.h>
-
-#include <algorithm>
-#include <vector>
 
 #include "outputs/results_files.h"
 #include "outputs/timeline/lane_assigner.h"
 #include "outputs/timeline/timeline_tracks.h"
 
 namespace etwire::outputs::timeline {
-
-uint32_t TimelineContext::job_index(const report::CsvReader& csv, std::string_view name) const {
-  const auto& jobs = run.results.jobs;
-  const auto found = std::find_if(jobs.begin(), jobs.end(),
-                                  [&](const engine::JobSummary& job) { return job.name == name; });
-  if (found == jobs.end()) {
-    csv.fail(fmt::format("job \"{}\" is not one of summary.json's jobs", name));
-  }
-  return static_cast<uint32_t>(found - jobs.begin());
-}
-
-uint32_t TimelineContext::port_index(const report::CsvReader& csv, int64_t port) const {
-  if (port < 0 || static_cast<uint64_t>(port) >= run.results.ports.size()) {
-    csv.fail(fmt::format("port {} is not one of summary.json's {} ports", port,
-                         run.results.ports.size()));
-  }
-  return static_cast<uint32_t>(port);
-}
-
-uint32_t TrackThreads::tid(uint32_t pid, uint32_t track, uint32_t lane, const std::string& name,
-                           int64_t sort_index) {
-  auto [it, added] = tids_.try_emplace({pid, track, lane}, next_tid_);
-  if (added) {
-    ++next_tid_;
-    out_.thread(pid, it->second, lane == 0 ? name : fmt::format("{} #{}", name, lane + 1),
-                sort_index * 1000 + lane);
-  }
-  return it->second;
-}
 
 namespace {
 
@@ -82,17 +50,6 @@ NodeSlice read_node(const TimelineContext& context, const report::CsvReader& csv
   return slice;
 }
 
-// The collective instances of summary.json by instance number, for the communication nodes'
-// names.
-std::vector<const engine::CollectiveRecord*> by_instance(const engine::RunResults& results) {
-  std::vector<const engine::CollectiveRecord*> found;
-  for (const engine::CollectiveRecord& record : results.collectives) {
-    if (record.instance >= found.size()) found.resize(record.instance + 1, nullptr);
-    found[record.instance] = &record;
-  }
-  return found;
-}
-
 }  // namespace
 
 uint64_t write_rank_tracks(TimelineContext& context, TrackThreads& threads) {
@@ -107,7 +64,6 @@ uint64_t write_rank_tracks(TimelineContext& context, TrackThreads& threads) {
     }
   }
   lanes.assign();
-  const auto instances = by_instance(context.run.results);
   report::CsvReader csv(path);
   const NodeColumns c(csv);
   uint64_t row = 0;
@@ -127,11 +83,10 @@ uint64_t write_rank_tracks(TimelineContext& context, TrackThreads& threads) {
     const int64_t instance = csv.integer(c.instance, -1);
     if (instance >= 0) {
       args["instance"] = instance;
-      if (static_cast<uint64_t>(instance) < instances.size() && instances[instance] != nullptr) {
-        const engine::CollectiveRecord& record = *instances[instance];
-        name = record.kind ? collective_type_label(*record.kind) : "send_recv";
-        args["algorithm"] = collectives::algorithm_name(record.algorithm);
-        args["group"] = group_label(record.group);
+      if (const engine::CollectiveRecord* record = context.instance(instance)) {
+        name = collective_type_label(record->kind);
+        args["algorithm"] = collectives::algorithm_name(record->algorithm);
+        args["group"] = group_label(record->group);
       }
     }
     context.out.slice(pid, tid, name, slice.communication ? "communication" : "compute",

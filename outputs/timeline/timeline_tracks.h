@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "outputs/report/csv_reader.h"
 #include "outputs/report/report_run.h"
@@ -18,8 +19,13 @@
 namespace etwire::outputs::timeline {
 
 struct TimelineContext {
+  TimelineContext(const report::ReportRun& run, TraceEventWriter& out);
+
   const report::ReportRun& run;
   TraceEventWriter& out;
+  // summary.json's collective instances by instance number (nullptr where none), for the names
+  // of the nodes and flows that belong to them.
+  std::vector<const engine::CollectiveRecord*> instances;
 
   uint32_t jobs() const { return static_cast<uint32_t>(run.results.jobs.size()); }
   uint32_t ranks_pid(uint32_t job) const { return 1 + job; }
@@ -29,6 +35,8 @@ struct TimelineContext {
   uint32_t job_index(const report::CsvReader& csv, std::string_view name) const;
   // The index of a port number read from `csv`; one the summary does not list fails.
   uint32_t port_index(const report::CsvReader& csv, int64_t port) const;
+  // Instance `instance` of summary.json, or nullptr when it lists none by that number.
+  const engine::CollectiveRecord* instance(int64_t instance) const;
 };
 
 // Hands out the threads of tracks spread over lanes (LaneAssigner), naming each the first time
