@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -27,8 +28,9 @@ std::string bytes_or_dash(uint64_t bytes) {
 std::string headline(const RunPlan& loaded, const TrafficPlan& plan) {
   const config::RunConfig& c = loaded.config;
   return fmt::format(
-      "Plan for {}: {} job{}, {} port{}, PMTU {}, {}; QPs per peer: {} configured, {} used at "
-      "most (bidirectional ring and double binary tree run two sets)\n",
+      "Plan for {}: {} job{}, {} port{}, PMTU {}, {}; QPs per peer: {} configured per channel, "
+      "{} used at most (the bidirectional ring and the trees run two channels, "
+      "collectives.channels sets the ring's and the tree's)\n",
       c.source_file, c.workload.jobs.size(), c.workload.jobs.size() == 1 ? "" : "s", c.ports.size(),
       c.ports.size() == 1 ? "" : "s", c.transport.pmtu, config::rdma_op_name(c.transport.op),
       c.collectives.qps_per_peer, plan.max_qps_per_peer);
@@ -90,6 +92,51 @@ std::string ports_table(const RunPlan& loaded, const TrafficPlan& plan) {
                    t.line_time_ns == 0 ? "-" : format_duration_ns(t.line_time_ns)});
   }
   return table.render();
+}
+
+// Per rail of a rail-optimized fabric (port i is NIC i mod nics_per_host of its server, on rail i
+// mod nics_per_host, in plane rail mod planes): the bytes its NICs send and receive, and the least
+// and most one of its NICs sends, so an uneven spread over rails or over one rail's NICs shows.
+struct RailTraffic {
+  uint32_t ports = 0;
+  uint64_t sent = 0;
+  uint64_t received = 0;
+  uint64_t nic_sent_min = UINT64_MAX;
+  uint64_t nic_sent_max = 0;
+};
+
+std::vector<RailTraffic> rail_traffic(const RunPlan& loaded, const TrafficPlan& plan) {
+  const uint32_t nics = loaded.config.fabric.rails.nics_per_host;
+  std::vector<RailTraffic> rails(nics);
+  for (size_t p = 0; p < plan.ports.size() && nics > 0; ++p) {
+    RailTraffic& rail = rails[p % nics];
+    ++rail.ports;
+    rail.sent += plan.ports[p].bytes_sent;
+    rail.received += plan.ports[p].bytes_received;
+    rail.nic_sent_min = std::min(rail.nic_sent_min, plan.ports[p].bytes_sent);
+    rail.nic_sent_max = std::max(rail.nic_sent_max, plan.ports[p].bytes_sent);
+  }
+  return rails;
+}
+
+std::string rails_table(const RunPlan& loaded, const TrafficPlan& plan) {
+  const std::vector<RailTraffic> rails = rail_traffic(loaded, plan);
+  if (rails.empty()) return {};
+  const uint32_t planes = loaded.config.fabric.rails.planes;
+  TextTable table({"rail", "plane", "nics", "sent", "received", "per-NIC sent"});
+  for (uint32_t r = 0; r < rails.size(); ++r) {
+    const RailTraffic& t = rails[r];
+    if (t.ports == 0) continue;
+    table.add_row({std::to_string(r), std::to_string(r % planes), std::to_string(t.ports),
+                   bytes_or_dash(t.sent), bytes_or_dash(t.received),
+                   t.nic_sent_min == t.nic_sent_max
+                       ? bytes_or_dash(t.nic_sent_max)
+                       : fmt::format("{} .. {}", bytes_or_dash(t.nic_sent_min),
+                                     bytes_or_dash(t.nic_sent_max))});
+  }
+  return "\nRails (fabric.rails: NIC i of every server on rail i, rail i in plane i mod planes; "
+         "per iteration)\n" +
+         table.render();
 }
 
 std::string busiest_line(const RunPlan& loaded, const TrafficPlan& plan) {
@@ -164,6 +211,7 @@ std::string plan_to_text(const RunPlan& loaded, const TrafficPlan& plan) {
   text += ranks_table(loaded, plan);
   text += "\nPorts (per iteration of every job; line-rate time counts RoCEv2 framing)\n";
   text += ports_table(loaded, plan);
+  text += rails_table(loaded, plan);
   text += "\n";
   text += busiest_line(loaded, plan);
   text += verbs_lines(loaded.config);
@@ -222,6 +270,20 @@ nlohmann::ordered_json plan_to_json(const RunPlan& loaded, const TrafficPlan& pl
   nlohmann::ordered_json ports = nlohmann::ordered_json::array();
   for (size_t p = 0; p < c.ports.size(); ++p) ports.push_back(port_json(loaded, plan, p));
   root["ports"] = std::move(ports);
+  nlohmann::ordered_json rails = nlohmann::ordered_json::array();
+  const std::vector<RailTraffic> rail_totals = rail_traffic(loaded, plan);
+  for (uint32_t r = 0; r < rail_totals.size(); ++r) {
+    const RailTraffic& t = rail_totals[r];
+    if (t.ports == 0) continue;
+    rails.push_back({{"rail", r},
+                     {"plane", r % c.fabric.rails.planes},
+                     {"nics", t.ports},
+                     {"bytes_sent", t.sent},
+                     {"bytes_received", t.received},
+                     {"nic_bytes_sent_min", t.nic_sent_min},
+                     {"nic_bytes_sent_max", t.nic_sent_max}});
+  }
+  root["rails"] = std::move(rails);
   if (plan.busiest_port) {
     root["busiest_port"] = port_json(loaded, plan, *plan.busiest_port);
   } else {

@@ -122,6 +122,35 @@ ports:
   for (const auto& port : plan.ports) EXPECT_EQ(port.bytes_sent, 2 * 3 * 1024 / 4);
 }
 
+// Per rail: the all-reduce of servers of four ranks on NICs 0..3 leaves every server through NIC
+// 3 as one ring in group order, but through all four rails alike as NVLS (each GPU's NIC carries
+// its own slice). The all-to-all loads rails 0..7 alike either way.
+TEST(TrafficPlan, RailsShowHowTheCollectiveSpreadsOverNics) {
+  auto rails_of = [](const std::vector<std::string>& overrides) {
+    auto loaded = load_config_file(shipped_config("three-tier-rails.yaml"), {overrides});
+    const TrafficPlan plan = plan_of(loaded);
+    const auto json = plan_to_json(loaded, plan);
+    EXPECT_THAT(plan_to_text(loaded, plan), HasSubstr("Rails (fabric.rails"));
+    std::vector<uint64_t> sent;
+    uint64_t total = 0;
+    for (const auto& rail : json["rails"]) sent.push_back(rail["bytes_sent"].get<uint64_t>());
+    for (const auto& port : plan.ports) total += port.bytes_sent;
+    uint64_t rails_total = 0;
+    for (uint64_t bytes : sent) rails_total += bytes;
+    EXPECT_EQ(rails_total, total);
+    return sent;
+  };
+  const std::vector<uint64_t> ring = rails_of({});
+  ASSERT_EQ(ring.size(), 8u);
+  EXPECT_GT(ring[3], 4 * ring[0]);
+  EXPECT_EQ(ring[0], ring[4]);
+  const std::vector<uint64_t> nvls = rails_of({"collectives.algorithms.all_reduce=nvls"});
+  ASSERT_EQ(nvls.size(), 8u);
+  for (int r = 1; r < 4; ++r) EXPECT_EQ(nvls[r], nvls[0]) << "rail " << r;
+  EXPECT_GT(nvls[0], nvls[4]);
+  EXPECT_LT(nvls[3], ring[3]);
+}
+
 TEST(TrafficPlan, TextAndJsonReports) {
   auto loaded = load_config_file(shipped_config("twin-congestion.yaml"));
   TrafficPlan plan = plan_of(loaded);
