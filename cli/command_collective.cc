@@ -142,9 +142,7 @@ coll::CollectiveSpec make_spec(const CollectiveOptions& o) {
     auto algorithm = coll::parse_algorithm(o.algo);
     if (!algorithm) {
       throw BadInput(
-          fmt::format("--algo: unknown algorithm \"{}\" (ring, bidir-ring, halving-doubling, "
-                      "double-binary-tree, direct, pxn, dissemination)",
-                      o.algo));
+          fmt::format("--algo: unknown algorithm \"{}\" ({})", o.algo, coll::algorithm_names()));
     }
     spec.algorithm = *algorithm;
   }
@@ -195,7 +193,7 @@ void print_text(const CollectiveOptions& o, const coll::ResolvedSpec& spec,
       format_bytes(full), full, spec.chunks, spec.chunks == 1 ? "" : "s", spec.qps,
       spec.qps == 1 ? "" : "s", spec.qp_alignment, spec.ranks_per_host,
       spec.ranks_per_host == 1 ? "" : "s",
-      spec.rail_rings ? fmt::format(", {} channels laid rail by rail", spec.ring_channels) : "");
+      spec.rail_rings() ? fmt::format(", {} channels laid rail by rail", spec.given_channels) : "");
   std::cout << fmt::format("busbw factor {:.4f} = {} (nccl-tests; algbw counts {} per iteration)\n",
                            coll::busbw_factor(spec.collective, n),
                            coll::busbw_formula(spec.collective), format_bytes(full));
@@ -386,9 +384,7 @@ CommandAction add_collective_command(CLI::App& app) {
                                 "Global ranks of the group in group order, e.g. 8,3,12,5");
   ranks->excludes(group);
   cmd->add_option("-b,--bytes", opts->bytes, "comm_size as the trace states it, e.g. 1MiB");
-  cmd->add_option("-a,--algo", opts->algo,
-                  "ring, bidir-ring, halving-doubling, double-binary-tree, direct, pxn, "
-                  "dissemination (default: per collective)");
+  cmd->add_option("-a,--algo", opts->algo, coll::algorithm_names() + " (default: per collective)");
   auto* chunks =
       cmd->add_option("-k,--chunks", opts->chunks, "Chunks pipelined through the algorithm")
           ->check(CLI::Range(1u, coll::kMaxChunks));
@@ -405,13 +401,16 @@ CommandAction add_collective_command(CLI::App& app) {
                   "Root rank of broadcast, reduce, gather, scatter (default: first rank)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("-H,--ranks-per-host", opts->ranks_per_host,
-                  "Consecutive global ranks per host (PXN relays inside a host)")
+                  "Consecutive global ranks per host (PXN, the ring channels, tree and NVLS lay "
+                  "themselves over hosts)")
       ->check(CLI::Range(1u, 1u << 16))
       ->capture_default_str();
   cmd->add_option("-c,--channels", opts->channels,
                   "Ring all-reduce, reduce-scatter, all-gather: split the data over this many "
                   "rings (NCCL's channels), laid rail by rail over the hosts, hops between hosts "
-                  "relayed onto the receiver's rail (default: one ring in group order)")
+                  "relayed onto the receiver's rail (default: one ring in group order). Tree "
+                  "all-reduce: this many trees, tree c entering every host on rail c (default: "
+                  "two)")
       ->check(CLI::Range(1u, coll::kMaxChannels));
   cmd->add_option("--size-convention", opts->size_convention,
                   "What comm_size counts for all-gather/gather and reduce-scatter/scatter: input "

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/time_scale_option.h"
+#include "collectives/algorithm.h"
 #include "runner/sweep_run.h"
 
 namespace etwire::cli {
@@ -26,9 +27,9 @@ CommandAction add_sweep_command(CLI::App& app) {
                   "reduce_scatter_block, send_recv (rank r sends to r+1)")
       ->capture_default_str();
   cmd->add_option("-a,--algorithms", opts->flags.algorithms,
-                  "Algorithms, comma-separated (ring, bidir-ring, halving-doubling, "
-                  "double-binary-tree, direct, pxn); each collective runs those it supports "
-                  "(default: the one collectives.algorithms gives it, else its default)");
+                  "Algorithms, comma-separated (" + collectives::algorithm_names() +
+                      "); each collective runs those it supports (default: the one "
+                      "collectives.algorithms gives it, else its default)");
   cmd->add_option("-b,--min-bytes", opts->flags.min_bytes,
                   "Smallest size: the collective's full buffer, nccl-tests' size (e.g. 8, 1KiB)")
       ->capture_default_str();

@@ -13,7 +13,8 @@ using trace::CollectiveType;
 
 constexpr std::array<std::string_view, kAlgorithmCount> kNames = {
     "ring",   "bidir-ring", "halving-doubling", "double-binary-tree",
-    "direct", "pxn",        "dissemination"};
+    "direct", "pxn",        "dissemination",    "tree",
+    "pat",    "nvls",       "nvls-tree"};
 
 std::string normalize(std::string_view text) {
   std::string out;
@@ -37,8 +38,14 @@ std::optional<Algorithm> parse_algorithm(std::string_view text) {
   }
   if (name == "bidirectional-ring") return Algorithm::kBidirectionalRing;
   if (name == "hd" || name == "rabenseifner") return Algorithm::kHalvingDoubling;
-  if (name == "dbt" || name == "tree") return Algorithm::kDoubleBinaryTree;
+  if (name == "dbt") return Algorithm::kDoubleBinaryTree;
   return std::nullopt;
+}
+
+std::string algorithm_names() {
+  std::string out;
+  for (std::string_view name : kNames) out += (out.empty() ? "" : ", ") + std::string(name);
+  return out;
 }
 
 std::string_view collective_kind_name(CollectiveKind kind) {
@@ -52,11 +59,12 @@ std::vector<Algorithm> applicable_algorithms(CollectiveKind kind) {
   if (!kind) return {kDirect};
   switch (*kind) {
     case CollectiveType::kAllReduce:
-      return {kRing, kBidirectionalRing, kHalvingDoubling, kDoubleBinaryTree};
+      return {kRing, kBidirectionalRing, kHalvingDoubling, kDoubleBinaryTree, kTree,
+              kNvls, kNvlsTree};
     case CollectiveType::kReduceScatter:
     case CollectiveType::kReduceScatterBlock:
     case CollectiveType::kAllGather:
-      return {kRing, kBidirectionalRing, kHalvingDoubling, kDirect};
+      return {kRing, kBidirectionalRing, kHalvingDoubling, kDirect, kPat};
     case CollectiveType::kAllToAll:
       return {kDirect, kPxn};
     case CollectiveType::kBroadcast:

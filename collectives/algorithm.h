@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -16,11 +17,13 @@ using Algorithm = config::Algorithm;
 inline constexpr int kAlgorithmCount = config::kAlgorithmCount;
 
 // "ring", "bidir-ring", "halving-doubling", "double-binary-tree", "direct", "pxn",
-// "dissemination".
+// "dissemination", "tree", "pat", "nvls", "nvls-tree".
 std::string_view algorithm_name(Algorithm algorithm);
 // Accepts the names above in any case, with '_' for '-', and the aliases "bidirectional-ring",
-// "hd", "rabenseifner", "dbt", "tree".
+// "hd", "rabenseifner", "dbt".
 std::optional<Algorithm> parse_algorithm(std::string_view text);
+// Every algorithm's name, comma-separated, for help texts and errors.
+std::string algorithm_names();
 
 // The collective of a spec: a Chakra collective, or nullopt for a point-to-point send/recv.
 using CollectiveKind = std::optional<trace::CollectiveType>;

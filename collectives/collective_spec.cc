@@ -61,10 +61,17 @@ std::optional<SizeConvention> parse_size_convention(std::string_view text) {
 }
 
 uint32_t ResolvedSpec::channels() const {
-  if (algorithm == Algorithm::kBidirectionalRing || algorithm == Algorithm::kDoubleBinaryTree) {
-    return 2;
+  switch (algorithm) {
+    case Algorithm::kBidirectionalRing:
+    case Algorithm::kDoubleBinaryTree:
+      return 2;
+    case Algorithm::kRing:
+      return std::max(1u, given_channels);
+    case Algorithm::kTree:
+      return given_channels > 0 ? given_channels : 2;
+    default:
+      return 1;
   }
-  return algorithm == Algorithm::kRing ? ring_channels : 1;
 }
 
 bool takes_channels(const CollectiveSpec& spec) {
@@ -72,21 +79,25 @@ bool takes_channels(const CollectiveSpec& spec) {
   const bool ring_family =
       type && (*type == CollectiveType::kAllReduce || *type == CollectiveType::kReduceScatter ||
                *type == CollectiveType::kAllGather);
-  return ring_family && spec.algorithm.value_or(default_algorithm(type)) == Algorithm::kRing;
+  const Algorithm algorithm = spec.algorithm.value_or(default_algorithm(type));
+  return (ring_family && algorithm == Algorithm::kRing) ||
+         (type == CollectiveType::kAllReduce && algorithm == Algorithm::kTree);
 }
 
 namespace {
 
-// Channels are rings of the ring family's all-reduce, reduce-scatter and all-gather.
+// Channels are the rings of the ring family's all-reduce, reduce-scatter and all-gather, or the
+// trees of the tree all-reduce.
 uint32_t resolve_channels(const CollectiveSpec& spec, const ResolvedSpec& out) {
-  if (!spec.channels) return 1;
+  if (!spec.channels) return 0;
   const uint32_t channels = *spec.channels;
   if (channels < 1 || channels > kMaxChannels) {
-    throw SpecError(fmt::format("channels: {} rings; use 1..{}", channels, kMaxChannels));
+    throw SpecError(fmt::format("channels: {} channels; use 1..{}", channels, kMaxChannels));
   }
   if (!takes_channels(spec)) {
     throw SpecError(fmt::format(
-        "channels: built for the ring all-reduce, reduce-scatter and all-gather only, not {} {}",
+        "channels: built for the ring all-reduce, reduce-scatter and all-gather and the tree "
+        "all-reduce only, not {} {}",
         algorithm_name(out.algorithm), collective_kind_name(out.collective)));
   }
   if (uint64_t{channels} * out.qps > uint64_t{UINT16_MAX} + 1) {
@@ -162,8 +173,7 @@ ResolvedSpec resolve(const CollectiveSpec& spec) {
   out.ranks_per_host = spec.ranks_per_host;
   out.barrier_bytes = spec.barrier_bytes;
   out.trace_bytes = spec.bytes;
-  out.ring_channels = resolve_channels(spec, out);
-  out.rail_rings = spec.channels.has_value();
+  out.given_channels = resolve_channels(spec, out);
   out.size_convention = spec.size_convention;
   out.layout = make_layout(spec, n);
 

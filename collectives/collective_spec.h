@@ -47,12 +47,12 @@ struct CollectiveSpec {
   uint64_t barrier_bytes = 8;  // size of each barrier message
   // Ring all-reduce, reduce-scatter and all-gather: the data split over this many rings (NCCL's
   // channels), each on its own QPs, laid over the hosts rail by rail (ring_layout.h). Unset: one
-  // ring in group order.
+  // ring in group order. Tree all-reduce: this many trees (tree_layout.h); unset: two.
   std::optional<uint32_t> channels;
 };
 
 // Whether CollectiveSpec::channels applies to `spec`'s collective and algorithm (the default one
-// when unset): the ring all-reduce, reduce-scatter and all-gather.
+// when unset): the ring all-reduce, reduce-scatter and all-gather, and the tree all-reduce.
 bool takes_channels(const CollectiveSpec& spec);
 
 // A spec the generator cannot honour; the message names the offending field.
@@ -75,8 +75,7 @@ struct ResolvedSpec {
   uint64_t qp_alignment = 128;
   uint32_t ranks_per_host = 1;
   uint64_t barrier_bytes = 8;
-  uint32_t ring_channels = 1;  // rings of a ring collective (CollectiveSpec::channels)
-  bool rail_rings = false;     // laid rail by rail (channels given)
+  uint32_t given_channels = 0;  // CollectiveSpec::channels, checked; 0 when unset
   uint64_t trace_bytes = 0;
   SizeConvention size_convention = SizeConvention::kInput;
   DataLayout layout;
@@ -84,8 +83,10 @@ struct ResolvedSpec {
   uint32_t members() const { return static_cast<uint32_t>(ranks.size()); }
   // Independent pipelines that each get their own `qps` QPs per peer: the two directions of a
   // bidirectional ring, the two trees of a double binary tree (NCCL runs them on separate
-  // channels) and the channels of a ring. A piece's QP id is channel * qps + piece.
+  // channels) and the channels of a ring or tree. A piece's QP id is channel * qps + piece.
   uint32_t channels() const;
+  // Rings laid rail by rail: channels were given (ring_layout.h).
+  bool rail_rings() const { return given_channels > 0; }
   bool is(trace::CollectiveType type) const { return collective && *collective == type; }
 };
 

@@ -15,13 +15,19 @@ std::unique_ptr<Emitter> make_emitter(const ResolvedSpec& spec) {
     case Algorithm::kHalvingDoubling:
       return make_halving_doubling_emitter(spec);
     case Algorithm::kDoubleBinaryTree:
-      return make_double_binary_tree_emitter(spec);
+    case Algorithm::kTree:
+      return make_tree_all_reduce_emitter(spec);
     case Algorithm::kDirect:
       return make_direct_emitter(spec);
     case Algorithm::kPxn:
       return make_pxn_emitter(spec);
     case Algorithm::kDissemination:
       return make_dissemination_emitter(spec);
+    case Algorithm::kPat:
+      return make_pat_emitter(spec);
+    case Algorithm::kNvls:
+    case Algorithm::kNvlsTree:
+      return make_nvls_emitter(spec);
   }
   return nullptr;
 }

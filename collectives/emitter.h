@@ -25,9 +25,11 @@ std::unique_ptr<Emitter> make_emitter(const ResolvedSpec& spec);
 std::unique_ptr<Emitter> make_ring_emitter(const ResolvedSpec& spec);
 std::unique_ptr<Emitter> make_chain_emitter(const ResolvedSpec& spec);
 std::unique_ptr<Emitter> make_halving_doubling_emitter(const ResolvedSpec& spec);
-std::unique_ptr<Emitter> make_double_binary_tree_emitter(const ResolvedSpec& spec);
+std::unique_ptr<Emitter> make_tree_all_reduce_emitter(const ResolvedSpec& spec);  // both trees
 std::unique_ptr<Emitter> make_direct_emitter(const ResolvedSpec& spec);
 std::unique_ptr<Emitter> make_pxn_emitter(const ResolvedSpec& spec);
 std::unique_ptr<Emitter> make_dissemination_emitter(const ResolvedSpec& spec);
+std::unique_ptr<Emitter> make_pat_emitter(const ResolvedSpec& spec);
+std::unique_ptr<Emitter> make_nvls_emitter(const ResolvedSpec& spec);  // and NVLS-tree
 
 }  // namespace etwire::collectives

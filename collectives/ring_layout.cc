@@ -1,9 +1,5 @@
 #include "collectives/ring_layout.h"
 
-#include <algorithm>
-#include <map>
-#include <utility>
-
 #include "collectives/hosts.h"
 
 namespace etwire::collectives {
@@ -18,7 +14,7 @@ RingLayout::RingLayout(const ResolvedSpec& spec) {
       order_[p][i] = spec.algorithm == Algorithm::kBidirectionalRing && p == 1 && i > 0 ? n - i : i;
     }
   }
-  if (spec.rail_rings && spec.ranks_per_host > 1 && n > 1) lay_rails(spec);
+  if (spec.rail_rings() && spec.ranks_per_host > 1 && n > 1) lay_rails(spec);
   index_.assign(pipelines, std::vector<uint32_t>(n));
   for (uint32_t p = 0; p < pipelines; ++p) {
     for (uint32_t i = 0; i < n; ++i) index_[p][order_[p][i]] = i;
@@ -26,23 +22,16 @@ RingLayout::RingLayout(const ResolvedSpec& spec) {
 }
 
 void RingLayout::lay_rails(const ResolvedSpec& spec) {
-  const HostGrouping hosts{spec.ranks_per_host};
+  const HostGrouping grouping{spec.ranks_per_host};
   const uint32_t n = spec.members();
-  // Members by host, ascending, each host's in local-index order.
-  std::map<int64_t, std::vector<uint32_t>> by_host;
-  for (uint32_t p = 0; p < n; ++p) by_host[hosts.host(spec.ranks[p])].push_back(p);
-  for (auto& [host, members] : by_host) {
-    std::sort(members.begin(), members.end(), [&](uint32_t a, uint32_t b) {
-      return hosts.local_index(spec.ranks[a]) < hosts.local_index(spec.ranks[b]);
-    });
-  }
-  if (by_host.size() < 2) return;  // no hop leaves a host: nothing to relay
+  const GroupHosts hosts = group_hosts(spec.ranks, grouping);
+  if (hosts.count() < 2) return;  // no hop leaves a host: nothing to relay
   relay_.assign(pipelines(), std::vector<uint32_t>(n, kNone));
   relayed_hop_.assign(pipelines(), std::vector<uint32_t>(n, kNone));
   for (uint32_t c = 0; c < pipelines(); ++c) {
     std::vector<uint32_t>& order = order_[c];
     order.clear();
-    for (const auto& [host, members] : by_host) {
+    for (const std::vector<uint32_t>& members : hosts.members) {
       const size_t start = c % members.size();
       for (size_t i = 0; i < members.size(); ++i) {
         order.push_back(members[(start + i) % members.size()]);
@@ -53,11 +42,10 @@ void RingLayout::lay_rails(const ResolvedSpec& spec) {
     for (uint32_t k = 0; k < n; ++k) {
       const uint32_t from = order[k];
       const uint32_t to = order[(k + 1) % n];
-      const int64_t host = hosts.host(spec.ranks[from]);
-      if (host == hosts.host(spec.ranks[to])) continue;
-      const uint32_t rail = hosts.local_index(spec.ranks[to]);
-      for (uint32_t member : by_host.at(host)) {
-        if (hosts.local_index(spec.ranks[member]) != rail) continue;
+      if (hosts.host_of[from] == hosts.host_of[to]) continue;
+      const uint32_t rail = grouping.local_index(spec.ranks[to]);
+      for (uint32_t member : hosts.members[hosts.host_of[from]]) {
+        if (grouping.local_index(spec.ranks[member]) != rail) continue;
         if (member != from) {
           relay_[c][k] = member;
           relayed_hop_[c][member] = k;

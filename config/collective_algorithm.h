@@ -15,8 +15,12 @@ enum class Algorithm : uint8_t {
   kDirect = 4,             // every transfer straight from its source to its destination
   kPxn = 5,                // all-to-all relayed through the rail-aligned rank of the source host
   kDissemination = 6,      // barrier: ceil(log2 n) rounds of tiny messages
+  kTree = 7,               // NCCL's tree: a double binary tree over hosts, a chain inside each
+  kPat = 8,                // parallel aggregated trees: reversed-distance Bruck, log2 n steps
+  kNvls = 9,       // NVLink SHARP: reduce in the server's switch, a ring between servers per slice
+  kNvlsTree = 10,  // the same with a double binary tree between servers
 };
-inline constexpr int kAlgorithmCount = 7;
+inline constexpr int kAlgorithmCount = 11;
 
 enum class SizeConvention : uint8_t {
   kInput,   // all-gather/gather: the shard each rank contributes; reduce-scatter/scatter: the

@@ -19,7 +19,8 @@ struct CollectivesConfig {
   std::optional<uint64_t> chunk_bytes;
   uint32_t qps_per_peer = 1;  // QPs per peer connection; each transfer is split over them
   // Ring all-reduce, reduce-scatter and all-gather: rings (NCCL's channels) laid rail by rail
-  // over each job's hosts; unset: one ring in group order.
+  // over each job's hosts; unset: one ring in group order. Tree all-reduce: trees, each entering
+  // the hosts on its own rail; unset: two.
   std::optional<uint32_t> channels;
   uint64_t qp_alignment = 128;  // a transfer's per-QP pieces are rounded up to this
   // Transfers longer than this are posted as several RDMA messages (NCCL's 1 MiB slice).
@@ -27,7 +28,7 @@ struct CollectivesConfig {
   uint64_t barrier_bytes = 8;  // size of each barrier message
 
   // Channels a peer connection may carry: QP ids run up to this x qps_per_peer (the
-  // bidirectional ring and the double binary tree run two).
+  // bidirectional ring and the trees run two).
   uint32_t qp_channels() const { return channels.value_or(2) > 2 ? *channels : 2; }
 
   std::optional<Algorithm> algorithm_for(CollectiveType type) const {

@@ -123,12 +123,8 @@ SweepRequest read_sweep_flags(const SweepFlags& flags) {
     for (const std::string& name : split_list(flags.algorithms, "-a/--algorithms")) {
       const auto algorithm = collectives::parse_algorithm(name);
       if (!algorithm) {
-        std::vector<std::string_view> known;
-        for (int a = 0; a < collectives::kAlgorithmCount; ++a) {
-          known.push_back(collectives::algorithm_name(static_cast<collectives::Algorithm>(a)));
-        }
         throw SweepInputError(fmt::format("-a/--algorithms: unknown algorithm \"{}\" (known: {})",
-                                          name, fmt::join(known, ", ")));
+                                          name, collectives::algorithm_names()));
       }
       if (std::find(request.algorithms.begin(), request.algorithms.end(), *algorithm) ==
           request.algorithms.end()) {

@@ -4,10 +4,12 @@ eight ranks, rail-placed on 400G NICs (a NIC per rank, one rail leaf per NIC), o
 twin. With eight channels every one of the 16 NICs carries the same bytes (within 5 %) and the
 collective reaches at least 85 % of the eight NICs' bus bandwidth bound; with one ring in group
 order the two NICs at the host boundaries carry everything. With two planes the group-order ring
-has no path and is refused; the channels, each on one rail, run.
+has no path and is refused; the channels, each on one rail, run. NCCL's tree over the same two
+planes with eight channels (one tree entering both servers per rail) loads every NIC with an
+eighth of the buffer, and so do NVLS and NVLS-tree (each GPU's NIC carries its own slice).
 
     python3 tests/cli/channels_e2e_test.py --etwire build/release/etwire --source-dir . \
-        --case rails|planes
+        --case rails|planes|tree|nvls
 """
 
 import json
@@ -42,7 +44,7 @@ fabric:
   rails: {{nics_per_host: 8, planes: {planes}}}
 collectives:
   chunks: 16
-{channels}telemetry:
+{channels}{algorithm}telemetry:
   metrics: {{enabled: false}}
 """
 
@@ -58,11 +60,13 @@ def trace(args, work):
     return prefix
 
 
-def run(args, work, name, planes, channels):
+def run(args, work, name, planes, channels, algorithm=None):
     config = os.path.join(work, name + ".yaml")
     with open(config, "w") as f:
         f.write(CONFIG.format(name=name, trace=trace(args, work), planes=planes,
-                              channels=f"  channels: {channels}\n" if channels else ""))
+                              channels=f"  channels: {channels}\n" if channels else "",
+                              algorithm=(f"  algorithms: {{all_reduce: {algorithm}}}\n"
+                                         if algorithm else "")))
     out = os.path.join(work, "results-" + name)
     proc = etwire(args, "run", config, "--no-progress", "--out", out)
     return proc, out
@@ -109,5 +113,32 @@ def case_planes(args, work):
     return f"two planes: one ring refused; 8 channels every NIC even, busbw {busbw:.1f} GB/s"
 
 
+def check_eighth(tx):
+    # Each NIC carries an eighth of the 1 GiB buffer (one direction of one share), plus headers.
+    share = (1 << 30) / 8
+    assert all(share <= b <= 1.1 * share for b in tx), tx
+    assert max(tx) <= 1.05 * min(tx), tx
+
+
+def case_tree(args, work):
+    proc, out = run(args, work, "tree", 2, 8, "tree")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    tx, busbw, _ = measured(out)
+    check_eighth(tx)
+    return f"tree, two planes, 8 channels: every NIC {min(tx)}..{max(tx)} bytes, busbw {busbw:.1f}"
+
+
+def case_nvls(args, work):
+    lines = []
+    for algorithm in ("nvls", "nvls-tree"):
+        proc, out = run(args, work, algorithm, 2, None, algorithm)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        tx, busbw, _ = measured(out)
+        check_eighth(tx)
+        lines.append(f"{algorithm}: every NIC {min(tx)}..{max(tx)} bytes, busbw {busbw:.1f}")
+    return "; ".join(lines)
+
+
 if __name__ == "__main__":
-    sys.exit(run_case({"rails": case_rails, "planes": case_planes}, "channels"))
+    sys.exit(run_case({"rails": case_rails, "planes": case_planes, "tree": case_tree,
+                       "nvls": case_nvls}, "channels"))

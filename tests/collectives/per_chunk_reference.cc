@@ -2,8 +2,8 @@
 
 #include <vector>
 
-#include "collectives/binary_tree.h"
 #include "collectives/program_builder.h"
+#include "collectives/tree_layout.h"
 
 namespace etwire::collectives::testing {
 
@@ -75,31 +75,63 @@ void chain(const ResolvedSpec& s, uint32_t p, ProgramBuilder& b) {
   }
 }
 
-void double_binary_tree(const ResolvedSpec& s, uint32_t p, ProgramBuilder& b) {
+void tree_all_reduce(const ResolvedSpec& s, uint32_t p, ProgramBuilder& b) {
   const uint32_t n = s.members();
   if (n == 1) return;
-  const BinaryTree first = in_order_tree(n);
-  const BinaryTree trees[2] = {first, complementary_tree(first)};
-  auto half = [&](uint32_t c, uint32_t t) { return Partition::piece(chunk_of(s, c), 2, t); };
-  std::vector<std::vector<Transfer>> from_children(static_cast<size_t>(s.chunks) * 2);
+  const std::vector<Tree> trees = all_reduce_trees(s);
+  const auto shares = static_cast<uint32_t>(trees.size());
+  auto share = [&](uint32_t c, uint32_t t) { return Partition::piece(chunk_of(s, c), shares, t); };
+  std::vector<std::vector<Transfer>> from_children(static_cast<size_t>(s.chunks) * shares);
   for (uint32_t c = 0; c < s.chunks; ++c) {  // up: reduce towards each tree's root
-    for (uint32_t t = 0; t < 2; ++t) {
-      auto& received = from_children[c * 2 + t];
+    for (uint32_t t = 0; t < shares; ++t) {
+      auto& received = from_children[c * shares + t];
       for (uint32_t child : trees[t].children[p]) {
-        if (child != kNoMember) received.push_back(b.recv(child, half(c, t), {c, 0, t}, true));
+        if (child != kNoMember) received.push_back(b.recv(child, share(c, t), {c, 0, t}, true));
       }
       if (trees[t].parent[p] != kNoMember)
-        b.send(trees[t].parent[p], half(c, t), {c, 0, t}, received);
+        b.send(trees[t].parent[p], share(c, t), {c, 0, t}, received);
     }
   }
   for (uint32_t c = 0; c < s.chunks; ++c) {  // down: broadcast the result back
-    for (uint32_t t = 0; t < 2; ++t) {
-      std::vector<Transfer> ready = from_children[c * 2 + t];
+    for (uint32_t t = 0; t < shares; ++t) {
+      std::vector<Transfer> ready = from_children[c * shares + t];
       if (trees[t].parent[p] != kNoMember) {
-        ready = {b.recv(trees[t].parent[p], half(c, t), {c, 1, t}, false)};
+        ready = {b.recv(trees[t].parent[p], share(c, t), {c, 1, t}, false)};
       }
       for (uint32_t child : trees[t].children[p]) {
-        if (child != kNoMember) b.send(child, half(c, t), {c, 1, t}, ready);
+        if (child != kNoMember) b.send(child, share(c, t), {c, 1, t}, ready);
+      }
+    }
+  }
+}
+
+// PAT chunk by chunk: member x's block b sits at offset k = (x - b) mod n; at distance 2^d the
+// offsets that are multiples of 2^(d+1) pass it to offset k + 2^d, all-gather from the largest
+// distance down, reduce-scatter backwards from distance 1 up.
+void pat(const ResolvedSpec& s, uint32_t x, ProgramBuilder& b) {
+  const uint32_t n = s.members();
+  uint32_t steps = 0;
+  while ((1u << steps) < n) ++steps;
+  const bool gather = s.is(CollectiveType::kAllGather);
+  // Per block and chunk, the last receive.
+  std::vector<Transfer> held(static_cast<size_t>(n) * s.chunks);
+  for (uint32_t t = 0; t < steps; ++t) {
+    const uint32_t distance = 1u << (gather ? steps - 1 - t : t);
+    // Parent side first, then child side, each by ascending offset, as the emitter posts them.
+    for (int side = 0; side < 2; ++side) {
+      for (uint32_t k = side == 0 ? 0 : distance; k < n; k += 2 * distance) {
+        if (side == 0 && k + distance >= n) break;
+        const uint32_t block = (x + n - k) % n;
+        const uint32_t peer = side == 0 ? (x + distance) % n : (x + n - distance) % n;
+        for (uint32_t c = 0; c < s.chunks; ++c) {
+          Transfer& last = held[static_cast<size_t>(block) * s.chunks + c];
+          const ByteRange range = block_chunk(s, block, c);
+          if ((side == 0) == gather) {
+            b.send(peer, range, {c, t, 0}, {&last, 1});
+          } else {
+            last = b.recv(peer, range, {c, t, 0}, !gather, {&last, 1});
+          }
+        }
       }
     }
   }
@@ -188,7 +220,11 @@ std::optional<CollectiveProgram> per_chunk_reference(const ResolvedSpec& spec) {
       emit = ring;
       break;
     case Algorithm::kDoubleBinaryTree:
-      emit = double_binary_tree;
+    case Algorithm::kTree:
+      emit = tree_all_reduce;
+      break;
+    case Algorithm::kPat:
+      emit = pat;
       break;
     case Algorithm::kDirect:
       emit = direct;
