@@ -19,7 +19,13 @@ Posting::Posting(const control::RunPlan& plan, dataplane::DataPlane& data_plane,
       data_plane_(data_plane),
       clock_(data_plane.scheduler()),
       events_(events),
-      split_(split) {}
+      split_(split) {
+  for (const auto& placement : plan.placements) {
+    const auto ranks = placement ? static_cast<size_t>(placement->world_size) : 0;
+    local_send_free_.emplace_back(ranks, 0);
+    local_receive_free_.emplace_back(ranks, 0);
+  }
+}
 
 void Posting::send(CollectiveInstance& instance, uint32_t position, const SendRequest& request) {
   const uint32_t job = instance.key().job;
@@ -27,12 +33,18 @@ void Posting::send(CollectiveInstance& instance, uint32_t position, const SendRe
   const int32_t dst = instance.ranks()[request.peer];
   CollectiveRecord& record = instance.record();
   if (plan_.placements[job]->same_host(src, dst)) {
-    // The host's local interconnect: a fixed latency plus the bytes at its bandwidth, with no
-    // contention modelled (docs/architecture.md).
+    // The host's local interconnect: each rank's port sends one transfer at a time and receives
+    // one at a time, at the per-rank bandwidth, in posting order; a transfer starts once both
+    // its ends are free and arrives the interconnect's latency after its last byte left.
     const config::HostsConfig& hosts = config_.mapping.jobs[job].hosts;
     const auto transfer_ns = static_cast<clock::Nanos>(
         std::ceil(static_cast<double>(request.bytes) * 8e9 /
                   static_cast<double>(std::max<uint64_t>(hosts.bandwidth_bps, 1))));
+    clock::Nanos& send_free = local_send_free_[job][static_cast<size_t>(src)];
+    clock::Nanos& receive_free = local_receive_free_[job][static_cast<size_t>(dst)];
+    const clock::Nanos sent = std::max({clock_.now(), send_free, receive_free}) + transfer_ns;
+    send_free = sent;
+    receive_free = sent;
     uint32_t slot;
     if (free_local_transfers_.empty()) {
       slot = static_cast<uint32_t>(local_transfers_.size());
@@ -42,8 +54,8 @@ void Posting::send(CollectiveInstance& instance, uint32_t position, const SendRe
       free_local_transfers_.pop_back();
     }
     local_transfers_[slot] = {record.instance, position, request.peer, request};
-    clock_.run_at(clock_.now() + static_cast<clock::Nanos>(hosts.latency_ns) + transfer_ns,
-                  &events_, engine_event::tag(engine_event::kLocalDone, slot));
+    clock_.run_at(sent + static_cast<clock::Nanos>(hosts.latency_ns), &events_,
+                  engine_event::tag(engine_event::kLocalDone, slot));
     return;
   }
   const transport::ConnectionId connection_id = connection(job, src, dst, request.qp);

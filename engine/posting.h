@@ -84,6 +84,10 @@ class Posting {
   bool drain_scheduled_ = false;
   std::vector<LocalTransfer> local_transfers_;  // by slot
   std::vector<uint32_t> free_local_transfers_;
+  // Per job and rank: when the rank's port on its host's interconnect is free to send, and to
+  // receive, again.
+  std::vector<std::vector<clock::Nanos>> local_send_free_;
+  std::vector<std::vector<clock::Nanos>> local_receive_free_;
 };
 
 }  // namespace etwire::engine
