@@ -16,6 +16,7 @@
 //   bench_collectives --mode ring-stream [--ranks N] [--chunks K] [--qps Q] [--threads T]
 //       members generated one at a time into a reused program, as a transport that starts each
 //       member when it runs would; also reports one member on its own
+//   Either ring mode takes --algo NAME for another all-reduce algorithm (tree, nvls, ...).
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -42,13 +43,14 @@ struct Options {
   uint32_t channels = 0;  // 0: one ring in group order (CollectiveSpec::channels unset)
   uint32_t hosts = 1;     // ranks per host
   int repeat = 3;
+  coll::Algorithm algorithm = coll::Algorithm::kRing;  // of the ring modes' all-reduce
 };
 
 [[noreturn]] void usage(const char* problem) {
   std::fprintf(stderr,
                "bench_collectives: %s\nusage: bench_collectives [--mode alltoall|ring|ring-stream] "
                "[--ranks N] [--chunks K] [--qps Q] [--threads T] [--repeat R] [--channels C] "
-               "[--hosts H]\n",
+               "[--hosts H] [--algo NAME]\n",
                problem);
   std::exit(2);
 }
@@ -75,11 +77,19 @@ Options parse_args(int argc, char** argv) {
       o.hosts = std::max(1u, static_cast<uint32_t>(std::stoul(value)));
     } else if (arg == "--repeat") {
       o.repeat = std::max(1, std::stoi(value));
+    } else if (arg == "--algo") {
+      const auto algorithm = coll::parse_algorithm(value);
+      if (!algorithm) usage(("unknown algorithm " + value).c_str());
+      o.algorithm = *algorithm;
     } else {
       usage(("unknown option " + arg).c_str());
     }
   }
   return o;
+}
+
+std::string algorithm_label(const Options& o) {
+  return std::string(coll::algorithm_name(o.algorithm));
 }
 
 uint64_t peak_rss_kb() {
@@ -96,7 +106,7 @@ coll::CollectiveSpec make_spec(const Options& o, bool all_to_all) {
   coll::CollectiveSpec spec;
   spec.collective = all_to_all ? etwire::trace::CollectiveType::kAllToAll
                                : etwire::trace::CollectiveType::kAllReduce;
-  spec.algorithm = all_to_all ? coll::Algorithm::kDirect : coll::Algorithm::kRing;
+  spec.algorithm = all_to_all ? coll::Algorithm::kDirect : o.algorithm;
   for (uint32_t r = 0; r < o.ranks; ++r) spec.ranks.push_back(static_cast<int32_t>(r));
   spec.bytes = uint64_t{1} << 30;
   spec.chunks = o.chunks != 0 ? o.chunks : all_to_all ? 1 : 64;
@@ -143,8 +153,9 @@ void materialise(const Options& o, bool all_to_all) {
       "  generate all members: %.3f s (best of %d; first run %.3f s), %.1f M operations/s, %.1f M "
       "flows/s\n"
       "  program arrays: %.1f MiB (%.1f bytes/operation, %.2f bytes/flow), peak RSS %.1f MiB\n",
-      all_to_all ? "all-to-all direct" : "all-reduce ring", o.ranks, spec.chunks, o.qps,
-      std::max(o.channels, 1u), o.hosts, static_cast<unsigned long long>(program.ops()),
+      all_to_all ? "all-to-all direct" : ("all-reduce " + algorithm_label(o)).c_str(), o.ranks,
+      spec.chunks, o.qps, generator.spec().channels(), o.hosts,
+      static_cast<unsigned long long>(program.ops()),
       static_cast<unsigned long long>(program.dependencies()),
       static_cast<unsigned long long>(program.chunk_ops()), static_cast<unsigned long long>(flows),
       best, o.repeat, first, static_cast<double>(program.ops()) / best / 1e6,
@@ -166,10 +177,10 @@ void stream(const Options& o) {
       best = std::min(best, seconds_since(start));
     }
     std::printf(
-        "all-reduce ring: %u ranks, %u chunks, %u QP(s), %u channel(s), hosts of %u\n  one member: "
+        "all-reduce %s: %u ranks, %u chunks, %u QP(s), %u channel(s), hosts of %u\n  one member: "
         "%llu operations (%llu chunk operations) in %.3f ms, %.3f MiB of arrays\n",
-        o.ranks, spec.chunks, o.qps, std::max(o.channels, 1u), o.hosts,
-        static_cast<unsigned long long>(program.ops()),
+        algorithm_label(o).c_str(), o.ranks, spec.chunks, o.qps, generator.spec().channels(),
+        o.hosts, static_cast<unsigned long long>(program.ops()),
         static_cast<unsigned long long>(program.chunk_ops()), best * 1e3,
         static_cast<double>(program.memory_bytes()) / (1 << 20));
   }
