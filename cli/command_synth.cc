@@ -26,6 +26,7 @@ struct SynthOptions {
   uint32_t iterations = 1;
   uint64_t compute_us = 0;
   std::string pg_name;
+  std::vector<bool> involved_dim;
   // graph
   uint64_t nodes = 1000;
   uint32_t fan_out = 8;
@@ -66,6 +67,7 @@ int write_microbench(const SynthOptions& opts, synth::WriteFormat format) {
   spec.iterations = opts.iterations;
   spec.compute_us = opts.compute_us;
   if (!opts.pg_name.empty()) spec.pg_name = opts.pg_name;
+  spec.involved_dim = opts.involved_dim;
   SynthStaging staging(opts.output.prefix);
   std::vector<std::string> paths = synth::write_microbench(spec, staging.prefix(), format);
   staging.commit();
@@ -127,6 +129,10 @@ CommandAction add_synth_command(CLI::App& app) {
                    "A COMP node of this many microseconds before each collective (0 = none)")
       ->capture_default_str();
   micro->add_option("--pg", opts->pg_name, "pg_name to write on collectives (default: none)");
+  micro
+      ->add_option("--dims", opts->involved_dim,
+                   "involved_dim to write on collectives, e.g. true,true (default: none)")
+      ->delimiter(',');
 
   auto* graph = synth->add_subcommand(
       "graph", "A large dependency graph: hub -> fan-out COMP nodes -> fan-in, repeated");

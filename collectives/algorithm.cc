@@ -14,7 +14,7 @@ using trace::CollectiveType;
 constexpr std::array<std::string_view, kAlgorithmCount> kNames = {
     "ring",   "bidir-ring", "halving-doubling", "double-binary-tree",
     "direct", "pxn",        "dissemination",    "tree",
-    "pat",    "nvls",       "nvls-tree"};
+    "pat",    "nvls",       "nvls-tree",        "hierarchical"};
 
 std::string normalize(std::string_view text) {
   std::string out;
@@ -60,7 +60,7 @@ std::vector<Algorithm> applicable_algorithms(CollectiveKind kind) {
   switch (*kind) {
     case CollectiveType::kAllReduce:
       return {kRing, kBidirectionalRing, kHalvingDoubling, kDoubleBinaryTree, kTree,
-              kNvls, kNvlsTree};
+              kNvls, kNvlsTree,          kHierarchical};
     case CollectiveType::kReduceScatter:
     case CollectiveType::kReduceScatterBlock:
     case CollectiveType::kAllGather:

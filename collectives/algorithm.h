@@ -17,7 +17,7 @@ using Algorithm = config::Algorithm;
 inline constexpr int kAlgorithmCount = config::kAlgorithmCount;
 
 // "ring", "bidir-ring", "halving-doubling", "double-binary-tree", "direct", "pxn",
-// "dissemination", "tree", "pat", "nvls", "nvls-tree".
+// "dissemination", "tree", "pat", "nvls", "nvls-tree", "hierarchical".
 std::string_view algorithm_name(Algorithm algorithm);
 // Accepts the names above in any case, with '_' for '-', and the aliases "bidirectional-ring",
 // "hd", "rabenseifner", "dbt".

@@ -27,7 +27,8 @@ std::unique_ptr<Emitter> make_emitter(const ResolvedSpec& spec) {
       return make_pat_emitter(spec);
     case Algorithm::kNvls:
     case Algorithm::kNvlsTree:
-      return make_nvls_emitter(spec);
+    case Algorithm::kHierarchical:
+      return make_hierarchical_emitter(spec);
   }
   return nullptr;
 }

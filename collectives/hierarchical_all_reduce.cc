@@ -1,17 +1,21 @@
-// NVLS and NVLS-tree all-reduce: NCCL's NVLink SHARP algorithms. Inside a server the NVSwitch
-// reduces: every GPU hands each slice of its buffer to the slice's owner on the server, which
-// ends with the server's sum of it (here: direct transfers over the host's interconnect, added
-// on arrival, where the switch adds in flight). Between servers the owners of a slice, one per
-// server and (on fully populated servers) all on one rail, all-reduce it over the network: on a
-// ring (nvls) or on a double binary tree (nvls-tree). Inside the server again, the owner hands
-// the result to every other GPU (the switch's multicast). So each GPU's NIC carries only its own
-// slice, 1/S of the buffer for S GPUs per server.
+// All-reduce in three phases over the hosts: inside every host the buffer's slices are reduced
+// to their owners, the owners of a slice (one per host) all-reduce it between the hosts, and
+// inside every host the owners hand the results back.
+//
+//  - NVLS and NVLS-tree (NCCL's NVLink SHARP): inside the server the NVSwitch reduces and
+//    multicasts; here every member sends each slice straight to its owner, which adds them in,
+//    and the owner sends the result straight back to every member. Between the servers: a ring
+//    (nvls) or a double binary tree (nvls-tree) over the hosts.
+//  - Hierarchical: ring reduce-scatter inside the host, ring all-reduce between the hosts, ring
+//    all-gather inside the host, as a trace's involved_dim asks of a collective over both
+//    dimensions.
 //
 // Slices: S = the most members any host has; on a host of s members, slice j belongs to its
-// member j mod s in local-index order. Every slice moves as chunk runs (chunk_run.h); a send
-// lists as dependencies every transfer that wrote its slice before it (the builder keeps those
-// whose bytes it overlaps). Pairs meet in the same order on both sides: phase by phase, slice by
-// slice, step by step.
+// member j mod s in local-index order (the ring's block b is the slices j = b mod s). On fully
+// populated hosts the owners of a slice share a local index, hence a rail: each NIC carries its
+// own slice. Every slice moves as chunk runs (chunk_run.h); a send lists as dependencies the
+// transfers that wrote its slice before it (the builder keeps those whose bytes it overlaps).
+// Pairs meet in the same order on both sides: phase by phase, slice by slice, step by step.
 #include <array>
 #include <vector>
 
@@ -23,24 +27,25 @@ namespace etwire::collectives {
 
 namespace {
 
-constexpr uint32_t kScatterStep = 0;  // phase 1; phase 2 uses steps 1..; phase 3 the last
-
-class NvlsEmitter final : public Emitter {
+class HierarchicalEmitter final : public Emitter {
  public:
-  explicit NvlsEmitter(const ResolvedSpec& spec)
+  explicit HierarchicalEmitter(const ResolvedSpec& spec)
       : spec_(spec),
         hosts_(group_hosts(spec.ranks, HostGrouping{spec.ranks_per_host})),
-        tree_(spec.algorithm == Algorithm::kNvlsTree),
+        inter_tree_(spec.algorithm == Algorithm::kNvlsTree),
+        intra_ring_(spec.algorithm == Algorithm::kHierarchical),
         runs_(ChunkRuns::split({0, spec.layout.full_bytes()}, spec.chunks)) {
     for (const std::vector<uint32_t>& members : hosts_.members) {
       slices_ = std::max(slices_, static_cast<uint32_t>(members.size()));
     }
-    if (tree_) {
+    if (inter_tree_) {
       trees_[0] = in_order_tree(hosts_.count());
       trees_[1] = complementary_tree(trees_[0]);
     }
+    // Steps: phase 1 takes 0 .. intra_steps_-1, phase 2 the next ones, phase 3 the rest.
+    intra_steps_ = intra_ring_ ? slices_ - 1 : 1;
     const uint32_t h = hosts_.count();
-    gather_step_ = 1 + (tree_ ? 2 : 2 * (h - 1));
+    gather_step_ = intra_steps_ + (inter_tree_ ? 2 : 2 * (h - 1));
   }
 
   void emit(uint32_t p, ProgramBuilder& b) override {
@@ -48,44 +53,28 @@ class NvlsEmitter final : public Emitter {
     if (spec_.members() == 1) return;
     const uint32_t host = hosts_.host_of[p];
     const std::vector<uint32_t>& local = hosts_.members[host];
-    const auto s = static_cast<uint32_t>(local.size());
-    // Phase 1: each slice to its owner, which adds the others' into its own.
+    // Phase 1: the slices reduced to their owners.
     reduced_.clear();
-    reduced_begin_.assign(slices_ + 1, 0);
-    for (uint32_t j = 0; j < slices_; ++j) {
-      const uint32_t owner = local[j % s];
-      reduced_begin_[j] = static_cast<uint32_t>(reduced_.size());
-      for (const ChunkRun& run : slices(j)) {
-        if (owner != p) {
-          b.send_run(owner, run, {kScatterStep, 0});
-          continue;
-        }
-        for (uint32_t q : local) {
-          if (q != p) reduced_.push_back(b.recv_run(q, run, {kScatterStep, 0}, true));
-        }
+    if (intra_ring_) {
+      intra_ring(p, local, true, b);
+    } else {
+      scatter_direct(p, local, b);
+    }
+    // Phase 2: the owners of each slice, one per host, all-reduce it over the network.
+    final_ = reduced_;
+    for (uint32_t j = 0; j < slices_ && hosts_.count() > 1; ++j) {
+      if (local[j % local.size()] != p) continue;
+      if (inter_tree_) {
+        inter_tree(host, j, b);
+      } else {
+        inter_ring(host, j, b);
       }
     }
-    reduced_begin_[slices_] = static_cast<uint32_t>(reduced_.size());
-    for (uint32_t j = 0; j < slices_; ++j) {
-      const uint32_t owner = local[j % s];
-      if (owner == p) {
-        // Phase 2: the owners of the slice, one per host, all-reduce it over the network;
-        // `result_` gathers every transfer that wrote into it.
-        result_.assign(reduced_.begin() + reduced_begin_[j],
-                       reduced_.begin() + reduced_begin_[j + 1]);
-        if (hosts_.count() > 1 && tree_) tree_all_reduce(host, j, b);
-        if (hosts_.count() > 1 && !tree_) ring_all_reduce(host, j, b);
-      }
-      // Phase 3: the owner hands the result to the host's other members.
-      for (const ChunkRun& run : slices(j)) {
-        if (owner != p) {
-          b.recv_run(owner, run, {gather_step_, 0}, false);
-          continue;
-        }
-        for (uint32_t q : local) {
-          if (q != p) b.send_run(q, run, {gather_step_, 0}, result_);
-        }
-      }
+    // Phase 3: the results back to every member of the host.
+    if (intra_ring_) {
+      intra_ring(p, local, false, b);
+    } else {
+      gather_direct(p, local, b);
     }
   }
 
@@ -97,48 +86,110 @@ class NvlsEmitter final : public Emitter {
     return members[j % members.size()];
   }
 
+  void scatter_direct(uint32_t p, const std::vector<uint32_t>& local, ProgramBuilder& b) {
+    for (uint32_t j = 0; j < slices_; ++j) {
+      const uint32_t owner = local[j % local.size()];
+      for (const ChunkRun& run : slices(j)) {
+        if (owner != p) {
+          b.send_run(owner, run, {0, 0});
+          continue;
+        }
+        for (uint32_t q : local) {
+          if (q != p) reduced_.push_back(b.recv_run(q, run, {0, 0}, true));
+        }
+      }
+    }
+  }
+
+  void gather_direct(uint32_t p, const std::vector<uint32_t>& local, ProgramBuilder& b) {
+    for (uint32_t j = 0; j < slices_; ++j) {
+      const uint32_t owner = local[j % local.size()];
+      for (const ChunkRun& run : slices(j)) {
+        if (owner != p) {
+          b.recv_run(owner, run, {gather_step_, 0}, false);
+          continue;
+        }
+        for (uint32_t q : local) {
+          if (q != p) b.send_run(q, run, {gather_step_, 0}, final_);
+        }
+      }
+    }
+  }
+
+  // A ring over the host's members in local-index order; block b is the slices j = b mod s.
+  // Reduce-scatter (phase 1) step t sends block a-t-1 and adds block a-t-2, leaving member a with
+  // block a reduced over the host; all-gather (phase 3) step u sends block a-u and takes block
+  // a-u-1, the first send after the member's phase-2 results.
+  void intra_ring(uint32_t p, const std::vector<uint32_t>& local, bool reduce, ProgramBuilder& b) {
+    const auto s = static_cast<uint32_t>(local.size());
+    if (s == 1) return;
+    uint32_t a = 0;
+    while (local[a] != p) ++a;
+    const uint32_t next = local[(a + 1) % s];
+    const uint32_t previous = local[(a + s - 1) % s];
+    previous_.clear();
+    for (uint32_t t = 0; t + 1 < s; ++t) {
+      const uint32_t sent = (a + 2 * s - t - (reduce ? 1 : 0)) % s;
+      const uint32_t received = (sent + s - 1) % s;
+      const StepTag tag{reduce ? t : gather_step_ + t, 0};
+      const std::vector<Transfer>& after = t > 0 ? previous_ : (reduce ? none_ : final_);
+      for (uint32_t j = sent; j < slices_; j += s) {
+        for (const ChunkRun& run : slices(j)) b.send_run(next, run, tag, after);
+      }
+      step_.clear();
+      for (uint32_t j = received; j < slices_; j += s) {
+        for (const ChunkRun& run : slices(j)) {
+          step_.push_back(b.recv_run(previous, run, tag, reduce));
+          if (reduce) reduced_.push_back(step_.back());
+        }
+      }
+      previous_.swap(step_);
+    }
+  }
+
   // Ring all-reduce of slice j over the hosts in order, as ring.cc does it: at ring index k,
   // reduce-scatter step t sends block k-t-1 and adds block k-t-2, all-gather step u sends block
   // k-u and takes block k-u-1. Each send waits for the previous step's receive and the slice's
   // phase-1 sum.
-  void ring_all_reduce(uint32_t k, uint32_t j, ProgramBuilder& b) {
+  void inter_ring(uint32_t k, uint32_t j, ProgramBuilder& b) {
     const uint32_t h = hosts_.count();
     const uint32_t next = owner((k + 1) % h, j);
     const uint32_t previous = owner((k + h - 1) % h, j);
     const ChunkRuns runs = slices(j);
-    const size_t summed = result_.size();
     std::array<Transfer, 2> last{};
     for (uint32_t t = 0; t < 2 * (h - 1); ++t) {
       const bool reduce = t < h - 1;
       const uint32_t back = reduce ? t + 1 : t - (h - 1);
       const uint32_t sent = (k + 2 * h - back) % h;
       const uint32_t received = (sent + h - 1) % h;
-      const StepTag tag{1 + t, 0};
+      const StepTag tag{intra_steps_ + t, 0};
       for (uint32_t r = 0; r < runs.size(); ++r) {
-        after_.assign(result_.begin(), result_.begin() + static_cast<std::ptrdiff_t>(summed));
+        after_.assign(reduced_.begin(), reduced_.end());
         after_.push_back(last[r]);
         b.send_run(next, runs[r].part(h, sent), tag, after_);
       }
       for (uint32_t r = 0; r < runs.size(); ++r) {
         last[r] = b.recv_run(previous, runs[r].part(h, received), tag, reduce);
-        result_.push_back(last[r]);
+        final_.push_back(last[r]);
       }
     }
   }
 
   // Double binary tree all-reduce of slice j over the hosts: half t reduced up tree t to its
   // root and broadcast back down, on channel t.
-  void tree_all_reduce(uint32_t host, uint32_t j, ProgramBuilder& b) {
+  void inter_tree(uint32_t host, uint32_t j, ProgramBuilder& b) {
+    const StepTag up{intra_steps_, 0};
+    const StepTag down{intra_steps_ + 1, 0};
     for (uint32_t t = 0; t < 2; ++t) {
       const BinaryTree& tree = trees_[t];
       for (const ChunkRun& run : slices(j)) {
         const ChunkRun half = run.part(2, t);
         for (uint32_t child : tree.children[host]) {
-          if (child != kNoMember)
-            result_.push_back(b.recv_run(owner(child, j), half, {1, t}, true));
+          if (child == kNoMember) continue;
+          final_.push_back(b.recv_run(owner(child, j), half, {up.step, t}, true));
         }
         if (tree.parent[host] != kNoMember) {
-          b.send_run(owner(tree.parent[host], j), half, {1, t}, result_);
+          b.send_run(owner(tree.parent[host], j), half, {up.step, t}, final_);
         }
       }
     }
@@ -147,10 +198,10 @@ class NvlsEmitter final : public Emitter {
       for (const ChunkRun& run : slices(j)) {
         const ChunkRun half = run.part(2, t);
         if (tree.parent[host] != kNoMember) {
-          result_.push_back(b.recv_run(owner(tree.parent[host], j), half, {2, t}, false));
+          final_.push_back(b.recv_run(owner(tree.parent[host], j), half, {down.step, t}, false));
         }
         for (uint32_t child : tree.children[host]) {
-          if (child != kNoMember) b.send_run(owner(child, j), half, {2, t}, result_);
+          if (child != kNoMember) b.send_run(owner(child, j), half, {down.step, t}, final_);
         }
       }
     }
@@ -158,23 +209,28 @@ class NvlsEmitter final : public Emitter {
 
   const ResolvedSpec& spec_;
   GroupHosts hosts_;
-  bool tree_;
+  bool inter_tree_;
+  bool intra_ring_;
   ChunkRuns runs_;
   uint32_t slices_ = 1;
   std::array<BinaryTree, 2> trees_;
+  uint32_t intra_steps_ = 1;
   uint32_t gather_step_ = 1;
-  // This member's phase-1 receives, where each slice's begin in them, every transfer that wrote
-  // into the slice at hand, and a send's dependencies (kept between members for their storage).
+  // This member's phase-1 receives, every transfer that wrote into its slices so far, a ring
+  // step's receives and the previous step's, and a send's dependencies (kept between members for
+  // their storage).
   std::vector<Transfer> reduced_;
-  std::vector<uint32_t> reduced_begin_;
-  std::vector<Transfer> result_;
+  std::vector<Transfer> final_;
+  std::vector<Transfer> step_;
+  std::vector<Transfer> previous_;
   std::vector<Transfer> after_;
+  const std::vector<Transfer> none_;
 };
 
 }  // namespace
 
-std::unique_ptr<Emitter> make_nvls_emitter(const ResolvedSpec& spec) {
-  return std::make_unique<NvlsEmitter>(spec);
+std::unique_ptr<Emitter> make_hierarchical_emitter(const ResolvedSpec& spec) {
+  return std::make_unique<HierarchicalEmitter>(spec);
 }
 
 }  // namespace etwire::collectives

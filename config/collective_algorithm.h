@@ -19,8 +19,9 @@ enum class Algorithm : uint8_t {
   kPat = 8,                // parallel aggregated trees: reversed-distance Bruck, log2 n steps
   kNvls = 9,       // NVLink SHARP: reduce in the server's switch, a ring between servers per slice
   kNvlsTree = 10,  // the same with a double binary tree between servers
+  kHierarchical = 11,  // ring reduce-scatter in the host, all-reduce between, all-gather in
 };
-inline constexpr int kAlgorithmCount = 11;
+inline constexpr int kAlgorithmCount = 12;
 
 enum class SizeConvention : uint8_t {
   kInput,   // all-gather/gather: the shard each rank contributes; reduce-scatter/scatter: the

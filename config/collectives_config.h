@@ -11,6 +11,13 @@
 
 namespace etwire::config {
 
+// What a trace's involved_dim does in a run, with dimension 0 the ranks of a host and dimensions 1
+// and up the hosts (docs/collectives.md, "Dimensions").
+enum class Hierarchy : uint8_t {
+  kOff,          // involved_dim is not read: every collective runs over its process group
+  kInvolvedDim,  // an all-reduce over both runs hierarchically; one over some of them is refused
+};
+
 struct CollectivesConfig {
   // Per collective type; unset = the generator's default for that type.
   std::array<std::optional<Algorithm>, kCollectiveTypeCount> algorithms{};
@@ -26,6 +33,7 @@ struct CollectivesConfig {
   // Transfers longer than this are posted as several RDMA messages (NCCL's 1 MiB slice).
   uint64_t max_message_bytes = 1 << 20;
   uint64_t barrier_bytes = 8;  // size of each barrier message
+  Hierarchy hierarchy = Hierarchy::kOff;
 
   // Channels a peer connection may carry: QP ids run up to this x qps_per_peer (the
   // bidirectional ring and the trees run two).

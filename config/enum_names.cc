@@ -36,6 +36,8 @@ constexpr NamedValue<VerbsDcqcn> kVerbsDcqcn[] = {{"check", VerbsDcqcn::kCheck},
 constexpr NamedValue<Topology> kTopologies[] = {{"single-switch", Topology::kSingleSwitch},
                                                 {"leaf-spine", Topology::kLeafSpine},
                                                 {"three-tier", Topology::kThreeTier}};
+constexpr NamedValue<Hierarchy> kHierarchies[] = {{"off", Hierarchy::kOff},
+                                                  {"involved-dim", Hierarchy::kInvolvedDim}};
 constexpr NamedValue<BufferMode> kBufferModes[] = {{"shared", BufferMode::kShared},
                                                    {"per-port", BufferMode::kPerPort}};
 constexpr NamedValue<EcnMarkPoint> kEcnMarkPoints[] = {{"dequeue", EcnMarkPoint::kDequeue},
@@ -81,6 +83,9 @@ NameTable<VerbsDcqcn> verbs_dcqcn_names() {
 }
 NameTable<Topology> topology_names() {
   return kTopologies;
+}
+NameTable<Hierarchy> hierarchy_names() {
+  return kHierarchies;
 }
 NameTable<BufferMode> buffer_mode_names() {
   return kBufferModes;

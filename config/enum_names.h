@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/collectives_config.h"
 #include "config/fabric_config.h"
 #include "config/mapping_config.h"
 #include "config/port_config.h"
@@ -42,6 +43,7 @@ NameTable<BufferMode> buffer_mode_names();
 NameTable<EcnMarkPoint> ecn_mark_point_names();
 NameTable<EcmpHash> ecmp_hash_names();
 NameTable<FaultKind> fault_kind_names();
+NameTable<Hierarchy> hierarchy_names();
 
 // Lower case with '_' turned into '-': the form names are compared in.
 std::string normalize_name(std::string_view text);

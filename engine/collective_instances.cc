@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "control/check/trace_facts.h"
+#include "control/plan/collective_choice.h"
 
 namespace etwire::engine {
 
@@ -59,8 +60,8 @@ void CollectiveInstances::join_collective(uint32_t runtime, feeder::IssuedNode i
   spec.collective = node.comm.coll_type;
   spec.ranks = group.members;
   spec.bytes = node.comm.size.value_or(0);
-  spec.algorithm = config_.collectives.algorithm_for(*node.comm.coll_type);
-  if (collectives::takes_channels(spec)) spec.channels = config_.collectives.channels;
+  control::apply_collective_choices(config_.collectives,
+                                    control::dimension_scope(node.comm.involved_dim), spec);
   InstanceKey instance_key{rt.job(), group.key, rt.next_collective_sequence(group.key), 0, 0, 0};
   join(runtime, issued, instance_key, spec, group.key);
 }

@@ -94,6 +94,12 @@ std::vector<GroupCountMismatch> mismatched_group_counts(const TraceFacts& facts)
   return out;
 }
 
+DimensionScope dimension_scope(const std::vector<bool>& involved_dim) {
+  const bool all = std::find(involved_dim.begin(), involved_dim.end(), false) == involved_dim.end();
+  if (!all) return DimensionScope::kPartial;
+  return involved_dim.size() > 1 ? DimensionScope::kBoth : DimensionScope::kWhole;
+}
+
 TraceFacts scan_trace_set(const trace::TraceSet& set, const feeder::NodeFilter& filter) {
   TraceFacts facts;
   facts.world_size = set.world_size();
@@ -119,8 +125,16 @@ TraceFacts scan_trace_set(const trace::TraceSet& set, const feeder::NodeFilter& 
         }
         if (!node.carries_traffic()) continue;
         ++facts.comm_nodes_kept;
-        CollectiveCall call{*node.comm.coll_type, *group, node.comm.size.value_or(0)};
+        const DimensionScope scope = dimension_scope(node.comm.involved_dim);
+        CollectiveCall call{*node.comm.coll_type, *group, node.comm.size.value_or(0), scope};
         ++comm.collectives[call];
+        if (scope == DimensionScope::kPartial) {
+          if (!facts.partial_dimensions) {
+            facts.partial_dimensions =
+                PartialDimensions{locate(file.path, node), node.comm.involved_dim, 0};
+          }
+          ++facts.partial_dimensions->uses;
+        }
         continue;
       }
       if (!node.carries_traffic()) continue;

@@ -20,10 +20,20 @@ namespace etwire::control {
 // "group 3", or "the all-ranks group".
 std::string group_label(int64_t group_id);
 
+// What a collective's involved_dim says with etwire's two dimensions: dimension 0 the ranks of a
+// host, dimensions 1 and up the hosts.
+enum class DimensionScope : uint8_t {
+  kWhole,    // no involved_dim, or [true]: the whole process group, flat
+  kBoth,     // every one of two or more dimensions: the whole process group, by dimension
+  kPartial,  // some dimension left out: a part of the process group
+};
+DimensionScope dimension_scope(const std::vector<bool>& involved_dim);
+
 struct CollectiveCall {
   trace::CollectiveType type = trace::CollectiveType::kAllReduce;
   int64_t group_id = trace::kAllRanksGroup;  // a comm-group file id, or trace::kAllRanksGroup
   uint64_t bytes = 0;                        // comm_size as the trace states it (0 for a barrier)
+  DimensionScope scope = DimensionScope::kWhole;
   auto operator<=>(const CollectiveCall&) const = default;
 };
 
@@ -55,6 +65,13 @@ struct StrayPeer {
   std::string location;  // "FILE: record N (node id X)"
 };
 
+// Collectives whose involved_dim names only some dimensions, at the first of them.
+struct PartialDimensions {
+  std::string location;  // "FILE: record N (node id X)"
+  std::vector<bool> involved_dim;
+  uint64_t uses = 0;
+};
+
 // A collective issued by a rank that is not a member of its process group.
 struct OutsiderCall {
   int32_t rank = 0;
@@ -73,6 +90,7 @@ struct TraceFacts {
   std::vector<UndefinedGroup> undefined_groups;
   std::vector<StrayPeer> stray_peers;
   std::vector<OutsiderCall> outsider_calls;  // one per (rank, group)
+  std::optional<PartialDimensions> partial_dimensions;
   uint64_t nodes = 0;
   uint64_t comm_nodes_kept = 0;
 };

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "collectives/collective_spec.h"
+#include "config/enum_names.h"
 #include "control/load/section_parsers.h"
 
 namespace etwire::control {
@@ -58,6 +59,7 @@ void parse_collectives(MapReader& section, config::CollectivesConfig& out) {
   section.bytes("qp_alignment", out.qp_alignment, 1, 1 << 20);
   section.bytes("max_message_size", out.max_message_bytes, 256, 1ull << 31);
   section.bytes("barrier_size", out.barrier_bytes, 1, 1 << 20);
+  section.choice("hierarchy", out.hierarchy, config::hierarchy_names());
   section.finish();
 }
 

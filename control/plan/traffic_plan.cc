@@ -14,6 +14,7 @@
 #include "collectives/collective_spec.h"
 #include "collectives/generate.h"
 #include "collectives/traffic_stats.h"
+#include "control/plan/collective_choice.h"
 #include "control/plan/run_plan.h"
 #include "nic/port_frame_format.h"
 
@@ -131,15 +132,14 @@ class JobPlanner {
   }
 
   const SharesBySource* program(const CollectiveCall& call, const std::vector<int32_t>& members) {
-    auto key = std::make_tuple(call.type, call.group_id, call.bytes);
+    auto key = std::make_tuple(call.type, call.group_id, call.bytes, call.scope);
     auto it = programs_.find(key);
     if (it == programs_.end()) {
       collectives::CollectiveSpec spec = base_;
       spec.collective = call.type;
       spec.ranks = members;
       spec.bytes = call.bytes;
-      spec.algorithm = config_.collectives.algorithm_for(call.type);
-      if (collectives::takes_channels(spec)) spec.channels = config_.collectives.channels;
+      apply_collective_choices(config_.collectives, call.scope, spec);
       std::string what = fmt::format("{} on {} ({} ranks)", trace::collective_type_name(call.type),
                                      group_label(call.group_id), members.size());
       it = programs_.emplace(key, generate(spec, what, call.bytes)).first;
@@ -188,7 +188,8 @@ class JobPlanner {
   TrafficPlan& plan_;
   Diagnostics& out_;
   collectives::CollectiveSpec base_;
-  std::map<std::tuple<trace::CollectiveType, int64_t, uint64_t>, std::optional<SharesBySource>>
+  std::map<std::tuple<trace::CollectiveType, int64_t, uint64_t, DimensionScope>,
+           std::optional<SharesBySource>>
       programs_;
   std::map<uint64_t, std::optional<SharesBySource>> p2p_;
   std::unordered_map<uint64_t, QpIds> connections_;  // (lower rank << 32 | higher rank) -> ids

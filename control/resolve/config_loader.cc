@@ -1,6 +1,7 @@
 #include "control/resolve/config_loader.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
@@ -179,6 +180,19 @@ std::optional<TraceFacts> read_job_trace(RunPlan& loaded, const config::JobConfi
                           "(etwire inspect shows every member's)",
                           group_label(mismatch.group_id), mismatch.rank, mismatch.count,
                           mismatch.other_rank, mismatch.other_count));
+  }
+  const config::CollectivesConfig& collectives = loaded.config.collectives;
+  if (facts->partial_dimensions && collectives.hierarchy == config::Hierarchy::kInvolvedDim) {
+    const PartialDimensions& partial = *facts->partial_dimensions;
+    std::vector<std::string_view> dims;
+    for (bool involved : partial.involved_dim) dims.push_back(involved ? "true" : "false");
+    report_at(loaded, Severity::kError, Problem::kTraceMismatch, "collectives.hierarchy",
+              fmt::format("{}: involved_dim [{}] leaves out a dimension (0: a host's ranks, 1 and "
+                          "up: the hosts; {} collective{} so); a collective over part of its "
+                          "process group by dimension is not built yet: set collectives.hierarchy "
+                          "to off to replay it over its whole process group",
+                          partial.location, fmt::join(dims, ", "), partial.uses,
+                          partial.uses == 1 ? "" : "s"));
   }
   for (const auto& stray : facts->stray_peers) {
     report_at(loaded, Severity::kError, Problem::kTraceMismatch, trace_key,

@@ -100,7 +100,8 @@ bool emits_runs(Algorithm algorithm) {
   return algorithm == Algorithm::kRing || algorithm == Algorithm::kBidirectionalRing ||
          algorithm == Algorithm::kDoubleBinaryTree || algorithm == Algorithm::kDirect ||
          algorithm == Algorithm::kTree || algorithm == Algorithm::kPat ||
-         algorithm == Algorithm::kNvls || algorithm == Algorithm::kNvlsTree;
+         algorithm == Algorithm::kNvls || algorithm == Algorithm::kNvlsTree ||
+         algorithm == Algorithm::kHierarchical;
 }
 
 class CompactProgram : public ::testing::TestWithParam<testing::Case> {};
@@ -124,11 +125,7 @@ TEST_P(CompactProgram, ExpandsToThePerChunkProgram) {
             spec.chunks = chunks;
             spec.qps = qps;
             spec.qp_alignment = alignment;
-            spec.ranks_per_host =
-                c.algorithm == Algorithm::kPxn || c.algorithm == Algorithm::kTree ||
-                        c.algorithm == Algorithm::kNvls || c.algorithm == Algorithm::kNvlsTree
-                    ? 2
-                    : 1;
+            spec.ranks_per_host = testing::lays_over_hosts(c.algorithm) ? 2 : 1;
             spec.size_convention = n % 2 == 1 ? SizeConvention::kOutput : SizeConvention::kInput;
             const ProgramGenerator generator(spec);
             const CollectiveProgram program = generator.generate();
@@ -138,9 +135,9 @@ TEST_P(CompactProgram, ExpandsToThePerChunkProgram) {
                 " alignment=" + std::to_string(alignment);
             const auto reference = testing::per_chunk_reference(generator.spec());
             if (!reference) {
-              // NVLS's runs are checked by the data executor only (correctness_test.cc,
-              // nccl_algorithms_test.cc); every other algorithm without a reference stores one
-              // operation per chunk.
+              // The runs of NVLS and the hierarchical all-reduce are checked by the data executor
+              // only (correctness_test.cc, nccl_algorithms_test.cc); every other algorithm
+              // without a reference stores one operation per chunk.
               if (emits_runs(c.algorithm)) continue;
               for (size_t m = 0; m < program.programs(); ++m) {
                 ASSERT_EQ(program.ops(m), program.chunk_ops(m)) << context;

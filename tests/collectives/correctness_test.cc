@@ -53,8 +53,7 @@ CollectiveSpec make_spec(const Case& c, uint32_t n, uint64_t bytes, const Settin
   spec.qp_alignment = setting.qp_alignment;
   // Hosts of 2, 4 or 8 for the algorithms that lay themselves over hosts (with sparse groups,
   // hosts hold different numbers of members).
-  const bool over_hosts = c.algorithm == Algorithm::kPxn || c.algorithm == Algorithm::kTree ||
-                          c.algorithm == Algorithm::kNvls || c.algorithm == Algorithm::kNvlsTree;
+  const bool over_hosts = testing::lays_over_hosts(c.algorithm);
   spec.ranks_per_host = over_hosts ? 2u << (seed % 3) : 1;
   spec.size_convention = seed % 4 == 1 ? SizeConvention::kOutput : SizeConvention::kInput;
   if (setting.by_size) spec.chunk_bytes = resolve(spec).layout.full_bytes() / 3 + 1;

@@ -30,15 +30,6 @@ CollectiveSpec make(CollectiveType type, Algorithm algorithm, uint32_t n, uint32
   return spec;
 }
 
-std::string describe(const CollectiveSpec& spec) {
-  return std::string(collective_kind_name(spec.collective)) + " " +
-         std::string(algorithm_name(*spec.algorithm)) + " n=" + std::to_string(spec.ranks.size()) +
-         " hosts of " + std::to_string(spec.ranks_per_host) +
-         " channels=" + std::to_string(spec.channels.value_or(0)) +
-         " bytes=" + std::to_string(spec.bytes) + " chunks=" + std::to_string(spec.chunks) +
-         " qps=" + std::to_string(spec.qps);
-}
-
 // Every member reaches the root of each tree by parent links, each child names its parent, and
 // there are n-1 edges.
 void expect_spanning(const Tree& tree, uint32_t n, const std::string& where) {
@@ -123,8 +114,6 @@ TEST(NcclTree, EightChannelsOverTwoServersLoadEveryNicAlike) {
 }
 
 TEST(NcclTree, EveryMemberEndsWithTheSum) {
-  const SchedulePolicy policies[] = {SchedulePolicy::kFifo, SchedulePolicy::kLifo,
-                                     SchedulePolicy::kRandom};
   uint64_t seed = 1;
   for (uint32_t n : {2u, 3u, 7u, 16u, 24u, 40u, 64u}) {
     for (uint32_t per_host : {1u, 3u, 4u, 8u}) {
@@ -133,16 +122,7 @@ TEST(NcclTree, EveryMemberEndsWithTheSum) {
         CollectiveSpec spec =
             make(CollectiveType::kAllReduce, Algorithm::kTree, n, per_host, 31 * n + seed % 11);
         if (channels > 0) spec.channels = channels;
-        spec.chunks = 1 + seed % 4;
-        spec.qps = 1 + seed % 2;
-        spec.qp_alignment = 1;
-        if (seed % 3 == 0) spec.ranks = testing::sparse_group(n, seed);
-        ProgramGenerator generator(spec);
-        ExecutionOptions options;
-        options.policy = policies[seed % 3];
-        options.seed = seed;
-        EXPECT_EQ(verify(generator.spec(), generator.generate(), options), "") << describe(spec);
-        if (HasFailure()) return;
+        ASSERT_EQ(testing::verify_varied(spec, seed), "");
       }
     }
   }
@@ -183,17 +163,8 @@ TEST(Pat, EveryMemberEndsWithItsResult) {
     for (uint32_t n : {2u, 3u, 6u, 17u, 31u, 48u, 64u}) {
       for (uint32_t per_host : {1u, 3u, 8u}) {
         ++seed;
-        CollectiveSpec spec = make(type, Algorithm::kPat, n, per_host, 13 * n + seed % 5);
-        spec.chunks = 1 + seed % 3;
-        spec.qps = 1 + seed % 3;
-        spec.qp_alignment = 1;
-        if (seed % 2 == 0) spec.ranks = testing::sparse_group(n, seed);
-        ProgramGenerator generator(spec);
-        ExecutionOptions options;
-        options.policy = seed % 2 == 0 ? SchedulePolicy::kRandom : SchedulePolicy::kLifo;
-        options.seed = seed;
-        EXPECT_EQ(verify(generator.spec(), generator.generate(), options), "") << describe(spec);
-        if (HasFailure()) return;
+        const CollectiveSpec spec = make(type, Algorithm::kPat, n, per_host, 13 * n + seed % 5);
+        ASSERT_EQ(testing::verify_varied(spec, seed), "");
       }
     }
   }
@@ -235,24 +206,46 @@ TEST(Nvls, EachNicCarriesItsOwnSliceAndOnlyTheMiddlePhaseLeavesTheServer) {
 
 TEST(Nvls, EveryMemberEndsWithTheSum) {
   uint64_t seed = 3;
-  for (Algorithm algorithm : {Algorithm::kNvls, Algorithm::kNvlsTree}) {
+  for (Algorithm algorithm : {Algorithm::kNvls, Algorithm::kNvlsTree, Algorithm::kHierarchical}) {
     for (uint32_t n : {2u, 3u, 7u, 16u, 24u, 40u, 64u}) {
       for (uint32_t per_host : {1u, 3u, 4u, 8u}) {
         ++seed;
-        CollectiveSpec spec =
+        const CollectiveSpec spec =
             make(CollectiveType::kAllReduce, algorithm, n, per_host, 37 * n + seed % 13);
-        spec.chunks = 1 + seed % 4;
-        spec.qps = 1 + seed % 2;
-        spec.qp_alignment = 1;
-        if (seed % 3 == 0) spec.ranks = testing::sparse_group(n, seed);
-        ProgramGenerator generator(spec);
-        ExecutionOptions options;
-        options.policy = seed % 2 == 0 ? SchedulePolicy::kRandom : SchedulePolicy::kFifo;
-        options.seed = seed;
-        EXPECT_EQ(verify(generator.spec(), generator.generate(), options), "") << describe(spec);
-        if (HasFailure()) return;
+        ASSERT_EQ(testing::verify_varied(spec, seed), "");
       }
     }
+  }
+}
+
+TEST(Hierarchical, RingsInsideTheHostAndBetweenHostsInThreePhases) {
+  // Two hosts of four: reduce-scatter steps 0-2 inside the host, the ring between the two hosts
+  // steps 3-4 on the member's rail, all-gather steps 5-7 inside the host; each member sends 3/4 F
+  // inside the host twice and its slice (F/4) over the network, half in each of the two steps.
+  const CollectiveSpec spec =
+      make(CollectiveType::kAllReduce, Algorithm::kHierarchical, 8, 4, uint64_t{4} * 2 * 1024);
+  ProgramGenerator generator(spec);
+  const CollectiveProgram program = generator.generate();
+  ASSERT_EQ(verify(generator.spec(), program), "");
+  const HostGrouping hosts{4};
+  for (size_t m = 0; m < program.programs(); ++m) {
+    const int32_t self = spec.ranks[program.position(m)];
+    std::map<uint32_t, uint32_t> sends_per_step;
+    for (uint32_t i = 0; i < program.ops(m); ++i) {
+      const OpView op = program.op(m, i);
+      const int32_t peer = spec.ranks[op.peer];
+      const bool network = op.step == 3 || op.step == 4;
+      EXPECT_EQ(hosts.same_host(self, peer), !network) << "member " << self << " step " << op.step;
+      if (network) {
+        EXPECT_EQ(hosts.local_index(self), hosts.local_index(peer));
+      }
+      if (op.is_send()) ++sends_per_step[op.step];
+    }
+    EXPECT_EQ(sends_per_step.size(), 8u) << "member " << self;
+  }
+  for (const MemberTraffic& t : member_traffic(program, 4)) {
+    EXPECT_EQ(t.network_bytes_sent, spec.bytes / 4);
+    EXPECT_EQ(t.bytes_sent, 2 * spec.bytes * 3 / 4 + spec.bytes / 4);
   }
 }
 

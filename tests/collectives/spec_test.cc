@@ -97,9 +97,10 @@ TEST(Chunking, BySizeCountAndNeverFinerThanABytePerChunk) {
 TEST(SpecErrors, NameTheProblem) {
   auto spec = basic(CollectiveType::kAllReduce, 4, 100);
   spec.algorithm = Algorithm::kDirect;
-  EXPECT_THAT(error_of(spec),
-              HasSubstr("direct does not apply to ALL_REDUCE (choose from: ring, bidir-ring, "
-                        "halving-doubling, double-binary-tree, tree, nvls, nvls-tree)"));
+  EXPECT_THAT(
+      error_of(spec),
+      HasSubstr("direct does not apply to ALL_REDUCE (choose from: ring, bidir-ring, "
+                "halving-doubling, double-binary-tree, tree, nvls, nvls-tree, hierarchical)"));
 
   spec = basic(CollectiveType::kBroadcast, 4, 100);
   spec.root = 7;

@@ -2,6 +2,9 @@
 
 #include <cctype>
 
+#include "collectives/generate.h"
+#include "collectives/verify.h"
+
 namespace etwire::collectives::testing {
 
 std::string Case::name() const {
@@ -28,6 +31,28 @@ std::vector<Case> all_cases() {
     }
   }
   return cases;
+}
+
+std::string verify_varied(CollectiveSpec spec, uint64_t seed) {
+  constexpr SchedulePolicy kPolicies[] = {SchedulePolicy::kFifo, SchedulePolicy::kLifo,
+                                          SchedulePolicy::kRandom};
+  spec.chunks = 1 + seed % 4;
+  spec.qps = 1 + seed % 3;
+  spec.qp_alignment = 1;
+  if (seed % 3 == 0) spec.ranks = sparse_group(static_cast<uint32_t>(spec.ranks.size()), seed);
+  const ProgramGenerator generator(spec);
+  ExecutionOptions options;
+  options.policy = kPolicies[seed % 3];
+  options.seed = seed;
+  const std::string error = verify(generator.spec(), generator.generate(), options);
+  if (error.empty()) return error;
+  return error + " (" + std::string(collective_kind_name(spec.collective)) + " " +
+         std::string(algorithm_name(generator.spec().algorithm)) +
+         " n=" + std::to_string(spec.ranks.size()) + " hosts of " +
+         std::to_string(spec.ranks_per_host) +
+         " channels=" + std::to_string(spec.channels.value_or(0)) +
+         " bytes=" + std::to_string(spec.bytes) + " chunks=" + std::to_string(spec.chunks) +
+         " qps=" + std::to_string(spec.qps) + " seed=" + std::to_string(seed) + ")";
 }
 
 std::vector<uint64_t> uneven_matrix(uint32_t n, uint64_t bytes, uint64_t seed) {

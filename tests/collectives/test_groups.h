@@ -37,8 +37,21 @@ struct Case {
   std::string name() const;
 };
 
+// The algorithms that lay themselves over hosts (CollectiveSpec::ranks_per_host): the tests give
+// them hosts of several ranks.
+inline bool lays_over_hosts(Algorithm algorithm) {
+  return algorithm == Algorithm::kPxn || algorithm == Algorithm::kTree ||
+         algorithm == Algorithm::kNvls || algorithm == Algorithm::kNvlsTree ||
+         algorithm == Algorithm::kHierarchical;
+}
+
 // Every collective x every algorithm that applies to it (all-to-all also as all-to-all-v).
 std::vector<Case> all_cases();
+
+// Runs `spec` on real buffers with its chunks (1-4), QPs per peer (1-3, alignment 1), group (every
+// third seed a sparse one) and the executor's schedule varied by `seed`: "" when every member ends
+// with the collective's result, else what went wrong and the spec that did it.
+std::string verify_varied(CollectiveSpec spec, uint64_t seed);
 
 // All-to-all-v sizes for n members, roughly `bytes` per member, with zeros sprinkled in.
 std::vector<uint64_t> uneven_matrix(uint32_t n, uint64_t bytes, uint64_t seed);

@@ -13,6 +13,14 @@ void add_bool_attr(TraceNode& node, const std::string& name, bool value) {
   if (name == "is_cpu_op") node.is_cpu_op = value;
 }
 
+void add_bool_list_attr(TraceNode& node, const std::string& name, const std::vector<bool>& values) {
+  auto& attr = node.attrs.append();
+  attr.name = name;
+  attr.kind = AttrKind::kBoolList;
+  attr.int_list.assign(values.begin(), values.end());
+  if (name == "involved_dim") node.comm.involved_dim = values;
+}
+
 void add_int64_attr(TraceNode& node, const std::string& name, int64_t value) {
   auto& attr = node.attrs.append();
   attr.name = name;

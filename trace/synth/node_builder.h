@@ -12,6 +12,8 @@
 namespace etwire::synth {
 
 void add_bool_attr(trace::TraceNode& node, const std::string& name, bool value);
+void add_bool_list_attr(trace::TraceNode& node, const std::string& name,
+                        const std::vector<bool>& values);
 void add_int64_attr(trace::TraceNode& node, const std::string& name, int64_t value);
 void add_int32_attr(trace::TraceNode& node, const std::string& name, int32_t value);
 void add_string_attr(trace::TraceNode& node, const std::string& name, const std::string& value);

@@ -110,6 +110,7 @@ std::vector<std::string> write_microbench(const MicrobenchSpec& spec, const std:
       if (spec.collective) {
         start_node(node, next_id++, NodeType::kCommColl, fmt::format("{}.{}", kind, iter));
         make_collective(node, *spec.collective, spec.bytes, spec.pg_name);
+        if (!spec.involved_dim.empty()) add_bool_list_attr(node, "involved_dim", spec.involved_dim);
         node.data_deps = previous;
         writer->write(node);
         previous = {node.id};

@@ -22,6 +22,8 @@ struct MicrobenchSpec {
   uint64_t compute_us = 0;
   // pg_name to write on collectives; nullopt writes none (the default all-ranks group).
   std::optional<std::string> pg_name;
+  // involved_dim to write on collectives; empty writes none.
+  std::vector<bool> involved_dim;
 };
 
 struct GraphSpec {
