@@ -107,6 +107,38 @@ uint32_t resolve_channels(const CollectiveSpec& spec, const ResolvedSpec& out) {
   return channels;
 }
 
+// A graph lays out the channels of rings over hosts: its GPUs and NICs must be local indices of
+// this spec's hosts.
+std::shared_ptr<const config::RingGraph> resolve_ring_graph(const CollectiveSpec& spec,
+                                                            const ResolvedSpec& out) {
+  if (!spec.ring_graph) return nullptr;
+  if (out.algorithm != Algorithm::kRing || !spec.channels) {
+    throw SpecError("graph: lays out the channels of the ring family only, with channels given");
+  }
+  const auto& channels = spec.ring_graph->channels;
+  if (channels.empty()) throw SpecError("graph: no channel");
+  const uint32_t per_host = spec.ranks_per_host;
+  for (size_t c = 0; c < channels.size(); ++c) {
+    const config::RingGraphChannel& channel = channels[c];
+    const bool outside = std::any_of(channel.gpus.begin(), channel.gpus.end(),
+                                     [&](uint32_t gpu) { return gpu >= per_host; });
+    if (channel.gpus.size() != per_host || outside) {
+      throw SpecError(fmt::format(
+          "graph: channel {} goes through {} GPUs of a server, but hosts hold {} ranks: the graph "
+          "must come from servers of as many GPUs",
+          c, channel.gpus.size(), per_host));
+    }
+    for (const std::optional<uint32_t>& nic : {channel.net_in, channel.net_out}) {
+      if (nic && *nic >= per_host) {
+        throw SpecError(fmt::format(
+            "graph: channel {} uses NIC {}, but hosts of {} ranks have NICs 0..{} (one per GPU)", c,
+            *nic, per_host, per_host - 1));
+      }
+    }
+  }
+  return spec.ring_graph;
+}
+
 }  // namespace
 
 ResolvedSpec resolve(const CollectiveSpec& spec) {
@@ -174,6 +206,7 @@ ResolvedSpec resolve(const CollectiveSpec& spec) {
   out.barrier_bytes = spec.barrier_bytes;
   out.trace_bytes = spec.bytes;
   out.given_channels = resolve_channels(spec, out);
+  out.ring_graph = resolve_ring_graph(spec, out);
   out.size_convention = spec.size_convention;
   out.layout = make_layout(spec, n);
 

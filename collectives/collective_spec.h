@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
@@ -11,6 +12,7 @@
 
 #include "collectives/algorithm.h"
 #include "collectives/data_layout.h"
+#include "config/ring_graph.h"
 
 namespace etwire::collectives {
 
@@ -49,6 +51,10 @@ struct CollectiveSpec {
   // channels), each on its own QPs, laid over the hosts rail by rail (ring_layout.h). Unset: one
   // ring in group order. Tree all-reduce: this many trees (tree_layout.h); unset: two.
   std::optional<uint32_t> channels;
+  // Ring channels as an NCCL graph dump lays them on a server: channel c visits each host's
+  // members in the order of the graph's channel c mod (its channels) and leaves the host by its
+  // exit NIC (ring_layout.h). Needs `channels` (the graph's count when a run takes it from there).
+  std::shared_ptr<const config::RingGraph> ring_graph;
 };
 
 // Whether CollectiveSpec::channels applies to `spec`'s collective and algorithm (the default one
@@ -76,6 +82,7 @@ struct ResolvedSpec {
   uint32_t ranks_per_host = 1;
   uint64_t barrier_bytes = 8;
   uint32_t given_channels = 0;  // CollectiveSpec::channels, checked; 0 when unset
+  std::shared_ptr<const config::RingGraph> ring_graph;  // checked against ranks_per_host
   uint64_t trace_bytes = 0;
   SizeConvention size_convention = SizeConvention::kInput;
   DataLayout layout;

@@ -8,8 +8,11 @@
 // rail; it is relayed inside the host through the member on the receiving member's rail, which
 // sends it over the network on that rail, as NCCL's PXN does. So every network hop of channel c
 // stays on one rail (one NIC per host, one plane), and C channels over as many rails use every NIC
-// evenly. Otherwise every pipeline keeps the group's order (the bidirectional ring's second
-// direction reversed) and hops go straight to their successor.
+// evenly. An NCCL graph (ResolvedSpec::ring_graph) replaces the rotation: channel c visits each
+// host's members in the order of the graph's channel c mod (its channels), and the hop out of a
+// host is relayed through the member on the channel's exit NIC. Otherwise every pipeline keeps
+// the group's order (the bidirectional ring's second direction reversed) and hops go straight to
+// their successor.
 #pragma once
 
 #include <cstdint>

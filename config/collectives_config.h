@@ -2,12 +2,16 @@
 // chunking, QPs per peer connection, and the largest RDMA message.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <string>
 
 #include "config/collective_algorithm.h"
 #include "config/node_type.h"
+#include "config/ring_graph.h"
 
 namespace etwire::config {
 
@@ -34,10 +38,19 @@ struct CollectivesConfig {
   uint64_t max_message_bytes = 1 << 20;
   uint64_t barrier_bytes = 8;  // size of each barrier message
   Hierarchy hierarchy = Hierarchy::kOff;
+  // The ring channels of NCCL's graph dump (`graph`, read from graph_file): the ring family's
+  // rings follow its channels, as many as it has unless `channels` says otherwise.
+  std::string graph_file;
+  std::shared_ptr<const RingGraph> ring_graph;
 
+  // The ring family's channels: `channels`, else the graph's.
+  std::optional<uint32_t> ring_channels() const {
+    if (channels || !ring_graph) return channels;
+    return static_cast<uint32_t>(ring_graph->channels.size());
+  }
   // Channels a peer connection may carry: QP ids run up to this x qps_per_peer (the
   // bidirectional ring and the trees run two).
-  uint32_t qp_channels() const { return channels.value_or(2) > 2 ? *channels : 2; }
+  uint32_t qp_channels() const { return std::max<uint32_t>(2, ring_channels().value_or(2)); }
 
   std::optional<Algorithm> algorithm_for(CollectiveType type) const {
     return algorithms[static_cast<size_t>(type)];

@@ -33,7 +33,7 @@ fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0}
 build="$root/build/fuzz"
 targets=(trace trace_binary trace_gzip trace_feeder_json trace_jsonizer_json comm_groups config
-         infragraph infragraph_import frame quantities summary_json faults)
+         infragraph infragraph_import frame quantities summary_json faults nccl_graph)
 if [[ -n $only ]]; then
   [[ " ${targets[*]} " == *" $only "* ]] || { echo "fuzz.sh: no target $only" >&2; exit 2; }
   targets=("$only")
@@ -44,7 +44,8 @@ fi
 declare -A max_len=(
   [trace]=65536 [trace_binary]=65536 [trace_gzip]=65536 [trace_feeder_json]=65536
   [trace_jsonizer_json]=65536 [comm_groups]=8192 [config]=32768 [infragraph]=16384
-  [infragraph_import]=16384 [frame]=9216 [quantities]=64 [summary_json]=65536 [faults]=8192)
+  [infragraph_import]=16384 [frame]=9216 [quantities]=64 [summary_json]=65536 [faults]=8192
+  [nccl_graph]=16384)
 
 if ! command -v clang++ >/dev/null; then
   echo "fuzz.sh: clang++ is missing (Debian packages clang and libclang-rt-14-dev; scripts/setup.sh --tests installs them)" >&2
@@ -71,6 +72,7 @@ seed() {  # seed TARGET FILE [NAME]: one seed, unless the target is not being ru
 }
 for f in "$root"/configs/*.yaml; do seed config "$f"; done
 # The InfraGraph files the tests import (configs/ has none of its own).
+for f in "$root"/tests/cli/data/*.xml; do seed nccl_graph "$f"; done
 for f in "$root"/tests/control/configs/infragraph/*; do
   seed infragraph "$f"
   seed infragraph_import "$f"

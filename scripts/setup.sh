@@ -32,7 +32,7 @@ packages=(
   # Rebuilds (the ASan pass, a second CI run on the same machine) reuse compiled objects.
   ccache
   libprotobuf-dev protobuf-compiler zlib1g-dev
-  libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libyaml-cpp-dev
+  libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libyaml-cpp-dev libpugixml-dev
   prometheus-cpp-dev
   # The Pushgateway client (outputs/telemetry/pushgateway.h: prometheus-cpp's has no timeout).
   libcurl4-openssl-dev

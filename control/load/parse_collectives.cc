@@ -2,6 +2,7 @@
 
 #include "collectives/collective_spec.h"
 #include "config/enum_names.h"
+#include "control/load/nccl_graph.h"
 #include "control/load/section_parsers.h"
 
 namespace etwire::control {
@@ -39,7 +40,26 @@ void parse_algorithms(MapReader& section, config::CollectivesConfig& out) {
 
 }  // namespace
 
-void parse_collectives(MapReader& section, config::CollectivesConfig& out) {
+namespace {
+
+// collectives.graph: the ring channels of an NCCL graph dump.
+void read_graph(MapReader& section, const std::string& config_dir, config::CollectivesConfig& out) {
+  std::string text;
+  if (!section.text("graph", text) || text.empty()) return;
+  DocumentContext& ctx = section.context();
+  out.graph_file = resolve_config_path(ctx, section.key_path("graph"), text, config_dir);
+  try {
+    out.ring_graph =
+        std::make_shared<const config::RingGraph>(read_nccl_ring_graph(out.graph_file));
+  } catch (const NcclGraphError& e) {
+    ctx.error(Problem::kBadValue, section.get("graph"), section.key_path("graph"), e.what());
+  }
+}
+
+}  // namespace
+
+void parse_collectives(MapReader& section, const std::string& config_dir,
+                       config::CollectivesConfig& out) {
   DocumentContext& ctx = section.context();
   MapReader algorithms = section.section("algorithms");
   parse_algorithms(algorithms, out);
@@ -60,6 +80,7 @@ void parse_collectives(MapReader& section, config::CollectivesConfig& out) {
   section.bytes("max_message_size", out.max_message_bytes, 256, 1ull << 31);
   section.bytes("barrier_size", out.barrier_bytes, 1, 1 << 20);
   section.choice("hierarchy", out.hierarchy, config::hierarchy_names());
+  read_graph(section, config_dir, out);
   section.finish();
 }
 

@@ -13,7 +13,6 @@ namespace etwire::control {
 
 namespace {
 
-constexpr uint64_t kSecond = 1'000'000'000;
 constexpr uint64_t kMaxBuffer = 1ull << 36;  // 64 GiB: far above any switch
 
 // Which of two compared keys an ordering error points at: one given with --set (the likely

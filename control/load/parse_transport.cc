@@ -6,7 +6,6 @@ namespace etwire::control {
 
 namespace {
 
-constexpr uint64_t kSecond = 1'000'000'000;
 constexpr uint64_t kMaxRate = 3'200'000'000'000ull;
 
 void parse_pmtu(MapReader& section, config::TransportConfig& out) {

@@ -13,6 +13,7 @@
 namespace etwire::control {
 
 // Bounds several sections read against.
+inline constexpr uint64_t kSecond = 1'000'000'000;         // in nanoseconds, as durations read
 inline constexpr uint64_t kHourNs = 3'600'000'000'000ull;  // the longest time a setting takes
 inline constexpr int64_t kMaxQpn = (1 << 24) - 1;          // a QPN has 24 bits on the wire
 
@@ -33,7 +34,9 @@ void parse_verbs(MapReader& section, config::VerbsConfig& out);
 // Needs the job names to default and check `job:` references.
 void parse_mapping(MapReader& section, const config::WorkloadConfig& workload,
                    config::MappingConfig& out);
-void parse_collectives(MapReader& section, config::CollectivesConfig& out);
+// `config_dir` resolves collectives.graph, which is read here.
+void parse_collectives(MapReader& section, const std::string& config_dir,
+                       config::CollectivesConfig& out);
 void parse_transport(MapReader& section, config::TransportConfig& out);
 // `config_dir` resolves fabric.infragraph.
 void parse_fabric(MapReader& section, const std::string& config_dir, config::FabricConfig& out);

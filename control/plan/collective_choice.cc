@@ -10,7 +10,14 @@ void apply_collective_choices(const config::CollectivesConfig& config, Dimension
   if (!spec.algorithm && by_dimension && spec.collective == trace::CollectiveType::kAllReduce) {
     spec.algorithm = collectives::Algorithm::kHierarchical;
   }
-  if (collectives::takes_channels(spec)) spec.channels = config.channels;
+  if (!collectives::takes_channels(spec)) return;
+  if (spec.algorithm.value_or(collectives::default_algorithm(spec.collective)) ==
+      collectives::Algorithm::kRing) {
+    spec.channels = config.ring_channels();
+    spec.ring_graph = config.ring_graph;
+  } else {
+    spec.channels = config.channels;
+  }
 }
 
 }  // namespace etwire::control

@@ -2,7 +2,8 @@
 // algorithm collectives.algorithms names for its type, else the hierarchical all-reduce where
 // collectives.hierarchy reads its involved_dim as both dimensions and the job has hosts of
 // several ranks, else the type's default; and collectives.channels where the algorithm takes
-// channels. The run and the plan both call it, so they generate the same programs.
+// channels, with collectives.graph's channels for the ring family. The run and the plan both call
+// it, so they generate the same programs.
 #pragma once
 
 #include "collectives/collective_spec.h"

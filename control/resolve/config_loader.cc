@@ -108,7 +108,7 @@ SectionPresence read_sections(const YAML::Node& root, const std::string& default
   MapReader mapping = top.section("mapping");
   parse_mapping(mapping, config.workload, config.mapping);
   MapReader collectives = top.section("collectives");
-  parse_collectives(collectives, config.collectives);
+  parse_collectives(collectives, config_dir, config.collectives);
   MapReader transport = top.section("transport");
   parse_transport(transport, config.transport);
   present.fabric = top.has("fabric");

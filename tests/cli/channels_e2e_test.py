@@ -6,10 +6,12 @@ collective reaches at least 85 % of the eight NICs' bus bandwidth bound; with on
 order the two NICs at the host boundaries carry everything. With two planes the group-order ring
 has no path and is refused; the channels, each on one rail, run. NCCL's tree over the same two
 planes with eight channels (one tree entering both servers per rail) loads every NIC with an
-eighth of the buffer, and so do NVLS and NVLS-tree (each GPU's NIC carries its own slice).
+eighth of the buffer, and so do NVLS and NVLS-tree (each GPU's NIC carries its own slice). The
+four ring channels of an NCCL graph dump (tests/cli/data) load NICs 0-3 of each server alike and
+leave NICs 4-7 idle, as the graph says.
 
     python3 tests/cli/channels_e2e_test.py --etwire build/release/etwire --source-dir . \
-        --case rails|planes|tree|nvls
+        --case rails|planes|tree|nvls|graph
 """
 
 import json
@@ -60,11 +62,11 @@ def trace(args, work):
     return prefix
 
 
-def run(args, work, name, planes, channels, algorithm=None):
+def run(args, work, name, planes, channels, algorithm=None, extra=""):
     config = os.path.join(work, name + ".yaml")
     with open(config, "w") as f:
         f.write(CONFIG.format(name=name, trace=trace(args, work), planes=planes,
-                              channels=f"  channels: {channels}\n" if channels else "",
+                              channels=(f"  channels: {channels}\n" if channels else "") + extra,
                               algorithm=(f"  algorithms: {{all_reduce: {algorithm}}}\n"
                                          if algorithm else "")))
     out = os.path.join(work, "results-" + name)
@@ -139,6 +141,19 @@ def case_nvls(args, work):
     return "; ".join(lines)
 
 
+def case_graph(args, work):
+    graph = os.path.abspath(
+        os.path.join(args.source_dir, "tests", "cli", "data", "nccl_graph_8gpu_4ch.xml"))
+    proc, out = run(args, work, "graph", 1, None, None, f"  graph: {graph}\n")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    tx, busbw, _ = measured(out)
+    used = [b for i, b in enumerate(tx) if i % 8 < 4]
+    idle = [b for i, b in enumerate(tx) if i % 8 >= 4]
+    assert min(used) > 0 and max(used) <= 1.05 * min(used), tx
+    assert max(idle) < min(used) / 100, tx
+    return f"graph of 4 channels: NICs 0-3 {min(used)}..{max(used)} bytes, 4-7 {max(idle)}"
+
+
 if __name__ == "__main__":
     sys.exit(run_case({"rails": case_rails, "planes": case_planes, "tree": case_tree,
-                       "nvls": case_nvls}, "channels"))
+                       "nvls": case_nvls, "graph": case_graph}, "channels"))

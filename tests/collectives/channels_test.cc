@@ -123,3 +123,75 @@ TEST(RingChannels, RefusedWhereNotBuilt) {
 
 }  // namespace
 }  // namespace etwire::collectives
+
+namespace etwire::collectives {
+namespace {
+
+// Channel c of an NCCL-like graph over servers of `gpus`: enters on GPU c, walks down, leaves by
+// NIC c (the last GPU hands the hop to GPU c).
+std::shared_ptr<const config::RingGraph> descending_graph(uint32_t gpus, uint32_t channels) {
+  auto graph = std::make_shared<config::RingGraph>();
+  for (uint32_t c = 0; c < channels; ++c) {
+    config::RingGraphChannel channel;
+    for (uint32_t i = 0; i < gpus; ++i) channel.gpus.push_back((c + gpus - i) % gpus);
+    channel.net_in = c;
+    channel.net_out = c;
+    graph->channels.push_back(channel);
+  }
+  return graph;
+}
+
+TEST(RingGraph, ChannelsFollowTheGraphsOrderAndLeaveByItsNic) {
+  CollectiveSpec spec = channel_spec(CollectiveType::kAllReduce, 16, 8, 4, 16 * 4 * 4096);
+  spec.ring_graph = descending_graph(8, 4);
+  ProgramGenerator generator(spec);
+  const RingLayout rings(generator.spec());
+  ASSERT_EQ(rings.pipelines(), 4u);
+  // Channel 2: host 0 as 2 1 0 7 6 5 4 3, host 1 likewise; the hop 3 -> 10 relayed by 2.
+  const uint32_t expected[] = {2, 1, 0, 7, 6, 5, 4, 3, 10, 9, 8, 15, 14, 13, 12, 11};
+  for (uint32_t i = 0; i < 16; ++i) EXPECT_EQ(rings.member_at(2, i), expected[i]) << i;
+  EXPECT_EQ(rings.relay_of_hop(2, 7), 2u);
+  EXPECT_EQ(rings.relay_of_hop(2, 15), 10u);
+  const CollectiveProgram program = generator.generate();
+  ASSERT_EQ(verify(generator.spec(), program), "");
+  // Four channels on NICs 0-3: those carry the network bytes, alike; NICs 4-7 none.
+  const auto traffic = member_traffic(program, 8);
+  for (uint32_t p = 0; p < 16; ++p) {
+    EXPECT_EQ(traffic[p].network_bytes_sent > 0, p % 8 < 4) << "member " << p;
+    EXPECT_EQ(traffic[p].network_bytes_sent, traffic[p % 8 < 4 ? 0 : 4].network_bytes_sent);
+  }
+}
+
+TEST(RingGraph, EveryMemberEndsWithTheResultOnShortAndSparseHosts) {
+  uint64_t seed = 11;
+  for (CollectiveType type :
+       {CollectiveType::kAllReduce, CollectiveType::kReduceScatter, CollectiveType::kAllGather}) {
+    for (uint32_t n : {2u, 5u, 8u, 13u, 16u, 40u}) {
+      for (uint32_t channels : {1u, 3u, 4u, 6u}) {
+        ++seed;
+        CollectiveSpec spec = channel_spec(type, n, 8, channels, 29 * n + seed % 7);
+        spec.ring_graph = descending_graph(8, 4);
+        ASSERT_EQ(testing::verify_varied(spec, seed), "");
+      }
+    }
+  }
+}
+
+TEST(RingGraph, AGraphOfOtherServersIsRefused) {
+  CollectiveSpec spec = channel_spec(CollectiveType::kAllReduce, 16, 4, 4, 1024);
+  spec.ring_graph = descending_graph(8, 4);
+  try {
+    resolve(spec);
+    FAIL() << "a graph of 8-GPU servers accepted on hosts of 4";
+  } catch (const SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("hosts hold 4 ranks"), std::string::npos) << e.what();
+  }
+  spec = channel_spec(CollectiveType::kAllReduce, 16, 8, 4, 1024);
+  spec.ring_graph = descending_graph(8, 4);
+  spec.algorithm = Algorithm::kBidirectionalRing;
+  spec.channels.reset();
+  EXPECT_THROW(resolve(spec), SpecError);
+}
+
+}  // namespace
+}  // namespace etwire::collectives

@@ -97,8 +97,10 @@ telemetry:
 
     # The stated tolerance: the lab's gather within 2.5 times the predicted time when etwire had
     # its CPUs, stretched by the share of its time it waited for one (measured 0.9 to 1.2 times on
-    # a quiet machine, 3.5 to 5.9 times with two spinners: docs/dut-validation.md), and not below
-    # 0.8 times it (the twin's bottleneck is exact; waiting can only slow the lab).
+    # a quiet machine, 3.5 to 5.9 times with two spinners: docs/dut-validation.md). Below, only the
+    # shaper bounds it: every frame of the trace passes its 50 Mb/s once. The lab can beat the
+    # prediction (0.77 times it once), when its losses fall better than on the twin's exactly
+    # periodic senders.
     allowed = run.cpu_wait.stretched(TBF_CCT_RATIO, power=2)
     tolerance_percent = math.ceil((allowed - 1) * 100)
     cct = measured["collectives"][0]["cct_ns"]
@@ -111,8 +113,8 @@ telemetry:
         compare = etwire(args, "compare", os.path.join(out, "prediction"), out, "--tolerance",
                          f"cct={tolerance_percent}", check=False)
         assert compare.returncode == 0, f"beyond the tolerance:\n{compare.stdout}{compare.stderr}"
-        assert cct >= 0.8 * predicted_cct, (cct, predicted_cct)
     ideal_ns = original * (1024 + 58 + 20) * 8 / rate_bps * 1e9
+    assert cct >= ideal_ns, (cct, ideal_ns)
     record = {
         "device": "tbf", "shaper_sent": device["shaper_sent"],
         "shaper_dropped": device["shaper_dropped"], "etwire_sent": sent,
