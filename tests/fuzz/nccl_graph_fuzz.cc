@@ -9,9 +9,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace etwire;
   try {
-    const config::RingGraph graph =
-        control::parse_nccl_ring_graph(std::string(reinterpret_cast<const char*>(data), size),
-                                       "fuzz.xml");
+    const config::RingGraph graph = control::parse_nccl_ring_graph(
+        std::string(reinterpret_cast<const char*>(data), size), "fuzz.xml");
     if (graph.channels.empty()) __builtin_trap();
     const size_t gpus = graph.channels.front().gpus.size();
     for (const config::RingGraphChannel& channel : graph.channels) {
