@@ -1,5 +1,5 @@
 // `collectives:` — how a trace's collectives become traffic: the algorithm per collective type,
-// chunking, QPs per peer connection, and the largest RDMA message.
+// chunking, QPs per peer connection, the protocol and its buffers.
 #pragma once
 
 #include <algorithm>
@@ -11,6 +11,7 @@
 
 #include "config/collective_algorithm.h"
 #include "config/node_type.h"
+#include "config/protocol.h"
 #include "config/ring_graph.h"
 
 namespace etwire::config {
@@ -34,8 +35,9 @@ struct CollectivesConfig {
   // the hosts on its own rail; unset: two.
   std::optional<uint32_t> channels;
   uint64_t qp_alignment = 128;  // a transfer's per-QP pieces are rounded up to this
-  // Transfers longer than this are posted as several RDMA messages (NCCL's 1 MiB slice).
-  uint64_t max_message_bytes = 1 << 20;
+  // The protocol and its buffers: a transfer is posted as messages of one slice, each padded
+  // to the protocol's lines, with at most a window of them in flight per connection.
+  ProtocolConfig protocol;
   uint64_t barrier_bytes = 8;  // size of each barrier message
   Hierarchy hierarchy = Hierarchy::kOff;
   // The ring channels of NCCL's graph dump (`graph`, read from graph_file): the ring family's

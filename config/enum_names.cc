@@ -38,6 +38,8 @@ constexpr NamedValue<Topology> kTopologies[] = {{"single-switch", Topology::kSin
                                                 {"three-tier", Topology::kThreeTier}};
 constexpr NamedValue<Hierarchy> kHierarchies[] = {{"off", Hierarchy::kOff},
                                                   {"involved-dim", Hierarchy::kInvolvedDim}};
+constexpr NamedValue<Protocol> kProtocols[] = {
+    {"simple", Protocol::kSimple}, {"ll", Protocol::kLl}, {"ll128", Protocol::kLl128}};
 constexpr NamedValue<BufferMode> kBufferModes[] = {{"shared", BufferMode::kShared},
                                                    {"per-port", BufferMode::kPerPort}};
 constexpr NamedValue<EcnMarkPoint> kEcnMarkPoints[] = {{"dequeue", EcnMarkPoint::kDequeue},
@@ -86,6 +88,9 @@ NameTable<Topology> topology_names() {
 }
 NameTable<Hierarchy> hierarchy_names() {
   return kHierarchies;
+}
+NameTable<Protocol> protocol_names() {
+  return kProtocols;
 }
 NameTable<BufferMode> buffer_mode_names() {
   return kBufferModes;

@@ -44,6 +44,7 @@ NameTable<EcnMarkPoint> ecn_mark_point_names();
 NameTable<EcmpHash> ecmp_hash_names();
 NameTable<FaultKind> fault_kind_names();
 NameTable<Hierarchy> hierarchy_names();
+NameTable<Protocol> protocol_names();
 
 // Lower case with '_' turned into '-': the form names are compared in.
 std::string normalize_name(std::string_view text);

@@ -33,33 +33,19 @@ void Posting::send(CollectiveInstance& instance, uint32_t position, const SendRe
   const int32_t dst = instance.ranks()[request.peer];
   CollectiveRecord& record = instance.record();
   if (plan_.placements[job]->same_host(src, dst)) {
-    // The host's local interconnect: each rank's port sends one transfer at a time and receives
-    // one at a time, at the per-rank bandwidth, in posting order; a transfer starts once both
-    // its ends are free and arrives the interconnect's latency after its last byte left.
-    const config::HostsConfig& hosts = config_.mapping.jobs[job].hosts;
-    const auto transfer_ns = static_cast<clock::Nanos>(
-        std::ceil(static_cast<double>(request.bytes) * 8e9 /
-                  static_cast<double>(std::max<uint64_t>(hosts.bandwidth_bps, 1))));
-    clock::Nanos& send_free = local_send_free_[job][static_cast<size_t>(src)];
-    clock::Nanos& receive_free = local_receive_free_[job][static_cast<size_t>(dst)];
-    const clock::Nanos sent = std::max({clock_.now(), send_free, receive_free}) + transfer_ns;
-    send_free = sent;
-    receive_free = sent;
-    uint32_t slot;
-    if (free_local_transfers_.empty()) {
-      slot = static_cast<uint32_t>(local_transfers_.size());
-      local_transfers_.emplace_back();
-    } else {
-      slot = free_local_transfers_.back();
-      free_local_transfers_.pop_back();
-    }
-    local_transfers_[slot] = {record.instance, position, request.peer, request};
-    clock_.run_at(sent + static_cast<clock::Nanos>(hosts.latency_ns), &events_,
-                  engine_event::tag(engine_event::kLocalDone, slot));
+    send_local(instance, position, request);
     return;
   }
-  const transport::ConnectionId connection_id = connection(job, src, dst, request.qp);
-  const uint64_t max_message = std::max<uint64_t>(config_.collectives.max_message_bytes, 1);
+  const uint32_t window_index = window(job, src, dst, request.qp);
+  const config::ProtocolConfig& protocol = config_.collectives.protocol;
+  const config::Protocol kind = protocol.protocol;
+  // Each QP of a connection carries its share of every slice (NCCL splits a slice over the
+  // connection's QPs), in whole lines of the protocol.
+  const uint64_t line_data = config::protocol_line(kind).data;
+  const uint64_t qps = std::max<uint32_t>(config_.collectives.qps_per_peer, 1);
+  const uint64_t slice = protocol.message_data_bytes(kind);
+  const uint64_t max_message =
+      std::max((slice / qps + line_data - 1) / line_data, uint64_t{1}) * line_data;
   // A receiver in another process knows the message by its immediate.
   const uint32_t wire_hash = instance.here(request.peer) ? 0 : instance.wire_hash();
   uint64_t remaining = request.bytes;
@@ -75,9 +61,91 @@ void Posting::send(CollectiveInstance& instance, uint32_t position, const SendRe
     tags.user = pack_user(request.op, request.index, remaining == 0);
     if (wire_hash != 0) tags.wire_tag = wire_tag(wire_hash, remaining == 0);
     ++record.flows;
-    data_plane_.post(connection_id, piece, tags);
+    const uint64_t wire_bytes = config::protocol_wire_bytes(kind, piece);
+    record.wire_bytes += wire_bytes;
+    SliceWindow& slices = windows_[window_index];
+    if (slices.head == slices.waiting.size() &&
+        slices.in_flight + wire_bytes <= protocol.buffer(kind)) {
+      slices.in_flight += wire_bytes;
+      data_plane_.post(slices.connection, wire_bytes, tags);
+    } else {
+      slices.waiting.push_back({wire_bytes, tags});
+    }
   } while (remaining > 0);
-  record.wire_bytes += request.bytes;
+}
+
+void Posting::send_local(CollectiveInstance& instance, uint32_t position,
+                         const SendRequest& request) {
+  const uint32_t job = instance.key().job;
+  const int32_t src = instance.ranks()[position];
+  const int32_t dst = instance.ranks()[request.peer];
+  const CollectiveRecord& record = instance.record();
+  // The host's local interconnect: each rank's port sends one transfer at a time and receives
+  // one at a time, at the per-rank bandwidth, in posting order; a transfer starts once both
+  // its ends are free and arrives the interconnect's latency after its last byte left.
+  const config::HostsConfig& hosts = config_.mapping.jobs[job].hosts;
+  const auto transfer_ns = static_cast<clock::Nanos>(
+      std::ceil(static_cast<double>(config::protocol_wire_bytes(
+                    config_.collectives.protocol.protocol, request.bytes)) *
+                8e9 / static_cast<double>(std::max<uint64_t>(hosts.bandwidth_bps, 1))));
+  clock::Nanos& send_free = local_send_free_[job][static_cast<size_t>(src)];
+  clock::Nanos& receive_free = local_receive_free_[job][static_cast<size_t>(dst)];
+  const clock::Nanos sent = std::max({clock_.now(), send_free, receive_free}) + transfer_ns;
+  send_free = sent;
+  receive_free = sent;
+  uint32_t slot;
+  if (free_local_transfers_.empty()) {
+    slot = static_cast<uint32_t>(local_transfers_.size());
+    local_transfers_.emplace_back();
+  } else {
+    slot = free_local_transfers_.back();
+    free_local_transfers_.pop_back();
+  }
+  local_transfers_[slot] = {record.instance, position, request.peer, request};
+  clock_.run_at(sent + static_cast<clock::Nanos>(hosts.latency_ns), &events_,
+                engine_event::tag(engine_event::kLocalDone, slot));
+}
+
+void Posting::message_finished(uint32_t job, int32_t src, int32_t dst, uint16_t qp,
+                               uint64_t wire_bytes) {
+  const auto it = window_of_connection_.find({job, src, dst, qp});
+  if (it == window_of_connection_.end()) return;
+  SliceWindow& slices = windows_[it->second];
+  slices.in_flight -= std::min(slices.in_flight, wire_bytes);
+  if (slices.head < slices.waiting.size()) {
+    credited_.push_back(it->second);
+    schedule_drain();
+  }
+}
+
+void Posting::post_credited() {
+  const config::ProtocolConfig& protocol = config_.collectives.protocol;
+  const uint64_t limit = protocol.buffer(protocol.protocol);
+  // By index: a post that fails at once finishes its flow inside post(), which credits again.
+  for (size_t i = 0; i < credited_.size(); ++i) {
+    SliceWindow& slices = windows_[credited_[i]];
+    while (slices.head < slices.waiting.size() &&
+           slices.in_flight + slices.waiting[slices.head].wire_bytes <= limit) {
+      const WaitingMessage& message = slices.waiting[slices.head++];
+      slices.in_flight += message.wire_bytes;
+      data_plane_.post(slices.connection, message.wire_bytes, message.tags);
+    }
+    if (slices.head == slices.waiting.size()) {  // keeps the capacity for the next wait
+      slices.waiting.clear();
+      slices.head = 0;
+    }
+  }
+  credited_.clear();
+}
+
+uint32_t Posting::window(uint32_t job, int32_t src, int32_t dst, uint16_t qp) {
+  const ConnectionKey key{job, src, dst, qp};
+  const auto it = window_of_connection_.find(key);
+  if (it != window_of_connection_.end()) return it->second;
+  const auto index = static_cast<uint32_t>(windows_.size());
+  windows_.push_back({connection(job, src, dst, qp), 0, 0, {}});
+  window_of_connection_.emplace(key, index);
+  return index;
 }
 
 transport::ConnectionId Posting::connection(uint32_t job, int32_t src, int32_t dst, uint16_t qp) {
@@ -122,6 +190,10 @@ void Posting::open_planned_connections() {
 
 void Posting::queue(const FlowEvent& event) {
   events_queued_.push_back(event);
+  schedule_drain();
+}
+
+void Posting::schedule_drain() {
   if (!drain_scheduled_) {
     drain_scheduled_ = true;
     clock_.run_at(clock_.now(), &events_, engine_event::tag(engine_event::kDrain, 0));

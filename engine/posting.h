@@ -40,10 +40,15 @@ class Posting {
   Posting(const control::RunPlan& plan, dataplane::DataPlane& data_plane,
           clock::EventHandler& events, SplitRun& split);
 
-  // Posts member `position`'s send on the data plane (as messages of at most
-  // collectives.max_message_bytes), or starts it over the host's interconnect when the peer is
-  // on the same host.
+  // Posts member `position`'s send on the data plane as messages of one slice of the protocol
+  // (collectives.protocol), padded to its lines, each posted once it fits in its connection's
+  // buffer beside the messages in flight (the receiver's clear-to-send credits); or starts it
+  // over the host's interconnect when the peer is on the same host.
   void send(CollectiveInstance& instance, uint32_t position, const SendRequest& request);
+  // A message of `wire_bytes` finished (acknowledged or failed): its bytes of its connection's
+  // buffer are free again. The messages that then fit are posted at the next drain, outside the
+  // transport's call stack.
+  void message_finished(uint32_t job, int32_t src, int32_t dst, uint16_t qp, uint64_t wire_bytes);
   // The connection from rank `src` to rank `dst` on `qp`, opened on first use.
   transport::ConnectionId connection(uint32_t job, int32_t src, int32_t dst, uint16_t qp);
   // Opens every connection the traffic plan says the run's traffic takes (those with an end
@@ -60,6 +65,7 @@ class Posting {
   template <typename Handle>
   void drain(Handle&& handle) {
     drain_scheduled_ = false;
+    post_credited();
     while (head_ < events_queued_.size()) {
       // A copy: handling may queue more events and move the vector's storage.
       const FlowEvent event = events_queued_[head_++];
@@ -72,6 +78,27 @@ class Posting {
   LocalTransfer finish_local_transfer(uint32_t slot);
 
  private:
+  // A message waiting for a free slice of its connection.
+  struct WaitingMessage {
+    uint64_t wire_bytes;
+    transport::FlowTags tags;
+  };
+  // One connection's buffer: the wire bytes of its messages in flight, and the messages waiting,
+  // oldest first (from `head`).
+  struct SliceWindow {
+    transport::ConnectionId connection;
+    uint64_t in_flight = 0;
+    size_t head = 0;
+    std::vector<WaitingMessage> waiting;
+  };
+  // A send to a rank of the same host, over its interconnect, in the protocol's lines.
+  void send_local(CollectiveInstance& instance, uint32_t position, const SendRequest& request);
+  // The slice window of connection (job, src, dst, qp), opened with the connection.
+  uint32_t window(uint32_t job, int32_t src, int32_t dst, uint16_t qp);
+  // Posts the waiting messages of the windows credited since the last drain.
+  void post_credited();
+  void schedule_drain();
+
   const control::RunPlan& plan_;
   const config::RunConfig& config_;
   dataplane::DataPlane& data_plane_;
@@ -79,6 +106,10 @@ class Posting {
   clock::EventHandler& events_;
   SplitRun& split_;
   std::map<ConnectionKey, transport::ConnectionId> connections_;
+  // The slice windows of the connections, by index, and the index of each connection's.
+  std::vector<SliceWindow> windows_;
+  std::map<ConnectionKey, uint32_t> window_of_connection_;
+  std::vector<uint32_t> credited_;  // windows with a slice freed and messages waiting
   std::vector<FlowEvent> events_queued_;
   size_t head_ = 0;
   bool drain_scheduled_ = false;

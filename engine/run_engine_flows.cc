@@ -25,6 +25,10 @@ void RunEngine::on_flow_finished(const transport::FlowRecord& record) {
   if (failed) ++results_.failed_flows;
   ++results_.flows_by_status[static_cast<size_t>(record.status)];
   if (instance != nullptr) {
+    // Its bytes of its connection's buffer are free for the messages waiting (an instance
+    // retires only after all its messages finished, so every message in flight finds it).
+    posting_.message_finished(instance->key().job, record.tags.src_rank, record.tags.dst_rank,
+                              record.tags.qp_index, record.bytes);
     CollectiveRecord& owner = instance->record();
     if (failed) ++owner.failed_flows;
     if (!owner.warmup) telemetry_.flow(owner, record);

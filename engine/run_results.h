@@ -54,7 +54,8 @@ struct CollectiveRecord {
   int32_t dst = 0;
   uint64_t trace_bytes = 0;        // comm_size as the trace states it
   uint64_t algbw_bytes = 0;        // the bytes algbw counts (nccl-tests convention)
-  uint64_t wire_bytes = 0;         // payload bytes every member sent over the network, summed
+  uint64_t wire_bytes = 0;         // payload bytes every member sent over the network (in the
+                                   // protocol's lines), summed
   uint32_t iteration = 0;          // of the job, counting warm-up iterations from 0
   bool warmup = false;             // in a warm-up iteration: not in the reported statistics
   clock::Nanos first_arrival = 0;  // the first member reached the node

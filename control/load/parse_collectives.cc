@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "collectives/collective_spec.h"
 #include "config/enum_names.h"
 #include "control/load/nccl_graph.h"
@@ -53,6 +55,60 @@ void read_graph(MapReader& section, const std::string& config_dir, config::Colle
         std::make_shared<const config::RingGraph>(read_nccl_ring_graph(out.graph_file));
   } catch (const NcclGraphError& e) {
     ctx.error(Problem::kBadValue, section.get("graph"), section.key_path("graph"), e.what());
+    return;
+  }
+  const size_t channels = out.ring_graph->channels.size();
+  if (!out.channels && channels > collectives::kMaxChannels) {
+    ctx.error(Problem::kOutOfRange, section.get("graph"), section.key_path("graph"),
+              fmt::format("{}: {} ring channels, more than the {} a collective runs; set "
+                          "channels to run that many of them",
+                          out.graph_file, channels, collectives::kMaxChannels));
+  }
+}
+
+// The scalar a key holds as written, normalized, without declaring the key (none when absent or not
+// a scalar).
+std::optional<std::string> written(MapReader& section, const char* key) {
+  const YAML::Node& map = section.node();
+  if (!map.IsMap() || !map[key] || !map[key].IsScalar()) return std::nullopt;
+  return config::normalize_name(map[key].Scalar());
+}
+
+// collectives.protocol and the buffers it cuts messages from: each buffer must hold a line of
+// its protocol per slot.
+void read_protocol(MapReader& section, config::ProtocolConfig& out) {
+  DocumentContext& ctx = section.context();
+  if (written(section, "protocol") == "auto") {
+    ctx.error(Problem::kBadValue, section.get("protocol"), section.key_path("protocol"),
+              "protocol auto (a choice per size by a cost model) is not built yet: name one of "
+              "simple, ll, ll128");
+  } else {
+    section.choice("protocol", out.protocol, config::protocol_names());
+  }
+  section.integer("slots", out.slots, 1, 4096);
+  if (section.integer("slice_slots", out.slice_slots, 1, 4096) && out.slice_slots > out.slots) {
+    ctx.error(Problem::kInconsistent, section.get("slice_slots"), section.key_path("slice_slots"),
+              fmt::format("a slice of {} slots is more than the buffer's {} slots", out.slice_slots,
+                          out.slots));
+  }
+  constexpr const char* kBufferKeys[] = {"buffer_size", "ll_buffer_size", "ll128_buffer_size"};
+  for (int p = 0; p < config::kProtocolCount; ++p) {
+    const auto protocol = static_cast<config::Protocol>(p);
+    const char* key = kBufferKeys[p];
+    if (!section.bytes(key, out.buffer_bytes[static_cast<size_t>(p)], 1, 1ull << 31)) continue;
+    const uint64_t line = std::max<uint64_t>(config::protocol_line(protocol).bytes, 256);
+    if (out.buffer(protocol) / out.slots < line) {
+      ctx.error(Problem::kOutOfRange, section.get(key), section.key_path(key),
+                fmt::format("{} bytes cut into {} slots leave less than {} bytes per slot",
+                            out.buffer(protocol), out.slots, line));
+    }
+  }
+  // Asked only when written, so that the schema does not offer the key.
+  if (written(section, "max_message_size")) {
+    ctx.error(Problem::kUnknownKey, section.get("max_message_size"),
+              section.key_path("max_message_size"),
+              "max_message_size was replaced by the protocol's buffers: a Simple message is "
+              "slice_slots of the slots of buffer_size (2 of 8 of 4MiB = 1MiB by default)");
   }
 }
 
@@ -77,7 +133,7 @@ void parse_collectives(MapReader& section, const std::string& config_dir,
     out.channels = channels;
   }
   section.bytes("qp_alignment", out.qp_alignment, 1, 1 << 20);
-  section.bytes("max_message_size", out.max_message_bytes, 256, 1ull << 31);
+  read_protocol(section, out.protocol);
   section.bytes("barrier_size", out.barrier_bytes, 1, 1 << 20);
   section.choice("hierarchy", out.hierarchy, config::hierarchy_names());
   read_graph(section, config_dir, out);

@@ -11,6 +11,8 @@
 #include "common/rate.h"
 #include "common/text_table.h"
 #include "common/units.h"
+#include "config/enum_names.h"
+#include "config/protocol.h"
 #include "control/plan/config_summary.h"
 
 namespace etwire::control {
@@ -200,6 +202,23 @@ std::string verbs_lines(const config::RunConfig& c) {
   return text;
 }
 
+// How collectives go out: the protocol's messages and the buffer that bounds them in flight.
+std::string protocol_line(const config::CollectivesConfig& c) {
+  const config::ProtocolConfig& p = c.protocol;
+  const config::ProtocolLine line = config::protocol_line(p.protocol);
+  const std::string lines = line.bytes == line.data
+                                ? std::string("the data as it is")
+                                : fmt::format("{} bytes per {} of data", line.bytes, line.data);
+  return fmt::format(
+      "Protocol: {}: messages of {} on the wire ({} of data), split over {} QP(s) per "
+      "connection, at most {} in flight per connection ({} full messages); on the wire {}, as "
+      "the byte counts above\n",
+      config::name_of(config::protocol_names(), p.protocol),
+      format_bytes(p.message_wire_bytes(p.protocol)),
+      format_bytes(p.message_data_bytes(p.protocol)), c.qps_per_peer,
+      format_bytes(p.buffer(p.protocol)), p.window(p.protocol), lines);
+}
+
 }  // namespace
 
 std::string plan_to_text(const RunPlan& loaded, const TrafficPlan& plan) {
@@ -214,6 +233,7 @@ std::string plan_to_text(const RunPlan& loaded, const TrafficPlan& plan) {
   text += rails_table(loaded, plan);
   text += "\n";
   text += busiest_line(loaded, plan);
+  text += protocol_line(loaded.config.collectives);
   text += verbs_lines(loaded.config);
   return text;
 }
@@ -229,6 +249,12 @@ nlohmann::ordered_json plan_to_json(const RunPlan& loaded, const TrafficPlan& pl
   root["qps_per_peer"] = c.collectives.qps_per_peer;
   root["max_qps_per_peer_used"] = plan.max_qps_per_peer;
   root["programs_generated"] = plan.programs_generated;
+  const config::ProtocolConfig& protocol = c.collectives.protocol;
+  root["protocol"] = {{"name", config::name_of(config::protocol_names(), protocol.protocol)},
+                      {"message_wire_bytes", protocol.message_wire_bytes(protocol.protocol)},
+                      {"message_data_bytes", protocol.message_data_bytes(protocol.protocol)},
+                      {"buffer_bytes", protocol.buffer(protocol.protocol)},
+                      {"window_messages", protocol.window(protocol.protocol)}};
   nlohmann::ordered_json jobs = nlohmann::ordered_json::array();
   for (size_t j = 0; j < c.workload.jobs.size(); ++j) {
     const config::JobConfig& job = c.workload.jobs[j];

@@ -161,8 +161,11 @@ class JobPlanner {
     }
   }
 
-  void exchange(int32_t src, int32_t dst, uint64_t bytes, const QpIds& qps,
+  // `data` bytes from src to dst, on the wire in the protocol's lines (the run pads each
+  // message to whole lines: at most a line more per message than this).
+  void exchange(int32_t src, int32_t dst, uint64_t data, const QpIds& qps,
                 const std::vector<uint16_t>& qp_ids) {
+    const uint64_t bytes = config::protocol_wire_bytes(config_.collectives.protocol.protocol, data);
     auto& sender = plan_.jobs[job_][static_cast<size_t>(src)];
     auto& receiver = plan_.jobs[job_][static_cast<size_t>(dst)];
     if (placement_.same_host(src, dst)) {

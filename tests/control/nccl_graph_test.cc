@@ -87,5 +87,25 @@ collectives:
   EXPECT_THAT(error->message, HasSubstr("graph.xml"));
 }
 
+// A dump of more channels than a collective runs is refused at the key, unless `channels` says
+// how many of them to run.
+TEST(NcclGraph, MoreChannelsThanACollectiveRunsNeedAChannelCount) {
+  std::string xml = "<graphs version=\"1\">\n<graph id=\"0\" pattern=\"4\">\n";
+  for (int c = 0; c < 65; ++c) {
+    xml += "<channel><net dev=\"0\"/><gpu dev=\"0\"/><net dev=\"0\"/></channel>\n";
+  }
+  xml += "</graph>\n</graphs>\n";
+  const auto path = (etwire::testing::make_scratch_dir("nccl-graph-65") / "graph.xml").string();
+  std::ofstream(path) << xml;
+  const std::string yaml = std::string(testing::kMinimalConfig) + "collectives:\n  graph: " + path;
+  const RunPlan refused = testing::load_inline(yaml + "\n");
+  const Diagnostic* error = testing::only_error(refused);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->key_path, "collectives.graph");
+  EXPECT_THAT(error->message, HasSubstr("65 ring channels, more than the 64"));
+  const RunPlan counted = testing::load_inline(yaml + "\n  channels: 8\n");
+  EXPECT_TRUE(counted.ok()) << counted.diagnostics.to_text();
+}
+
 }  // namespace
 }  // namespace etwire::control
