@@ -12,6 +12,7 @@
 
 #include "collectives/algorithm.h"
 #include "collectives/data_layout.h"
+#include "config/protocol.h"
 #include "config/ring_graph.h"
 
 namespace etwire::collectives {
@@ -55,6 +56,8 @@ struct CollectiveSpec {
   // members in the order of the graph's channel c mod (its channels) and leaves the host by its
   // exit NIC (ring_layout.h). Needs `channels` (the graph's count when a run takes it from there).
   std::shared_ptr<const config::RingGraph> ring_graph;
+  // How a run puts the transfers on the wire (config/protocol.h); programs do not depend on it.
+  config::Protocol protocol = config::Protocol::kSimple;
 };
 
 // Whether CollectiveSpec::channels applies to `spec`'s collective and algorithm (the default one

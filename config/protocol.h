@@ -16,6 +16,7 @@ inline constexpr int kProtocolCount = 3;
 
 struct ProtocolConfig {
   Protocol protocol = Protocol::kSimple;
+  bool automatic = false;  // `auto`: per collective, as NCCL's tuner would pick (protocol unused)
   // Per protocol, one channel connection's receive buffer (NCCL_BUFFSIZE, NCCL_LL_BUFFSIZE,
   // NCCL_LL128_BUFFSIZE and their defaults): Simple 4 MiB; LL 8 lines x 512 threads x 8 steps x
   // 16 bytes; LL128 120 words x 640 threads x 8 steps x 8 bytes.

@@ -60,8 +60,9 @@ void CollectiveInstances::join_collective(uint32_t runtime, feeder::IssuedNode i
   spec.collective = node.comm.coll_type;
   spec.ranks = group.members;
   spec.bytes = node.comm.size.value_or(0);
-  control::apply_collective_choices(config_.collectives,
-                                    control::dimension_scope(node.comm.involved_dim), spec);
+  control::apply_collective_choices(
+      config_.collectives, control::dimension_scope(node.comm.involved_dim),
+      control::tuner_links(config_, rt.job(), *job.placement, spec.ranks.front()), spec);
   InstanceKey instance_key{rt.job(), group.key, rt.next_collective_sequence(group.key), 0, 0, 0};
   join(runtime, issued, instance_key, spec, group.key);
 }
@@ -85,6 +86,9 @@ void CollectiveInstances::join_point_to_point(uint32_t runtime, feeder::IssuedNo
   spec.collective = std::nullopt;
   spec.ranks = {src, dst};
   spec.bytes = *node.comm.size;
+  // Point-to-point under `auto`: Simple (NCCL's choice for send/recv is not modelled).
+  spec.protocol = config_.collectives.protocol.automatic ? config::Protocol::kSimple
+                                                         : config_.collectives.protocol.protocol;
   InstanceKey key{rt.job(), kPointToPointGroup, sequence, src, dst, tag};
   join(runtime, issued, key, spec, int64_t{src} * job.world_size + dst);
 }
@@ -117,6 +121,7 @@ CollectiveInstance* CollectiveInstances::open_instance(
   record.job = rt.job();
   record.kind = spec.collective;
   record.algorithm = made->spec().algorithm;
+  record.protocol = spec.protocol;
   record.group = key.group;
   record.sequence = key.sequence;
   record.tag = key.tag;

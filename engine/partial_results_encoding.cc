@@ -39,6 +39,7 @@ class Writer {
   }
   void put(RunStatus status) { put(static_cast<uint8_t>(status)); }
   void put(collectives::Algorithm algorithm) { put(static_cast<uint8_t>(algorithm)); }
+  void put(config::Protocol protocol) { put(static_cast<uint8_t>(protocol)); }
   void put(transport::QpRole role) { put(static_cast<uint8_t>(role)); }
   void put(collectives::CollectiveKind kind) {
     put(kind.has_value());
@@ -145,6 +146,10 @@ class Reader {
     pos_ += size;
   }
   void get(RunStatus& status) { status = enumerator<RunStatus>(RunStatus::kFailed, "a status"); }
+  void get(config::Protocol& protocol) {
+    protocol = enumerator<config::Protocol>(
+        static_cast<config::Protocol>(config::kProtocolCount - 1), "a protocol");
+  }
   void get(collectives::Algorithm& algorithm) {
     algorithm = enumerator<collectives::Algorithm>(
         static_cast<collectives::Algorithm>(collectives::kAlgorithmCount - 1), "an algorithm");

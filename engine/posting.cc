@@ -38,7 +38,7 @@ void Posting::send(CollectiveInstance& instance, uint32_t position, const SendRe
   }
   const uint32_t window_index = window(job, src, dst, request.qp);
   const config::ProtocolConfig& protocol = config_.collectives.protocol;
-  const config::Protocol kind = protocol.protocol;
+  const config::Protocol kind = record.protocol;
   // Each QP of a connection carries its share of every slice (NCCL splits a slice over the
   // connection's QPs), in whole lines of the protocol.
   const uint64_t line_data = config::protocol_line(kind).data;
@@ -65,11 +65,11 @@ void Posting::send(CollectiveInstance& instance, uint32_t position, const SendRe
     record.wire_bytes += wire_bytes;
     SliceWindow& slices = windows_[window_index];
     if (slices.head == slices.waiting.size() &&
-        slices.in_flight + wire_bytes <= protocol.buffer(kind)) {
+        (slices.in_flight == 0 || slices.in_flight + wire_bytes <= protocol.buffer(kind))) {
       slices.in_flight += wire_bytes;
       data_plane_.post(slices.connection, wire_bytes, tags);
     } else {
-      slices.waiting.push_back({wire_bytes, tags});
+      slices.waiting.push_back({wire_bytes, kind, tags});
     }
   } while (remaining > 0);
 }
@@ -85,8 +85,7 @@ void Posting::send_local(CollectiveInstance& instance, uint32_t position,
   // its ends are free and arrives the interconnect's latency after its last byte left.
   const config::HostsConfig& hosts = config_.mapping.jobs[job].hosts;
   const auto transfer_ns = static_cast<clock::Nanos>(
-      std::ceil(static_cast<double>(config::protocol_wire_bytes(
-                    config_.collectives.protocol.protocol, request.bytes)) *
+      std::ceil(static_cast<double>(config::protocol_wire_bytes(record.protocol, request.bytes)) *
                 8e9 / static_cast<double>(std::max<uint64_t>(hosts.bandwidth_bps, 1))));
   clock::Nanos& send_free = local_send_free_[job][static_cast<size_t>(src)];
   clock::Nanos& receive_free = local_receive_free_[job][static_cast<size_t>(dst)];
@@ -120,12 +119,13 @@ void Posting::message_finished(uint32_t job, int32_t src, int32_t dst, uint16_t 
 
 void Posting::post_credited() {
   const config::ProtocolConfig& protocol = config_.collectives.protocol;
-  const uint64_t limit = protocol.buffer(protocol.protocol);
   // By index: a post that fails at once finishes its flow inside post(), which credits again.
   for (size_t i = 0; i < credited_.size(); ++i) {
     SliceWindow& slices = windows_[credited_[i]];
+    // Each message fits in the buffer of its own protocol (`auto` may mix them on a connection).
     while (slices.head < slices.waiting.size() &&
-           slices.in_flight + slices.waiting[slices.head].wire_bytes <= limit) {
+           (slices.in_flight == 0 || slices.in_flight + slices.waiting[slices.head].wire_bytes <=
+                                         protocol.buffer(slices.waiting[slices.head].protocol))) {
       const WaitingMessage& message = slices.waiting[slices.head++];
       slices.in_flight += message.wire_bytes;
       data_plane_.post(slices.connection, message.wire_bytes, message.tags);

@@ -81,6 +81,7 @@ class Posting {
   // A message waiting for a free slice of its connection.
   struct WaitingMessage {
     uint64_t wire_bytes;
+    config::Protocol protocol;
     transport::FlowTags tags;
   };
   // One connection's buffer: the wire bytes of its messages in flight, and the messages waiting,

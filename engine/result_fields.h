@@ -137,6 +137,7 @@ struct ResultFields<CollectiveRecord> {
       field<InSummary::kJobName>("job", &CollectiveRecord::job),
       field("type", &CollectiveRecord::kind),
       field("algorithm", &CollectiveRecord::algorithm),
+      field("protocol", &CollectiveRecord::protocol),
       field<InSummary::kGroupLabel>("group", &CollectiveRecord::group),
       field("sequence", &CollectiveRecord::sequence),
       field("tag", &CollectiveRecord::tag),

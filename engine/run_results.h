@@ -13,6 +13,7 @@
 
 #include "clock/time.h"
 #include "collectives/algorithm.h"
+#include "config/protocol.h"
 #include "dataplane/port_counters.h"
 #include "transport/flow_record.h"
 #include "transport/qp_counters.h"
@@ -45,6 +46,7 @@ struct CollectiveRecord {
   uint32_t job = 0;
   collectives::CollectiveKind kind;  // nullopt: point-to-point send/recv
   collectives::Algorithm algorithm = collectives::Algorithm::kRing;
+  config::Protocol protocol = config::Protocol::kSimple;  // how its transfers went on the wire
   int64_t group = 0;      // group key; kPointToPointGroup for send/recv
   uint64_t sequence = 0;  // n-th collective of the group (p2p: n-th send of the pair and tag)
   uint32_t group_size = 0;

@@ -9,6 +9,7 @@
 
 #include "collectives/bandwidth.h"
 #include "common/units.h"
+#include "config/enum_names.h"
 #include "engine/result_fields.h"
 #include "outputs/qp_results.h"
 #include "trace/node.h"
@@ -103,6 +104,9 @@ class SummaryJsonWriter {
   Json json(engine::RunStatus status) const { return std::string(engine::run_status_name(status)); }
   Json json(collectives::Algorithm algorithm) const {
     return std::string(collectives::algorithm_name(algorithm));
+  }
+  Json json(config::Protocol protocol) const {
+    return std::string(config::name_of(config::protocol_names(), protocol));
   }
   Json json(const collectives::CollectiveKind& kind) const { return collective_type_label(kind); }
   template <engine::ResultRecord Record>

@@ -79,9 +79,8 @@ std::optional<std::string> written(MapReader& section, const char* key) {
 void read_protocol(MapReader& section, config::ProtocolConfig& out) {
   DocumentContext& ctx = section.context();
   if (written(section, "protocol") == "auto") {
-    ctx.error(Problem::kBadValue, section.get("protocol"), section.key_path("protocol"),
-              "protocol auto (a choice per size by a cost model) is not built yet: name one of "
-              "simple, ll, ll128");
+    section.get("protocol");  // read: the key is known
+    out.automatic = true;
   } else {
     section.choice("protocol", out.protocol, config::protocol_names());
   }

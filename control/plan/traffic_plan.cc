@@ -107,10 +107,11 @@ class JobPlanner {
     auto position =
         static_cast<uint32_t>(std::find(members.begin(), members.end(), rank) - members.begin());
     if (position >= members.size()) return;  // reported by validation
-    const SharesBySource* shares = program(call, members);
-    if (!shares) return;
-    for (const auto& share : (*shares)[position]) {
-      exchange(rank, members[share.dst], share.bytes * count, share.qps, share.qp_ids);
+    const PlannedProgram& planned = program(call, members);
+    if (!planned.shares) return;
+    for (const auto& share : (*planned.shares)[position]) {
+      exchange(rank, members[share.dst], share.bytes * count, share.qps, share.qp_ids,
+               planned.protocol);
     }
   }
 
@@ -126,12 +127,21 @@ class JobPlanner {
       it = p2p_.emplace(transfer.bytes, generate(spec, "send/recv", transfer.bytes)).first;
     }
     if (!it->second) return;
+    // Point-to-point under `auto`: Simple, as the run sends it.
+    const config::ProtocolConfig& protocol = config_.collectives.protocol;
     for (const auto& share : (*it->second)[0]) {
-      exchange(rank, transfer.peer, share.bytes * count, share.qps, share.qp_ids);
+      exchange(rank, transfer.peer, share.bytes * count, share.qps, share.qp_ids,
+               protocol.automatic ? config::Protocol::kSimple : protocol.protocol);
     }
   }
 
-  const SharesBySource* program(const CollectiveCall& call, const std::vector<int32_t>& members) {
+  // A collective's program as the plan keeps it: its shares and the protocol it runs.
+  struct PlannedProgram {
+    std::optional<SharesBySource> shares;
+    config::Protocol protocol = config::Protocol::kSimple;
+  };
+
+  const PlannedProgram& program(const CollectiveCall& call, const std::vector<int32_t>& members) {
     auto key = std::make_tuple(call.type, call.group_id, call.bytes, call.scope);
     auto it = programs_.find(key);
     if (it == programs_.end()) {
@@ -139,12 +149,20 @@ class JobPlanner {
       spec.collective = call.type;
       spec.ranks = members;
       spec.bytes = call.bytes;
-      apply_collective_choices(config_.collectives, call.scope, spec);
+      const collectives::ProtocolChoice choice =
+          apply_collective_choices(config_.collectives, call.scope,
+                                   tuner_links(config_, job_, placement_, members.front()), spec);
+      if (config_.collectives.protocol.automatic) {
+        plan_.protocol_choices.push_back(
+            {job_, call.type, call.group_id, static_cast<uint32_t>(members.size()), call.bytes,
+             spec.algorithm.value_or(collectives::default_algorithm(spec.collective)), choice});
+      }
       std::string what = fmt::format("{} on {} ({} ranks)", trace::collective_type_name(call.type),
                                      group_label(call.group_id), members.size());
-      it = programs_.emplace(key, generate(spec, what, call.bytes)).first;
+      it = programs_.emplace(key, PlannedProgram{generate(spec, what, call.bytes), spec.protocol})
+               .first;
     }
-    return it->second ? &*it->second : nullptr;
+    return it->second;
   }
 
   std::optional<SharesBySource> generate(const collectives::CollectiveSpec& spec,
@@ -164,8 +182,8 @@ class JobPlanner {
   // `data` bytes from src to dst, on the wire in the protocol's lines (the run pads each
   // message to whole lines: at most a line more per message than this).
   void exchange(int32_t src, int32_t dst, uint64_t data, const QpIds& qps,
-                const std::vector<uint16_t>& qp_ids) {
-    const uint64_t bytes = config::protocol_wire_bytes(config_.collectives.protocol.protocol, data);
+                const std::vector<uint16_t>& qp_ids, config::Protocol protocol) {
+    const uint64_t bytes = config::protocol_wire_bytes(protocol, data);
     auto& sender = plan_.jobs[job_][static_cast<size_t>(src)];
     auto& receiver = plan_.jobs[job_][static_cast<size_t>(dst)];
     if (placement_.same_host(src, dst)) {
@@ -191,8 +209,7 @@ class JobPlanner {
   TrafficPlan& plan_;
   Diagnostics& out_;
   collectives::CollectiveSpec base_;
-  std::map<std::tuple<trace::CollectiveType, int64_t, uint64_t, DimensionScope>,
-           std::optional<SharesBySource>>
+  std::map<std::tuple<trace::CollectiveType, int64_t, uint64_t, DimensionScope>, PlannedProgram>
       programs_;
   std::map<uint64_t, std::optional<SharesBySource>> p2p_;
   std::unordered_map<uint64_t, QpIds> connections_;  // (lower rank << 32 | higher rank) -> ids

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "common/bounded_file.h"
+#include "config/enum_names.h"
 #include "engine/result_fields.h"
 #include "outputs/report/report_input_error.h"
 #include "outputs/results_files.h"
@@ -129,6 +130,12 @@ class SummaryJsonReader {
     const auto known = collectives::parse_algorithm(text(object, key, value));
     if (!known) object.fail(fmt::format("unknown algorithm {}", json_excerpt(value)));
     algorithm = *known;
+  }
+  static void read_value(const Fields& object, std::string_view key, const Json& value,
+                         config::Protocol& protocol) {
+    const auto known = config::parse_named(config::protocol_names(), text(object, key, value));
+    if (!known) object.fail(fmt::format("unknown protocol {}", json_excerpt(value)));
+    protocol = known.value_or(config::Protocol::kSimple);
   }
   static void read_value(const Fields& object, std::string_view key, const Json& value,
                          collectives::CollectiveKind& kind) {

@@ -33,20 +33,20 @@ collectives::CollectiveSpec all_reduce(uint32_t ranks_per_host) {
 TEST(CollectiveChoice, InvolvedDimPicksTheHierarchicalAllReduceOnHostsOnly) {
   config::CollectivesConfig config;
   auto spec = all_reduce(4);
-  apply_collective_choices(config, DimensionScope::kBoth, spec);
+  apply_collective_choices(config, DimensionScope::kBoth, {}, spec);
   EXPECT_FALSE(spec.algorithm) << "hierarchy off reads no involved_dim";
   config.hierarchy = config::Hierarchy::kInvolvedDim;
-  apply_collective_choices(config, DimensionScope::kBoth, spec);
+  apply_collective_choices(config, DimensionScope::kBoth, {}, spec);
   EXPECT_EQ(spec.algorithm, collectives::Algorithm::kHierarchical);
   spec = all_reduce(4);
-  apply_collective_choices(config, DimensionScope::kWhole, spec);
+  apply_collective_choices(config, DimensionScope::kWhole, {}, spec);
   EXPECT_FALSE(spec.algorithm);
   spec = all_reduce(1);
-  apply_collective_choices(config, DimensionScope::kBoth, spec);
+  apply_collective_choices(config, DimensionScope::kBoth, {}, spec);
   EXPECT_FALSE(spec.algorithm) << "one rank per host has no dimension 0 to reduce over";
   spec = all_reduce(4);
   spec.collective = trace::CollectiveType::kAllGather;
-  apply_collective_choices(config, DimensionScope::kBoth, spec);
+  apply_collective_choices(config, DimensionScope::kBoth, {}, spec);
   EXPECT_FALSE(spec.algorithm) << "only the all-reduce runs by dimension";
 }
 
@@ -57,13 +57,13 @@ TEST(CollectiveChoice, AConfiguredAlgorithmAndChannelsWin) {
       collectives::Algorithm::kRing;
   config.channels = 4;
   auto spec = all_reduce(4);
-  apply_collective_choices(config, DimensionScope::kBoth, spec);
+  apply_collective_choices(config, DimensionScope::kBoth, {}, spec);
   EXPECT_EQ(spec.algorithm, collectives::Algorithm::kRing);
   EXPECT_EQ(spec.channels, 4u);
   config.algorithms[static_cast<size_t>(trace::CollectiveType::kAllReduce)] =
       collectives::Algorithm::kHalvingDoubling;
   spec = all_reduce(4);
-  apply_collective_choices(config, DimensionScope::kBoth, spec);
+  apply_collective_choices(config, DimensionScope::kBoth, {}, spec);
   EXPECT_FALSE(spec.channels) << "halving-doubling takes no channels";
 }
 

@@ -1,8 +1,9 @@
 // collectives.protocol and its buffers: the lines and slices of each protocol as NCCL sizes them,
-// and the keys that set them, refused where they cannot hold a line or name what is not built.
+// and the keys that set them, refused where they cannot hold a line; auto's picks in the plan.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "config/enum_names.h"
 #include "config/protocol.h"
 #include "control/plan/plan_report.h"
 #include "control/plan/traffic_plan.h"
@@ -57,13 +58,30 @@ TEST(ProtocolConfig, KeysSetTheProtocolAndItsBuffers) {
   EXPECT_EQ(protocol.buffer(Protocol::kLl128), 9u << 20);
 }
 
-TEST(ProtocolConfig, AutoIsRefusedAsNotBuilt) {
+// Under auto the plan lists the tuner's pick for each collective: the bundled trace's 1 MiB
+// all-reduces on eight single-rank servers take LL128 by the model.
+TEST(ProtocolConfig, AutoChoicesArePrintedByThePlan) {
   const RunPlan loaded = testing::load_inline(with_collectives("  protocol: auto\n"));
-  const Diagnostic* error = testing::only_error(loaded);
-  ASSERT_NE(error, nullptr);
-  EXPECT_THAT(error->message, HasSubstr("not built yet"));
-  EXPECT_EQ(error->key_path, "collectives.protocol");
-  EXPECT_EQ(error->where.line, 8);
+  ASSERT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
+  EXPECT_TRUE(loaded.config.collectives.protocol.automatic);
+  Diagnostics problems;
+  const TrafficPlan plan = plan_traffic(loaded, problems);
+  ASSERT_EQ(plan.protocol_choices.size(), 1u);
+  const ProtocolPick& pick = plan.protocol_choices[0];
+  EXPECT_EQ(pick.ranks, 8u);
+  EXPECT_EQ(pick.bytes, 1u << 20);
+  const std::string text = plan_to_text(loaded, plan);
+  EXPECT_THAT(text, HasSubstr("Protocol auto (per collective"));
+  const std::string picked(config::name_of(config::protocol_names(), pick.choice.protocol));
+  EXPECT_THAT(text, HasSubstr(picked + ": messages of"));
+  const auto json = plan_to_json(loaded, plan);
+  EXPECT_EQ(json["protocol"]["name"], "auto");
+  EXPECT_EQ(json["protocol"]["choices"][0]["protocol"]["name"], picked);
+  // Every protocol is a candidate for the ring all-reduce, and the pick is the fastest.
+  for (double us : pick.choice.time_us) {
+    EXPECT_GT(us, 0);
+    EXPECT_LE(pick.choice.time_us[static_cast<size_t>(pick.choice.protocol)], us);
+  }
 }
 
 TEST(ProtocolConfig, AnUnknownProtocolListsTheKnownOnes) {
@@ -105,7 +123,7 @@ TEST(ProtocolConfig, ThePlanShowsTheProtocolAndItsWireBytes) {
     Diagnostics problems;
     const TrafficPlan plan = plan_traffic(loaded, problems);
     EXPECT_FALSE(problems.has_errors()) << problems.to_text();
-    EXPECT_THAT(plan_to_text(loaded, plan), HasSubstr("Protocol: " + protocol + ": messages of"));
+    EXPECT_THAT(plan_to_text(loaded, plan), HasSubstr("Protocol " + protocol + ": messages of"));
     const auto json = plan_to_json(loaded, plan);
     EXPECT_EQ(json["protocol"]["name"], protocol);
     return plan.ports[0].bytes_sent;

@@ -91,5 +91,18 @@ TEST(Protocols, TheReceiversCreditsPaceALongLink) {
   EXPECT_EQ(four.wire_bytes, many.wire_bytes);
 }
 
+// Under auto each collective runs the protocol the tuner picks for its size: on eight
+// single-rank servers at 100 Gb/s, LL for 64 KiB and Simple for 64 MiB.
+TEST(Protocols, AutoRunsEachCollectiveInItsPick) {
+  const std::string tuned = "collectives: {protocol: auto}\n";
+  const CollectiveRecord small = all_reduce("auto-small", 64 << 10, 8, tuned);
+  const CollectiveRecord small_simple = all_reduce("simple-small", 64 << 10, 8, "");
+  EXPECT_EQ(small.protocol, config::Protocol::kLl);
+  EXPECT_EQ(small.wire_bytes, 2 * small_simple.wire_bytes);
+  const CollectiveRecord large = all_reduce("auto-large", 64 << 20, 8, tuned);
+  EXPECT_EQ(large.protocol, config::Protocol::kSimple);
+  EXPECT_EQ(large.wire_bytes, uint64_t{2} * 7 * ((64u << 20) / 8) * 8);  // 2 (n - 1) blocks a rank
+}
+
 }  // namespace
 }  // namespace etwire::engine

@@ -444,11 +444,11 @@ TEST(SummaryJson, EmptyRunHasEmptyArrays) {
 // collectives.csv
 
 const std::vector<std::string> kCollectiveColumns = {
-    "instance",   "job",         "type",       "algorithm",        "group",
-    "sequence",   "tag",         "group_size", "trace_bytes",      "algbw_bytes",
-    "wire_bytes", "iteration",   "warmup",     "first_arrival_ns", "last_arrival_ns",
-    "end_ns",     "cct_ns",      "algbw_GBps", "busbw_GBps",       "ideal_percent",
-    "flows",      "failed_flows"};
+    "instance",        "job",        "type",        "algorithm",  "protocol",
+    "group",           "sequence",   "tag",         "group_size", "trace_bytes",
+    "algbw_bytes",     "wire_bytes", "iteration",   "warmup",     "first_arrival_ns",
+    "last_arrival_ns", "end_ns",     "cct_ns",      "algbw_GBps", "busbw_GBps",
+    "ideal_percent",   "flows",      "failed_flows"};
 
 TEST(CollectivesCsv, HeaderAndOneRowPerInstance) {
   const auto path = testing::make_scratch_dir("collectives") / "collectives.csv";
@@ -466,15 +466,16 @@ TEST(CollectivesCsv, HeaderAndOneRowPerInstance) {
   EXPECT_EQ(ar[0], "1");
   EXPECT_EQ(ar[1], "train");
   EXPECT_EQ(ar[2], "all_reduce");
-  EXPECT_EQ(ar[4], "all");
-  EXPECT_EQ(ar[12], "false");
-  EXPECT_EQ(ar[16], "1000000");
-  EXPECT_DOUBLE_EQ(std::stod(ar[18]), 1.75);
-  EXPECT_DOUBLE_EQ(std::stod(ar[19]), 50.0);
+  EXPECT_EQ(ar[4], "simple");
+  EXPECT_EQ(ar[5], "all");
+  EXPECT_EQ(ar[13], "false");
+  EXPECT_EQ(ar[17], "1000000");
+  EXPECT_DOUBLE_EQ(std::stod(ar[19]), 1.75);
+  EXPECT_DOUBLE_EQ(std::stod(ar[20]), 50.0);
   const std::vector<std::string> p2p = csv_fields(lines[4]);
   EXPECT_EQ(p2p[2], "send_recv");
-  EXPECT_EQ(p2p[4], "p2p");
-  EXPECT_EQ(csv_fields(lines[5])[4], "3");
+  EXPECT_EQ(p2p[5], "p2p");
+  EXPECT_EQ(csv_fields(lines[5])[5], "3");
 }
 
 TEST(CollectivesCsv, QuotesNamesHoldingCommas) {
