@@ -58,12 +58,21 @@ void CollectiveInstances::join_collective(uint32_t runtime, feeder::IssuedNode i
   const trace::NodeGroup& group = found->second;
   collectives::CollectiveSpec spec = job.base_spec;
   spec.collective = node.comm.coll_type;
-  spec.ranks = group.members;
+  const control::DimensionScope scope = control::dimension_scope(node.comm.involved_dim);
+  // By dimension, a collective over part of its group runs over the part this rank is in
+  // (validation refused the parts etwire cannot name); its instance is the part's.
+  const bool by_dimension = config_.collectives.hierarchy == config::Hierarchy::kInvolvedDim;
+  control::GroupPart part =
+      by_dimension ? control::group_part(group.members, scope, rt.rank(), spec.ranks_per_host)
+                   : control::GroupPart{group.members, 0};
+  spec.ranks = std::move(part.members);
   spec.bytes = node.comm.size.value_or(0);
   control::apply_collective_choices(
-      config_.collectives, control::dimension_scope(node.comm.involved_dim),
+      config_.collectives, scope,
       control::tuner_links(config_, rt.job(), *job.placement, spec.ranks.front()), spec);
-  InstanceKey instance_key{rt.job(), group.key, rt.next_collective_sequence(group.key), 0, 0, 0};
+  InstanceKey instance_key{
+      rt.job(), group.key, rt.next_collective_sequence(group.key), static_cast<int32_t>(part.index),
+      0,        0};
   join(runtime, issued, instance_key, spec, group.key);
 }
 
@@ -96,7 +105,12 @@ void CollectiveInstances::join_point_to_point(uint32_t runtime, feeder::IssuedNo
 const collectives::ProgramGenerator& CollectiveInstances::generator(
     uint32_t job, int64_t group, const collectives::CollectiveSpec& spec) {
   const int kind = spec.collective ? static_cast<int>(*spec.collective) : -1;
-  auto key = std::make_tuple(job, kind, group, spec.bytes);
+  // A group's parts (collectives by dimension) differ in their first member or their size; the
+  // same group by dimension or flat, in its algorithm.
+  const int algorithm =
+      static_cast<int>(spec.algorithm.value_or(collectives::default_algorithm(spec.collective)));
+  auto key = std::make_tuple(job, kind, group, spec.bytes, spec.ranks.front(), spec.ranks.size(),
+                             algorithm);
   auto it = generators_.find(key);
   if (it == generators_.end()) {
     it = generators_.emplace(key, std::make_unique<collectives::ProgramGenerator>(spec)).first;

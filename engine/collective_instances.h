@@ -118,9 +118,9 @@ class CollectiveInstances {
   std::unordered_map<uint64_t, CollectiveInstance*> by_id_;
   uint64_t next_id_ = 0;
   std::vector<uint64_t> finished_;  // complete, to retire after the current event
-  // Program generators by (job, collective type or -1 for p2p, group key or p2p pair, size):
-  // shared by every instance of the same collective.
-  std::map<std::tuple<uint32_t, int, int64_t, uint64_t>,
+  // Program generators by (job, collective type or -1 for p2p, group key or p2p pair, size,
+  // first member and member count, algorithm): shared by every instance of the same collective.
+  std::map<std::tuple<uint32_t, int, int64_t, uint64_t, int32_t, size_t, int>,
            std::unique_ptr<collectives::ProgramGenerator>>
       generators_;
   // Split between emulator processes: open instances by (job << 32 | wire hash), and deliveries

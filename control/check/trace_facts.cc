@@ -96,8 +96,33 @@ std::vector<GroupCountMismatch> mismatched_group_counts(const TraceFacts& facts)
 
 DimensionScope dimension_scope(const std::vector<bool>& involved_dim) {
   const bool all = std::find(involved_dim.begin(), involved_dim.end(), false) == involved_dim.end();
-  if (!all) return DimensionScope::kPartial;
-  return involved_dim.size() > 1 ? DimensionScope::kBoth : DimensionScope::kWhole;
+  if (all) return involved_dim.size() > 1 ? DimensionScope::kBoth : DimensionScope::kWhole;
+  if (involved_dim.size() < 2) return DimensionScope::kPartial;  // [false]: nothing involved
+  // Dimensions 1 and up are the hosts together: they are in or out as one.
+  const auto hosts_begin = involved_dim.begin() + 1;
+  const bool all_hosts = std::find(hosts_begin, involved_dim.end(), false) == involved_dim.end();
+  const bool no_hosts = std::find(hosts_begin, involved_dim.end(), true) == involved_dim.end();
+  if (involved_dim[0] && no_hosts) return DimensionScope::kWithinHosts;
+  if (!involved_dim[0] && all_hosts) return DimensionScope::kAcrossHosts;
+  return DimensionScope::kPartial;
+}
+
+GroupPart group_part(const std::vector<int32_t>& members, DimensionScope scope, int32_t rank,
+                     uint32_t ranks_per_host) {
+  GroupPart part;
+  if (scope != DimensionScope::kWithinHosts && scope != DimensionScope::kAcrossHosts) {
+    part.members = members;
+    return part;
+  }
+  const int32_t per_host = static_cast<int32_t>(std::max<uint32_t>(ranks_per_host, 1));
+  const auto key = [&](int32_t r) {
+    return scope == DimensionScope::kWithinHosts ? r / per_host : r % per_host;
+  };
+  part.index = static_cast<uint32_t>(key(rank));
+  for (int32_t member : members) {
+    if (key(member) == key(rank)) part.members.push_back(member);
+  }
+  return part;
 }
 
 TraceFacts scan_trace_set(const trace::TraceSet& set, const feeder::NodeFilter& filter) {

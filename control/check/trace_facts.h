@@ -23,11 +23,24 @@ std::string group_label(int64_t group_id);
 // What a collective's involved_dim says with etwire's two dimensions: dimension 0 the ranks of a
 // host, dimensions 1 and up the hosts.
 enum class DimensionScope : uint8_t {
-  kWhole,    // no involved_dim, or [true]: the whole process group, flat
-  kBoth,     // every one of two or more dimensions: the whole process group, by dimension
-  kPartial,  // some dimension left out: a part of the process group
+  kWhole,        // no involved_dim, or [true]: the whole process group, flat
+  kBoth,         // every one of two or more dimensions: the whole process group, by dimension
+  kWithinHosts,  // dimension 0 only: each host's part of the group apart
+  kAcrossHosts,  // every dimension but 0: the group's ranks of each local index (a rail) apart
+  kPartial,      // some dimensions of the hosts left out: no part of the group etwire can name
 };
 DimensionScope dimension_scope(const std::vector<bool>& involved_dim);
+
+// The part of `members` (global ranks, in group order) that a collective of `scope` by `rank`
+// runs over, with hosts of `ranks_per_host` consecutive ranks: its host's members
+// (kWithinHosts), those of its local index (kAcrossHosts), else every member. Also returns the
+// part's index among the group's parts (its host, its local index; 0 for the whole group).
+struct GroupPart {
+  std::vector<int32_t> members;
+  uint32_t index = 0;
+};
+GroupPart group_part(const std::vector<int32_t>& members, DimensionScope scope, int32_t rank,
+                     uint32_t ranks_per_host);
 
 struct CollectiveCall {
   trace::CollectiveType type = trace::CollectiveType::kAllReduce;

@@ -103,11 +103,16 @@ class JobPlanner {
 
  private:
   void collective(int32_t rank, const CollectiveCall& call, uint64_t count) {
-    const auto& members = facts_.groups.at(call.group_id);
+    const auto& group = facts_.groups.at(call.group_id);
+    if (std::find(group.begin(), group.end(), rank) == group.end()) return;  // validation's
+    // By dimension, the part of the group the rank is in (as the run does it).
+    const GroupPart part = config_.collectives.hierarchy == config::Hierarchy::kInvolvedDim
+                               ? group_part(group, call.scope, rank, base_.ranks_per_host)
+                               : GroupPart{group, 0};
+    const std::vector<int32_t>& members = part.members;
     auto position =
         static_cast<uint32_t>(std::find(members.begin(), members.end(), rank) - members.begin());
-    if (position >= members.size()) return;  // reported by validation
-    const PlannedProgram& planned = program(call, members);
+    const PlannedProgram& planned = program(call, part);
     if (!planned.shares) return;
     for (const auto& share : (*planned.shares)[position]) {
       exchange(rank, members[share.dst], share.bytes * count, share.qps, share.qp_ids,
@@ -141,8 +146,9 @@ class JobPlanner {
     config::Protocol protocol = config::Protocol::kSimple;
   };
 
-  const PlannedProgram& program(const CollectiveCall& call, const std::vector<int32_t>& members) {
-    auto key = std::make_tuple(call.type, call.group_id, call.bytes, call.scope);
+  const PlannedProgram& program(const CollectiveCall& call, const GroupPart& part) {
+    const std::vector<int32_t>& members = part.members;
+    auto key = std::make_tuple(call.type, call.group_id, call.bytes, call.scope, part.index);
     auto it = programs_.find(key);
     if (it == programs_.end()) {
       collectives::CollectiveSpec spec = base_;
@@ -209,7 +215,8 @@ class JobPlanner {
   TrafficPlan& plan_;
   Diagnostics& out_;
   collectives::CollectiveSpec base_;
-  std::map<std::tuple<trace::CollectiveType, int64_t, uint64_t, DimensionScope>, PlannedProgram>
+  std::map<std::tuple<trace::CollectiveType, int64_t, uint64_t, DimensionScope, uint32_t>,
+           PlannedProgram>
       programs_;
   std::map<uint64_t, std::optional<SharesBySource>> p2p_;
   std::unordered_map<uint64_t, QpIds> connections_;  // (lower rank << 32 | higher rank) -> ids

@@ -187,10 +187,12 @@ std::optional<TraceFacts> read_job_trace(RunPlan& loaded, const config::JobConfi
     std::vector<std::string_view> dims;
     for (bool involved : partial.involved_dim) dims.push_back(involved ? "true" : "false");
     report_at(loaded, Severity::kError, Problem::kTraceMismatch, "collectives.hierarchy",
-              fmt::format("{}: involved_dim [{}] leaves out a dimension (0: a host's ranks, 1 and "
-                          "up: the hosts; {} collective{} so); a collective over part of its "
-                          "process group by dimension is not built yet: set collectives.hierarchy "
-                          "to off to replay it over its whole process group",
+              fmt::format("{}: involved_dim [{}] leaves out some of the hosts' dimensions and "
+                          "keeps others ({} collective{} so); etwire's hosts are one dimension "
+                          "(0: a host's ranks, 1 and up: the hosts), so it runs a collective over "
+                          "dimension 0 alone or over all the others, and a part of them is not "
+                          "built yet: set collectives.hierarchy to off to replay it over its "
+                          "whole process group",
                           partial.location, fmt::join(dims, ", "), partial.uses,
                           partial.uses == 1 ? "" : "s"));
   }

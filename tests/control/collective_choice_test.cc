@@ -11,15 +11,32 @@ namespace {
 
 using ::testing::HasSubstr;
 
-TEST(DimensionScope, EveryDimensionOfTwoOrMoreIsBoth) {
+TEST(DimensionScope, DimensionZeroAloneIsWithinHostsAndTheOthersAcross) {
   EXPECT_EQ(dimension_scope({}), DimensionScope::kWhole);
   EXPECT_EQ(dimension_scope({true}), DimensionScope::kWhole);
   EXPECT_EQ(dimension_scope({false}), DimensionScope::kPartial);
   EXPECT_EQ(dimension_scope({true, true}), DimensionScope::kBoth);
   EXPECT_EQ(dimension_scope({true, true, true}), DimensionScope::kBoth);
-  EXPECT_EQ(dimension_scope({true, false}), DimensionScope::kPartial);
-  EXPECT_EQ(dimension_scope({false, true}), DimensionScope::kPartial);
+  EXPECT_EQ(dimension_scope({true, false}), DimensionScope::kWithinHosts);
+  EXPECT_EQ(dimension_scope({true, false, false}), DimensionScope::kWithinHosts);
+  EXPECT_EQ(dimension_scope({false, true}), DimensionScope::kAcrossHosts);
+  EXPECT_EQ(dimension_scope({false, true, true}), DimensionScope::kAcrossHosts);
+  EXPECT_EQ(dimension_scope({false, false}), DimensionScope::kPartial);
   EXPECT_EQ(dimension_scope({true, true, false}), DimensionScope::kPartial);
+  EXPECT_EQ(dimension_scope({false, true, false}), DimensionScope::kPartial);
+}
+
+TEST(GroupPart, AHostsRanksOrARailsRanksInGroupOrder) {
+  const std::vector<int32_t> group{9, 0, 1, 2, 3, 4, 5, 6, 7, 8};
+  const GroupPart host = group_part(group, DimensionScope::kWithinHosts, 5, 4);
+  EXPECT_EQ(host.members, (std::vector<int32_t>{4, 5, 6, 7}));
+  EXPECT_EQ(host.index, 1u);
+  const GroupPart rail = group_part(group, DimensionScope::kAcrossHosts, 5, 4);
+  EXPECT_EQ(rail.members, (std::vector<int32_t>{9, 1, 5}));
+  EXPECT_EQ(rail.index, 1u);
+  EXPECT_EQ(group_part(group, DimensionScope::kBoth, 5, 4).members, group);
+  EXPECT_EQ(group_part(group, DimensionScope::kWithinHosts, 8, 1).members,
+            (std::vector<int32_t>{8}));
 }
 
 collectives::CollectiveSpec all_reduce(uint32_t ranks_per_host) {
