@@ -12,6 +12,7 @@
 
 #include "collectives/nccl_sizes.h"
 #include "common/units.h"
+#include "config/enum_names.h"
 #include "engine/fct_percentiles.h"
 #include "outputs/results_files.h"
 
@@ -93,6 +94,8 @@ Json result_json(const SweepResults& sweep, const SweepPoint& p) {
   row["experiment_name"] = series_name(p.kind, p.algorithm);
   row["collective"] = collective_type_label(p.kind);
   row["algorithm"] = collectives::algorithm_name(p.algorithm);
+  row["protocol"] =
+      p.protocol ? Json(config::name_of(config::protocol_names(), *p.protocol)) : Json(nullptr);
   row["requested_size"] = p.requested_bytes;
   row["ideal_percent"] = p.measured ? Json(p.measured->ideal_percent) : Json(nullptr);
   row["instances"] = p.measured ? p.measured->instances : 0;
@@ -214,11 +217,13 @@ void write_sweep_json(const SweepResults& sweep, const std::string& path,
 
 void write_sweep_csv(const SweepResults& sweep, const std::string& path) {
   std::string text =
-      "collective,algorithm,requested_size,size,count,type,redop,root,time_us,algbw_GBps,"
-      "busbw_GBps,ideal_percent,instances,status,run_dir\n";
+      "collective,algorithm,protocol,requested_size,size,count,type,redop,root,time_us,"
+      "algbw_GBps,busbw_GBps,ideal_percent,instances,status,run_dir\n";
   for (const SweepPoint& p : sweep.points) {
-    text += fmt::format("{},{},{},{},{},{},{},{},", collective_type_label(p.kind),
-                        collectives::algorithm_name(p.algorithm), p.requested_bytes, p.bytes,
+    text += fmt::format("{},{},{},{},{},{},{},{},{},", collective_type_label(p.kind),
+                        collectives::algorithm_name(p.algorithm),
+                        p.protocol ? config::name_of(config::protocol_names(), *p.protocol) : "",
+                        p.requested_bytes, p.bytes,
                         collectives::nccl_count(p.kind, p.bytes, sweep.ranks),
                         collectives::kNcclElementType, collectives::nccl_redop(p.kind),
                         collectives::nccl_root(p.kind));

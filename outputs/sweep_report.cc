@@ -7,6 +7,7 @@
 #include "collectives/bandwidth.h"
 #include "collectives/nccl_sizes.h"
 #include "common/text_table.h"
+#include "config/enum_names.h"
 #include "outputs/results_files.h"
 
 namespace etwire::outputs {
@@ -55,6 +56,11 @@ void append_series(const SweepResults& sweep, const SweepFit& series, std::strin
       });
   std::vector<std::string> header{"size",    "count",      "type",       "redop",  "root",
                                   "time_us", "algbw_GBps", "busbw_GBps", "ideal_%"};
+  // The protocol column only where a series ran one other than Simple (collectives.protocol).
+  const bool protocols = std::any_of(sweep.points.begin(), sweep.points.end(), [](const auto& p) {
+    return p.protocol && *p.protocol != config::Protocol::kSimple;
+  });
+  if (protocols) header.emplace_back("protocol");
   if (!all_completed) header.emplace_back("status");
   TextTable table(header);
   std::vector<bool> measured;
@@ -72,6 +78,10 @@ void append_series(const SweepResults& sweep, const SweepFit& series, std::strin
       row.push_back(percent_cell(p.measured->ideal_percent));
     } else {
       row.insert(row.end(), 4, "-");
+    }
+    if (protocols) {
+      row.push_back(p.protocol ? std::string(config::name_of(config::protocol_names(), *p.protocol))
+                               : "-");
     }
     if (!all_completed) row.push_back(p.status);
     table.add_row(row);

@@ -11,6 +11,7 @@
 
 #include "collectives/algorithm.h"
 #include "collectives/alpha_beta_fit.h"
+#include "config/protocol.h"
 #include "outputs/result_tables.h"
 
 namespace etwire::outputs {
@@ -29,6 +30,9 @@ struct SweepPoint {
   uint64_t failed_flows = 0;
   // Of the run's measured instances of the collective; nullopt when none completed.
   std::optional<CollectiveMeans> measured;
+  // The protocol the measured instances ran (collectives.protocol; under auto, the tuner's pick
+  // for the size); nullopt when none completed.
+  std::optional<config::Protocol> protocol;
   // Per rank, per measured iteration that every rank completed: the rank's own time in the
   // collective, from its arrival to the end of its part, in microseconds (what an nccl-tests
   // process times for itself).

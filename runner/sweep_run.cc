@@ -254,6 +254,12 @@ int run_points(std::vector<SweepRun>& runs, outputs::SweepResults& sweep) {
       point.flows = results.flows;
       point.failed_flows = results.failed_flows;
       point.measured = measured_means(results, point.kind);
+      for (const engine::CollectiveRecord& record : results.collectives) {
+        if (record.kind == point.kind && !record.warmup) {
+          point.protocol = record.protocol;
+          break;
+        }
+      }
       point.rank_iteration_us = rank_iteration_times(results, sweep.ranks);
       if (sweep.goodput_bytes_per_second == 0) {
         sweep.goodput_bytes_per_second = results.goodput_bytes_per_second;

@@ -15,6 +15,8 @@ Cases:
   algorithms -a ring,halving-doubling,direct on all_reduce and all_to_all: each collective runs
              the algorithms it supports (the runs' collectives.csv say which ran), the pairs left
              out are said.
+  protocols  --set collectives.protocol=auto: each size runs the tuner's pick (LL small, Simple
+             large), in sweep.json, sweep.csv and the console table; ll128 runs at every size.
   bad_input  Unknown collective or algorithm, sizes the wrong way round, a step factor below 2,
              sizes that round to nothing, an algorithm for none of the collectives, an invalid
              configuration: exit 2 with a message that names the flag (or the key), and no
@@ -216,6 +218,28 @@ def case_algorithms(args, work):
     return f"{len(rows)} rows: {series}"
 
 
+def case_protocols(args, work):
+    """Under collectives.protocol auto each size runs the tuner's pick, which sweep.json,
+    sweep.csv and the console table say; a fixed protocol runs at every size."""
+    out = os.path.join(work, "sweep-auto")
+    proc = sweep(args, "-b", "4KiB", "-e", "64MiB", "-f", "4", "-n", "1", "-w", "0",
+                 "--set", "collectives.protocol=auto", "--out", out)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-3000:])
+    doc, rows = load(out)
+    picks = [(r["size"], r["protocol"]) for r in doc["results"]]
+    assert [r["protocol"] for r in rows] == [p for _, p in picks], (rows, picks)
+    # Eight single-rank servers at 100 Gb/s: LL for the small sizes, Simple for the largest.
+    assert picks[0][1] == "ll" and picks[-1][1] == "simple", picks
+    assert "protocol" in proc.stdout, proc.stdout[-2000:]
+    fixed = os.path.join(work, "sweep-ll128")
+    proc = sweep(args, "-b", "64KiB", "-e", "1MiB", "-f", "4", "-n", "1", "-w", "0",
+                 "--set", "collectives.protocol=ll128", "--out", fixed)
+    assert proc.returncode == 0, (proc.returncode, proc.stderr[-3000:])
+    doc, rows = load(fixed)
+    assert {r["protocol"] for r in doc["results"]} == {"ll128"}, doc["results"]
+    return "auto: " + ", ".join(f"{size} {p}" for size, p in picks) + "; ll128 at every size"
+
+
 def case_bad_input(args, work):
     out = os.path.join(work, "sweep")
     cases = [
@@ -271,8 +295,8 @@ def case_stopped(args, work):
             f"{statuses.count('not run')} not run, sweep.json and sweep.csv written")
 
 
-CASES = {"twin": case_twin, "algorithms": case_algorithms, "bad_input": case_bad_input,
-         "stopped": case_stopped}
+CASES = {"twin": case_twin, "algorithms": case_algorithms, "protocols": case_protocols,
+         "bad_input": case_bad_input, "stopped": case_stopped}
 
 
 def main():
