@@ -64,7 +64,7 @@ void Posting::send(CollectiveInstance& instance, uint32_t position, const SendRe
     const uint64_t wire_bytes = config::protocol_wire_bytes(kind, piece);
     record.wire_bytes += wire_bytes;
     SliceWindow& slices = windows_[window_index];
-    if (slices.head == slices.waiting.size() &&
+    if (slices.waiting.empty() &&
         (slices.in_flight == 0 || slices.in_flight + wire_bytes <= protocol.buffer(kind))) {
       slices.in_flight += wire_bytes;
       data_plane_.post(slices.connection, wire_bytes, tags);
@@ -92,15 +92,7 @@ void Posting::send_local(CollectiveInstance& instance, uint32_t position,
   const clock::Nanos sent = std::max({clock_.now(), send_free, receive_free}) + transfer_ns;
   send_free = sent;
   receive_free = sent;
-  uint32_t slot;
-  if (free_local_transfers_.empty()) {
-    slot = static_cast<uint32_t>(local_transfers_.size());
-    local_transfers_.emplace_back();
-  } else {
-    slot = free_local_transfers_.back();
-    free_local_transfers_.pop_back();
-  }
-  local_transfers_[slot] = {record.instance, position, request.peer, request};
+  const uint32_t slot = local_transfers_.put({record.instance, position, request.peer, request});
   clock_.run_at(sent + static_cast<clock::Nanos>(hosts.latency_ns), &events_,
                 engine_event::tag(engine_event::kLocalDone, slot));
 }
@@ -111,7 +103,7 @@ void Posting::message_finished(uint32_t job, int32_t src, int32_t dst, uint16_t 
   if (it == window_of_connection_.end()) return;
   SliceWindow& slices = windows_[it->second];
   slices.in_flight -= std::min(slices.in_flight, wire_bytes);
-  if (slices.head < slices.waiting.size()) {
+  if (!slices.waiting.empty()) {
     credited_.push_back(it->second);
     schedule_drain();
   }
@@ -123,16 +115,12 @@ void Posting::post_credited() {
   for (size_t i = 0; i < credited_.size(); ++i) {
     SliceWindow& slices = windows_[credited_[i]];
     // Each message fits in the buffer of its own protocol (`auto` may mix them on a connection).
-    while (slices.head < slices.waiting.size() &&
-           (slices.in_flight == 0 || slices.in_flight + slices.waiting[slices.head].wire_bytes <=
-                                         protocol.buffer(slices.waiting[slices.head].protocol))) {
-      const WaitingMessage& message = slices.waiting[slices.head++];
+    while (!slices.waiting.empty() &&
+           (slices.in_flight == 0 || slices.in_flight + slices.waiting.front().wire_bytes <=
+                                         protocol.buffer(slices.waiting.front().protocol))) {
+      const WaitingMessage message = slices.waiting.pop_front();
       slices.in_flight += message.wire_bytes;
       data_plane_.post(slices.connection, message.wire_bytes, message.tags);
-    }
-    if (slices.head == slices.waiting.size()) {  // keeps the capacity for the next wait
-      slices.waiting.clear();
-      slices.head = 0;
     }
   }
   credited_.clear();
@@ -143,7 +131,7 @@ uint32_t Posting::window(uint32_t job, int32_t src, int32_t dst, uint16_t qp) {
   const auto it = window_of_connection_.find(key);
   if (it != window_of_connection_.end()) return it->second;
   const auto index = static_cast<uint32_t>(windows_.size());
-  windows_.push_back({connection(job, src, dst, qp), 0, 0, {}});
+  windows_.push_back({connection(job, src, dst, qp), 0, {}});
   window_of_connection_.emplace(key, index);
   return index;
 }
@@ -201,9 +189,7 @@ void Posting::schedule_drain() {
 }
 
 LocalTransfer Posting::finish_local_transfer(uint32_t slot) {
-  const LocalTransfer transfer = local_transfers_[slot];
-  free_local_transfers_.push_back(slot);
-  return transfer;
+  return local_transfers_.take(slot);
 }
 
 }  // namespace etwire::engine

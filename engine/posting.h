@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "clock/scheduler.h"
+#include "common/ring_queue.h"
+#include "common/slot_pool.h"
 #include "control/plan/run_plan.h"
 #include "dataplane/data_plane.h"
 #include "engine/collective_instance.h"
@@ -85,12 +87,11 @@ class Posting {
     transport::FlowTags tags;
   };
   // One connection's buffer: the wire bytes of its messages in flight, and the messages waiting,
-  // oldest first (from `head`).
+  // oldest first.
   struct SliceWindow {
     transport::ConnectionId connection;
     uint64_t in_flight = 0;
-    size_t head = 0;
-    std::vector<WaitingMessage> waiting;
+    RingQueue<WaitingMessage> waiting;
   };
   // A send to a rank of the same host, over its interconnect, in the protocol's lines.
   void send_local(CollectiveInstance& instance, uint32_t position, const SendRequest& request);
@@ -114,8 +115,7 @@ class Posting {
   std::vector<FlowEvent> events_queued_;
   size_t head_ = 0;
   bool drain_scheduled_ = false;
-  std::vector<LocalTransfer> local_transfers_;  // by slot
-  std::vector<uint32_t> free_local_transfers_;
+  SlotPool<LocalTransfer> local_transfers_;
   // Per job and rank: when the rank's port on its host's interconnect is free to send, and to
   // receive, again.
   std::vector<std::vector<clock::Nanos>> local_send_free_;

@@ -6,6 +6,7 @@
 #include <thread>
 #include <tuple>
 
+#include "common/slot_pool.h"
 #include "dataplane/loopback/twin_queue_sampler.h"
 #include "dataplane/worker.h"
 #include "nic/port_frame_format.h"
@@ -39,15 +40,7 @@ class PartitionedDataPlane::Partition final : public transport::FlowObserver,
   // Posts the message on the requester `requester_qpn` (held here) at `at`.
   void post_at(clock::Nanos at, uint32_t requester_qpn, uint64_t bytes,
                const transport::FlowTags& tags) {
-    uint32_t slot;
-    if (free_.empty()) {
-      slot = static_cast<uint32_t>(posts_.size());
-      posts_.emplace_back();
-    } else {
-      slot = free_.back();
-      free_.pop_back();
-    }
-    posts_[slot] = {requester_qpn, bytes, tags};
+    const uint32_t slot = posts_.put({requester_qpn, bytes, tags});
     clock_.run_at(at, this, slot);
   }
 
@@ -70,16 +63,14 @@ class PartitionedDataPlane::Partition final : public transport::FlowObserver,
   };
 
   void on_event(uint64_t slot, clock::Nanos) override {
-    const Post post = posts_[slot];
-    free_.push_back(static_cast<uint32_t>(slot));
+    const Post post = posts_.take(static_cast<uint32_t>(slot));
     worker_.post(post.requester_qpn, post.bytes, post.tags);
   }
 
   clock::VirtualClock& clock_;
   Worker worker_;
   std::vector<Report> reports_;
-  std::vector<Post> posts_;
-  std::vector<uint32_t> free_;
+  SlotPool<Post> posts_;
 };
 
 // Hands a window's reports to the flow join at their times, as events on the engine's clock: the
