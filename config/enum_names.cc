@@ -38,6 +38,10 @@ constexpr NamedValue<Topology> kTopologies[] = {{"single-switch", Topology::kSin
                                                 {"three-tier", Topology::kThreeTier}};
 constexpr NamedValue<Hierarchy> kHierarchies[] = {{"off", Hierarchy::kOff},
                                                   {"involved-dim", Hierarchy::kInvolvedDim}};
+constexpr NamedValue<ProtocolChoice> kProtocolChoices[] = {{"simple", ProtocolChoice::kSimple},
+                                                           {"ll", ProtocolChoice::kLl},
+                                                           {"ll128", ProtocolChoice::kLl128},
+                                                           {"auto", ProtocolChoice::kAuto}};
 constexpr NamedValue<Protocol> kProtocols[] = {
     {"simple", Protocol::kSimple}, {"ll", Protocol::kLl}, {"ll128", Protocol::kLl128}};
 constexpr NamedValue<BufferMode> kBufferModes[] = {{"shared", BufferMode::kShared},
@@ -91,6 +95,9 @@ NameTable<Hierarchy> hierarchy_names() {
 }
 NameTable<Protocol> protocol_names() {
   return kProtocols;
+}
+NameTable<ProtocolChoice> protocol_choice_names() {
+  return kProtocolChoices;
 }
 NameTable<BufferMode> buffer_mode_names() {
   return kBufferModes;

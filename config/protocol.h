@@ -14,6 +14,9 @@ namespace etwire::config {
 enum class Protocol : uint8_t { kSimple = 0, kLl = 1, kLl128 = 2 };
 inline constexpr int kProtocolCount = 3;
 
+// What collectives.protocol may say: a protocol, or `auto` (the tuner's per collective).
+enum class ProtocolChoice : uint8_t { kSimple = 0, kLl = 1, kLl128 = 2, kAuto = 3 };
+
 struct ProtocolConfig {
   Protocol protocol = Protocol::kSimple;
   bool automatic = false;  // `auto`: per collective, as NCCL's tuner would pick (protocol unused)

@@ -66,23 +66,20 @@ void read_graph(MapReader& section, const std::string& config_dir, config::Colle
   }
 }
 
-// The scalar a key holds as written, normalized, without declaring the key (none when absent or not
-// a scalar).
-std::optional<std::string> written(MapReader& section, const char* key) {
+// Whether the section holds `key`, without declaring it (so that the schema does not offer it).
+bool holds(MapReader& section, const char* key) {
   const YAML::Node& map = section.node();
-  if (!map.IsMap() || !map[key] || !map[key].IsScalar()) return std::nullopt;
-  return config::normalize_name(map[key].Scalar());
+  return map.IsMap() && map[key];
 }
 
 // collectives.protocol and the buffers it cuts messages from: each buffer must hold a line of
 // its protocol per slot.
 void read_protocol(MapReader& section, config::ProtocolConfig& out) {
   DocumentContext& ctx = section.context();
-  if (written(section, "protocol") == "auto") {
-    section.get("protocol");  // read: the key is known
-    out.automatic = true;
-  } else {
-    section.choice("protocol", out.protocol, config::protocol_names());
+  if (auto choice = config::ProtocolChoice::kSimple;
+      section.choice("protocol", choice, config::protocol_choice_names())) {
+    out.automatic = choice == config::ProtocolChoice::kAuto;
+    if (!out.automatic) out.protocol = static_cast<config::Protocol>(choice);
   }
   section.integer("slots", out.slots, 1, 4096);
   if (section.integer("slice_slots", out.slice_slots, 1, 4096) && out.slice_slots > out.slots) {
@@ -102,8 +99,7 @@ void read_protocol(MapReader& section, config::ProtocolConfig& out) {
                             out.buffer(protocol), out.slots, line));
     }
   }
-  // Asked only when written, so that the schema does not offer the key.
-  if (written(section, "max_message_size")) {
+  if (holds(section, "max_message_size")) {
     ctx.error(Problem::kUnknownKey, section.get("max_message_size"),
               section.key_path("max_message_size"),
               "max_message_size was replaced by the protocol's buffers: a Simple message is "
