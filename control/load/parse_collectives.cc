@@ -88,16 +88,22 @@ void read_protocol(MapReader& section, config::ProtocolConfig& out) {
                           out.slots));
   }
   constexpr const char* kBufferKeys[] = {"buffer_size", "ll_buffer_size", "ll128_buffer_size"};
+  bool given[config::kProtocolCount] = {};
+  for (int p = 0; p < config::kProtocolCount; ++p) {
+    given[p] =
+        section.bytes(kBufferKeys[p], out.buffer_bytes[static_cast<size_t>(p)], 1, 1ull << 31);
+  }
+  // Every buffer, given or not, must leave a slot room for a line (and a message 256 bytes).
   for (int p = 0; p < config::kProtocolCount; ++p) {
     const auto protocol = static_cast<config::Protocol>(p);
-    const char* key = kBufferKeys[p];
-    if (!section.bytes(key, out.buffer_bytes[static_cast<size_t>(p)], 1, 1ull << 31)) continue;
     const uint64_t line = std::max<uint64_t>(config::protocol_line(protocol).bytes, 256);
-    if (out.buffer(protocol) / out.slots < line) {
-      ctx.error(Problem::kOutOfRange, section.get(key), section.key_path(key),
-                fmt::format("{} bytes cut into {} slots leave less than {} bytes per slot",
-                            out.buffer(protocol), out.slots, line));
-    }
+    if (out.buffer(protocol) / out.slots >= line) continue;
+    const char* key = given[p] ? kBufferKeys[p] : "slots";
+    ctx.error(Problem::kOutOfRange, section.get(key), section.key_path(key),
+              fmt::format("{}'s buffer of {} bytes cut into {} slots leaves less than {} bytes "
+                          "per slot",
+                          config::name_of(config::protocol_names(), protocol), out.buffer(protocol),
+                          out.slots, line));
   }
   if (holds(section, "max_message_size")) {
     ctx.error(Problem::kUnknownKey, section.get("max_message_size"),

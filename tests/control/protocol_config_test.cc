@@ -98,6 +98,12 @@ TEST(ProtocolConfig, BuffersThatCannotHoldALinePerSlotAreRefused) {
   ASSERT_NE(error, nullptr);
   EXPECT_EQ(error->key_path, "collectives.ll128_buffer_size");
   EXPECT_THAT(error->message, HasSubstr("less than 256 bytes per slot"));
+  // Slots alone can cut a default buffer too fine: LL's 512 KiB in 4096 slots of 128 bytes.
+  const RunPlan sliced = testing::load_inline(with_collectives("  slots: 4096\n"));
+  const Diagnostic* slots = testing::only_error(sliced);
+  ASSERT_NE(slots, nullptr);
+  EXPECT_EQ(slots->key_path, "collectives.slots");
+  EXPECT_THAT(slots->message, HasSubstr("ll's buffer of 524288 bytes"));
 }
 
 TEST(ProtocolConfig, ASliceLargerThanTheBufferIsRefused) {
