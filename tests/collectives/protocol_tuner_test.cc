@@ -102,6 +102,33 @@ TEST(ProtocolTuner, OtherAlgorithmsRunSimpleAndWeighNothing) {
   EXPECT_EQ(tune_protocol(all_to_all, kLinks).protocol, Protocol::kSimple);
 }
 
+// The ring's pick never steps back as the size grows (LL, then LL128, then Simple), on any
+// number of servers, ranks per server and channels: each protocol's line is steeper and starts
+// higher than the next one's.
+TEST(ProtocolTuner, TheRingsPickOnlyMovesForwardWithSize) {
+  for (uint32_t servers : {1u, 2u, 4u, 16u, 128u}) {
+    for (uint32_t per_server : {1u, 4u, 8u}) {
+      for (uint32_t channels : {1u, 2u, 8u, 16u}) {
+        if (servers * per_server < 2) continue;
+        CollectiveSpec spec = two_servers(trace::CollectiveType::kAllReduce, 0);
+        spec.ranks.resize(servers * per_server);
+        std::iota(spec.ranks.begin(), spec.ranks.end(), 0);
+        spec.ranks_per_host = per_server;
+        spec.channels = channels;
+        int last = 0;  // NCCL's order: LL 0, LL128 1, Simple 2
+        for (uint64_t bytes = 1; bytes <= (uint64_t{4} << 30); bytes *= 2) {
+          spec.bytes = bytes;
+          const Protocol p = tune_protocol(spec, kLinks).protocol;
+          const int order = p == Protocol::kLl ? 0 : p == Protocol::kLl128 ? 1 : 2;
+          EXPECT_GE(order, last) << servers << " x " << per_server << ", " << channels
+                                 << " channels, " << bytes << " bytes";
+          last = order;
+        }
+      }
+    }
+  }
+}
+
 // On one server the ring runs over NVLink: no network hops, and LL's cap is the single-server one.
 TEST(ProtocolTuner, OneServerUsesTheHostsInterconnect) {
   CollectiveSpec spec = two_servers(trace::CollectiveType::kAllReduce, 4096);
