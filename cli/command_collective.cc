@@ -138,6 +138,12 @@ coll::CollectiveSpec make_spec(const CollectiveOptions& o) {
     throw BadInput("--bytes: give the collective's comm_size (e.g. 1MiB)");
   }
 
+  if (o.algo == "auto") {
+    throw BadInput(
+        "--algo: auto is the tuner's pick for a run's links (collectives.algorithms in a run "
+        "configuration; `etwire plan` prints it); name an algorithm here: " +
+        coll::algorithm_names());
+  }
   if (!o.algo.empty()) {
     auto algorithm = coll::parse_algorithm(o.algo);
     if (!algorithm) {

@@ -21,34 +21,43 @@ uint64_t times_members(uint64_t bytes, uint32_t members, std::string_view what) 
 }
 
 DataLayout make_layout(const CollectiveSpec& spec, uint32_t n) {
-  const bool input = spec.size_convention == SizeConvention::kInput;
   if (!spec.collective) return DataLayout::whole(n, spec.bytes);
   switch (*spec.collective) {
     case CollectiveType::kAllReduce:
     case CollectiveType::kReduce:
     case CollectiveType::kBroadcast:
-      return DataLayout::whole(n, spec.bytes);
     case CollectiveType::kBarrier:
-      return DataLayout::whole(n, 0);
-    case CollectiveType::kAllGather:
-    case CollectiveType::kGather:
-      // Input: comm_size is one shard. Output: it is the whole result, cut as evenly as possible.
-      return DataLayout::blocks(n, input ? times_members(spec.bytes, n, "shard") : spec.bytes);
-    case CollectiveType::kReduceScatter:
-    case CollectiveType::kScatter:
-      return DataLayout::blocks(n, input ? spec.bytes : times_members(spec.bytes, n, "block"));
-    case CollectiveType::kReduceScatterBlock:
-      // Equal blocks by definition: with the input convention the comm_size % n trailing bytes
-      // belong to no block and are not moved.
-      return DataLayout::blocks(n,
-                                input ? spec.bytes / n * n : times_members(spec.bytes, n, "block"));
+      return DataLayout::whole(n, full_buffer_bytes(spec, n));
     case CollectiveType::kAllToAll:
       return DataLayout::exchange(n, spec.bytes, spec.peer_bytes);
+    default:
+      return DataLayout::blocks(n, full_buffer_bytes(spec, n));
   }
-  return DataLayout::whole(n, spec.bytes);
 }
 
 }  // namespace
+
+uint64_t full_buffer_bytes(const CollectiveSpec& spec, uint32_t n) {
+  const bool input = spec.size_convention == SizeConvention::kInput;
+  if (!spec.collective) return spec.bytes;
+  switch (*spec.collective) {
+    case CollectiveType::kBarrier:
+      return 0;
+    case CollectiveType::kAllGather:
+    case CollectiveType::kGather:
+      // Input: comm_size is one shard. Output: it is the whole result, cut as evenly as possible.
+      return input ? times_members(spec.bytes, n, "shard") : spec.bytes;
+    case CollectiveType::kReduceScatter:
+    case CollectiveType::kScatter:
+      return input ? spec.bytes : times_members(spec.bytes, n, "block");
+    case CollectiveType::kReduceScatterBlock:
+      // Equal blocks by definition: with the input convention the comm_size % n trailing bytes
+      // belong to no block and are not moved.
+      return input ? spec.bytes / n * n : times_members(spec.bytes, n, "block");
+    default:
+      return spec.bytes;
+  }
+}
 
 std::string_view size_convention_name(SizeConvention convention) {
   return convention == SizeConvention::kInput ? "input" : "output";

@@ -103,4 +103,9 @@ struct ResolvedSpec {
 // Throws SpecError.
 ResolvedSpec resolve(const CollectiveSpec& spec);
 
+// F, the buffer a collective over `members` ranks moves (DataLayout::full_bytes): the all-reduce's,
+// the all-gather's output, the reduce-scatter's input; for all-to-all what a member sends when
+// every peer gets the same. Throws SpecError when it overflows 64 bits.
+uint64_t full_buffer_bytes(const CollectiveSpec& spec, uint32_t members);
+
 }  // namespace etwire::collectives

@@ -26,6 +26,9 @@ enum class Hierarchy : uint8_t {
 struct CollectivesConfig {
   // Per collective type; unset = the generator's default for that type.
   std::array<std::optional<Algorithm>, kCollectiveTypeCount> algorithms{};
+  // Per collective type: `auto`, the algorithm the tuner picks per collective (all-reduce,
+  // all-gather and reduce-scatter only; `algorithms` is unset for these).
+  std::array<bool, kCollectiveTypeCount> tuned_algorithms{};
   // Chunks pipelined through the algorithm: `chunks`, or ceil(bytes / chunk_bytes) when set.
   uint32_t chunks = 1;
   std::optional<uint64_t> chunk_bytes;
@@ -56,6 +59,13 @@ struct CollectivesConfig {
 
   std::optional<Algorithm> algorithm_for(CollectiveType type) const {
     return algorithms[static_cast<size_t>(type)];
+  }
+  bool algorithm_tuned(CollectiveType type) const {
+    return tuned_algorithms[static_cast<size_t>(type)];
+  }
+  bool any_algorithm_tuned() const {
+    return std::find(tuned_algorithms.begin(), tuned_algorithms.end(), true) !=
+           tuned_algorithms.end();
   }
 };
 

@@ -1,8 +1,10 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
 #include "collectives/collective_spec.h"
+#include "collectives/tuner.h"
 #include "config/enum_names.h"
 #include "control/load/nccl_graph.h"
 #include "control/load/section_parsers.h"
@@ -25,9 +27,22 @@ void parse_algorithms(MapReader& section, config::CollectivesConfig& out) {
     std::string key = collective_key(type);
     std::string text;
     if (!section.text(key, text)) continue;
+    const bool tunable = !collectives::tuner_algorithms(type).empty();
+    if (text == "auto" && tunable) {
+      out.tuned_algorithms[static_cast<size_t>(t)] = true;
+      continue;
+    }
     std::vector<std::string> applicable;
     for (auto algorithm : collectives::applicable_algorithms(type)) {
       applicable.emplace_back(collectives::algorithm_name(algorithm));
+    }
+    if (tunable) applicable.emplace_back("auto");
+    if (text == "auto") {
+      ctx.error(Problem::kBadValue, section.get(key), section.key_path(key),
+                fmt::format("auto: NCCL's tuner chooses an algorithm for all_reduce, all_gather "
+                            "and reduce_scatter only; {} runs one of: {}",
+                            key, fmt::join(applicable, ", ")));
+      continue;
     }
     auto algorithm = collectives::parse_algorithm(text);
     if (!algorithm || !collectives::is_applicable(*algorithm, type)) {

@@ -4,14 +4,9 @@ namespace etwire::control {
 
 namespace {
 
-void choose_algorithm_and_channels(const config::CollectivesConfig& config, DimensionScope scope,
-                                   collectives::CollectiveSpec& spec) {
-  if (spec.collective) spec.algorithm = config.algorithm_for(*spec.collective);
-  const bool by_dimension = config.hierarchy == config::Hierarchy::kInvolvedDim &&
-                            scope == DimensionScope::kBoth && spec.ranks_per_host > 1;
-  if (!spec.algorithm && by_dimension && spec.collective == trace::CollectiveType::kAllReduce) {
-    spec.algorithm = collectives::Algorithm::kHierarchical;
-  }
+void choose_channels(const config::CollectivesConfig& config, collectives::CollectiveSpec& spec) {
+  spec.channels.reset();
+  spec.ring_graph.reset();
   if (!collectives::takes_channels(spec)) return;
   if (spec.algorithm.value_or(collectives::default_algorithm(spec.collective)) ==
       collectives::Algorithm::kRing) {
@@ -22,20 +17,70 @@ void choose_algorithm_and_channels(const config::CollectivesConfig& config, Dime
   }
 }
 
+void choose_algorithm(const config::CollectivesConfig& config, DimensionScope scope,
+                      collectives::CollectiveSpec& spec) {
+  if (spec.collective) spec.algorithm = config.algorithm_for(*spec.collective);
+  const bool by_dimension = config.hierarchy == config::Hierarchy::kInvolvedDim &&
+                            scope == DimensionScope::kBoth && spec.ranks_per_host > 1;
+  if (!spec.algorithm && by_dimension && spec.collective == trace::CollectiveType::kAllReduce) {
+    spec.algorithm = collectives::Algorithm::kHierarchical;
+  }
+  choose_channels(config, spec);
+}
+
+collectives::ProtocolChoice choose_protocol(const config::CollectivesConfig& config,
+                                            const collectives::TunerLinks& links,
+                                            const collectives::CollectiveSpec& spec) {
+  if (config.protocol.automatic) return collectives::tune_protocol(spec, links);
+  collectives::ProtocolChoice choice;
+  choice.protocol = config.protocol.protocol;
+  return choice;
+}
+
+// `auto`: each of NCCL's algorithms for the type with its channels and its protocol (the
+// configured one, or the tuner's), the smallest time winning; a tie keeps the first in NCCL's
+// order. The ring runs where no candidate has a time (a group of one rank).
+CollectiveChoice tune_algorithm(const config::CollectivesConfig& config,
+                                const collectives::TunerLinks& links,
+                                collectives::CollectiveSpec& spec) {
+  CollectiveChoice choice;
+  choice.algorithm_tuned = true;
+  choice.algorithm_time_us.fill(-1);
+  const auto fixed = static_cast<size_t>(config.protocol.protocol);
+  std::optional<collectives::Algorithm> best;
+  for (const collectives::Algorithm algorithm : collectives::tuner_algorithms(*spec.collective)) {
+    spec.algorithm = algorithm;
+    choose_channels(config, spec);
+    const collectives::ProtocolChoice tuned = collectives::tune_protocol(spec, links);
+    const double time =
+        tuned.time_us[config.protocol.automatic ? static_cast<size_t>(tuned.protocol) : fixed];
+    choice.algorithm_time_us[static_cast<size_t>(algorithm)] = time;
+    if (time < 0) continue;
+    if (!best || time < choice.algorithm_time_us[static_cast<size_t>(*best)]) {
+      best = algorithm;
+      choice.protocol = tuned;
+    }
+  }
+  spec.algorithm = best.value_or(collectives::Algorithm::kRing);
+  choose_channels(config, spec);
+  if (!config.protocol.automatic) choice.protocol.protocol = config.protocol.protocol;
+  return choice;
+}
+
 }  // namespace
 
-collectives::ProtocolChoice apply_collective_choices(const config::CollectivesConfig& config,
-                                                     DimensionScope scope,
-                                                     const collectives::TunerLinks& links,
-                                                     collectives::CollectiveSpec& spec) {
-  choose_algorithm_and_channels(config, scope, spec);
-  collectives::ProtocolChoice choice;
-  if (config.protocol.automatic) {
-    choice = collectives::tune_protocol(spec, links);
+CollectiveChoice apply_collective_choices(const config::CollectivesConfig& config,
+                                          DimensionScope scope,
+                                          const collectives::TunerLinks& links,
+                                          collectives::CollectiveSpec& spec) {
+  CollectiveChoice choice;
+  if (spec.collective && config.algorithm_tuned(*spec.collective)) {
+    choice = tune_algorithm(config, links, spec);
   } else {
-    choice.protocol = config.protocol.protocol;
+    choose_algorithm(config, scope, spec);
+    choice.protocol = choose_protocol(config, links, spec);
   }
-  spec.protocol = choice.protocol;
+  spec.protocol = choice.protocol.protocol;
   return choice;
 }
 

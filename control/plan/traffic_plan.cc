@@ -155,11 +155,11 @@ class JobPlanner {
       spec.collective = call.type;
       spec.ranks = members;
       spec.bytes = call.bytes;
-      const collectives::ProtocolChoice choice =
+      const CollectiveChoice choice =
           apply_collective_choices(config_.collectives, call.scope,
                                    tuner_links(config_, job_, placement_, members.front()), spec);
-      if (config_.collectives.protocol.automatic) {
-        plan_.protocol_choices.push_back(
+      if (config_.collectives.protocol.automatic || choice.algorithm_tuned) {
+        plan_.tuner_choices.push_back(
             {job_, call.type, call.group_id, static_cast<uint32_t>(members.size()), call.bytes,
              spec.algorithm.value_or(collectives::default_algorithm(spec.collective)), choice});
       }

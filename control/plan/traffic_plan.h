@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "collectives/collective_spec.h"
-#include "collectives/protocol_tuner.h"
 #include "config/run_config.h"
 #include "control/load/diagnostic.h"
+#include "control/plan/collective_choice.h"
 
 namespace etwire::control {
 
@@ -58,15 +58,16 @@ struct PlaneCrossing {
   size_t connections = 0;
 };
 
-// What `collectives.protocol: auto` picked for one distinct collective of a job.
-struct ProtocolPick {
+// What the tuner (`auto` in collectives.protocol or collectives.algorithms) picked for one
+// distinct collective of a job.
+struct TunerPick {
   size_t job = 0;
   trace::CollectiveType type = trace::CollectiveType::kAllReduce;
   int64_t group = 0;
   uint32_t ranks = 0;
   uint64_t bytes = 0;  // comm_size as the trace states it
   collectives::Algorithm algorithm = collectives::Algorithm::kRing;
-  collectives::ProtocolChoice choice;
+  CollectiveChoice choice;
 };
 
 struct TrafficPlan {
@@ -79,7 +80,7 @@ struct TrafficPlan {
   uint64_t programs_generated = 0;     // distinct collectives turned into programs
   uint32_t max_qps_per_peer = 0;       // most QPs any rank pair uses
   std::vector<std::optional<PlaneCrossing>> plane_crossings;  // [job]
-  std::vector<ProtocolPick> protocol_choices;  // collectives.protocol auto only, in plan order
+  std::vector<TunerPick> tuner_choices;  // collectives tuned (an `auto`) only, in plan order
 };
 
 // The generation choices every collective of job `job` shares (chunking, QPs per peer, byte

@@ -8,12 +8,14 @@ has no path and is refused; the channels, each on one rail, run. NCCL's tree ove
 planes with eight channels (one tree entering both servers per rail) loads every NIC with an
 eighth of the buffer, and so do NVLS and NVLS-tree (each GPU's NIC carries its own slice). The
 four ring channels of an NCCL graph dump (tests/cli/data) load NICs 0-3 of each server alike and
-leave NICs 4-7 idle, as the graph says.
+leave NICs 4-7 idle, as the graph says. With `all_reduce: auto` the plan's pick per size is what
+the run runs.
 
     python3 tests/cli/channels_e2e_test.py --etwire build/release/etwire --source-dir . \
-        --case rails|planes|tree|nvls|graph
+        --case rails|planes|tree|nvls|graph|auto
 """
 
+import csv
 import json
 import os
 import subprocess
@@ -55,20 +57,25 @@ def etwire(args, *argv):
     return subprocess.run([args.etwire, *argv], capture_output=True, text=True, timeout=600)
 
 
-def trace(args, work):
-    prefix = os.path.join(work, "trace", "ar")
-    proc = etwire(args, "synth", "microbench", "-o", prefix, "-b", "1GiB", "-n", "16")
+def trace(args, work, size="1GiB"):
+    prefix = os.path.join(work, "trace-" + size, "ar")
+    proc = etwire(args, "synth", "microbench", "-o", prefix, "-b", size, "-n", "16")
     assert proc.returncode == 0, proc.stderr
     return prefix
 
 
-def run(args, work, name, planes, channels, algorithm=None, extra=""):
+def write_config(args, work, name, planes, channels, algorithm=None, extra="", size="1GiB"):
     config = os.path.join(work, name + ".yaml")
     with open(config, "w") as f:
-        f.write(CONFIG.format(name=name, trace=trace(args, work), planes=planes,
+        f.write(CONFIG.format(name=name, trace=trace(args, work, size), planes=planes,
                               channels=(f"  channels: {channels}\n" if channels else "") + extra,
                               algorithm=(f"  algorithms: {{all_reduce: {algorithm}}}\n"
                                          if algorithm else "")))
+    return config
+
+
+def run(args, work, name, planes, channels, algorithm=None, extra="", size="1GiB"):
+    config = write_config(args, work, name, planes, channels, algorithm, extra, size)
     out = os.path.join(work, "results-" + name)
     proc = etwire(args, "run", config, "--no-progress", "--out", out)
     return proc, out
@@ -141,6 +148,35 @@ def case_nvls(args, work):
     return "; ".join(lines)
 
 
+def case_auto(args, work):
+    """`all_reduce: auto` with `protocol: auto`: the plan's pick for each size is what the run
+    runs (collectives.csv), the tree in LL for 64 KiB and NVLS-tree in Simple for 1 GiB by the
+    model (tests/collectives/tuner_test.cc), NVLS-tree loading every NIC alike."""
+    lines = []
+    for size, expected in (("64KiB", ("tree", "ll")), ("1GiB", ("nvls-tree", "simple"))):
+        name = "auto-" + size
+        extra = "  protocol: auto\n"
+        config = write_config(args, work, name, 1, 8, "auto", extra, size)
+        plan = etwire(args, "plan", config, "--json")
+        assert plan.returncode == 0, plan.stderr[-3000:]
+        choices = json.loads(plan.stdout)["algorithm_choices"]
+        assert len(choices) == 1, choices
+        picked = (choices[0]["algorithm"], choices[0]["protocol"])
+        assert picked == expected, (size, choices[0])
+        proc, out = run(args, work, name, 1, 8, "auto", extra, size)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        with open(os.path.join(out, "collectives.csv")) as f:
+            rows = list(csv.DictReader(f))
+        ran = {(r["algorithm"], r["protocol"]) for r in rows}
+        assert ran == {picked}, (size, ran, picked)
+        if size == "1GiB":
+            tx, _, _ = measured(out)
+            check_eighth(tx)
+        lines.append(f"{size}: plan and run {picked[0]}/{picked[1]} "
+                     f"({choices[0]['model_us'][picked[0]]:.1f} us by the model)")
+    return "; ".join(lines)
+
+
 def case_graph(args, work):
     graph = os.path.abspath(
         os.path.join(args.source_dir, "tests", "cli", "data", "nccl_graph_8gpu_4ch.xml"))
@@ -156,4 +192,4 @@ def case_graph(args, work):
 
 if __name__ == "__main__":
     sys.exit(run_case({"rails": case_rails, "planes": case_planes, "tree": case_tree,
-                       "nvls": case_nvls, "graph": case_graph}, "channels"))
+                       "nvls": case_nvls, "graph": case_graph, "auto": case_auto}, "channels"))

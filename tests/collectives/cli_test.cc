@@ -79,6 +79,9 @@ TEST(CollectiveCli, BadInputExitsTwoWithAClearMessage) {
   r = etwire("collective all_reduce -n 4 -b 1KiB --algo butterfly");
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.output, HasSubstr("unknown algorithm \"butterfly\""));
+  r = etwire("collective all_reduce -n 4 -b 1KiB --algo auto");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.output, HasSubstr("--algo: auto is the tuner's pick for a run's links"));
   r = etwire("collective all_reduce -n 4 -b 1KiB --algo pxn");
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.output, HasSubstr("pxn does not apply to ALL_REDUCE"));

@@ -66,21 +66,23 @@ TEST(ProtocolConfig, AutoChoicesArePrintedByThePlan) {
   EXPECT_TRUE(loaded.config.collectives.protocol.automatic);
   Diagnostics problems;
   const TrafficPlan plan = plan_traffic(loaded, problems);
-  ASSERT_EQ(plan.protocol_choices.size(), 1u);
-  const ProtocolPick& pick = plan.protocol_choices[0];
+  ASSERT_EQ(plan.tuner_choices.size(), 1u);
+  const TunerPick& pick = plan.tuner_choices[0];
+  EXPECT_FALSE(pick.choice.algorithm_tuned);
   EXPECT_EQ(pick.ranks, 8u);
   EXPECT_EQ(pick.bytes, 1u << 20);
   const std::string text = plan_to_text(loaded, plan);
   EXPECT_THAT(text, HasSubstr("Protocol auto (per collective"));
-  const std::string picked(config::name_of(config::protocol_names(), pick.choice.protocol));
+  const collectives::ProtocolChoice& choice = pick.choice.protocol;
+  const std::string picked(config::name_of(config::protocol_names(), choice.protocol));
   EXPECT_THAT(text, HasSubstr(picked + ": messages of"));
   const auto json = plan_to_json(loaded, plan);
   EXPECT_EQ(json["protocol"]["name"], "auto");
   EXPECT_EQ(json["protocol"]["choices"][0]["protocol"]["name"], picked);
   // Every protocol is a candidate for the ring all-reduce, and the pick is the fastest.
-  for (double us : pick.choice.time_us) {
+  for (double us : choice.time_us) {
     EXPECT_GT(us, 0);
-    EXPECT_LE(pick.choice.time_us[static_cast<size_t>(pick.choice.protocol)], us);
+    EXPECT_LE(choice.time_us[static_cast<size_t>(choice.protocol)], us);
   }
 }
 

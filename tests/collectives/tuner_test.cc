@@ -1,12 +1,14 @@
-// `collectives.protocol: auto`: the tuner's model picks LL for small collectives, LL128 in the
-// middle and Simple for large ones, as NCCL's would on two 8-GPU servers with 8 NICs each; it
-// weighs only what NCCL weighs (ring and tree), and its times follow the model's formula.
+// `auto`: the tuner's model picks LL for small collectives, LL128 in the middle and Simple for
+// large ones, as NCCL's would on two 8-GPU servers with 8 NICs each; it weighs only what NCCL
+// weighs (ring, tree, NVLS, NVLS-tree and PAT, each where NCCL runs it), and its times follow the
+// model's formula.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <numeric>
+#include <vector>
 
-#include "collectives/protocol_tuner.h"
+#include "collectives/tuner.h"
 
 namespace etwire::collectives {
 namespace {
@@ -90,7 +92,7 @@ TEST(ProtocolTuner, TheTreeIsWeighedForAllReduceOnly) {
 
 TEST(ProtocolTuner, OtherAlgorithmsRunSimpleAndWeighNothing) {
   for (const Algorithm algorithm :
-       {Algorithm::kHalvingDoubling, Algorithm::kNvls, Algorithm::kHierarchical}) {
+       {Algorithm::kHalvingDoubling, Algorithm::kBidirectionalRing, Algorithm::kHierarchical}) {
     CollectiveSpec spec = two_servers(trace::CollectiveType::kAllReduce, 4096);
     spec.algorithm = algorithm;
     const ProtocolChoice choice = tune_protocol(spec, kLinks);
@@ -137,6 +139,82 @@ TEST(ProtocolTuner, OneServerUsesTheHostsInterconnect) {
   // 6.6 + 14 x 0.6; LL's bus bandwidth min(450 x 0.5, 141).
   EXPECT_NEAR(time_of(choice, Protocol::kLl), 15.0 + 4096 / (1000 * 141.0 * 8 / 14), 1e-9);
   EXPECT_EQ(choice.protocol, Protocol::kLl);
+}
+
+TEST(Tuner, WeighsWhatNcclWeighsPerCollective) {
+  using trace::CollectiveType;
+  const auto all_reduce = tuner_algorithms(CollectiveType::kAllReduce);
+  EXPECT_EQ(std::vector<Algorithm>(all_reduce.begin(), all_reduce.end()),
+            (std::vector<Algorithm>{Algorithm::kTree, Algorithm::kRing, Algorithm::kNvls,
+                                    Algorithm::kNvlsTree}));
+  for (const CollectiveType type : {CollectiveType::kAllGather, CollectiveType::kReduceScatter,
+                                    CollectiveType::kReduceScatterBlock}) {
+    const auto list = tuner_algorithms(type);
+    EXPECT_EQ(std::vector<Algorithm>(list.begin(), list.end()),
+              (std::vector<Algorithm>{Algorithm::kRing, Algorithm::kPat}));
+  }
+  for (const CollectiveType type :
+       {CollectiveType::kBroadcast, CollectiveType::kReduce, CollectiveType::kAllToAll,
+        CollectiveType::kGather, CollectiveType::kScatter, CollectiveType::kBarrier}) {
+    EXPECT_TRUE(tuner_algorithms(type).empty());
+  }
+}
+
+// NVLS reduces in one server's switch: 25 us, the host's interconnect at 5/6. Across servers it
+// needs CollNet in NCCL, so it is no candidate there; NVLS-tree is, and not on one server.
+TEST(Tuner, NvlsOnOneServerAndNvlsTreeAcrossServers) {
+  CollectiveSpec one = two_servers(trace::CollectiveType::kAllReduce, 64 << 20);
+  one.ranks.resize(8);
+  one.algorithm = Algorithm::kNvls;
+  one.channels.reset();
+  const ProtocolChoice nvls = tune_protocol(one, kLinks);
+  EXPECT_EQ(nvls.protocol, Protocol::kSimple);
+  EXPECT_LT(time_of(nvls, Protocol::kLl), 0);
+  EXPECT_LT(time_of(nvls, Protocol::kLl128), 0);
+  EXPECT_NEAR(time_of(nvls, Protocol::kSimple), 25.0 + (64 << 20) / (1000 * 450.0 * 5 / 6), 1e-9);
+  one.algorithm = Algorithm::kNvlsTree;
+  EXPECT_LT(time_of(tune_protocol(one, kLinks), Protocol::kSimple), 0);
+
+  CollectiveSpec two = two_servers(trace::CollectiveType::kAllReduce, 64 << 20);
+  two.algorithm = Algorithm::kNvls;
+  two.channels.reset();
+  EXPECT_LT(time_of(tune_protocol(two, kLinks), Protocol::kSimple), 0);
+  // NVLS-tree: 25 + 2 x log2(2) x 14 us; each server's eight NICs (400 GB/s) under its NVLink.
+  two.algorithm = Algorithm::kNvlsTree;
+  EXPECT_NEAR(time_of(tune_protocol(two, kLinks), Protocol::kSimple),
+              53.0 + (64 << 20) / (1000 * 400.0 * 5 / 6), 1e-9);
+  // Past two servers the tree between them gets half the NICs' bandwidth.
+  two.ranks.resize(32);
+  std::iota(two.ranks.begin(), two.ranks.end(), 0);
+  EXPECT_NEAR(time_of(tune_protocol(two, kLinks), Protocol::kSimple),
+              25.0 + 2 * 2 * 14.0 + (64 << 20) / (1000 * 200.0 * 5 / 6), 1e-9);
+}
+
+// PAT runs with one rank per server only, Simple: 8 us, log2(servers) network hops of 14 / 3.5
+// us and 2.8 us per rank, the NIC at 85 %.
+TEST(Tuner, PatWithOneRankPerServer) {
+  CollectiveSpec spec = two_servers(trace::CollectiveType::kAllGather, 4096);
+  spec.algorithm = Algorithm::kPat;
+  spec.channels.reset();
+  EXPECT_LT(time_of(tune_protocol(spec, kLinks), Protocol::kSimple), 0) << "8 ranks per server";
+  spec.ranks_per_host = 1;
+  const ProtocolChoice pat = tune_protocol(spec, kLinks);
+  EXPECT_LT(time_of(pat, Protocol::kLl), 0);
+  EXPECT_NEAR(time_of(pat, Protocol::kSimple), 8 + 4 * 4.0 + 16 * 2.8 + 16 * 4096 / (1000 * 42.5),
+              1e-9);
+  spec.collective = trace::CollectiveType::kAllReduce;
+  EXPECT_LT(time_of(tune_protocol(spec, kLinks), Protocol::kSimple), 0) << "no PAT all-reduce";
+}
+
+// With one rank per server every step crosses the network, and NCCL charges the tree's network
+// hop for it; a group's servers are the hosts its members occupy, not its size over
+// ranks_per_host.
+TEST(Tuner, OneRankPerServerChargesTheTreesNetworkHop) {
+  CollectiveSpec spec = two_servers(trace::CollectiveType::kAllReduce, 4096);
+  spec.ranks = {0, 8, 16, 24};
+  const ProtocolChoice choice = tune_protocol(spec, kLinks);
+  // 6.6 + 6 steps x 5.0; one NIC per server: LL's bus min(50 x 0.5, 39), algbw x 4 / 6.
+  EXPECT_NEAR(time_of(choice, Protocol::kLl), 36.6 + 4096 / (1000 * 25.0 * 4 / 6), 1e-9);
 }
 
 }  // namespace

@@ -1,0 +1,45 @@
+// `auto` in collectives.algorithms and collectives.protocol: the algorithm and protocol NCCL's
+// tuner would pick for one collective, from a cost model of its kind (docs/collectives.md, "The
+// auto tuner"): per algorithm and protocol, a latency (a base, and per step a hop inside the
+// server or across the network) plus the bytes over a bandwidth (the channels' NICs or the
+// server's interconnect, cut by the protocol's share of it and its caps), the smallest time
+// winning. The figures are those of NCCL 2.23's model for H100 servers (NVSwitch, so NVLS) with
+// x86 hosts. NCCL chooses between tree, ring, NVLS and NVLS-tree for an all-reduce and between ring
+// and PAT for an all-gather or reduce-scatter; the ring and the tree run every protocol, the rest
+// Simple only, and every other collective and algorithm runs Simple.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include "collectives/collective_spec.h"
+#include "config/protocol.h"
+
+namespace etwire::collectives {
+
+// The links a collective's ranks use.
+struct TunerLinks {
+  double nic_bytes_per_second = 0;   // a rank's port
+  double host_bytes_per_second = 0;  // a rank's share of its host's interconnect (NVLink)
+};
+
+struct ProtocolChoice {
+  config::Protocol protocol = config::Protocol::kSimple;
+  // The model's time per protocol (by config::Protocol), in microseconds; negative: not a
+  // candidate for this collective and algorithm.
+  std::array<double, config::kProtocolCount> time_us{-1, -1, -1};
+};
+
+// The algorithms NCCL's tuner weighs for `type`, in its order (a tie keeps the first): tree,
+// ring, NVLS and NVLS-tree for all-reduce, ring and PAT for all-gather and reduce-scatter; none
+// for the others (NCCL has one algorithm for them).
+std::span<const Algorithm> tuner_algorithms(trace::CollectiveType type);
+
+// `spec` has its algorithm and channels chosen (control/plan/collective_choice.h). The protocol
+// is the fastest of those the algorithm runs; every time is negative where NCCL would not run the
+// algorithm on this group (NVLS across servers, NVLS-tree on one, PAT with several ranks on a
+// server), and then the protocol is Simple.
+ProtocolChoice tune_protocol(const CollectiveSpec& spec, const TunerLinks& links);
+
+}  // namespace etwire::collectives
