@@ -28,8 +28,9 @@ CommandAction add_sweep_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-a,--algorithms", opts->flags.algorithms,
                   "Algorithms, comma-separated (" + collectives::algorithm_names() +
-                      "); each collective runs those it supports (default: the one "
-                      "collectives.algorithms gives it, else its default)");
+                      ", or auto: the tuner's pick per size for all_reduce, all_gather and "
+                      "reduce_scatter); each collective runs those it supports (default: the "
+                      "one collectives.algorithms gives it, else its default)");
   cmd->add_option("-b,--min-bytes", opts->flags.min_bytes,
                   "Smallest size: the collective's full buffer, nccl-tests' size (e.g. 8, 1KiB)")
       ->capture_default_str();

@@ -24,10 +24,6 @@ using Json = nlohmann::ordered_json;
 
 // The nccl-tests JSON file version whose shape sweep.json follows.
 constexpr int kNcclTestsJsonVersion = 2;
-std::string series_name(collectives::CollectiveKind kind, collectives::Algorithm algorithm) {
-  return fmt::format("{}-{}", collective_type_label(kind), collectives::algorithm_name(algorithm));
-}
-
 Json optional_number(const std::optional<double>& value) {
   return value ? Json(*value) : Json(nullptr);
 }
@@ -91,9 +87,9 @@ Json result_json(const SweepResults& sweep, const SweepPoint& p) {
     row["in_place_per_iter"] = std::move(per_iteration);
   }
   row["actual_iterations"] = sweep.iterations;
-  row["experiment_name"] = series_name(p.kind, p.algorithm);
+  row["experiment_name"] = series_name(series_of(p));
   row["collective"] = collective_type_label(p.kind);
-  row["algorithm"] = collectives::algorithm_name(p.algorithm);
+  row["algorithm"] = point_algorithm(p);
   row["protocol"] =
       p.protocol ? Json(config::name_of(config::protocol_names(), *p.protocol)) : Json(nullptr);
   row["requested_size"] = p.requested_bytes;
@@ -107,10 +103,6 @@ Json result_json(const SweepResults& sweep, const SweepPoint& p) {
   return row;
 }
 
-bool same_series(const SweepPoint& p, const SweepFit& f) {
-  return p.kind == f.kind && p.algorithm == f.algorithm;
-}
-
 // nccl-tests' average_bus_bandwidth: the mean busbw of the series' measured points.
 Json average_bus_bandwidth(double gbps) {
   return {{"bandwidth", gbps}, {"okay", "unchecked"}};
@@ -119,7 +111,7 @@ Json average_bus_bandwidth(double gbps) {
 Json fit_json(const SweepFit& f) {
   Json fit;
   fit["collective"] = collective_type_label(f.kind);
-  fit["algorithm"] = collectives::algorithm_name(f.algorithm);
+  fit["algorithm"] = series_algorithm(f);
   fit["busbw_factor"] = f.busbw_factor;
   fit["sizes"] = f.fit ? f.fit->points : 0;
   fit["alpha_us"] = f.fit ? Json(f.fit->alpha_us) : Json(nullptr);
@@ -173,7 +165,7 @@ Json sweep_document(const SweepResults& sweep, const std::vector<SweepFit>& fits
   doc["config"] = std::move(config);
   Json results = Json::array();
   for (const SweepPoint& p : sweep.points) {
-    if (series == nullptr || same_series(p, *series)) results.push_back(result_json(sweep, p));
+    if (series == nullptr || in_series(p, *series)) results.push_back(result_json(sweep, p));
   }
   doc["results"] = std::move(results);
   Json fit_list = Json::array();
@@ -201,7 +193,7 @@ Json sweep_document(const SweepResults& sweep, const std::vector<SweepFit>& fits
 }  // namespace
 
 std::string sweep_series_file(const SweepFit& series) {
-  return fmt::format("{}.json", series_name(series.kind, series.algorithm));
+  return fmt::format("{}.json", series_name(series));
 }
 
 void write_sweep_json(const SweepResults& sweep, const std::string& path,
@@ -218,15 +210,14 @@ void write_sweep_json(const SweepResults& sweep, const std::string& path,
 void write_sweep_csv(const SweepResults& sweep, const std::string& path) {
   std::string text =
       "collective,algorithm,protocol,requested_size,size,count,type,redop,root,time_us,"
-      "algbw_GBps,busbw_GBps,ideal_percent,instances,status,run_dir\n";
+      "algbw_GBps,busbw_GBps,ideal_percent,instances,status,run_dir,series\n";
   for (const SweepPoint& p : sweep.points) {
-    text += fmt::format("{},{},{},{},{},{},{},{},{},", collective_type_label(p.kind),
-                        collectives::algorithm_name(p.algorithm),
-                        p.protocol ? config::name_of(config::protocol_names(), *p.protocol) : "",
-                        p.requested_bytes, p.bytes,
-                        collectives::nccl_count(p.kind, p.bytes, sweep.ranks),
-                        collectives::kNcclElementType, collectives::nccl_redop(p.kind),
-                        collectives::nccl_root(p.kind));
+    text += fmt::format(
+        "{},{},{},{},{},{},{},{},{},", collective_type_label(p.kind), point_algorithm(p),
+        p.protocol ? config::name_of(config::protocol_names(), *p.protocol) : "", p.requested_bytes,
+        p.bytes, collectives::nccl_count(p.kind, p.bytes, sweep.ranks),
+        collectives::kNcclElementType, collectives::nccl_redop(p.kind),
+        collectives::nccl_root(p.kind));
     if (p.measured) {
       // Shortest round-trip numbers, as summary.json and the other CSV files write them.
       text += fmt::format("{},{},{},{},{},", Json(p.measured->cct_us).dump(),
@@ -238,7 +229,7 @@ void write_sweep_csv(const SweepResults& sweep, const std::string& path) {
     append_csv_text(p.status, text);
     text += ',';
     append_csv_text(p.run_dir, text);
-    text += '\n';
+    text += ',' + series_name(series_of(p)) + '\n';
   }
   write_file(path, text);
 }

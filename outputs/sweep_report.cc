@@ -50,22 +50,22 @@ std::string measurement_table(const TextTable& table, const std::vector<bool>& m
 }
 
 void append_series(const SweepResults& sweep, const SweepFit& series, std::string& out) {
-  const bool all_completed =
-      std::all_of(sweep.points.begin(), sweep.points.end(), [&](const SweepPoint& p) {
-        return p.kind != series.kind || p.algorithm != series.algorithm || p.status == "completed";
-      });
+  const bool all_completed = std::all_of(
+      sweep.points.begin(), sweep.points.end(),
+      [&](const SweepPoint& p) { return !in_series(p, series) || p.status == "completed"; });
   std::vector<std::string> header{"size",    "count",      "type",       "redop",  "root",
                                   "time_us", "algbw_GBps", "busbw_GBps", "ideal_%"};
   // The protocol column only where a series ran one other than Simple (collectives.protocol).
   const bool protocols = std::any_of(sweep.points.begin(), sweep.points.end(), [](const auto& p) {
     return p.protocol && *p.protocol != config::Protocol::kSimple;
   });
+  if (series.tuned) header.emplace_back("algorithm");
   if (protocols) header.emplace_back("protocol");
   if (!all_completed) header.emplace_back("status");
   TextTable table(header);
   std::vector<bool> measured;
   for (const SweepPoint& p : sweep.points) {
-    if (p.kind != series.kind || p.algorithm != series.algorithm) continue;
+    if (!in_series(p, series)) continue;
     std::vector<std::string> row{
         std::to_string(p.bytes),
         std::to_string(collectives::nccl_count(p.kind, p.bytes, sweep.ranks)),
@@ -79,6 +79,7 @@ void append_series(const SweepResults& sweep, const SweepFit& series, std::strin
     } else {
       row.insert(row.end(), 4, "-");
     }
+    if (series.tuned) row.push_back(point_algorithm(p));
     if (protocols) {
       row.push_back(p.protocol ? std::string(config::name_of(config::protocol_names(), *p.protocol))
                                : "-");
@@ -88,9 +89,8 @@ void append_series(const SweepResults& sweep, const SweepFit& series, std::strin
     measured.push_back(p.measured.has_value());
   }
   out += commented(fmt::format("\n{}, {}, {} ranks (busbw = algbw x {})",
-                               collective_type_label(series.kind),
-                               collectives::algorithm_name(series.algorithm), sweep.ranks,
-                               collectives::busbw_formula(series.kind)));
+                               collective_type_label(series.kind), series_algorithm(series),
+                               sweep.ranks, collectives::busbw_formula(series.kind)));
   out += measurement_table(table, measured);
   // nccl-tests' last line, which its readers look for: the mean busbw of the sizes measured.
   out += fmt::format("# Avg bus bandwidth    : {:.3f}\n", series.average_busbw_gbps);
@@ -100,8 +100,7 @@ void append_fits(const std::vector<SweepFit>& fits, std::string& out) {
   TextTable table({"collective", "algorithm", "sizes", "alpha_us", "beta_GBps", "beta_alg_GBps",
                    "rms_err_%", "max_err_%"});
   for (const SweepFit& f : fits) {
-    std::vector<std::string> row{collective_type_label(f.kind),
-                                 std::string(collectives::algorithm_name(f.algorithm))};
+    std::vector<std::string> row{collective_type_label(f.kind), series_algorithm(f)};
     if (!f.fit) {
       row.insert(row.end(), 6, "-");
       table.add_row(row);

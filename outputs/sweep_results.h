@@ -18,7 +18,11 @@ namespace etwire::outputs {
 
 struct SweepPoint {
   collectives::CollectiveKind kind;
-  collectives::Algorithm algorithm = collectives::Algorithm::kRing;
+  collectives::Algorithm algorithm = collectives::Algorithm::kRing;  // the series' unless tuned
+  // The series is `auto` (collectives.algorithms or -a auto): the tuner picks per size, and
+  // `picked` is what the measured instances ran (nullopt when none completed).
+  bool tuned = false;
+  std::optional<collectives::Algorithm> picked;
   uint64_t requested_bytes = 0;  // the size the steps reached
   uint64_t bytes = 0;            // rounded as nccl-tests rounds it: the full buffer F
   std::string run_dir;  // the run's results, relative to the sweep's directory; "" when not run
@@ -65,14 +69,26 @@ struct SweepResults {
 struct SweepFit {
   collectives::CollectiveKind kind;
   collectives::Algorithm algorithm = collectives::Algorithm::kRing;
+  bool tuned = false;  // the `auto` series of the collective: `algorithm` means nothing
   double busbw_factor = 0;
   std::optional<collectives::AlphaBetaFit> fit;
   // The mean busbw of the series' measured points (nccl-tests' "Avg bus bandwidth"); 0 when none.
   double average_busbw_gbps = 0;
 };
 
-// The (collective, algorithm) series of the points, in the order they first appear.
+// The (collective, algorithm) series of the points, in the order they first appear; a
+// collective's `auto` points are one series whatever the tuner picked.
 std::vector<SweepFit> fit_sweep(const SweepResults& sweep);
+
+bool in_series(const SweepPoint& point, const SweepFit& series);
+// The series a point belongs to, not fitted.
+SweepFit series_of(const SweepPoint& point);
+// "all_reduce-ring", "all_gather-auto".
+std::string series_name(const SweepFit& series);
+// The algorithm of a series ("auto" when tuned) and of a point (under `auto` the pick, or "auto"
+// when nothing was measured).
+std::string series_algorithm(const SweepFit& series);
+std::string point_algorithm(const SweepPoint& point);
 
 // "local time now" as SweepResults' times are written.
 std::string sweep_time_now();

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "collectives/nccl_sizes.h"
+#include "collectives/tuner.h"
 #include "common/exact_bytes.h"
 #include "common/units.h"
 #include "outputs/results_files.h"
@@ -121,10 +122,15 @@ SweepRequest read_sweep_flags(const SweepFlags& flags) {
   }
   if (!flags.algorithms.empty()) {
     for (const std::string& name : split_list(flags.algorithms, "-a/--algorithms")) {
+      if (name == "auto") {
+        request.tuned = true;
+        continue;
+      }
       const auto algorithm = collectives::parse_algorithm(name);
       if (!algorithm) {
-        throw SweepInputError(fmt::format("-a/--algorithms: unknown algorithm \"{}\" (known: {})",
-                                          name, collectives::algorithm_names()));
+        throw SweepInputError(
+            fmt::format("-a/--algorithms: unknown algorithm \"{}\" (known: {}, auto)", name,
+                        collectives::algorithm_names()));
       }
       if (std::find(request.algorithms.begin(), request.algorithms.end(), *algorithm) ==
           request.algorithms.end()) {
@@ -165,10 +171,22 @@ SweepPlan plan_sweep(const SweepRequest& request, uint32_t ranks,
           ranks));
     }
     std::vector<collectives::Algorithm> algorithms;
-    if (request.algorithms.empty()) {
+    const bool tunable = kind && !collectives::tuner_algorithms(*kind).empty();
+    // Without -a: the configuration's algorithm, `auto` among them.
+    bool tuned =
+        request.algorithms.empty() && !request.tuned && kind && collectives.algorithm_tuned(*kind);
+    if (request.algorithms.empty() && !request.tuned && !tuned) {
       std::optional<collectives::Algorithm> configured;
       if (kind) configured = collectives.algorithm_for(*kind);
       algorithms.push_back(configured.value_or(collectives::default_algorithm(kind)));
+    }
+    if (request.tuned && tunable) {
+      tuned = true;
+    } else if (request.tuned) {
+      plan.notes.push_back(
+          fmt::format("auto does not run {}: NCCL's tuner chooses for all_reduce, all_gather and "
+                      "reduce_scatter only: left out",
+                      outputs::collective_type_label(kind)));
     }
     for (const collectives::Algorithm algorithm : request.algorithms) {
       if (collectives::is_applicable(algorithm, kind)) {
@@ -215,8 +233,9 @@ SweepPlan plan_sweep(const SweepRequest& request, uint32_t ranks,
                                        dropped.size() == 1 ? "it rounds" : "they round"));
     }
     for (const collectives::Algorithm algorithm : algorithms) {
-      plan.series.push_back({kind, algorithm, sizes});
+      plan.series.push_back({kind, algorithm, false, sizes});
     }
+    if (tuned) plan.series.push_back({kind, collectives::Algorithm::kRing, true, sizes});
   }
   if (plan.series.empty()) {
     std::vector<std::string> lists;

@@ -33,6 +33,7 @@ struct SweepFlags {
 struct SweepRequest {
   std::vector<collectives::CollectiveKind> kinds;  // in the order given, each once
   std::vector<collectives::Algorithm> algorithms;  // in the order given, each once; empty: none
+  bool tuned = false;  // -a named `auto`: the tuner's pick per size, a series after the others
   uint64_t min_bytes = 0;
   uint64_t max_bytes = 0;
   uint64_t step_factor = 0;
@@ -44,6 +45,7 @@ SweepRequest read_sweep_flags(const SweepFlags& flags);
 struct SweepSeries {
   collectives::CollectiveKind kind;
   collectives::Algorithm algorithm = collectives::Algorithm::kRing;
+  bool tuned = false;  // `auto`: the tuner picks per size (algorithm means nothing)
   // Pairs of (requested, rounded) sizes, ascending, each rounded size once.
   std::vector<std::pair<uint64_t, uint64_t>> sizes;
 };

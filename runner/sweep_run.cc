@@ -69,11 +69,15 @@ void write_trace_set(const std::filesystem::path& prefix, collectives::Collectiv
 
 // "sweep: all_reduce ring 4 MiB (7/24)": on a terminal one line rewritten per run, otherwise one
 // line each.
+// The series' algorithm as -a and collectives.algorithms name it: "auto" when tuned.
+std::string series_algorithm_name(const SweepSeries& series) {
+  return series.tuned ? "auto" : std::string(collectives::algorithm_name(series.algorithm));
+}
+
 void show_progress(const SweepRun& run, size_t index, size_t total, bool terminal) {
   const std::string line =
       fmt::format("sweep: {} {} {} ({}/{})", outputs::collective_type_label(run.series->kind),
-                  collectives::algorithm_name(run.series->algorithm), format_bytes(run.bytes),
-                  index + 1, total);
+                  series_algorithm_name(*run.series), format_bytes(run.bytes), index + 1, total);
   if (terminal) {
     // \x1b[K clears what a longer previous line left.
     std::cerr << '\r' << line << "\x1b[K" << std::flush;
@@ -175,20 +179,26 @@ int read_request(const SweepOptions& opts, SweepRequest& request) {
   return kExitOk;
 }
 
-// The configuration changed for a run of `series`: its algorithm (send/recv runs one, so the
-// configuration has no key for it), and the run's trace set in place of the jobs.
+// The configuration changed for a run of `series`: its algorithm or `auto` (send/recv runs one,
+// so the configuration has no key for it), and the run's trace set in place of the jobs.
 control::PlanChange point_change(const SweepSeries& series, const control::JobSubstitute& trace) {
   control::PlanChange change;
   const collectives::CollectiveKind kind = series.kind;
   const collectives::Algorithm algorithm = series.algorithm;
+  const bool tuned = series.tuned;
   if (kind) {
     change.settings.push_back(fmt::format("collectives.algorithms.{}={}",
                                           outputs::collective_type_label(kind),
-                                          collectives::algorithm_name(algorithm)));
+                                          series_algorithm_name(series)));
   }
   change.settings.push_back(control::substitute_setting(trace));
-  change.apply = [kind, algorithm, trace](config::RunConfig& config) {
-    if (kind) config.collectives.algorithms[static_cast<size_t>(*kind)] = algorithm;
+  change.apply = [kind, algorithm, tuned, trace](config::RunConfig& config) {
+    if (kind) {
+      const auto type = static_cast<size_t>(*kind);
+      config.collectives.tuned_algorithms[type] = tuned;
+      config.collectives.algorithms[type] =
+          tuned ? std::nullopt : std::optional<collectives::Algorithm>(algorithm);
+    }
     control::substitute_job(config, trace);
   };
   return change;
@@ -208,7 +218,7 @@ std::vector<SweepRun> prepare_runs(const SweepOptions& opts, const SweepPlan& pl
       run.requested_bytes = requested;
       run.bytes = bytes;
       run.name = fmt::format("{}-{}-{}", outputs::collective_type_label(series.kind),
-                             collectives::algorithm_name(series.algorithm), bytes);
+                             series_algorithm_name(series), bytes);
       const std::filesystem::path prefix = trace_prefix(out / "traces", series.kind, bytes);
       write_trace_set(
           prefix, series.kind,
@@ -243,6 +253,7 @@ int run_points(std::vector<SweepRun>& runs, outputs::SweepResults& sweep) {
     outputs::SweepPoint& point = sweep.points.emplace_back();
     point.kind = run.series->kind;
     point.algorithm = run.series->algorithm;
+    point.tuned = run.series->tuned;
     point.requested_bytes = run.requested_bytes;
     point.bytes = run.bytes;
     // A run stopped before it (Ctrl-C, bad input) leaves the rest "not run", without a directory.
@@ -257,6 +268,7 @@ int run_points(std::vector<SweepRun>& runs, outputs::SweepResults& sweep) {
       for (const engine::CollectiveRecord& record : results.collectives) {
         if (record.kind == point.kind && !record.warmup) {
           point.protocol = record.protocol;
+          if (point.tuned) point.picked = record.algorithm;
           break;
         }
       }

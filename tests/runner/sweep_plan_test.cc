@@ -129,6 +129,37 @@ TEST(SweepPlan, WithoutAlgorithmsTheConfigurationChooses) {
   EXPECT_EQ(plan.series[1].algorithm, collectives::Algorithm::kRing);  // its default
 }
 
+// `auto` in collectives.algorithms or in -a: a series of the tuner's picks, after the named
+// algorithms' series, for the collectives NCCL's tuner chooses for; the others say it is left out.
+TEST(SweepPlan, AutoIsASeriesOfTheTunersPicks) {
+  config::CollectivesConfig configured;
+  configured.tuned_algorithms[static_cast<size_t>(CollectiveType::kAllReduce)] = true;
+  SweepFlags flags;
+  flags.collectives = "all_reduce";
+  const SweepPlan from_config = plan_sweep(read_sweep_flags(flags), 8, configured);
+  ASSERT_EQ(from_config.series.size(), 1u);
+  EXPECT_TRUE(from_config.series[0].tuned);
+
+  flags.collectives = "all_reduce,broadcast";
+  flags.algorithms = "auto,ring";
+  const SweepRequest request = read_sweep_flags(flags);
+  EXPECT_TRUE(request.tuned);
+  const SweepPlan plan = plan_sweep(request, 8, config::CollectivesConfig{});
+  ASSERT_EQ(plan.series.size(), 3u);
+  EXPECT_FALSE(plan.series[0].tuned);
+  EXPECT_EQ(plan.series[0].algorithm, collectives::Algorithm::kRing);
+  EXPECT_TRUE(plan.series[1].tuned);
+  EXPECT_EQ(plan.series[1].kind, CollectiveType::kAllReduce);
+  EXPECT_EQ(plan.series[2].kind, CollectiveType::kBroadcast);
+  EXPECT_FALSE(plan.series[2].tuned);
+  ASSERT_EQ(plan.notes.size(), 1u);
+  EXPECT_THAT(plan.notes[0], HasSubstr("auto does not run broadcast"));
+
+  flags.collectives = "broadcast";
+  flags.algorithms = "auto";
+  EXPECT_THAT(plan_error_of(flags, 8), HasSubstr("none of them runs the collectives swept"));
+}
+
 TEST(SweepPlan, SizesAreRoundedAndTheRoundingIsSaid) {
   SweepFlags flags;
   flags.collectives = "all_reduce,all_gather";
