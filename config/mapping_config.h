@@ -3,10 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "config/server_topology.h"
 
 namespace etwire::config {
 
@@ -29,6 +32,10 @@ struct HostsConfig {
   uint32_t ranks_per_host = 1;  // 1 = every rank is its own host: all traffic is on the wire
   uint64_t bandwidth_bps = 0;   // per direction per rank; required when ranks_per_host > 1
   uint64_t latency_ns = 0;
+  // The servers' topology as NCCL dumps it (`topology`, read from topology_file): rail placement
+  // puts the rank on GPU k on the NIC nearest to GPU k instead of on NIC k.
+  std::string topology_file;
+  std::shared_ptr<const ServerTopology> topology;
 };
 
 struct JobMapping {

@@ -39,6 +39,21 @@ class Checker : private CheckReporter {
     }
   }
 
+  // NCCL's graph names a channel's NICs by device number, which the ring layout takes for the GPU
+  // of that number: true where GPU k is on NIC k, not under a topology that moves them.
+  void graph_and_topology() {
+    if (!config_.collectives.ring_graph) return;
+    for (const config::JobMapping& mapping : config_.mapping.jobs) {
+      const config::ServerTopology* topology = mapping.hosts.topology.get();
+      if (topology == nullptr || topology->is_identity()) continue;
+      error(Problem::kInconsistent, "collectives.graph",
+            fmt::format("job \"{}\"'s topology ({}) does not put GPU k on NIC k, and a graph's "
+                        "NICs are not mapped through a topology (not built): leave out one of "
+                        "them",
+                        mapping.job, mapping.hosts.topology_file));
+    }
+  }
+
   // Ports made by one entry (`count`) share its settings: problems with them are reported once,
   // naming the whole range.
   std::vector<std::pair<const config::PortConfig*, std::string>> entries() const {
@@ -416,6 +431,7 @@ void check_config(const config::RunConfig& config, const SectionPresence& presen
                   const SourceMap& where, Diagnostics& out) {
   Checker check(config, where, out);
   check.references();
+  check.graph_and_topology();
   for (const auto& [port, name] : check.entries()) {
     check_port_backend(config, *port, name, where, out);
     check.port_emulator(*port, name);

@@ -5,20 +5,14 @@
 // 0x-hexadecimal; NCCL's multi-node NVLink systems put a system id above bit 56, which is dropped.
 #pragma once
 
-#include <stdexcept>
 #include <string>
 
 #include "config/ring_graph.h"
+#include "control/load/nccl_dump_error.h"
 
 namespace etwire::control {
 
-// "FILE:LINE: what is wrong".
-class NcclGraphError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// Throws NcclGraphError, an unreadable or oversized file included.
+// Throws NcclDumpError, an unreadable or oversized file included.
 config::RingGraph read_nccl_ring_graph(const std::string& path);
 // The same from the file's text; `name` stands for the file in messages.
 config::RingGraph parse_nccl_ring_graph(std::string text, const std::string& name);

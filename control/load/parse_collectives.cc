@@ -68,7 +68,7 @@ void read_graph(MapReader& section, const std::string& config_dir, config::Colle
   try {
     out.ring_graph =
         std::make_shared<const config::RingGraph>(read_nccl_ring_graph(out.graph_file));
-  } catch (const NcclGraphError& e) {
+  } catch (const NcclDumpError& e) {
     ctx.error(Problem::kBadValue, section.get("graph"), section.key_path("graph"), e.what());
     return;
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "control/load/nccl_topology.h"
 #include "control/load/section_parsers.h"
 
 namespace etwire::control {
@@ -27,7 +28,29 @@ void parse_addressing(MapReader& section, config::AddressingConfig& out) {
   section.finish();
 }
 
-void parse_hosts(MapReader& section, config::HostsConfig& out) {
+// hosts.topology: NCCL's topology dump of the servers; its GPUs are the host's ranks.
+void read_topology(MapReader& section, const std::string& config_dir, config::HostsConfig& out) {
+  std::string text;
+  if (!section.text("topology", text) || text.empty()) return;
+  DocumentContext& ctx = section.context();
+  out.topology_file = resolve_config_path(ctx, section.key_path("topology"), text, config_dir);
+  try {
+    out.topology =
+        std::make_shared<const config::ServerTopology>(read_nccl_topology(out.topology_file));
+  } catch (const NcclDumpError& e) {
+    ctx.error(Problem::kBadValue, section.get("topology"), section.key_path("topology"), e.what());
+    return;
+  }
+  if (out.topology->gpus() != out.ranks_per_host) {
+    ctx.error(Problem::kInconsistent, section.get("topology"), section.key_path("topology"),
+              fmt::format("{}: {} GPUs per server, but ranks_per_host is {}: each GPU of the "
+                          "topology holds one rank of a host",
+                          out.topology_file, out.topology->gpus(), out.ranks_per_host));
+    out.topology.reset();  // placed without it, so that this is the one error
+  }
+}
+
+void parse_hosts(MapReader& section, const std::string& config_dir, config::HostsConfig& out) {
   section.integer("ranks_per_host", out.ranks_per_host, 1, 1 << 16);
   section.rate("bandwidth", out.bandwidth_bps, 1'000'000, 1'000'000'000'000'000ull);
   section.duration("latency", out.latency_ns, 0, 1'000'000'000);
@@ -36,10 +59,11 @@ void parse_hosts(MapReader& section, config::HostsConfig& out) {
                     "the per-rank bandwidth of the hosts' local interconnect (e.g. 3600Gbps), "
                     "needed when ranks_per_host > 1");
   }
+  read_topology(section, config_dir, out);
   section.finish();
 }
 
-void parse_job_mapping(MapReader& section, config::JobMapping& out) {
+void parse_job_mapping(MapReader& section, const std::string& config_dir, config::JobMapping& out) {
   DocumentContext& ctx = section.context();
   out.key_path = section.path();
   section.choice("placement", out.placement, config::placement_names());
@@ -72,7 +96,13 @@ void parse_job_mapping(MapReader& section, config::JobMapping& out) {
               "placement rail gives each rank a NIC of its own: ranks_per_port does not apply");
   }
   MapReader hosts = section.section("hosts");
-  parse_hosts(hosts, out.hosts);
+  parse_hosts(hosts, config_dir, out.hosts);
+  if (out.hosts.topology && out.placement != config::Placement::kRail) {
+    ctx.error(Problem::kInconsistent, hosts.get("topology"), hosts.key_path("topology"),
+              fmt::format("a topology places each GPU's rank on its NIC, which placement: rail "
+                          "does; this entry uses placement: {}",
+                          config::placement_name(out.placement)));
+  }
 }
 
 std::vector<std::string> job_names(const config::WorkloadConfig& workload) {
@@ -84,7 +114,7 @@ std::vector<std::string> job_names(const config::WorkloadConfig& workload) {
 }  // namespace
 
 void parse_mapping(MapReader& section, const config::WorkloadConfig& workload,
-                   config::MappingConfig& out) {
+                   const std::string& config_dir, config::MappingConfig& out) {
   DocumentContext& ctx = section.context();
   MapReader addressing = section.section("addressing");
   parse_addressing(addressing, out.addressing);
@@ -107,7 +137,7 @@ void parse_mapping(MapReader& section, const config::WorkloadConfig& workload,
     } else if (!names.empty()) {
       entry.require("job", "the workload job this entry maps (there are several)");
     }
-    parse_job_mapping(entry, mapping);
+    parse_job_mapping(entry, config_dir, mapping);
     entry.finish();
     if (job.empty()) continue;
     mapping.job = job;

@@ -31,9 +31,10 @@ void parse_dpdk_eal(MapReader& section, config::DpdkEalConfig& out);
 // `emulators` is the root's "emulators" list.
 void parse_emulators(MapReader& root, std::vector<config::EmulatorConfig>& out);
 void parse_verbs(MapReader& section, config::VerbsConfig& out);
-// Needs the job names to default and check `job:` references.
+// Needs the job names to default and check `job:` references; `config_dir` resolves
+// hosts.topology, which is read here.
 void parse_mapping(MapReader& section, const config::WorkloadConfig& workload,
-                   config::MappingConfig& out);
+                   const std::string& config_dir, config::MappingConfig& out);
 // `config_dir` resolves collectives.graph, which is read here.
 void parse_collectives(MapReader& section, const std::string& config_dir,
                        config::CollectivesConfig& out);

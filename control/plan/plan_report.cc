@@ -141,6 +141,53 @@ std::string rails_table(const RunPlan& loaded, const TrafficPlan& plan) {
          table.render();
 }
 
+std::string_view topology_path_name(config::TopologyPath path) {
+  switch (path) {
+    case config::TopologyPath::kPciSwitch:
+      return "pci-switch";
+    case config::TopologyPath::kCpu:
+      return "cpu";
+    case config::TopologyPath::kSystem:
+      return "system";
+  }
+  return "system";
+}
+
+// Each job whose servers have a topology (hosts.topology): the NIC each GPU's rank leaves by.
+std::string topology_lines(const RunPlan& loaded) {
+  std::string text;
+  for (const config::JobMapping& mapping : loaded.config.mapping.jobs) {
+    const config::ServerTopology* topology = mapping.hosts.topology.get();
+    if (topology == nullptr) continue;
+    TextTable table({"gpu", "nic", "name", "meets at"});
+    for (uint32_t g = 0; g < topology->gpus(); ++g) {
+      const uint32_t nic = topology->nic_of_gpu[g];
+      table.add_row({std::to_string(g), std::to_string(nic), topology->nic_names[nic],
+                     std::string(topology_path_name(topology->path_of_gpu[g]))});
+    }
+    text += fmt::format(
+        "\nTopology of job \"{}\"'s servers ({}): host h's rank on GPU g sends by NIC n of "
+        "server h\n",
+        mapping.job, mapping.hosts.topology_file);
+    text += table.render();
+  }
+  return text;
+}
+
+nlohmann::ordered_json topology_json(const config::HostsConfig& hosts) {
+  const config::ServerTopology* topology = hosts.topology.get();
+  if (topology == nullptr) return nullptr;
+  nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
+  for (uint32_t g = 0; g < topology->gpus(); ++g) {
+    const uint32_t nic = topology->nic_of_gpu[g];
+    gpus.push_back({{"gpu", g},
+                    {"nic", nic},
+                    {"nic_name", topology->nic_names[nic]},
+                    {"meets_at", topology_path_name(topology->path_of_gpu[g])}});
+  }
+  return {{"file", hosts.topology_file}, {"gpus", std::move(gpus)}};
+}
+
 std::string busiest_line(const RunPlan& loaded, const TrafficPlan& plan) {
   if (!plan.busiest_port) return "Busiest port: none (no traffic crosses a port)\n";
   const config::PortConfig& port = loaded.config.ports[*plan.busiest_port];
@@ -214,6 +261,7 @@ std::string plan_to_text(const RunPlan& loaded, const TrafficPlan& plan) {
   text += "\nPorts (per iteration of every job; line-rate time counts RoCEv2 framing)\n";
   text += ports_table(loaded, plan);
   text += rails_table(loaded, plan);
+  text += topology_lines(loaded);
   text += "\n";
   text += busiest_line(loaded, plan);
   text += protocol_lines(loaded, plan);
@@ -248,6 +296,7 @@ nlohmann::ordered_json plan_to_json(const RunPlan& loaded, const TrafficPlan& pl
     entry["warmup_iterations"] = job.warmup_iterations;
     entry["placement"] = config::placement_name(c.mapping.jobs[j].placement);
     entry["ranks_per_host"] = c.mapping.jobs[j].hosts.ranks_per_host;
+    entry["topology"] = topology_json(c.mapping.jobs[j].hosts);
     nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
     for (int32_t r = 0; r < loaded.placements[j]->world_size; ++r) {
       const RankEndpoint& e = addresses.endpoint(j, r);

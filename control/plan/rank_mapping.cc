@@ -67,6 +67,52 @@ struct Placer {
   }
 };
 
+// Rail placement: host h's rank on GPU k goes to the h-th server's NIC k, or with a topology to
+// the NIC nearest GPU k (several GPUs may share one).
+bool place_on_rails(Placer& placer, const std::vector<size_t>& ports, JobPlacement& placement) {
+  const config::JobMapping& mapping = placer.mapping;
+  const std::string& base = mapping.key_path;
+  const auto world = static_cast<size_t>(placer.world);
+  const size_t per_host = mapping.hosts.ranks_per_host;
+  const config::ServerTopology* topology = mapping.hosts.topology.get();
+  const uint32_t rails = placer.config.fabric.rails.nics_per_host;
+  const size_t nics = rails > 0 ? rails : topology ? topology->nics() : per_host;
+  if (topology && topology->nics() != nics) {
+    placer.error(Problem::kInconsistent, child_path(base, "hosts.topology"),
+                 fmt::format("{}: {} NICs per server, but fabric.rails.nics_per_host is {}",
+                             mapping.hosts.topology_file, topology->nics(), nics));
+    return false;
+  }
+  if (!topology && per_host > nics) {
+    placer.error(Problem::kInconsistent, child_path(base, "hosts.ranks_per_host"),
+                 fmt::format("rail placement puts each host's ranks on the NICs of one "
+                             "server, but a host has {} ranks and a server {} NICs "
+                             "(fabric.rails.nics_per_host; a topology, hosts.topology, may "
+                             "put several GPUs on one NIC)",
+                             per_host, nics));
+    return false;
+  }
+  const auto nic_of = [&](size_t local) { return topology ? topology->nic_of_gpu[local] : local; };
+  const size_t hosts = (world + per_host - 1) / per_host;
+  size_t last_nic = 0;  // the highest NIC the last host uses
+  for (size_t local = 0; local < world - (hosts - 1) * per_host; ++local) {
+    last_nic = std::max(last_nic, nic_of(local));
+  }
+  const size_t needed = (hosts - 1) * nics + last_nic + 1;
+  if (needed > ports.size()) {
+    placer.error(
+        Problem::kTraceMismatch, child_path(base, "placement"),
+        fmt::format("rail placement needs {} servers of {} NICs ({} ports) for job "
+                    "\"{}\"'s {} ({} per host), but it has {} ports",
+                    hosts, nics, needed, mapping.job, placer.ranks_text(), per_host, ports.size()));
+    return false;
+  }
+  for (size_t r = 0; r < world; ++r) {
+    placement.port_of_rank.push_back(ports[r / per_host * nics + nic_of(r % per_host)]);
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<JobPlacement> place_ranks(const config::RunConfig& config,
@@ -112,30 +158,7 @@ std::optional<JobPlacement> place_ranks(const config::RunConfig& config,
       }
       for (size_t r = 0; r < world; ++r) placement.port_of_rank.push_back(ports[r / per_port]);
     } else if (mapping.placement == config::Placement::kRail) {
-      const size_t per_host = mapping.hosts.ranks_per_host;
-      const size_t nics =
-          config.fabric.rails.nics_per_host > 0 ? config.fabric.rails.nics_per_host : per_host;
-      if (per_host > nics) {
-        placer.error(Problem::kInconsistent, child_path(base, "hosts.ranks_per_host"),
-                     fmt::format("rail placement puts each host's ranks on the NICs of one "
-                                 "server, but a host has {} ranks and a server {} NICs "
-                                 "(fabric.rails.nics_per_host)",
-                                 per_host, nics));
-        return std::nullopt;
-      }
-      const size_t hosts = (world + per_host - 1) / per_host;
-      const size_t needed = (hosts - 1) * nics + std::min(per_host, world - (hosts - 1) * per_host);
-      if (needed > count) {
-        placer.error(
-            Problem::kTraceMismatch, child_path(base, "placement"),
-            fmt::format("rail placement needs {} servers of {} NICs ({} ports) for job "
-                        "\"{}\"'s {} ({} per host), but it has {} ports",
-                        hosts, nics, needed, mapping.job, placer.ranks_text(), per_host, count));
-        return std::nullopt;
-      }
-      for (size_t r = 0; r < world; ++r) {
-        placement.port_of_rank.push_back(ports[r / per_host * nics + r % per_host]);
-      }
+      if (!place_on_rails(placer, ports, placement)) return std::nullopt;
     } else {
       if (mapping.ranks_per_port && *mapping.ranks_per_port * count < world) {
         placer.error(Problem::kTraceMismatch, child_path(base, "ranks_per_port"),

@@ -106,7 +106,7 @@ SectionPresence read_sections(const YAML::Node& root, const std::string& default
   MapReader verbs = top.section("verbs");
   parse_verbs(verbs, config.verbs);
   MapReader mapping = top.section("mapping");
-  parse_mapping(mapping, config.workload, config.mapping);
+  parse_mapping(mapping, config.workload, config_dir, config.mapping);
   MapReader collectives = top.section("collectives");
   parse_collectives(collectives, config_dir, config.collectives);
   MapReader transport = top.section("transport");

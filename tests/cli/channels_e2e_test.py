@@ -9,10 +9,10 @@ planes with eight channels (one tree entering both servers per rail) loads every
 eighth of the buffer, and so do NVLS and NVLS-tree (each GPU's NIC carries its own slice). The
 four ring channels of an NCCL graph dump (tests/cli/data) load NICs 0-3 of each server alike and
 leave NICs 4-7 idle, as the graph says. With `all_reduce: auto` the plan's pick per size is what
-the run runs.
+the run runs. With NCCL's topology of the servers each rank sits on its GPU's NIC.
 
     python3 tests/cli/channels_e2e_test.py --etwire build/release/etwire --source-dir . \
-        --case rails|planes|tree|nvls|graph|auto
+        --case rails|planes|tree|nvls|graph|auto|topology
 """
 
 import csv
@@ -177,6 +177,36 @@ def case_auto(args, work):
     return "; ".join(lines)
 
 
+def case_topology(args, work):
+    """hosts.topology: NCCL's topology dump of the servers (tests/cli/data) puts GPU k's rank on
+    the NIC of its PCIe switch, numbered apart from the GPUs; the plan places every rank on its
+    GPU's NIC of its server, and the eight channels still load every NIC alike near the bound."""
+    topology = os.path.abspath(
+        os.path.join(args.source_dir, "tests", "cli", "data", "nccl_topo_8gpu_8nic.xml"))
+    nic_of_gpu = [3, 2, 1, 0, 4, 5, 7, 6]
+    config = write_config(args, work, "topology", 1, 8)
+    with open(config) as f:
+        text = f.read()
+    assert "latency: 1us}" in text, text
+    text = text.replace("latency: 1us}", f"latency: 1us, topology: {topology}}}")
+    with open(config, "w") as f:
+        f.write(text)
+    plan = etwire(args, "plan", config, "--json")
+    assert plan.returncode == 0, plan.stderr[-3000:]
+    doc = json.loads(plan.stdout)
+    ports = [r["port"] for r in doc["jobs"][0]["ranks"]]
+    expected = [f"n{r // 8 * 8 + nic_of_gpu[r % 8]}" for r in range(16)]
+    assert ports == expected, (ports, expected)
+    assert [g["nic"] for g in doc["jobs"][0]["topology"]["gpus"]] == nic_of_gpu
+    out = os.path.join(work, "results-topology")
+    proc = etwire(args, "run", config, "--no-progress", "--out", out)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    tx, busbw, bound = measured(out)
+    check_even(tx, busbw, bound)
+    return f"ranks on their GPUs' NICs ({' '.join(ports[:8])} ...); every NIC {min(tx)}..{max(tx)} " \
+           f"bytes, busbw {busbw:.1f}"
+
+
 def case_graph(args, work):
     graph = os.path.abspath(
         os.path.join(args.source_dir, "tests", "cli", "data", "nccl_graph_8gpu_4ch.xml"))
@@ -192,4 +222,5 @@ def case_graph(args, work):
 
 if __name__ == "__main__":
     sys.exit(run_case({"rails": case_rails, "planes": case_planes, "tree": case_tree,
-                       "nvls": case_nvls, "graph": case_graph, "auto": case_auto}, "channels"))
+                       "nvls": case_nvls, "graph": case_graph, "auto": case_auto,
+                       "topology": case_topology}, "channels"))

@@ -36,7 +36,7 @@ std::string error_of(const std::string& xml) {
   std::ofstream(path) << xml;
   try {
     read_nccl_ring_graph(path);
-  } catch (const NcclGraphError& e) {
+  } catch (const NcclDumpError& e) {
     return e.what();
   }
   return "";
