@@ -158,10 +158,18 @@ class JobPlanner {
       const CollectiveChoice choice =
           apply_collective_choices(config_.collectives, call.scope,
                                    tuner_links(config_, job_, placement_, members.front()), spec);
-      if (config_.collectives.protocol.automatic || choice.algorithm_tuned) {
-        plan_.tuner_choices.push_back(
-            {job_, call.type, call.group_id, static_cast<uint32_t>(members.size()), call.bytes,
-             spec.algorithm.value_or(collectives::default_algorithm(spec.collective)), choice});
+      const auto algorithm =
+          spec.algorithm.value_or(collectives::default_algorithm(spec.collective));
+      // The parts of a group that runs by dimension (each host's, each rail's) are alike: one
+      // row for all of them.
+      if ((config_.collectives.protocol.automatic || choice.algorithm_tuned) &&
+          listed_
+              .emplace(call.type, call.group_id, call.bytes, members.size(), algorithm,
+                       spec.protocol)
+              .second) {
+        plan_.tuner_choices.push_back({job_, call.type, call.group_id,
+                                       static_cast<uint32_t>(members.size()), call.bytes, algorithm,
+                                       choice});
       }
       std::string what = fmt::format("{} on {} ({} ranks)", trace::collective_type_name(call.type),
                                      group_label(call.group_id), members.size());
@@ -218,6 +226,9 @@ class JobPlanner {
   std::map<std::tuple<trace::CollectiveType, int64_t, uint64_t, DimensionScope, uint32_t>,
            PlannedProgram>
       programs_;
+  std::set<std::tuple<trace::CollectiveType, int64_t, uint64_t, size_t, collectives::Algorithm,
+                      config::Protocol>>
+      listed_;  // the tuner's picks in plan_.tuner_choices
   std::map<uint64_t, std::optional<SharesBySource>> p2p_;
   std::unordered_map<uint64_t, QpIds> connections_;  // (lower rank << 32 | higher rank) -> ids
   std::set<PlannedConnection> directed_;

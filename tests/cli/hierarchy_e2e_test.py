@@ -137,7 +137,15 @@ def case_within(args, work):
     least_ns = 2 * (RANKS_PER_HOST - 1) * (BYTES / RANKS_PER_HOST) * 8 / BANDWIDTH_BPS * 1e9
     for r in rows:
         assert int(r["cct_ns"]) >= least_ns, (r["cct_ns"], least_ns)
-    return f"{len(rows)} all-reduces, one per server of {RANKS_PER_HOST}, no network flow"
+    # Under the tuner the plan lists the servers' alike parts once.
+    path = config(work, "within-auto", trace(args, work, "true,false"),
+                  "  hierarchy: involved-dim\n  protocol: auto\n")
+    plan = etwire(args, "plan", path, "--json")
+    assert plan.returncode == 0, plan.stderr[-3000:]
+    choices = json.loads(plan.stdout)["protocol"]["choices"]
+    assert len(choices) == 1 and choices[0]["ranks"] == RANKS_PER_HOST, choices
+    return (f"{len(rows)} all-reduces, one per server of {RANKS_PER_HOST}, no network flow; "
+            f"one tuner row for them")
 
 
 def case_across(args, work):
