@@ -15,8 +15,9 @@ std::optional<int> line_past_entries(std::string_view text, size_t cap) {
 }
 
 std::optional<Diagnostic> too_many_entries(std::string_view text, const std::string& file,
-                                           std::string_view what, std::string_view hint) {
-  const std::optional<int> line = line_past_entries(text);
+                                           std::string_view what, std::string_view hint,
+                                           size_t cap) {
+  const std::optional<int> line = line_past_entries(text, cap);
   if (!line) return std::nullopt;
   Diagnostic d;
   d.problem = Problem::kSyntax;
@@ -24,7 +25,7 @@ std::optional<Diagnostic> too_many_entries(std::string_view text, const std::str
   d.where.line = *line;
   d.where.column = 1;
   d.message = fmt::format("the {} holds more than {} lines and list items, the limit ({})", what,
-                          kMaxYamlEntries, hint);
+                          cap, hint);
   return d;
 }
 

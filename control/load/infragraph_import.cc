@@ -102,7 +102,8 @@ bool import_infragraph(MapReader& fabric, const std::string& config_dir,
   if (std::optional<Diagnostic> d = too_many_entries(
           content, file, "InfraGraph file",
           "a fabric needs far fewer: an instance names all the copies of a device, an edge many "
-          "cables by slices")) {
+          "cables by slices",
+          kMaxInfraGraphEntries)) {
     ctx.report(std::move(*d));
     return false;
   }

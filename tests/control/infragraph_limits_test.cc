@@ -60,17 +60,31 @@ std::string composition_chain(size_t depth, const std::string& last_component) {
 }
 
 TEST(InfraGraphLimits, ADeepChainOfCompositionsIsWalkedWithoutRecursion) {
-  // 60,000 devices deep overflowed the stack of the walk that finds hosts (SIGSEGV). Closing the
-  // chain into a loop at its bottom shows the walk reached it.
-  constexpr size_t kDepth = 60'000;
+  // 60,000 devices deep overflowed the stack of the walk that finds hosts (SIGSEGV); the file's
+  // entry cap now stops that one before the parse (below), and the deepest chain it lets through
+  // (4 entries a device) is walked. Closing the chain into a loop at its bottom shows the walk
+  // reached it.
+  constexpr size_t kDepth = 32'000;
   const RunPlan looped =
       load_written(composition_chain(kDepth, "{name: d0, choice: device, count: 1}"));
   EXPECT_FALSE(looped.ok());
-  const Diagnostic* d = find(looped, "devices[59999].components[0]",
+  const Diagnostic* d = find(looped, "devices[31999].components[0]",
                              "device \"d0\" is composed into itself: component \"d0\" of device "
-                             "\"d59999\" closes the loop");
+                             "\"d31999\" closes the loop");
   ASSERT_NE(d, nullptr) << looped.diagnostics.to_text();
   EXPECT_EQ(d->where.line, static_cast<int>(kDepth) + 1);
+}
+
+// The 60,000-deep chain is 240,000 entries: refused where it passes the cap, before yaml-cpp
+// spends 1.7 s parsing it.
+TEST(InfraGraphLimits, TheSixtyThousandDeepChainIsRefusedAtTheEntryCap) {
+  const RunPlan chain =
+      load_written(composition_chain(60'000, "{name: d0, choice: device, count: 1}"));
+  ASSERT_EQ(chain.diagnostics.error_count(), 1u) << chain.diagnostics.to_text();
+  const Diagnostic& d = chain.diagnostics.items().front();
+  EXPECT_EQ(fs::path(d.where.file).filename(), "graph.yaml");
+  EXPECT_EQ(d.where.line, 32'770);  // 4 entries a line: where the one past the cap starts
+  EXPECT_THAT(d.message, HasSubstr("holds more than 131072 lines and list items"));
 }
 
 // Servers of one NIC, switches of one port, one link; `instances` and `edges` are the lists'
@@ -180,7 +194,7 @@ TEST(InfraGraphLimits, ANameIsAtMost256Bytes) {
       << longest.diagnostics.to_text();
 }
 
-TEST(InfraGraphLimits, AFileHoldsAtMost65536DevicesAnd262144Entries) {
+TEST(InfraGraphLimits, AFileHoldsAtMost65536DevicesAnd131072Entries) {
   std::string devices = "devices:\n";
   for (int i = 0; i <= 65'536; ++i) devices += "  - {name: d" + std::to_string(i) + "}\n";
   const RunPlan many = load_written(devices);
@@ -197,8 +211,8 @@ TEST(InfraGraphLimits, AFileHoldsAtMost65536DevicesAnd262144Entries) {
   ASSERT_EQ(more.diagnostics.error_count(), 1u) << more.diagnostics.to_text();
   const Diagnostic& entries = more.diagnostics.items().front();
   EXPECT_EQ(fs::path(entries.where.file).filename(), "graph.yaml");
-  EXPECT_EQ(entries.where.line, 262'146);  // where the entry past the cap starts
-  EXPECT_THAT(entries.message, HasSubstr("the InfraGraph file holds more than 262144 lines and "
+  EXPECT_EQ(entries.where.line, 131'074);  // where the entry past the cap starts
+  EXPECT_THAT(entries.message, HasSubstr("the InfraGraph file holds more than 131072 lines and "
                                          "list items, the limit"));
 }
 
