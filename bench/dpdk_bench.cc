@@ -2,8 +2,8 @@
 // the transport's pacing on the wall clock. Both on net_null, so nothing but etwire and DPDK is
 // measured.
 //
-//   bench_dpdk [--seconds S] [--skip-testpmd] [--skip-pacing] [--rates G,G,...]
-//              [--tx-descriptors N]
+//   bench_dpdk [--seconds S] [--skip-testpmd] [--skip-capture] [--skip-pacing]
+//              [--rates G,G,...] [--tx-descriptors N]
 //
 // Frames: WRITE MIDDLE packets of a full PMTU (1024 and 4096 bytes), IPv4, with the ICRC, built
 // by DpdkPort::transmit from the transport's packet struct, exactly as in a run, and handed to
@@ -48,6 +48,7 @@ using namespace etwire;
 struct Options {
   double seconds = 3;
   bool testpmd = true;
+  bool capture = true;
   bool pacing = true;
   std::vector<double> rates_gbps = {1, 10, 25, 100, 200, 400};
   uint16_t tx_descriptors = 0;  // 0: what a run gives a port of that speed
@@ -264,6 +265,25 @@ Pacing pacing(uint64_t speed_bps, uint32_t pmtu, uint16_t tx_descriptors) {
   return result;
 }
 
+// The transmit loop capturing every frame (telemetry.record.pcap), headers only and whole, beside
+// the same loop without capture.
+void print_capture_table(double seconds) {
+  std::printf("\nTransmit with capture, same loop; a writer thread writes the file\n");
+  // written: the frames the writer kept up with, (1 - lost) of those the port sent.
+  std::printf("%6s %6s %13s %13s %9s %9s %13s\n", "pmtu", "snap", "off_Mpps", "capture_Mpps",
+              "ratio", "lost_%", "written_Mfps");
+  for (uint32_t pmtu : {4096u, 1024u}) {
+    for (uint32_t snap : {128u, pmtu + 131}) {
+      uint32_t frame_bytes = 0;
+      const double off = etwire_mpps(pmtu, seconds, frame_bytes);
+      double lost = 0;
+      const double on = etwire_mpps(pmtu, seconds, frame_bytes, snap, &lost);
+      std::printf("%6u %6u %13.2f %13.2f %9.2f %9.1f %13.2f\n", pmtu, std::min(snap, frame_bytes),
+                  off, on, on / off, 100.0 * lost, on * (1 - lost));
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -274,6 +294,8 @@ int main(int argc, char** argv) {
       options.seconds = std::atof(argv[++i]);
     } else if (flag == "--skip-testpmd") {
       options.testpmd = false;
+    } else if (flag == "--skip-capture") {
+      options.capture = false;
     } else if (flag == "--skip-pacing") {
       options.pacing = false;
     } else if (flag == "--rates" && i + 1 < argc) {
@@ -292,8 +314,8 @@ int main(int argc, char** argv) {
       options.tx_descriptors = static_cast<uint16_t>(std::atoi(argv[++i]));
     } else {
       std::printf(
-          "usage: bench_dpdk [--seconds S] [--skip-testpmd] [--skip-pacing] [--rates G,G,...] "
-          "[--tx-descriptors N]\n");
+          "usage: bench_dpdk [--seconds S] [--skip-testpmd] [--skip-capture] [--skip-pacing] "
+          "[--rates G,G,...] [--tx-descriptors N]\n");
       return flag == "--help" || flag == "-h" ? 0 : 2;
     }
   }
@@ -312,20 +334,7 @@ int main(int argc, char** argv) {
                 theirs > 0 ? ours / theirs : 0.0);
   }
   // The same transmit loop capturing every frame (telemetry.record.pcap), headers only and whole.
-  std::printf("\nTransmit with capture, same loop; a writer thread writes the file\n");
-  // written: the frames the writer kept up with, (1 - lost) of those the port sent.
-  std::printf("%6s %6s %13s %13s %9s %9s %13s\n", "pmtu", "snap", "off_Mpps", "capture_Mpps",
-              "ratio", "lost_%", "written_Mfps");
-  for (uint32_t pmtu : {4096u, 1024u}) {
-    for (uint32_t snap : {128u, pmtu + 131}) {
-      uint32_t frame_bytes = 0;
-      const double off = etwire_mpps(pmtu, options.seconds, frame_bytes);
-      double lost = 0;
-      const double on = etwire_mpps(pmtu, options.seconds, frame_bytes, snap, &lost);
-      std::printf("%6u %6u %13.2f %13.2f %9.2f %9.1f %13.2f\n", pmtu, std::min(snap, frame_bytes),
-                  off, on, on / off, 100.0 * lost, on * (1 - lost));
-    }
-  }
+  if (options.capture) print_capture_table(options.seconds);
   if (!options.pacing) {
     rte_eal_cleanup();
     return 0;

@@ -317,6 +317,24 @@ void DpdkPort::stop() {
   return m;
 }
 
+bool DpdkPort::enqueue(rte_mbuf* frame) {
+  if (pending_ == setup_.burst) flush();
+  if (pending_ == setup_.burst) {
+    // The device kept its queue full through a whole burst: the frame is lost, as on a NIC
+    // whose ring overflows; the transport's retransmission recovers it.
+    rte_pktmbuf_free(frame);
+    ++counters_.tx_dropped;
+    return false;
+  }
+  tx_wire_bytes_[pending_] = wire_bytes_of_frame(frame->pkt_len);
+  tx_[pending_++] = frame;
+  if (setup_.capture_ring != nullptr) [[unlikely]] {
+    capture(frame, capture::Direction::kTransmit);
+  }
+  if (pending_ == setup_.burst) flush();
+  return true;
+}
+
 void DpdkPort::transmit(const Packet& packet, clock::Nanos now) {
   now_ = now;
   if (packet.kind == PacketKind::kPfcPause) {
@@ -352,6 +370,7 @@ frame::MiddleFrameTemplate* DpdkPort::remake_middle_template(const Packet& packe
   if (connection >= middle_templates_.size()) {
     // Once per connection that sends, not per frame.
     middle_templates_.resize(std::max<size_t>(connection + 1, 2 * middle_templates_.size()));
+    middle_count_ = static_cast<uint32_t>(middle_templates_.size());
   }
   frame::MiddleFrameTemplate& middle = middle_templates_[connection];
   if (!middle.fits(packet)) {
@@ -383,22 +402,6 @@ rte_mbuf* DpdkPort::other_frame(const Packet& packet, const frame::FrameAddresse
   m->data_len = static_cast<uint16_t>(length);
   m->pkt_len = static_cast<uint32_t>(length);
   return m;
-}
-
-bool DpdkPort::enqueue(rte_mbuf* frame) {
-  if (pending_ == setup_.burst) flush();
-  if (pending_ == setup_.burst) {
-    // The device kept its queue full through a whole burst: the frame is lost, as on a NIC
-    // whose ring overflows; the transport's retransmission recovers it.
-    rte_pktmbuf_free(frame);
-    ++counters_.tx_dropped;
-    return false;
-  }
-  tx_wire_bytes_[pending_] = wire_bytes_of_frame(frame->pkt_len);
-  tx_[pending_++] = frame;
-  capture(frame, capture::Direction::kTransmit);
-  if (pending_ == setup_.burst) flush();
-  return true;
 }
 
 bool DpdkPort::queue_pause(const Packet& packet) {

@@ -40,7 +40,9 @@ class WireDirectory {
   }
 
  private:
-  struct Slot {
+  // A power of two in size (128 bytes): the bounds check of route() then divides by a shift, where
+  // the 124 bytes of route and flag took a multiply by an inverse on every frame sent.
+  struct alignas(128) Slot {
     WireRoute route;
     bool known = false;
   };
