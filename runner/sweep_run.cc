@@ -67,13 +67,13 @@ void write_trace_set(const std::filesystem::path& prefix, collectives::Collectiv
   synth::write_microbench(spec, prefix.string());
 }
 
-// "sweep: all_reduce ring 4 MiB (7/24)": on a terminal one line rewritten per run, otherwise one
-// line each.
 // The series' algorithm as -a and collectives.algorithms name it: "auto" when tuned.
 std::string series_algorithm_name(const SweepSeries& series) {
   return series.tuned ? "auto" : std::string(collectives::algorithm_name(series.algorithm));
 }
 
+// "sweep: all_reduce ring 4 MiB (7/24)": on a terminal one line rewritten per run, otherwise one
+// line each.
 void show_progress(const SweepRun& run, size_t index, size_t total, bool terminal) {
   const std::string line =
       fmt::format("sweep: {} {} {} ({}/{})", outputs::collective_type_label(run.series->kind),
