@@ -61,17 +61,10 @@ namespace {
 
 // collectives.graph: the ring channels of an NCCL graph dump.
 void read_graph(MapReader& section, const std::string& config_dir, config::CollectivesConfig& out) {
-  std::string text;
-  if (!section.text("graph", text) || text.empty()) return;
+  out.ring_graph = read_nccl_dump_key<config::RingGraph>(section, "graph", config_dir,
+                                                         out.graph_file, read_nccl_ring_graph);
+  if (!out.ring_graph) return;
   DocumentContext& ctx = section.context();
-  out.graph_file = resolve_config_path(ctx, section.key_path("graph"), text, config_dir);
-  try {
-    out.ring_graph =
-        std::make_shared<const config::RingGraph>(read_nccl_ring_graph(out.graph_file));
-  } catch (const NcclDumpError& e) {
-    ctx.error(Problem::kBadValue, section.get("graph"), section.key_path("graph"), e.what());
-    return;
-  }
   const size_t channels = out.ring_graph->channels.size();
   if (!out.channels && channels > collectives::kMaxChannels) {
     ctx.error(Problem::kOutOfRange, section.get("graph"), section.key_path("graph"),

@@ -30,17 +30,10 @@ void parse_addressing(MapReader& section, config::AddressingConfig& out) {
 
 // hosts.topology: NCCL's topology dump of the servers; its GPUs are the host's ranks.
 void read_topology(MapReader& section, const std::string& config_dir, config::HostsConfig& out) {
-  std::string text;
-  if (!section.text("topology", text) || text.empty()) return;
+  out.topology = read_nccl_dump_key<config::ServerTopology>(section, "topology", config_dir,
+                                                            out.topology_file, read_nccl_topology);
+  if (!out.topology) return;
   DocumentContext& ctx = section.context();
-  out.topology_file = resolve_config_path(ctx, section.key_path("topology"), text, config_dir);
-  try {
-    out.topology =
-        std::make_shared<const config::ServerTopology>(read_nccl_topology(out.topology_file));
-  } catch (const NcclDumpError& e) {
-    ctx.error(Problem::kBadValue, section.get("topology"), section.key_path("topology"), e.what());
-    return;
-  }
   if (out.topology->gpus() != out.ranks_per_host) {
     ctx.error(Problem::kInconsistent, section.get("topology"), section.key_path("topology"),
               fmt::format("{}: {} GPUs per server, but ranks_per_host is {}: each GPU of the "

@@ -4,11 +4,13 @@
 // Checks that span sections live in config_checks.h. Internal to control/.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "config/run_config.h"
 #include "control/load/map_reader.h"
+#include "control/load/nccl_dump_error.h"
 
 namespace etwire::control {
 
@@ -21,6 +23,25 @@ inline constexpr int64_t kMaxQpn = (1 << 24) - 1;          // a QPN has 24 bits 
 // (relative to the working directory).
 std::string resolve_config_path(DocumentContext& ctx, const std::string& key_path,
                                 const std::string& text, const std::string& config_dir);
+
+// The NCCL dump `key` names (collectives.graph, hosts.topology), read with `read(path)`: its path
+// (relative to the file's directory) into `file`, and what `read` makes of it; nullptr when the
+// key is absent or after an error at the key (`read` throws NcclDumpError).
+template <typename T, typename Read>
+std::shared_ptr<const T> read_nccl_dump_key(MapReader& section, const char* key,
+                                            const std::string& config_dir, std::string& file,
+                                            Read read) {
+  std::string text;
+  if (!section.text(key, text) || text.empty()) return nullptr;
+  DocumentContext& ctx = section.context();
+  file = resolve_config_path(ctx, section.key_path(key), text, config_dir);
+  try {
+    return std::make_shared<const T>(read(file));
+  } catch (const NcclDumpError& e) {
+    ctx.error(Problem::kBadValue, section.get(key), section.key_path(key), e.what());
+    return nullptr;
+  }
+}
 
 void parse_run_settings(MapReader& section, const std::string& default_name,
                         config::RunSettings& out);
