@@ -5,8 +5,9 @@
 // server's interconnect, cut by the protocol's share of it and its caps), the smallest time
 // winning. The figures are those of NCCL 2.23's model for H100 servers (NVSwitch, so NVLS) with
 // x86 hosts. NCCL chooses between tree, ring, NVLS and NVLS-tree for an all-reduce and between ring
-// and PAT for an all-gather or reduce-scatter; the ring and the tree run every protocol, the rest
-// Simple only, and every other collective and algorithm runs Simple.
+// and PAT for an all-gather or reduce-scatter (and NVLS on one server, which etwire builds for the
+// all-reduce only, and CollNet, which it does not build); the ring and the tree run every protocol,
+// the rest Simple only, and every other collective and algorithm runs Simple.
 #pragma once
 
 #include <array>
