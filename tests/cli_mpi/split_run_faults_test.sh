@@ -86,6 +86,14 @@ s = json.load(open(sys.argv[1]))
 print(s.get("diagnosis"), "failed flows:", s.get("failed_flows"),
       s.get("failed_by_status"))' "$1" 2>&1
 }
+# Process 0's own part of a split run's diagnosis: every member arrived and no flow was in flight.
+nothing_in_flight_here() {  # SUMMARY
+  python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])).get("diagnosis") or ""
+own = d.split("emulator \"server-b\" on ")[0]
+sys.exit(0 if "every member here arrived; ranks 0-3 still running, 0 flows in progress" in own
+         else 1)' "$1"
+}
 status_of() {  # SUMMARY
   python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["status"])' "$1" 2>/dev/null
 }
@@ -163,11 +171,17 @@ if wait_for_traffic stuck; then
 $(diagnosis_of "$work/stuck/summary.json")"
   grep -q 'emulator \\"server-b\\" on ' "$work/stuck/summary.json" ||
     fail "process 1's own diagnosis is missing"
-  # Held for 6 s, longer than its peers' connections wait without progress (100 ms x 7):
-  # process 0's connections failed, and its diagnosis says so rather than reading as a deadlock.
-  grep -q 'flows failed here (retry-exceeded [0-9]*' "$work/stuck/summary.json" ||
-    fail "the diagnosis does not say that flows failed: $(diagnosis_of "$work/stuck/summary.json")
+  # Held for 6 s, longer than its peers' connections wait without progress (100 ms x 7): the
+  # connections process 0 had in flight failed, and its diagnosis says so rather than reading as
+  # a deadlock. A hold that caught process 0 with nothing in flight (its members waiting for
+  # process 1's data, whose senders alone time out) left it nothing to fail: its diagnosis then
+  # says 0 flows were in progress here.
+  if ! grep -q 'flows failed here (retry-exceeded [0-9]*' "$work/stuck/summary.json" &&
+    ! nothing_in_flight_here "$work/stuck/summary.json"; then
+    fail "the diagnosis says neither that flows failed nor that none was in flight: \
+$(diagnosis_of "$work/stuck/summary.json")
 process 1's summary: $(diagnosis_of "$work/stuck/emulator-server-b/summary.json")"
+  fi
 else
   fail "the run to hold never started: $(errors_of "$work/stuck.err")"
   kill -KILL "$launcher" 2>/dev/null
