@@ -42,6 +42,9 @@ constexpr NamedValue<ProtocolChoice> kProtocolChoices[] = {{"simple", ProtocolCh
                                                            {"ll", ProtocolChoice::kLl},
                                                            {"ll128", ProtocolChoice::kLl128},
                                                            {"auto", ProtocolChoice::kAuto}};
+constexpr NamedValue<TopologyPath> kTopologyPaths[] = {{"pci-switch", TopologyPath::kPciSwitch},
+                                                       {"cpu", TopologyPath::kCpu},
+                                                       {"system", TopologyPath::kSystem}};
 constexpr NamedValue<Protocol> kProtocols[] = {
     {"simple", Protocol::kSimple}, {"ll", Protocol::kLl}, {"ll128", Protocol::kLl128}};
 constexpr NamedValue<BufferMode> kBufferModes[] = {{"shared", BufferMode::kShared},
@@ -93,6 +96,10 @@ NameTable<Topology> topology_names() {
 NameTable<Hierarchy> hierarchy_names() {
   return kHierarchies;
 }
+NameTable<TopologyPath> topology_path_names() {
+  return kTopologyPaths;
+}
+
 NameTable<Protocol> protocol_names() {
   return kProtocols;
 }

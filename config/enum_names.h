@@ -45,6 +45,7 @@ NameTable<EcmpHash> ecmp_hash_names();
 NameTable<FaultKind> fault_kind_names();
 NameTable<Hierarchy> hierarchy_names();
 NameTable<Protocol> protocol_names();
+NameTable<TopologyPath> topology_path_names();
 NameTable<ProtocolChoice> protocol_choice_names();
 
 // Lower case with '_' turned into '-': the form names are compared in.

@@ -142,15 +142,7 @@ std::string rails_table(const RunPlan& loaded, const TrafficPlan& plan) {
 }
 
 std::string_view topology_path_name(config::TopologyPath path) {
-  switch (path) {
-    case config::TopologyPath::kPciSwitch:
-      return "pci-switch";
-    case config::TopologyPath::kCpu:
-      return "cpu";
-    case config::TopologyPath::kSystem:
-      return "system";
-  }
-  return "system";
+  return config::name_of(config::topology_path_names(), path);
 }
 
 // Each job whose servers have a topology (hosts.topology): the NIC each GPU's rank leaves by.
