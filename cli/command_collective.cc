@@ -166,8 +166,21 @@ coll::CollectiveSpec make_spec(const CollectiveOptions& o) {
   return spec;
 }
 
+// A participant by position: its global rank, or "aggN" for CollNet's aggregation node N.
+std::string label(const coll::ResolvedSpec& spec, uint32_t position) {
+  if (position < spec.members()) return std::to_string(spec.ranks[position]);
+  return fmt::format("agg{}", position - spec.members());
+}
+
+nlohmann::ordered_json label_json(const coll::ResolvedSpec& spec, uint32_t position) {
+  if (position < spec.members()) return spec.ranks[position];
+  return label(spec, position);
+}
+
 std::string flow_kind(const coll::ResolvedSpec& spec, uint32_t src, uint32_t dst) {
   if (src == dst) return "local";
+  // An aggregation node sits in a switch.
+  if (src >= spec.members() || dst >= spec.members()) return "network";
   const coll::HostGrouping hosts{spec.ranks_per_host};
   return hosts.same_host(spec.ranks[src], spec.ranks[dst]) ? "host" : "network";
 }
@@ -180,7 +193,8 @@ std::string deps_text(const coll::ChunkOpView& op) {
 }
 
 bool shown(const CollectiveOptions& o, const coll::ResolvedSpec& spec, uint32_t position) {
-  return o.only_rank < 0 || spec.ranks[position] == o.only_rank;
+  if (o.only_rank < 0) return true;
+  return position < spec.members() && spec.ranks[position] == o.only_rank;
 }
 
 void print_text(const CollectiveOptions& o, const coll::ResolvedSpec& spec,
@@ -205,16 +219,22 @@ void print_text(const CollectiveOptions& o, const coll::ResolvedSpec& spec,
                            coll::busbw_formula(spec.collective), format_bytes(full));
   std::cout << fmt::format("{} operations ({} chunk operations), {} dependencies\n", program.ops(),
                            program.chunk_ops(), program.dependencies());
+  if (spec.aggregators() > 0) {
+    std::cout << fmt::format(
+        "{} aggregation node{} (agg0..): one switch under every rank; a run takes the fabric "
+        "twin's switches\n",
+        spec.aggregators(), spec.aggregators() == 1 ? "" : "s");
+  }
   if (!verified.empty()) std::cout << verified << "\n";
 
   std::cout << "\nBytes on the wire per rank\n";
   TextTable per_rank(
       {"rank", "sends", "recvs", "bytes sent", "network bytes", "received", "sent/full"});
-  for (uint32_t p = 0; p < n; ++p) {
+  for (uint32_t p = 0; p < spec.participants(); ++p) {
     if (!shown(o, spec, p)) continue;
     const auto& t = traffic[p];
     per_rank.add_row(
-        {std::to_string(spec.ranks[p]), std::to_string(t.sends), std::to_string(t.recvs),
+        {label(spec, p), std::to_string(t.sends), std::to_string(t.recvs),
          std::to_string(t.bytes_sent), std::to_string(t.network_bytes_sent),
          std::to_string(t.bytes_received),
          full == 0 ? "-" : fmt::format("{:.4f}", double(t.bytes_sent) / double(full))});
@@ -226,23 +246,24 @@ void print_text(const CollectiveOptions& o, const coll::ResolvedSpec& spec,
   TextTable flow_table({"src", "dst", "qp", "kind", "transfers", "bytes"});
   for (const coll::Flow& f : coll::flows(program)) {
     if (!shown(o, spec, f.src) && !shown(o, spec, f.dst)) continue;
-    flow_table.add_row({std::to_string(spec.ranks[f.src]), std::to_string(spec.ranks[f.dst]),
-                        std::to_string(f.qp), flow_kind(spec, f.src, f.dst),
-                        std::to_string(f.operations), std::to_string(f.bytes)});
+    flow_table.add_row({label(spec, f.src), label(spec, f.dst), std::to_string(f.qp),
+                        flow_kind(spec, f.src, f.dst), std::to_string(f.operations),
+                        std::to_string(f.bytes)});
   }
   std::cout << flow_table.render();
 
   std::cout << "\nSteps: one row per chunk of each operation #i; \"after #j\" waits for the same "
                "chunk of operation #j\n";
-  for (uint32_t p = 0; p < n; ++p) {
+  for (uint32_t p = 0; p < spec.participants(); ++p) {
     if (!shown(o, spec, p)) continue;
     std::cout << fmt::format(
-        "\nSteps of rank {} ({} operations, {} chunk operations, buffer {} bytes)\n", spec.ranks[p],
-        program.ops(p), program.chunk_ops(p), program.buffer_bytes(p));
+        "\nSteps of {} {} ({} operations, {} chunk operations, buffer {} bytes)\n",
+        p < n ? "rank" : "aggregation node", label(spec, p), program.ops(p), program.chunk_ops(p),
+        program.buffer_bytes(p));
     TextTable steps({"#", "step", "chunk", "op", "peer", "qp", "offset", "bytes", "after"});
     coll::for_each_chunk_op(program, p, [&](uint32_t index, const coll::ChunkOpView& op) {
       steps.add_row({fmt::format("#{}", index), std::to_string(op.step), std::to_string(op.chunk),
-                     std::string(coll::op_kind_name(op.kind)), std::to_string(spec.ranks[op.peer]),
+                     std::string(coll::op_kind_name(op.kind)), label(spec, op.peer),
                      std::to_string(op.qp), std::to_string(op.range.offset),
                      std::to_string(op.range.length), deps_text(op)});
     });
@@ -276,12 +297,14 @@ void print_json(const CollectiveOptions& o, const coll::ResolvedSpec& spec,
   out["chunk_operations"] = program.chunk_ops();
   out["dependencies"] = program.dependencies();
   if (o.verify) out["verified"] = verified;
+  // CollNet's aggregation nodes follow the members, their "rank" an "aggN" label.
+  out["aggregation_nodes"] = spec.aggregators();
   auto& members = out["members"] = nlohmann::ordered_json::array();
-  for (uint32_t p = 0; p < n; ++p) {
+  for (uint32_t p = 0; p < spec.participants(); ++p) {
     if (!shown(o, spec, p)) continue;
     const auto& t = traffic[p];
     nlohmann::ordered_json m;
-    m["rank"] = spec.ranks[p];
+    m["rank"] = label_json(spec, p);
     m["position"] = p;
     m["sends"] = t.sends;
     m["recvs"] = t.recvs;
@@ -298,7 +321,7 @@ void print_json(const CollectiveOptions& o, const coll::ResolvedSpec& spec,
       coll::for_each_chunk_op(program, p, [&](uint32_t index, const coll::ChunkOpView& op) {
         steps.push_back({{"index", index},
                          {"op", coll::op_kind_name(op.kind)},
-                         {"peer", spec.ranks[op.peer]},
+                         {"peer", label_json(spec, op.peer)},
                          {"offset", op.range.offset},
                          {"length", op.range.length},
                          {"chunk", op.chunk},
@@ -313,8 +336,8 @@ void print_json(const CollectiveOptions& o, const coll::ResolvedSpec& spec,
     auto& flows = out["flows"] = nlohmann::ordered_json::array();
     for (const coll::Flow& f : coll::flows(program)) {
       if (!shown(o, spec, f.src) && !shown(o, spec, f.dst)) continue;
-      flows.push_back({{"src", spec.ranks[f.src]},
-                       {"dst", spec.ranks[f.dst]},
+      flows.push_back({{"src", label_json(spec, f.src)},
+                       {"dst", label_json(spec, f.dst)},
                        {"qp", f.qp},
                        {"kind", flow_kind(spec, f.src, f.dst)},
                        {"transfers", f.operations},

@@ -14,7 +14,8 @@ using trace::CollectiveType;
 constexpr std::array<std::string_view, kAlgorithmCount> kNames = {
     "ring",   "bidir-ring", "halving-doubling", "double-binary-tree",
     "direct", "pxn",        "dissemination",    "tree",
-    "pat",    "nvls",       "nvls-tree",        "hierarchical"};
+    "pat",    "nvls",       "nvls-tree",        "hierarchical",
+    "collnet"};
 
 std::string normalize(std::string_view text) {
   std::string out;
@@ -48,6 +49,13 @@ std::string algorithm_names() {
   return out;
 }
 
+std::string_view not_in_runs_yet(Algorithm algorithm) {
+  if (algorithm != Algorithm::kCollNet) return "";
+  return "collnet is not built into runs yet: its programs exist (`etwire collective all_reduce "
+         "--algo collnet` shows them) but the fabric twin's switches do not host aggregation "
+         "nodes yet";
+}
+
 std::string_view collective_kind_name(CollectiveKind kind) {
   return kind ? trace::collective_type_name(*kind) : std::string_view("SEND_RECV");
 }
@@ -60,7 +68,7 @@ std::vector<Algorithm> applicable_algorithms(CollectiveKind kind) {
   switch (*kind) {
     case CollectiveType::kAllReduce:
       return {kRing, kBidirectionalRing, kHalvingDoubling, kDoubleBinaryTree, kTree,
-              kNvls, kNvlsTree,          kHierarchical};
+              kNvls, kNvlsTree,          kHierarchical,    kCollNet};
     case CollectiveType::kReduceScatter:
     case CollectiveType::kReduceScatterBlock:
     case CollectiveType::kAllGather:

@@ -17,7 +17,7 @@ using Algorithm = config::Algorithm;
 inline constexpr int kAlgorithmCount = config::kAlgorithmCount;
 
 // "ring", "bidir-ring", "halving-doubling", "double-binary-tree", "direct", "pxn",
-// "dissemination", "tree", "pat", "nvls", "nvls-tree", "hierarchical".
+// "dissemination", "tree", "pat", "nvls", "nvls-tree", "hierarchical", "collnet".
 std::string_view algorithm_name(Algorithm algorithm);
 // Accepts the names above in any case, with '_' for '-', and the aliases "bidirectional-ring",
 // "hd", "rabenseifner", "dbt".
@@ -30,6 +30,11 @@ using CollectiveKind = std::optional<trace::CollectiveType>;
 
 // "ALL_REDUCE", ..., "SEND_RECV".
 std::string_view collective_kind_name(CollectiveKind kind);
+
+// Why runs (the engine and the fabric twin) cannot take `algorithm` yet, or "" when they can.
+// CollNet's programs are built and proved on buffers, but the twin's switches do not host its
+// aggregation nodes yet; configurations and sweeps refuse it with this reason.
+std::string_view not_in_runs_yet(Algorithm algorithm);
 
 // Algorithms that can generate `kind`, the default first.
 std::vector<Algorithm> applicable_algorithms(CollectiveKind kind);

@@ -148,6 +148,25 @@ std::shared_ptr<const config::RingGraph> resolve_ring_graph(const CollectiveSpec
   return spec.ring_graph;
 }
 
+std::shared_ptr<const AggregationTree> resolve_aggregation(const CollectiveSpec& spec,
+                                                           const ResolvedSpec& out) {
+  if (out.algorithm != Algorithm::kCollNet) return nullptr;
+  if (!spec.aggregation) {
+    const int32_t top = *std::max_element(spec.ranks.begin(), spec.ranks.end());
+    return std::make_shared<const AggregationTree>(
+        single_switch_tree(static_cast<uint32_t>(top) + 1));
+  }
+  if (const std::string problem = spec.aggregation->check(); !problem.empty()) {
+    throw SpecError("aggregation: " + problem);
+  }
+  for (int32_t rank : spec.ranks) {
+    if (static_cast<size_t>(rank) >= spec.aggregation->leaf_of_rank.size()) {
+      throw SpecError(fmt::format("aggregation: rank {} hangs off no switch of the tree", rank));
+    }
+  }
+  return spec.aggregation;
+}
+
 }  // namespace
 
 ResolvedSpec resolve(const CollectiveSpec& spec) {
@@ -216,6 +235,7 @@ ResolvedSpec resolve(const CollectiveSpec& spec) {
   out.trace_bytes = spec.bytes;
   out.given_channels = resolve_channels(spec, out);
   out.ring_graph = resolve_ring_graph(spec, out);
+  out.aggregation = resolve_aggregation(spec, out);
   out.size_convention = spec.size_convention;
   out.layout = make_layout(spec, n);
 

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collectives/aggregation_tree.h"
 #include "collectives/algorithm.h"
 #include "collectives/data_layout.h"
 #include "config/protocol.h"
@@ -58,6 +59,9 @@ struct CollectiveSpec {
   std::shared_ptr<const config::RingGraph> ring_graph;
   // How a run puts the transfers on the wire (config/protocol.h); programs do not depend on it.
   config::Protocol protocol = config::Protocol::kSimple;
+  // CollNet: the fabric's aggregation nodes (aggregation_tree.h), with a leaf for every rank of
+  // the group. Unset: one switch under every rank (single_switch_tree). Other algorithms ignore it.
+  std::shared_ptr<const AggregationTree> aggregation;
 };
 
 // Whether CollectiveSpec::channels applies to `spec`'s collective and algorithm (the default one
@@ -86,11 +90,15 @@ struct ResolvedSpec {
   uint64_t barrier_bytes = 8;
   uint32_t given_channels = 0;  // CollectiveSpec::channels, checked; 0 when unset
   std::shared_ptr<const config::RingGraph> ring_graph;  // checked against ranks_per_host
+  std::shared_ptr<const AggregationTree> aggregation;   // CollNet only, checked against ranks
   uint64_t trace_bytes = 0;
   SizeConvention size_convention = SizeConvention::kInput;
   DataLayout layout;
 
   uint32_t members() const { return static_cast<uint32_t>(ranks.size()); }
+  // CollNet's aggregation nodes, programs after the members' (CollectiveProgram::aggregators).
+  uint32_t aggregators() const { return aggregation ? aggregation->nodes() : 0; }
+  uint32_t participants() const { return members() + aggregators(); }
   // Independent pipelines that each get their own `qps` QPs per peer: the two directions of a
   // bidirectional ring, the two trees of a double binary tree (NCCL runs them on separate
   // channels) and the channels of a ring or tree. A piece's QP id is channel * qps + piece.

@@ -52,8 +52,8 @@ class Executor {
     for (const Channel& channel : channels_) {
       if (!channel.in_flight.empty()) {
         result_.error =
-            fmt::format("rank {} sent {} message(s) on QP {} that rank {} never receives",
-                        rank(channel.src), channel.in_flight.size(), channel.qp, rank(channel.dst));
+            fmt::format("{} sent {} message(s) on QP {} that {} never receives", who(channel.src),
+                        channel.in_flight.size(), channel.qp, who(channel.dst));
         return std::move(result_);
       }
     }
@@ -62,7 +62,12 @@ class Executor {
   }
 
  private:
-  int32_t rank(uint32_t position) const { return program_.ranks()[position]; }
+  // "rank R" for a member, "aggregation node K" for a CollNet node.
+  std::string who(uint32_t position) const {
+    return program_.is_member(position)
+               ? fmt::format("rank {}", program_.ranks()[position])
+               : fmt::format("aggregation node {}", position - program_.members());
+  }
   // Executions are per chunk operation: g numbers every (operation, chunk) of every member,
   // members in order, each member's operations in order, each operation's chunks ascending.
   ChunkOpView view(uint64_t g) const {
@@ -77,22 +82,22 @@ class Executor {
 
   std::string describe(uint64_t g) const {
     const ChunkOpView op = view(g);
-    return fmt::format("rank {} op #{} ({} {} rank {}, {} bytes, chunk {}, step {}, QP {})",
-                       rank(member_of_[g]), index_of_[g], op_kind_name(op.kind),
-                       op.is_send() ? "to" : "from", rank(op.peer), op.range.length, op.chunk,
+    return fmt::format("{} op #{} ({} {} {}, {} bytes, chunk {}, step {}, QP {})",
+                       who(member_of_[g]), index_of_[g], op_kind_name(op.kind),
+                       op.is_send() ? "to" : "from", who(op.peer), op.range.length, op.chunk,
                        op.step, op.qp);
   }
 
   // Expands operations into chunk operations, checks each against the program's own rules, and
   // wires dependencies and channels.
   bool index() {
-    const uint32_t n = program_.members();
+    const uint32_t n = program_.participants();
     if (program_.programs() != n) {
-      result_.error = fmt::format("program holds {} of {} members", program_.programs(), n);
+      result_.error = fmt::format("program holds {} of {} participants", program_.programs(), n);
       return false;
     }
     if (result_.buffers.size() != n) {
-      result_.error = "one buffer per member is required";
+      result_.error = "one buffer per participant is required";
       return false;
     }
     words_ = (n + 63) / 64;
@@ -106,13 +111,13 @@ class Executor {
     uint64_t total = 0;
     for (uint32_t m = 0; m < n; ++m) {
       if (program_.position(m) != m) {
-        result_.error = "programs must be held in member order";
+        result_.error = "programs must be held in position order";
         return false;
       }
       for (uint32_t i = 0; i < program_.ops(m); ++i) {
         const ChunkRun chunks = program_.op(m, i).chunks;
         if (chunks.chunk_count == 0) {
-          result_.error = fmt::format("rank {} op #{} covers no chunk", rank(m), i);
+          result_.error = fmt::format("{} op #{} covers no chunk", who(m), i);
           return false;
         }
         first_chunk_op_[member_first_op_[m] + i] = total;
@@ -164,7 +169,7 @@ class Executor {
     const ChunkOpView op = view(g);
     const uint32_t m = member_of_[g];
     const uint32_t i = index_of_[g];
-    if (op.peer >= program_.members()) {
+    if (op.peer >= program_.participants()) {
       result_.error = fmt::format("{}: peer position {} outside the group", describe(g), op.peer);
       return false;
     }

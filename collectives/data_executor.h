@@ -40,14 +40,15 @@ using Cells = std::vector<uint64_t>;
 
 struct ExecutionResult {
   std::string error;           // empty when the program ran to completion
-  std::vector<Cells> buffers;  // final contents, by member position
+  std::vector<Cells> buffers;  // final contents, by participant position
   // track_causality: heard_from[p][q] when member p's completion causally follows member q's
   // start.
   std::vector<std::vector<bool>> heard_from;
   bool ok() const { return error.empty(); }
 };
 
-// `program` must hold every member; buffers[p] must have program.buffer_bytes(p) cells.
+// `program` must hold every participant (members, then any aggregation nodes); buffers[p] must
+// have program.buffer_bytes(p) cells.
 ExecutionResult execute(const CollectiveProgram& program, std::vector<Cells> buffers,
                         const ExecutionOptions& options);
 

@@ -28,6 +28,7 @@ std::unique_ptr<Emitter> make_emitter(const ResolvedSpec& spec) {
     case Algorithm::kNvls:
     case Algorithm::kNvlsTree:
     case Algorithm::kHierarchical:
+    case Algorithm::kCollNet:
       return make_hierarchical_emitter(spec);
   }
   return nullptr;

@@ -30,7 +30,7 @@ std::unique_ptr<Emitter> make_direct_emitter(const ResolvedSpec& spec);
 std::unique_ptr<Emitter> make_pxn_emitter(const ResolvedSpec& spec);
 std::unique_ptr<Emitter> make_dissemination_emitter(const ResolvedSpec& spec);
 std::unique_ptr<Emitter> make_pat_emitter(const ResolvedSpec& spec);
-// NVLS, NVLS-tree and the hierarchical all-reduce.
+// NVLS, NVLS-tree, CollNet and the hierarchical all-reduce.
 std::unique_ptr<Emitter> make_hierarchical_emitter(const ResolvedSpec& spec);
 
 }  // namespace etwire::collectives

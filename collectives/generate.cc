@@ -14,8 +14,8 @@ CollectiveProgram ProgramGenerator::generate() const {
 }
 
 void ProgramGenerator::generate(CollectiveProgram& into) const {
-  ProgramBuilder builder(into, spec_->ranks, spec_->qps, spec_->qp_alignment);
-  const uint32_t n = spec_->members();
+  ProgramBuilder builder(into, spec_->ranks, spec_->qps, spec_->qp_alignment, spec_->aggregators());
+  const uint32_t n = spec_->participants();
   for (uint32_t p = 0; p < n; ++p) {
     builder.begin_member(p);
     emitter_->emit(p, builder);
@@ -33,7 +33,7 @@ void ProgramGenerator::generate(CollectiveProgram& into) const {
 }
 
 void ProgramGenerator::generate_member(uint32_t position, CollectiveProgram& into) const {
-  ProgramBuilder builder(into, spec_->ranks, spec_->qps, spec_->qp_alignment);
+  ProgramBuilder builder(into, spec_->ranks, spec_->qps, spec_->qp_alignment, spec_->aggregators());
   builder.begin_member(position);
   emitter_->emit(position, builder);
   builder.end_member();

@@ -20,11 +20,11 @@ class ProgramGenerator {
 
   const ResolvedSpec& spec() const { return *spec_; }
 
-  // Every member's program.
+  // Every participant's program: the members', then any aggregation nodes'.
   CollectiveProgram generate() const;
   // Every member's program into `into`, reusing its storage.
   void generate(CollectiveProgram& into) const;
-  // Only member `position`'s program (into.programs() == 1), reusing `into`'s storage. Members
+  // Only participant `position`'s program (into.programs() == 1), reusing `into`'s storage. Members
   // do not depend on each other's programs, so a transport can materialise each member when it
   // starts instead of holding every member of a very large collective at once.
   void generate_member(uint32_t position, CollectiveProgram& into) const;

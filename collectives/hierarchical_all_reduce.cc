@@ -6,6 +6,11 @@
 //    multicasts; here every member sends each slice straight to its owner, which adds them in,
 //    and the owner sends the result straight back to every member. Between the servers: a ring
 //    (nvls) or a double binary tree (nvls-tree) over the hosts.
+//  - CollNet (NCCL's in-network reduction, SHARP): inside the server as NVLS; between the servers
+//    each slice's owners send it to the aggregation node of the switch their NIC hangs off, the
+//    nodes add what their children sent and pass the sum up to the lowest node above every
+//    owner, and the result comes back down the same way (aggregation_tree.h). The nodes are
+//    participants after the members.
 //  - Hierarchical: ring reduce-scatter inside the host, ring all-reduce between the hosts, ring
 //    all-gather inside the host, as a trace's involved_dim asks of a collective over both
 //    dimensions.
@@ -19,6 +24,7 @@
 #include <array>
 #include <vector>
 
+#include "collectives/aggregation_tree.h"
 #include "collectives/binary_tree.h"
 #include "collectives/emitter.h"
 #include "collectives/hosts.h"
@@ -33,6 +39,7 @@ class HierarchicalEmitter final : public Emitter {
       : spec_(spec),
         hosts_(group_hosts(spec.ranks, HostGrouping{spec.ranks_per_host})),
         inter_tree_(spec.algorithm == Algorithm::kNvlsTree),
+        collnet_(spec.algorithm == Algorithm::kCollNet),
         intra_ring_(spec.algorithm == Algorithm::kHierarchical),
         runs_(ChunkRuns::split({0, spec.layout.full_bytes()}, spec.chunks)) {
     for (const std::vector<uint32_t>& members : hosts_.members) {
@@ -45,11 +52,16 @@ class HierarchicalEmitter final : public Emitter {
     // Steps: phase 1 takes 0 .. intra_steps_-1, phase 2 the next ones, phase 3 the rest.
     intra_steps_ = intra_ring_ ? slices_ - 1 : 1;
     const uint32_t h = hosts_.count();
-    gather_step_ = intra_steps_ + (inter_tree_ ? 2 : 2 * (h - 1));
+    gather_step_ = intra_steps_ + (inter_tree_ || collnet_ ? 2 : 2 * (h - 1));
+    if (collnet_ && h > 1) reduce_slices();
   }
 
   void emit(uint32_t p, ProgramBuilder& b) override {
     b.set_buffer_bytes(spec_.layout.full_bytes());
+    if (p >= spec_.members()) {
+      emit_aggregator(p - spec_.members(), b);
+      return;
+    }
     if (spec_.members() == 1) return;
     const uint32_t host = hosts_.host_of[p];
     const std::vector<uint32_t>& local = hosts_.members[host];
@@ -66,6 +78,8 @@ class HierarchicalEmitter final : public Emitter {
       if (local[j % local.size()] != p) continue;
       if (inter_tree_) {
         inter_tree(host, j, b);
+      } else if (collnet_) {
+        inter_collnet(p, j, b);
       } else {
         inter_ring(host, j, b);
       }
@@ -207,9 +221,57 @@ class HierarchicalEmitter final : public Emitter {
     }
   }
 
+  // CollNet: how each slice is reduced between its owners, one per host.
+  void reduce_slices() {
+    std::vector<uint32_t> owners(hosts_.count());
+    for (uint32_t j = 0; j < slices_; ++j) {
+      for (uint32_t host = 0; host < hosts_.count(); ++host) owners[host] = owner(host, j);
+      reductions_.push_back(reduce_slice(*spec_.aggregation, spec_.ranks, owners));
+    }
+  }
+
+  // The owner `p` of slice j sends it up to its leaf node and takes the result back from it.
+  void inter_collnet(uint32_t p, uint32_t j, ProgramBuilder& b) {
+    const uint32_t node = spec_.members() + spec_.aggregation->leaf_of_rank[spec_.ranks[p]];
+    for (const ChunkRun& run : slices(j)) b.send_run(node, run, {intra_steps_, 0}, reduced_);
+    for (const ChunkRun& run : slices(j)) {
+      final_.push_back(b.recv_run(node, run, {intra_steps_ + 1, 0}, false));
+    }
+  }
+
+  // Aggregation node k, slice by slice: the first child's bytes copied in, the others' added,
+  // the sum passed up unless k is the slice's root, and the result sent down to every child.
+  void emit_aggregator(uint32_t k, ProgramBuilder& b) {
+    const StepTag up{intra_steps_, 0};
+    const StepTag down{intra_steps_ + 1, 0};
+    const uint32_t n = spec_.members();
+    for (uint32_t j = 0; j < reductions_.size(); ++j) {
+      const SliceReduction& slice = reductions_[j];
+      if (!slice.takes_part(k)) continue;
+      children_.assign(slice.member_children[k].begin(), slice.member_children[k].end());
+      for (uint32_t child : slice.node_children[k]) children_.push_back(n + child);
+      for (const ChunkRun& run : slices(j)) {
+        step_.clear();
+        for (uint32_t child : children_) {
+          const bool first = step_.empty();
+          step_.push_back(
+              b.recv_run(child, run, up, !first,
+                         first ? std::span<const Transfer>{} : std::span(step_).first(1)));
+        }
+        if (slice.root != k) {
+          const uint32_t parent = n + spec_.aggregation->parent[k];
+          b.send_run(parent, run, up, step_);
+          step_.assign(1, b.recv_run(parent, run, down, false));
+        }
+        for (uint32_t child : children_) b.send_run(child, run, down, step_);
+      }
+    }
+  }
+
   const ResolvedSpec& spec_;
   GroupHosts hosts_;
   bool inter_tree_;
+  bool collnet_;
   bool intra_ring_;
   ChunkRuns runs_;
   uint32_t slices_ = 1;
@@ -225,6 +287,8 @@ class HierarchicalEmitter final : public Emitter {
   std::vector<Transfer> previous_;
   std::vector<Transfer> after_;
   const std::vector<Transfer> none_;
+  std::vector<SliceReduction> reductions_;  // CollNet, by slice
+  std::vector<uint32_t> children_;          // an aggregation node's, members then nodes
 };
 
 }  // namespace

@@ -43,7 +43,7 @@ std::string_view op_kind_name(OpKind kind);  // "send", "recv", "recv-reduce"
 // One chunk of an operation: what a consumer that works chunk by chunk sees.
 struct ChunkOpView {
   OpKind kind;
-  uint32_t peer;    // member position of the other end (the member itself for a local copy)
+  uint32_t peer;    // position of the other end (the member itself for a local copy)
   ByteRange range;  // this chunk's bytes, in this member's buffer
   uint32_t chunk;
   uint32_t step;  // algorithm round, for reading programs (ring step, tree phase, ...)
@@ -79,6 +79,11 @@ class CollectiveProgram {
   // The whole process group, by position.
   const std::vector<int32_t>& ranks() const { return ranks_; }
   uint32_t members() const { return static_cast<uint32_t>(ranks_.size()); }
+  // Participants that are no member: CollNet's aggregation nodes (aggregation_tree.h), at
+  // positions members() .. participants() - 1. Their peers are members or other such nodes.
+  uint32_t aggregators() const { return aggregators_; }
+  uint32_t participants() const { return members() + aggregators_; }
+  bool is_member(uint32_t position) const { return position < members(); }
   uint32_t qps() const { return qps_; }
 
   // Operations as stored (each a run of chunks).
@@ -112,6 +117,7 @@ class CollectiveProgram {
   using Array = std::vector<T, HugePageAllocator<T>>;
 
   std::vector<int32_t> ranks_;
+  uint32_t aggregators_ = 0;
   uint32_t qps_ = 1;
   std::vector<uint32_t> position_;
   std::vector<uint64_t> program_begin_{0};      // programs() + 1 entries into the op arrays

@@ -8,10 +8,11 @@
 namespace etwire::collectives {
 
 ProgramBuilder::ProgramBuilder(CollectiveProgram& program, std::span<const int32_t> ranks,
-                               uint32_t qps, uint64_t qp_alignment)
+                               uint32_t qps, uint64_t qp_alignment, uint32_t aggregators)
     : program_(program), qps_(qps), qp_alignment_(qp_alignment) {
   program_.clear();
   program_.ranks_.assign(ranks.begin(), ranks.end());
+  program_.aggregators_ = aggregators;
   program_.qps_ = qps;
 }
 

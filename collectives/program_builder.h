@@ -37,9 +37,10 @@ struct StepTag {
 
 class ProgramBuilder {
  public:
-  // Starts `program` afresh (keeping its capacity) for the group `ranks`.
+  // Starts `program` afresh (keeping its capacity) for the group `ranks` and `aggregators`
+  // aggregation nodes after it.
   ProgramBuilder(CollectiveProgram& program, std::span<const int32_t> ranks, uint32_t qps,
-                 uint64_t qp_alignment);
+                 uint64_t qp_alignment, uint32_t aggregators = 0);
 
   void reserve(uint64_t ops, uint64_t deps);
   void begin_member(uint32_t position);

@@ -23,7 +23,10 @@ std::vector<MemberTraffic> member_traffic(const CollectiveProgram& program,
         t.sends += op.chunks.chunk_count;
         if (local) continue;
         t.bytes_sent += bytes;
-        if (!hosts.same_host(ranks[self], ranks[op.peer])) t.network_bytes_sent += bytes;
+        // An aggregation node (CollNet) sits in a switch: every byte to or from it is network.
+        const bool network = !program.is_member(self) || !program.is_member(op.peer) ||
+                             !hosts.same_host(ranks[self], ranks[op.peer]);
+        if (network) t.network_bytes_sent += bytes;
       } else {
         t.recvs += op.chunks.chunk_count;
         if (!local) t.bytes_received += bytes;

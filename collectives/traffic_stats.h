@@ -1,4 +1,4 @@
-// What a program puts on the wire: bytes per member and flows per (source, destination, QP).
+// What a program puts on the wire: bytes per participant and flows per (source, destination, QP).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +16,8 @@ struct MemberTraffic {
   uint64_t bytes_received = 0;      // from other members
 };
 
-// One entry per member program held, in program order. ranks_per_host as in CollectiveSpec.
+// One entry per program held (members', then any aggregation nodes'), in program order.
+// ranks_per_host as in CollectiveSpec.
 std::vector<MemberTraffic> member_traffic(const CollectiveProgram& program,
                                           uint32_t ranks_per_host);
 

@@ -27,12 +27,15 @@ class Checker {
   }
 
   std::string run(ExecutionOptions options) {
-    if (program_.programs() != n_) {
-      return fmt::format("program holds {} of {} members", program_.programs(), n_);
+    const uint32_t participants = spec_.participants();
+    if (program_.programs() != participants) {
+      return fmt::format("program holds {} of {} participants", program_.programs(), participants);
     }
-    std::vector<Cells> buffers(n_);
-    for (uint32_t p = 0; p < n_; ++p) {
+    // Aggregation nodes (CollNet) start with nothing: every byte they pass on was received.
+    std::vector<Cells> buffers(participants);
+    for (uint32_t p = 0; p < participants; ++p) {
       buffers[p].assign(program_.buffer_bytes(p), kPoison);
+      if (p >= n_) continue;
       for (const ByteRange& range : inputs(p)) {
         if (range.end() > buffers[p].size()) {
           return fmt::format("rank {}: buffer of {} bytes cannot hold its input [{}, {})", rank(p),

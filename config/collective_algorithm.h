@@ -20,8 +20,9 @@ enum class Algorithm : uint8_t {
   kNvls = 9,       // NVLink SHARP: reduce in the server's switch, a ring between servers per slice
   kNvlsTree = 10,  // the same with a double binary tree between servers
   kHierarchical = 11,  // ring reduce-scatter in the host, all-reduce between, all-gather in
+  kCollNet = 12,       // in-network reduction: the fabric's switches reduce between servers
 };
-inline constexpr int kAlgorithmCount = 12;
+inline constexpr int kAlgorithmCount = 13;
 
 enum class SizeConvention : uint8_t {
   kInput,   // all-gather/gather: the shard each rank contributes; reduce-scatter/scatter: the

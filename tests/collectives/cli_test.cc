@@ -62,6 +62,32 @@ TEST(CollectiveCli, EveryCollectiveRuns) {
   EXPECT_EQ(nlohmann::json::parse(v.output)["members"][0]["bytes_sent"], 5);
 }
 
+TEST(CollectiveCli, CollNetShowsItsAggregationNode) {
+  // Two hosts of four: each member sends its quarter up to the one switch and takes the sum back.
+  auto r = etwire(
+      "collective all_reduce -n 8 -b 4KiB --algo collnet --ranks-per-host 4 --verify --json");
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["aggregation_nodes"], 1);
+  ASSERT_EQ(j["members"].size(), 9u);
+  for (int m = 0; m < 8; ++m) EXPECT_EQ(j["members"][m]["network_bytes_sent"], 1024) << m;
+  EXPECT_EQ(j["members"][8]["rank"], "agg0");
+  EXPECT_EQ(j["members"][8]["network_bytes_sent"], 8 * 1024);
+  int to_switch = 0;
+  for (const auto& f : j["flows"]) to_switch += f["dst"] == "agg0" ? 1 : 0;
+  EXPECT_EQ(to_switch, 8);
+  auto text = etwire("collective all_reduce -n 8 -b 4KiB --algo collnet --ranks-per-host 4");
+  ASSERT_EQ(text.code, 0) << text.output;
+  EXPECT_THAT(text.output, HasSubstr("1 aggregation node (agg0..)"));
+  EXPECT_THAT(text.output, HasSubstr("Steps of aggregation node agg0"));
+  // --rank shows that rank only.
+  auto one = etwire(
+      "collective all_reduce -n 8 -b 4KiB --algo collnet --ranks-per-host 4 --rank 3 "
+      "--json --summary");
+  ASSERT_EQ(one.code, 0) << one.output;
+  EXPECT_EQ(nlohmann::json::parse(one.output)["members"].size(), 1u);
+}
+
 TEST(CollectiveCli, RankFilterAndRoot) {
   auto r = etwire("collective broadcast -n 4 -b 1KiB --root 2 --rank 2 --json");
   ASSERT_EQ(r.code, 0) << r.output;

@@ -101,7 +101,7 @@ bool emits_runs(Algorithm algorithm) {
          algorithm == Algorithm::kDoubleBinaryTree || algorithm == Algorithm::kDirect ||
          algorithm == Algorithm::kTree || algorithm == Algorithm::kPat ||
          algorithm == Algorithm::kNvls || algorithm == Algorithm::kNvlsTree ||
-         algorithm == Algorithm::kHierarchical;
+         algorithm == Algorithm::kHierarchical || algorithm == Algorithm::kCollNet;
 }
 
 class CompactProgram : public ::testing::TestWithParam<testing::Case> {};
@@ -126,6 +126,7 @@ TEST_P(CompactProgram, ExpandsToThePerChunkProgram) {
             spec.qps = qps;
             spec.qp_alignment = alignment;
             spec.ranks_per_host = testing::lays_over_hosts(c.algorithm) ? 2 : 1;
+            testing::add_switch_tree(spec, n + chunks);
             spec.size_convention = n % 2 == 1 ? SizeConvention::kOutput : SizeConvention::kInput;
             const ProgramGenerator generator(spec);
             const CollectiveProgram program = generator.generate();

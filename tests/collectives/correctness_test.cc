@@ -56,6 +56,7 @@ CollectiveSpec make_spec(const Case& c, uint32_t n, uint64_t bytes, const Settin
   const bool over_hosts = testing::lays_over_hosts(c.algorithm);
   spec.ranks_per_host = over_hosts ? 2u << (seed % 3) : 1;
   spec.size_convention = seed % 4 == 1 ? SizeConvention::kOutput : SizeConvention::kInput;
+  testing::add_switch_tree(spec, seed);
   if (setting.by_size) spec.chunk_bytes = resolve(spec).layout.full_bytes() / 3 + 1;
   return spec;
 }

@@ -99,8 +99,9 @@ TEST(SpecErrors, NameTheProblem) {
   spec.algorithm = Algorithm::kDirect;
   EXPECT_THAT(
       error_of(spec),
-      HasSubstr("direct does not apply to ALL_REDUCE (choose from: ring, bidir-ring, "
-                "halving-doubling, double-binary-tree, tree, nvls, nvls-tree, hierarchical)"));
+      HasSubstr(
+          "direct does not apply to ALL_REDUCE (choose from: ring, bidir-ring, "
+          "halving-doubling, double-binary-tree, tree, nvls, nvls-tree, hierarchical, collnet)"));
 
   spec = basic(CollectiveType::kBroadcast, 4, 100);
   spec.root = 7;

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "collectives/generate.h"
+#include "collectives/hosts.h"
 #include "collectives/verify.h"
 
 namespace etwire::collectives::testing {
@@ -33,6 +34,26 @@ std::vector<Case> all_cases() {
   return cases;
 }
 
+std::shared_ptr<const AggregationTree> switch_tree(std::span<const int32_t> ranks,
+                                                   uint32_t ranks_per_host, uint64_t seed) {
+  auto tree = std::make_shared<AggregationTree>();
+  tree->parent = {4, 4, 5, 5, 6, 6, kNoAggregator};
+  const int32_t top = ranks.empty() ? 0 : *std::max_element(ranks.begin(), ranks.end());
+  const HostGrouping hosts{ranks_per_host};
+  tree->leaf_of_rank.resize(static_cast<size_t>(top) + 1);
+  for (int32_t r = 0; r <= top; ++r) {
+    tree->leaf_of_rank[static_cast<size_t>(r)] =
+        static_cast<uint32_t>(seed % 2 == 0 ? hosts.local_index(r) % 4 : hosts.host(r) % 4);
+  }
+  return tree;
+}
+
+void add_switch_tree(CollectiveSpec& spec, uint64_t seed) {
+  if (spec.algorithm == Algorithm::kCollNet) {
+    spec.aggregation = switch_tree(spec.ranks, spec.ranks_per_host, seed);
+  }
+}
+
 std::string verify_varied(CollectiveSpec spec, uint64_t seed) {
   constexpr SchedulePolicy kPolicies[] = {SchedulePolicy::kFifo, SchedulePolicy::kLifo,
                                           SchedulePolicy::kRandom};
@@ -40,6 +61,7 @@ std::string verify_varied(CollectiveSpec spec, uint64_t seed) {
   spec.qps = 1 + seed % 3;
   spec.qp_alignment = 1;
   if (seed % 3 == 0) spec.ranks = sparse_group(static_cast<uint32_t>(spec.ranks.size()), seed);
+  add_switch_tree(spec, seed);
   const ProgramGenerator generator(spec);
   ExecutionOptions options;
   options.policy = kPolicies[seed % 3];

@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <numeric>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -42,8 +44,17 @@ struct Case {
 inline bool lays_over_hosts(Algorithm algorithm) {
   return algorithm == Algorithm::kPxn || algorithm == Algorithm::kTree ||
          algorithm == Algorithm::kNvls || algorithm == Algorithm::kNvlsTree ||
-         algorithm == Algorithm::kHierarchical;
+         algorithm == Algorithm::kHierarchical || algorithm == Algorithm::kCollNet;
 }
+
+// A fabric of four leaf switches, two pairs of them under a middle switch each, and a top
+// switch: aggregation nodes 0-3 (leaves), 4 (over 0 and 1), 5 (over 2 and 3) and 6 (the root).
+// Even `seed`: rail-optimised, a rank's leaf is its local index mod 4 (so a slice's owners
+// share a leaf); odd: a rank's leaf is its host mod 4 (so slices climb the tree).
+std::shared_ptr<const AggregationTree> switch_tree(std::span<const int32_t> ranks,
+                                                   uint32_t ranks_per_host, uint64_t seed);
+// Gives a CollNet spec switch_tree(); leaves any other alone.
+void add_switch_tree(CollectiveSpec& spec, uint64_t seed);
 
 // Every collective x every algorithm that applies to it (all-to-all also as all-to-all-v).
 std::vector<Case> all_cases();
