@@ -46,28 +46,13 @@ constexpr std::array<std::array<double, 23>, config::kProtocolCount> kTreeBySize
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
 }};
 
-// The group's shape as NCCL's model sees it: servers are the hosts its members occupy (counted
-// where consecutive members change host: exact for groups in rank order, as trace groups are),
-// and each holds ranks / servers of them.
+// The group's shape with the candidate's channels.
 struct Shape {
   uint32_t ranks;
   uint32_t per_server;
   uint32_t servers;
   uint32_t channels;
 };
-
-Shape shape_of(const CollectiveSpec& spec) {
-  const HostGrouping hosts{std::max(spec.ranks_per_host, 1u)};
-  Shape s{};
-  s.ranks = static_cast<uint32_t>(spec.ranks.size());
-  s.servers = 1;
-  for (size_t i = 1; i < spec.ranks.size(); ++i) {
-    if (!hosts.same_host(spec.ranks[i], spec.ranks[i - 1])) ++s.servers;
-  }
-  s.servers = std::min(s.servers, s.ranks);
-  s.per_server = s.ranks / s.servers;
-  return s;
-}
 
 size_t server_index(uint32_t servers) {
   return servers >= 4 ? 2 : servers - 1;
@@ -210,7 +195,25 @@ std::span<const Algorithm> tuner_algorithms(CollectiveType type) {
   }
 }
 
+GroupShape group_shape(const CollectiveSpec& spec) {
+  const HostGrouping hosts{std::max(spec.ranks_per_host, 1u)};
+  GroupShape s;
+  s.ranks = static_cast<uint32_t>(spec.ranks.size());
+  s.servers = 1;
+  for (size_t i = 1; i < spec.ranks.size(); ++i) {
+    if (!hosts.same_host(spec.ranks[i], spec.ranks[i - 1])) ++s.servers;
+  }
+  s.servers = std::min(s.servers, s.ranks);
+  s.per_server = s.servers == 0 ? 0 : s.ranks / s.servers;
+  return s;
+}
+
 ProtocolChoice tune_protocol(const CollectiveSpec& spec, const TunerLinks& links) {
+  return tune_protocol(spec, links, group_shape(spec));
+}
+
+ProtocolChoice tune_protocol(const CollectiveSpec& spec, const TunerLinks& links,
+                             const GroupShape& shape) {
   ProtocolChoice choice;
   if (!spec.collective || spec.ranks.size() < 2) return choice;
   const CollectiveType type = *spec.collective;
@@ -220,7 +223,7 @@ ProtocolChoice tune_protocol(const CollectiveSpec& spec, const TunerLinks& links
   const Algorithm modelled =
       algorithm == Algorithm::kDoubleBinaryTree ? Algorithm::kTree : algorithm;
   if (std::find(candidates.begin(), candidates.end(), modelled) == candidates.end()) return choice;
-  Shape s = shape_of(spec);
+  Shape s{shape.ranks, shape.per_server, shape.servers, 1};
   s.channels = std::max(spec.channels.value_or(modelled == Algorithm::kTree ? 2 : 1), 1u);
   double bytes = 0;
   try {

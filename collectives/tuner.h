@@ -37,10 +37,23 @@ struct ProtocolChoice {
 // for the others (NCCL has one algorithm for them).
 std::span<const Algorithm> tuner_algorithms(trace::CollectiveType type);
 
+// How a group sits on servers as NCCL's model sees it: servers are the hosts its members occupy
+// (counted where consecutive members change host: exact for groups in rank order, as trace
+// groups are), and each holds ranks / servers of them. A walk over the group: worked out once
+// when several candidates are weighed for it.
+struct GroupShape {
+  uint32_t ranks = 0;
+  uint32_t per_server = 0;
+  uint32_t servers = 0;
+};
+GroupShape group_shape(const CollectiveSpec& spec);
+
 // `spec` has its algorithm and channels chosen (control/plan/collective_choice.h). The protocol
 // is the fastest of those the algorithm runs; every time is negative where NCCL would not run the
 // algorithm on this group (NVLS across servers, NVLS-tree on one, PAT with several ranks on a
-// server), and then the protocol is Simple.
+// server), and then the protocol is Simple. `shape` is group_shape(spec).
 ProtocolChoice tune_protocol(const CollectiveSpec& spec, const TunerLinks& links);
+ProtocolChoice tune_protocol(const CollectiveSpec& spec, const TunerLinks& links,
+                             const GroupShape& shape);
 
 }  // namespace etwire::collectives

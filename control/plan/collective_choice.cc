@@ -48,10 +48,11 @@ CollectiveChoice tune_algorithm(const config::CollectivesConfig& config,
   choice.algorithm_time_us.fill(-1);
   const auto fixed = static_cast<size_t>(config.protocol.protocol);
   std::optional<collectives::Algorithm> best;
+  const collectives::GroupShape shape = collectives::group_shape(spec);
   for (const collectives::Algorithm algorithm : collectives::tuner_algorithms(*spec.collective)) {
     spec.algorithm = algorithm;
     choose_channels(config, spec);
-    const collectives::ProtocolChoice tuned = collectives::tune_protocol(spec, links);
+    const collectives::ProtocolChoice tuned = collectives::tune_protocol(spec, links, shape);
     const double time =
         tuned.time_us[config.protocol.automatic ? static_cast<size_t>(tuned.protocol) : fixed];
     choice.algorithm_time_us[static_cast<size_t>(algorithm)] = time;
