@@ -41,7 +41,6 @@ CommandAction add_plan_command(CLI::App& app) {
   return [opts]() -> int {
     control::LoadOptions options;
     options.overrides = opts->overrides;
-    options.plan_traffic = true;
     const control::RunPlan loaded = control::load_config_file(opts->config, options);
     std::cerr << loaded.diagnostics.to_text();
     if (!loaded.ok() || !loaded.addresses) {

@@ -19,7 +19,9 @@ Posting::Posting(const control::RunPlan& plan, dataplane::DataPlane& data_plane,
       data_plane_(data_plane),
       clock_(data_plane.scheduler()),
       events_(events),
-      split_(split) {
+      split_(split),
+      next_unplanned_qpn_(plan.qp_numbers ? plan.qp_numbers->end()
+                                          : plan.config.mapping.addressing.qpn_base) {
   for (const auto& placement : plan.placements) {
     const auto ranks = placement ? static_cast<size_t>(placement->world_size) : 0;
     local_send_free_.emplace_back(ranks, 0);
@@ -145,8 +147,7 @@ transport::ConnectionId Posting::connection(uint32_t job, int32_t src, int32_t d
   const auto end = [&](int32_t rank, int32_t peer) {
     const control::RankEndpoint& endpoint = addresses.endpoint(job, rank);
     return dataplane::WireEndpoint{static_cast<uint32_t>(placement.port(rank)), endpoint.mac,
-                                   endpoint.ipv4, endpoint.ipv6,
-                                   addresses.qpn(job, rank, peer, qp)};
+                                   endpoint.ipv4, endpoint.ipv6, qpn(job, rank, peer, qp)};
   };
   const dataplane::WireEndpoint requester = end(src, dst);
   const dataplane::WireEndpoint responder = end(dst, src);
@@ -155,6 +156,23 @@ transport::ConnectionId Posting::connection(uint32_t job, int32_t src, int32_t d
   connections_.emplace(key, id);
   split_.opened(job, src, dst, qp, requester.qpn);
   return id;
+}
+
+uint32_t Posting::qpn(uint32_t job, int32_t rank, int32_t peer, uint16_t qp) {
+  if (plan_.qp_numbers) {
+    if (const auto planned = plan_.qp_numbers->find(job, rank, peer, qp)) return *planned;
+  }
+  const ConnectionKey key{job, rank, peer, qp};
+  const auto it = unplanned_qpns_.find(key);
+  if (it != unplanned_qpns_.end()) return it->second;
+  if (next_unplanned_qpn_ >= control::kQpnLimit) {
+    throw std::runtime_error(fmt::format(
+        "{}: rank {}'s QP {} towards rank {} (job {}) needs a QP number past the 24-bit limit",
+        config_.source_file, rank, qp, peer, job));
+  }
+  const auto number = static_cast<uint32_t>(next_unplanned_qpn_++);
+  unplanned_qpns_.emplace(key, number);
+  return number;
 }
 
 void Posting::open_planned_connections() {

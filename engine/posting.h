@@ -53,6 +53,9 @@ class Posting {
   void message_finished(uint32_t job, int32_t src, int32_t dst, uint16_t qp, uint64_t wire_bytes);
   // The connection from rank `src` to rank `dst` on `qp`, opened on first use.
   transport::ConnectionId connection(uint32_t job, int32_t src, int32_t dst, uint16_t qp);
+  // The QP number of `rank`'s QP `qp` towards `peer`: the plan's (qp_numbering.h); one the plan
+  // did not foresee gets the next number past the plan's. Throws std::runtime_error past 24 bits.
+  uint32_t qpn(uint32_t job, int32_t rank, int32_t peer, uint16_t qp);
   // Opens every connection the traffic plan says the run's traffic takes (those with an end
   // here), before any traffic.
   void open_planned_connections();
@@ -108,6 +111,10 @@ class Posting {
   clock::EventHandler& events_;
   SplitRun& split_;
   std::map<ConnectionKey, transport::ConnectionId> connections_;
+  // QP numbers of QPs the plan did not number (key: job, rank, peer, QP id), from past the
+  // plan's numbers; RunPlan::qp_numbers holds the rest.
+  std::map<ConnectionKey, uint32_t> unplanned_qpns_;
+  uint64_t next_unplanned_qpn_ = 0;
   // The slice windows of the connections, by index, and the index of each connection's.
   std::vector<SliceWindow> windows_;
   std::map<ConnectionKey, uint32_t> window_of_connection_;

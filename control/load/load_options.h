@@ -15,9 +15,6 @@ struct LoadOptions {
   // the checks that need the traces are skipped (and ranks are placed only for jobs that state
   // their world_size).
   bool read_traces = true;
-  // Plan the traffic (RunPlan::traffic) even where no check and no split run needs it
-  // (`etwire plan`).
-  bool plan_traffic = false;
   // Writing the JSON Schema (config_schema.h): the sections' readers say what they expect into
   // this recorder, and the load stops once the sections are read (no trace, file or check).
   SchemaRecorder* schema = nullptr;

@@ -8,11 +8,6 @@
 
 namespace etwire::control {
 
-uint32_t AddressPlan::qpn(size_t job, int32_t rank, int32_t peer, uint32_t qp) const {
-  const RankEndpoint& e = endpoint(job, rank);
-  return e.first_qpn + static_cast<uint32_t>(peer) * qp_channels_ * qps_per_peer_ + qp;
-}
-
 uint16_t AddressPlan::udp_source_port(uint32_t qpn) const {
   return static_cast<uint16_t>(udp_base_ + qpn % udp_count_);
 }
@@ -66,12 +61,9 @@ AddressPlan assign_addresses(const config::RunConfig& config,
                              Diagnostics& out) {
   const config::AddressingConfig& rules = config.mapping.addressing;
   AddressPlan plan;
-  plan.qps_per_peer_ = config.collectives.qps_per_peer;
-  plan.qp_channels_ = config.collectives.qp_channels();
   plan.udp_base_ = rules.udp_source_port_base;
   plan.udp_count_ = rules.udp_source_port_count;
   plan.jobs_.resize(placements.size());
-  plan.port_qpns_.resize(config.ports.size());
 
   // Slots: ranks on each port in job order, then rank order.
   std::vector<std::vector<std::pair<size_t, int32_t>>> on_port(config.ports.size());
@@ -85,13 +77,8 @@ AddressPlan assign_addresses(const config::RunConfig& config,
   AddressBook macs(config, where, out, "MAC address", "mac");
   AddressBook ipv4s(config, where, out, "IPv4 address", "ipv4");
   AddressBook ipv6s(config, where, out, "IPv6 address", "ipv6");
-  uint64_t cursor = rules.qpn_base;
-  std::vector<std::pair<uint64_t, uint64_t>> taken;  // [first, end) per port, for overlaps
-  bool qpn_overflow = false;
   for (size_t p = 0; p < config.ports.size(); ++p) {
     const config::PortConfig& port = config.ports[p];
-    uint64_t first = port.qpn_base.value_or(static_cast<uint32_t>(cursor));
-    uint64_t next = first;
     for (size_t slot = 0; slot < on_port[p].size(); ++slot) {
       auto [j, r] = on_port[p][slot];
       RankEndpoint& e = plan.jobs_[j][static_cast<size_t>(r)];
@@ -103,11 +90,6 @@ AddressPlan assign_addresses(const config::RunConfig& config,
       e.mac = per_rank_mac ? port.mac.plus(slot).value_or(port.mac) : port.mac;
       e.ipv4 = per_rank_ip ? port.ipv4.plus(slot).value_or(port.ipv4) : port.ipv4;
       if (port.ipv6) e.ipv6 = per_rank_ip ? port.ipv6->plus(slot).value_or(*port.ipv6) : *port.ipv6;
-      uint64_t count = static_cast<uint64_t>(placements[j].world_size) *
-                       config.collectives.qp_channels() * config.collectives.qps_per_peer;
-      e.first_qpn = static_cast<uint32_t>(std::min<uint64_t>(next, kQpnLimit));
-      e.qpn_count = static_cast<uint32_t>(std::min<uint64_t>(count, kQpnLimit));
-      next += count;
 
       Holder holder{p, std::nullopt};
       if (per_rank_mac) holder.job_rank = std::make_pair(j, r);
@@ -117,32 +99,6 @@ AddressPlan assign_addresses(const config::RunConfig& config,
       ipv4s.claim(e.ipv4.to_string(), holder);
       if (e.ipv6) ipv6s.claim(e.ipv6->to_string(), holder);
     }
-    plan.port_qpns_[p] = {static_cast<uint32_t>(std::min<uint64_t>(first, kQpnLimit)),
-                          static_cast<uint32_t>(std::min<uint64_t>(next - first, kQpnLimit))};
-    if (next > kQpnLimit && !qpn_overflow) {
-      qpn_overflow = true;
-      out.add(where.make(Severity::kError, Problem::kOutOfRange,
-                         port.qpn_base ? child_path(port.key_path, "qpn_base") : port.key_path,
-                         fmt::format("QP numbers of port \"{}\" run to {}, past the 24-bit limit "
-                                     "{}: lower collectives.qps_per_peer or spread ranks over "
-                                     "fewer ports' ranges",
-                                     port.name, next - 1, kQpnLimit - 1)));
-    }
-    if (next > first) {
-      for (size_t q = 0; q < taken.size(); ++q) {
-        auto [other_first, other_end] = taken[q];
-        if (other_first < next && first < other_end) {
-          out.add(where.make(
-              Severity::kError, Problem::kDuplicate, child_path(port.key_path, "qpn_base"),
-              fmt::format("QP numbers {}..{} of port \"{}\" overlap {}..{} of another port; QP "
-                          "numbers must be unique in a run",
-                          first, next - 1, port.name, other_first, other_end - 1)));
-          break;
-        }
-      }
-      taken.emplace_back(first, next);
-    }
-    cursor = std::max(cursor, next);
   }
   return plan;
 }

@@ -1,15 +1,10 @@
 // Per-rank addresses derived from the ports: IP and MAC (shared with the port, or the port's
-// address + k for the k-th rank on it), QP numbers and UDP source ports. The rules are
-// deterministic and documented in docs/configuration.md ("Addressing"):
+// address + k for the k-th rank on it) and UDP source ports. The rules are deterministic and
+// documented in docs/configuration.md ("Addressing"):
 //
 //  - Ranks on a port are numbered 0, 1, ... in job order, then rank order: their slot.
-//  - Each port owns a contiguous QP number range: from its qpn_base, or else right after the
-//    previous port's range (the first port starts at mapping.addressing.qpn_base). Within it,
-//    each rank (by slot) owns world_size x C x qps_per_peer numbers (C: 2, or collectives.channels
-//    when more); the QP to peer p with QP id q (the collective program's qp field) is
-//        first_qpn + (p x C x qps_per_peer) + q.
-//    So every QP number is unique in the run, and a QP number alone identifies a QP in records,
-//    captures and the device under test's counters.
+//  - QP numbers come from the traffic the run opens (qp_numbering.h): unique in the run, so a QP
+//    number alone identifies a QP in records, captures and the device under test's counters.
 //  - A QP's UDP source port is udp_source_port_base + (qpn mod udp_source_port_count): each QP
 //    of a rank pair gets its own ECMP entropy.
 #pragma once
@@ -27,9 +22,6 @@
 
 namespace etwire::control {
 
-// QP ids per peer connection are channel x qps_per_peer + piece: two channels (the two
-// directions of a bidirectional ring, the two trees of a double binary tree), or
-// collectives.channels when more (CollectivesConfig::qp_channels).
 inline constexpr uint32_t kQpnLimit = 1u << 24;  // QP numbers are 24 bits
 
 struct RankEndpoint {
@@ -39,13 +31,12 @@ struct RankEndpoint {
   config::MacAddress mac;
   config::Ipv4Address ipv4;
   std::optional<config::Ipv6Address> ipv6;
-  uint32_t first_qpn = 0;
-  uint32_t qpn_count = 0;  // world_size x qp_channels x qps_per_peer
 };
 
+// QP numbers first .. first + count - 1 (a port's, a rank's: qp_numbering.h).
 struct PortQpnRange {
   uint32_t first = 0;
-  uint32_t count = 0;  // 0 for a port no rank uses
+  uint32_t count = 0;  // 0 for none
 };
 
 class AddressPlan {
@@ -55,27 +46,20 @@ class AddressPlan {
   }
   const std::vector<RankEndpoint>& job(size_t job) const { return jobs_[job]; }
   size_t jobs() const { return jobs_.size(); }
-  const PortQpnRange& port_qpns(size_t port) const { return port_qpns_[port]; }
-  uint32_t qps_per_peer() const { return qps_per_peer_; }
 
-  // The QP number of `rank`'s QP `qp` towards `peer` (both ranks of `job`).
-  uint32_t qpn(size_t job, int32_t rank, int32_t peer, uint32_t qp) const;
   uint16_t udp_source_port(uint32_t qpn) const;
 
  private:
   friend AddressPlan assign_addresses(const config::RunConfig&, const std::vector<JobPlacement>&,
                                       const SourceMap&, Diagnostics&);
   std::vector<std::vector<RankEndpoint>> jobs_;
-  std::vector<PortQpnRange> port_qpns_;
-  uint32_t qps_per_peer_ = 1;
-  uint32_t qp_channels_ = 2;
   uint16_t udp_base_ = 49152;
   uint32_t udp_count_ = 16384;
 };
 
 // Assigns every rank of every placed job its addresses. `placements` is indexed like the
 // workload's jobs. Reports addresses used twice (a per-rank address landing on another port's
-// address), QP ranges that overlap (explicit qpn_base values), and QP numbers beyond 24 bits.
+// address).
 AddressPlan assign_addresses(const config::RunConfig& config,
                              const std::vector<JobPlacement>& placements, const SourceMap& where,
                              Diagnostics& out);

@@ -49,12 +49,21 @@ std::string fabric_line(const RunPlan& loaded) {
 }
 
 // The UDP source ports of a rank's QP numbers: a range, unless it wraps around the pool.
-std::string sport_range(const AddressPlan& addresses, const RankEndpoint& e) {
-  if (e.qpn_count == 0) return "-";
-  uint16_t first = addresses.udp_source_port(e.first_qpn);
-  uint16_t last = addresses.udp_source_port(e.first_qpn + e.qpn_count - 1);
-  if (last >= first && last - first + 1u == e.qpn_count) return fmt::format("{}..{}", first, last);
+std::string sport_range(const AddressPlan& addresses, const PortQpnRange& qpns) {
+  if (qpns.count == 0) return "-";
+  uint16_t first = addresses.udp_source_port(qpns.first);
+  uint16_t last = addresses.udp_source_port(qpns.first + qpns.count - 1);
+  if (last >= first && last - first + 1u == qpns.count) return fmt::format("{}..{}", first, last);
   return fmt::format("{}.. (wraps)", first);
+}
+
+// A rank's QP numbers, or a port's: none without the traffic's numbering.
+PortQpnRange rank_qpns(const RunPlan& loaded, size_t job, int32_t rank) {
+  return loaded.qp_numbers ? loaded.qp_numbers->rank(job, rank) : PortQpnRange{};
+}
+
+PortQpnRange port_qpns(const RunPlan& loaded, size_t port) {
+  return loaded.qp_numbers ? loaded.qp_numbers->port(port) : PortQpnRange{};
 }
 
 std::string ranks_table(const RunPlan& loaded, const TrafficPlan& plan) {
@@ -67,10 +76,11 @@ std::string ranks_table(const RunPlan& loaded, const TrafficPlan& plan) {
     for (int32_t r = 0; r < loaded.placements[j]->world_size; ++r) {
       const RankEndpoint& e = addresses.endpoint(j, r);
       const RankTrafficPlan& t = plan.jobs[j][static_cast<size_t>(r)];
+      const PortQpnRange qpns = rank_qpns(loaded, j, r);
       table.add_row(
           {c.workload.jobs[j].name, std::to_string(r), c.ports[e.port].name, std::to_string(e.host),
            ipv6 && e.ipv6 ? e.ipv6->to_string() : e.ipv4.to_string(), e.mac.to_string(),
-           qpn_range(e.first_qpn, e.qpn_count), sport_range(addresses, e), std::to_string(t.peers),
+           qpn_range(qpns.first, qpns.count), sport_range(addresses, qpns), std::to_string(t.peers),
            std::to_string(t.qps), t.max_switches == 0 ? "-" : std::to_string(t.max_switches),
            bytes_or_dash(t.network_bytes_sent), bytes_or_dash(t.network_bytes_received),
            bytes_or_dash(t.scale_up_bytes_sent)});
@@ -86,7 +96,7 @@ std::string ports_table(const RunPlan& loaded, const TrafficPlan& plan) {
   for (size_t p = 0; p < c.ports.size(); ++p) {
     const config::PortConfig& port = c.ports[p];
     const PortTrafficPlan& t = plan.ports[p];
-    const PortQpnRange& qpns = loaded.addresses->port_qpns(p);
+    const PortQpnRange qpns = port_qpns(loaded, p);
     table.add_row({port.name, std::string(config::backend_name(port.backend)),
                    format_rate(port.speed_bps), std::to_string(port.mtu), std::to_string(t.ranks),
                    qpn_range(qpns.first, qpns.count), bytes_or_dash(t.bytes_sent),
@@ -194,7 +204,7 @@ std::string busiest_line(const RunPlan& loaded, const TrafficPlan& plan) {
 nlohmann::ordered_json port_json(const RunPlan& loaded, const TrafficPlan& plan, size_t p) {
   const config::PortConfig& port = loaded.config.ports[p];
   const PortTrafficPlan& t = plan.ports[p];
-  const PortQpnRange& qpns = loaded.addresses->port_qpns(p);
+  const PortQpnRange qpns = port_qpns(loaded, p);
   nlohmann::ordered_json j;
   j["name"] = port.name;
   j["backend"] = config::backend_name(port.backend);
@@ -301,9 +311,10 @@ nlohmann::ordered_json plan_to_json(const RunPlan& loaded, const TrafficPlan& pl
       rank["mac"] = e.mac.to_string();
       rank["ipv4"] = e.ipv4.to_string();
       if (e.ipv6) rank["ipv6"] = e.ipv6->to_string();
-      rank["qpn_first"] = e.first_qpn;
-      rank["qpn_count"] = e.qpn_count;
-      rank["udp_source_port_first"] = addresses.udp_source_port(e.first_qpn);
+      const PortQpnRange qpns = rank_qpns(loaded, j, r);
+      rank["qpn_first"] = qpns.first;
+      rank["qpn_count"] = qpns.count;
+      rank["udp_source_port_first"] = addresses.udp_source_port(qpns.first);
       rank["peers"] = t.peers;
       rank["qps"] = t.qps;
       rank["max_switches"] = t.max_switches;

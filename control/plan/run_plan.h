@@ -1,7 +1,7 @@
 // The plan of a run, resolved once from the configuration's text and overrides: the configuration
 // as its sections read it and with its derived values, every problem located, each job's opened
 // trace set and what reading it found, its ranks' placement, the addresses, the fabric twin's
-// ports and layout, the traffic plan when something needs it, and the digest that names the
+// ports and layout, the traffic plan and the QP numbers it gives, and the digest that names the
 // inputs. config_loader.h makes it (and derives one plan from another); validate, plan, run,
 // predict, every point of a sweep, the engine and the data planes read it, and none reads the
 // configuration or discovers a trace set again.
@@ -17,6 +17,7 @@
 #include "control/load/diagnostic.h"
 #include "control/load/source_map.h"
 #include "control/plan/addressing.h"
+#include "control/plan/qp_numbering.h"
 #include "control/plan/rank_mapping.h"
 #include "control/plan/traffic_plan.h"
 #include "trace/trace_set.h"
@@ -39,12 +40,11 @@ struct RunPlan {
   std::vector<std::optional<JobPlacement>> placements;     // by job; when placed
   std::optional<AddressPlan> addresses;                    // when every job is placed
   twin::ConfiguredTwin twin;                               // its ports when every port is on it
-  // When a check or the run needs it (a multi-plane twin, a run split between emulator
-  // processes) or it was asked for (LoadOptions::plan_traffic), on a configuration without
-  // errors: with the problems planning found (a collective that cannot be built), which a run
-  // meets when it gets there.
+  // With the traces read, on a configuration without errors: with the problems planning found
+  // (a collective that cannot be built), which a run meets when it gets there.
   std::optional<TrafficPlan> traffic;
   Diagnostics traffic_problems;
+  std::optional<QpNumbering> qp_numbers;  // from `traffic`, with it
   // The configuration's bytes as they were read: a digest hashes these, since a second read of
   // the file may differ (edited since, a FIFO, a pipe) or block.
   std::string text;

@@ -281,13 +281,14 @@ void resolve(RunPlan& plan, const LoadOptions& options, const RunPlan* reuse) {
   plan.traces.assign(config.workload.jobs.size(), std::nullopt);
   if (options.read_traces) read_traces(plan, reuse != nullptr && reuse->ok() ? reuse : nullptr);
   place_and_address(plan);
-  // Only planning the traffic shows which ranks exchange it: whether a job crosses the planes of
-  // a multi-plane twin, and which connections a run on the wall clock (a port off the twin) or
-  // split between processes opens before the first packet.
-  const bool traffic_needed = options.plan_traffic || config.fabric.rails.planes > 1 ||
-                              !plan.twin.ports || config.emulators.size() > 1;
-  if (plan.ok() && options.read_traces && traffic_needed) {
+  // Only planning the traffic shows which ranks exchange it: the QPs a run opens and so their
+  // numbers, whether a job crosses the planes of a multi-plane twin, and which connections a run
+  // on the wall clock (a port off the twin) or split between processes opens before the first
+  // packet.
+  if (plan.ok() && options.read_traces && plan.addresses) {
     plan.traffic = plan_traffic(plan, plan.traffic_problems);
+    plan.qp_numbers =
+        number_qps(config, *plan.addresses, *plan.traffic, plan.source_map, plan.diagnostics);
     check_plane_crossings(plan, plan.diagnostics);
   }
   plan.config_digest = config_digest(plan.text, plan.settings);

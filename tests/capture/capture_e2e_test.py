@@ -125,15 +125,18 @@ def case_twin(args, work):
         assert os.path.exists(pcap), f"no capture file for port {port['name']}"
         rows = tshark_fields(pcap, ["frame.number", "infiniband.bth.opcode",
                                     "infiniband.bth.destqp", "ip.dsfield.ecn", "_ws.malformed",
-                                    "ip.dst"] + DIRECTION_FIELDS)
+                                    "eth.type", "ip.dst"] + DIRECTION_FIELDS)
         expected = port["tx_packets"] + port["rx_packets"]
         assert len(rows) == expected, (port["name"], len(rows), expected)
         total += len(rows)
         ways = check_directions(pcap, port["name"], ips[port["name"]], rows)
         assert ways == {OUTBOUND: port["tx_packets"], INBOUND: port["rx_packets"]}, (pcap, ways)
-        ce_in = cnp_in = cnp_out = 0
-        for number, opcode, qp, ecn, malformed, dst, *_ in rows:
+        ce_in = cnp_in = cnp_out = pfc = 0
+        for number, opcode, qp, ecn, malformed, ethertype, dst, *_ in rows:
             assert malformed == "", f"{port['name']} frame {number}: malformed"
+            if ethertype == "0x8808":  # a PFC frame: a pause, or the resume after it
+                pfc += 1
+                continue
             assert opcode != "", f"{port['name']} frame {number}: not decoded as InfiniBand"
             assert int(qp, 0) in qpns, f"{port['name']} frame {number}: QP {qp} of no flow"
             arriving = dst in ips[port["name"]]
@@ -146,6 +149,9 @@ def case_twin(args, work):
                                                       port["ecn_marked_received"])
         assert cnp_in == port["cnps_received"], (port["name"], cnp_in, port["cnps_received"])
         assert cnp_out == port["cnps_sent"], (port["name"], cnp_out, port["cnps_sent"])
+        # The counters count pauses (XOFF) only, not the resumes (XON) that end them.
+        pauses = port["pfc_pauses_sent"] + port["pfc_pauses_received"]
+        assert pauses <= pfc <= 2 * pauses, (port["name"], pfc, pauses)
         if ce_in and ce_port is None:
             ce_port = pcap
         if cnp_in and cnp_port is None:

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "control/plan/addressing.h"
+#include "control/plan/qp_numbering.h"
 #include "control/plan/rank_mapping.h"
 
 namespace etwire::control {
@@ -153,55 +154,69 @@ AddressPlan addresses_for(RunConfig& config, const std::vector<std::vector<size_
   return assign_addresses(config, placements, where, out);
 }
 
-TEST(Addressing, SharedAddressesAndContiguousQpRanges) {
+TEST(Addressing, SharedAddresses) {
   RunConfig config = config_with_ports(2);
-  config.collectives.qps_per_peer = 2;
   Diagnostics out;
   AddressPlan plan = addresses_for(config, {{0, 0, 1, 1}}, out);
   EXPECT_FALSE(out.has_errors()) << out.to_text();
-  // Each rank owns world (4) x 2 slots x 2 QPs = 16 QP numbers.
-  EXPECT_EQ(plan.endpoint(0, 0).first_qpn, 256u);
-  EXPECT_EQ(plan.endpoint(0, 1).first_qpn, 272u);
-  EXPECT_EQ(plan.endpoint(0, 2).first_qpn, 288u);
-  EXPECT_EQ(plan.endpoint(0, 1).qpn_count, 16u);
-  EXPECT_EQ(plan.port_qpns(0).first, 256u);
-  EXPECT_EQ(plan.port_qpns(0).count, 32u);
-  EXPECT_EQ(plan.port_qpns(1).first, 288u);
-  // Rank 1's QP id 3 towards peer 2: 272 + 2 x (2 x 2) + 3.
-  EXPECT_EQ(plan.qpn(0, 1, 2, 3), 283u);
   EXPECT_EQ(plan.udp_source_port(283), 49152 + 283);
   EXPECT_EQ(plan.endpoint(0, 1).ipv4.to_string(), "10.0.0.1");  // shared with the port
   EXPECT_EQ(plan.endpoint(0, 1).slot, 1u);
   EXPECT_EQ(plan.endpoint(0, 3).mac.to_string(), "02:00:0a:00:01:01");
 }
 
-TEST(Addressing, ChannelsBeyondTwoWidenEveryPeersQpRange) {
+// A ring over ranks 0-3 (two per port) on QP id 0, and rank 1 to 2 on QP id 3 as well.
+TrafficPlan ring_traffic() {
+  TrafficPlan traffic;
+  traffic.connections = {{{0, 1, 0}, {1, 2, 0}, {1, 2, 3}, {2, 3, 0}, {3, 0, 0}}};
+  return traffic;
+}
+
+TEST(QpNumbering, NumbersOnlyTheQpsTheTrafficOpensPortByPort) {
   RunConfig config = config_with_ports(2);
-  config.collectives.qps_per_peer = 2;
-  config.collectives.channels = 8;
   Diagnostics out;
-  AddressPlan plan = addresses_for(config, {{0, 0, 1, 1}}, out);
+  const AddressPlan addresses = addresses_for(config, {{0, 0, 1, 1}}, out);
+  const QpNumbering numbers =
+      number_qps(config, addresses, ring_traffic(), SourceMap("t.yaml"), out);
   EXPECT_FALSE(out.has_errors()) << out.to_text();
-  // Each rank owns world (4) x 8 channels x 2 QPs = 64 QP numbers, and every QP id of every peer
-  // (channel x 2 + piece < 16) has a number of its own.
-  EXPECT_EQ(plan.endpoint(0, 1).first_qpn, 256u + 64);
-  EXPECT_EQ(plan.endpoint(0, 1).qpn_count, 64u);
-  std::set<uint32_t> seen;
-  for (int32_t rank = 0; rank < 4; ++rank) {
-    for (int32_t peer = 0; peer < 4; ++peer) {
-      for (uint32_t qp = 0; qp < 16; ++qp) {
-        const uint32_t qpn = plan.qpn(0, rank, peer, qp);
-        EXPECT_TRUE(seen.insert(qpn).second) << rank << " " << peer << " " << qp;
-        const RankEndpoint& e = plan.endpoint(0, rank);
-        EXPECT_LT(qpn - e.first_qpn, e.qpn_count);
-      }
-    }
-  }
-  // Fewer channels than the two of the bidirectional ring keep two.
-  config.collectives.channels = 1;
-  config.workload.jobs.clear();
-  AddressPlan narrow = addresses_for(config, {{0, 0, 1, 1}}, out);
-  EXPECT_EQ(narrow.endpoint(0, 1).qpn_count, 16u);
+  // Port 0 (ranks 0 and 1), by (rank, peer, QP id): 0->1/0, 0->3/0, 1->0/0, 1->2/0, 1->2/3.
+  EXPECT_EQ(numbers.find(0, 0, 1, 0), 256u);
+  EXPECT_EQ(numbers.find(0, 0, 3, 0), 257u);
+  EXPECT_EQ(numbers.find(0, 1, 0, 0), 258u);
+  EXPECT_EQ(numbers.find(0, 1, 2, 3), 260u);
+  // Port 1 right after: 2->1/0, 2->1/3, 2->3/0, 3->0/0, 3->2/0.
+  EXPECT_EQ(numbers.find(0, 2, 1, 3), 262u);
+  EXPECT_EQ(numbers.find(0, 3, 2, 0), 265u);
+  EXPECT_EQ(numbers.find(0, 0, 2, 0), std::nullopt) << "0 and 2 exchange nothing";
+  EXPECT_EQ(numbers.find(0, 9, 2, 0), std::nullopt);
+  EXPECT_EQ(numbers.port(0).first, 256u);
+  EXPECT_EQ(numbers.port(0).count, 5u);
+  EXPECT_EQ(numbers.port(1).first, 261u);
+  EXPECT_EQ(numbers.rank(0, 1).first, 258u);
+  EXPECT_EQ(numbers.rank(0, 1).count, 3u);
+  EXPECT_EQ(numbers.rank(0, 3).first, 264u);
+  EXPECT_EQ(numbers.count(), 10u);
+  EXPECT_EQ(numbers.end(), 266u);
+}
+
+TEST(QpNumbering, PortBasesThatOverlapOrPassTwentyFourBitsAreErrors) {
+  RunConfig config = config_with_ports(2);
+  config.ports[1].qpn_base = 258;
+  Diagnostics out;
+  const AddressPlan addresses = addresses_for(config, {{0, 0, 1, 1}}, out);
+  number_qps(config, addresses, ring_traffic(), SourceMap("t.yaml"), out);
+  ASSERT_EQ(out.error_count(), 1u) << out.to_text();
+  EXPECT_EQ(out.items()[0].key_path, "ports[1].qpn_base");
+  EXPECT_EQ(out.items()[0].problem, Problem::kDuplicate);
+  EXPECT_THAT(out.to_text(), HasSubstr("QP numbers 258..262 of port"));
+  EXPECT_THAT(out.to_text(), HasSubstr("overlap 256..260 of another port"));
+  Diagnostics past;
+  config.ports[1].qpn_base = kQpnLimit - 3;
+  number_qps(config, addresses, ring_traffic(), SourceMap("t.yaml"), past);
+  ASSERT_EQ(past.error_count(), 1u) << past.to_text();
+  EXPECT_EQ(past.items()[0].problem, Problem::kOutOfRange);
+  EXPECT_THAT(past.to_text(), HasSubstr("run from 16777213 to 16777217, past the 24-bit limit"));
+  EXPECT_THAT(past.to_text(), HasSubstr("its ranks open 5 QPs"));
 }
 
 TEST(Addressing, PerRankAddressesAddTheSlot) {
@@ -229,24 +244,6 @@ TEST(Addressing, PerRankAddressesThatReachAnotherPortAreDuplicates) {
   EXPECT_EQ(out.items()[0].problem, Problem::kDuplicate);
   EXPECT_THAT(out.items()[0].message, HasSubstr("IPv4 address 10.0.0.3 of rank 3 of job \"job0\" "
                                                 "on port \"p1\" is also used by rank 2"));
-}
-
-TEST(Addressing, ExplicitQpBasesMustNotOverlapAndMustFit24Bits) {
-  RunConfig config = config_with_ports(2);
-  config.ports[1].qpn_base = 258;  // p0 holds 256..259
-  Diagnostics out;
-  addresses_for(config, {{0, 1}}, out);
-  ASSERT_EQ(out.error_count(), 1u) << out.to_text();
-  EXPECT_EQ(out.items()[0].key_path, "ports[1].qpn_base");
-  EXPECT_THAT(out.items()[0].message, HasSubstr("overlap"));
-
-  RunConfig big = config_with_ports(1);
-  big.collectives.qps_per_peer = 256;
-  Diagnostics overflow;
-  addresses_for(big, {std::vector<size_t>(200, 0)}, overflow);  // 200 x 200 x 2 x 256 > 2^24
-  ASSERT_EQ(overflow.error_count(), 1u) << overflow.to_text();
-  EXPECT_EQ(overflow.items()[0].problem, Problem::kOutOfRange);
-  EXPECT_THAT(overflow.items()[0].message, HasSubstr("past the 24-bit limit"));
 }
 
 TEST(Addressing, UdpSourcePortsCycleThroughThePool) {

@@ -2,6 +2,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "control/plan/plan_report.h"
 #include "control/plan/traffic_plan.h"
 #include "tests/control/test_configs.h"
@@ -161,8 +163,25 @@ TEST(TrafficPlan, TextAndJsonReports) {
   auto json = plan_to_json(loaded, plan);
   ASSERT_EQ(json["jobs"].size(), 2u);
   EXPECT_EQ(json["jobs"][1]["ranks"][0]["port"], "h1");
-  EXPECT_EQ(json["jobs"][1]["ranks"][0]["qpn_first"], 288);
   EXPECT_EQ(json["ports"].size(), 16u);
+  // QP numbers run port after port from 256, each port's ranks job by job, rank by rank, each
+  // rank's QPs contiguous.
+  std::map<std::string, uint64_t> next;
+  uint64_t first = 256;
+  for (const auto& port : json["ports"]) {
+    EXPECT_EQ(port["qpn_first"], first) << port["name"];
+    next[port["name"]] = first;
+    first += port["qpn_count"].get<uint64_t>();
+  }
+  for (const auto& job : json["jobs"]) {
+    for (const auto& rank : job["ranks"]) {
+      uint64_t& at = next[rank["port"]];
+      EXPECT_EQ(rank["qpn_first"], at) << job["name"] << " rank " << rank["rank"];
+      EXPECT_GT(rank["qpn_count"], 0) << "every rank of a ring all-reduce opens QPs";
+      at += rank["qpn_count"].get<uint64_t>();
+    }
+  }
+  EXPECT_EQ(json["jobs"][1]["ranks"][0]["qpn_first"], next["h0"]) << "h1's numbers follow h0's";
   EXPECT_EQ(json["busiest_port"]["name"], "h0");
   EXPECT_EQ(json["busiest_port"]["bytes_sent"], 7 * kMiB);
 }

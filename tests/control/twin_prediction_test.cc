@@ -14,7 +14,7 @@ using testing::shipped_config;
 
 TEST(TwinPrediction, PutsLoopbackPortsInPlaceOfTheLabsAndKeepsItsTraces) {
   const RunPlan lab = load_config_file(shipped_config("dpdk-ring.yaml"),
-                                       LoadOptions{{"telemetry.record.pcap=true"}, true, false});
+                                       LoadOptions{{"telemetry.record.pcap=true"}, true});
   ASSERT_TRUE(lab.ok()) << lab.diagnostics.to_text();
   EXPECT_FALSE(all_ports_on_loopback(lab));
   EXPECT_FALSE(lab.twin.ports) << "the lab's ports are cabled to a device, not to the twin";
@@ -44,7 +44,7 @@ TEST(TwinPrediction, HoldsTheGraphsNicsAgainstTheTwinsPorts) {
   const std::string graph =
       (etwire::testing::source_dir() / "tests/control/configs/infragraph/clos-2x2.yaml").string();
   const RunPlan lab = load_config_file(shipped_config("dpdk-ring.yaml"),
-                                       LoadOptions{{"fabric.infragraph=" + graph}, true, false});
+                                       LoadOptions{{"fabric.infragraph=" + graph}, true});
   ASSERT_TRUE(lab.ok()) << lab.diagnostics.to_text();
   const RunPlan prediction = derive_plan(lab, twin_prediction());
   EXPECT_FALSE(prediction.ok());

@@ -121,12 +121,13 @@ TEST(Engine, FlowRecordsCarryTheWireQpNumbers) {
   RunEngine engine(loaded, options);
   ASSERT_EQ(engine.run().status, RunStatus::kCompleted);
   ASSERT_FALSE(sink.records.empty());
-  const control::AddressPlan& plan = *loaded.addresses;
+  ASSERT_TRUE(loaded.qp_numbers);
+  const control::QpNumbering& plan = *loaded.qp_numbers;
   std::set<uint32_t> qpns;
   for (const transport::FlowRecord& r : sink.records) {
     const uint32_t qp = r.tags.qp_index;
-    EXPECT_EQ(r.qpn, plan.qpn(0, r.tags.src_rank, r.tags.dst_rank, qp)) << r.flow_id;
-    EXPECT_EQ(r.dest_qpn, plan.qpn(0, r.tags.dst_rank, r.tags.src_rank, qp)) << r.flow_id;
+    EXPECT_EQ(r.qpn, plan.find(0, r.tags.src_rank, r.tags.dst_rank, qp)) << r.flow_id;
+    EXPECT_EQ(r.dest_qpn, plan.find(0, r.tags.dst_rank, r.tags.src_rank, qp)) << r.flow_id;
     qpns.insert(r.qpn);
   }
   // A ring all-reduce over 4 ranks: each rank sends to its successor on its own QP.

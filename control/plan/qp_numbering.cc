@@ -1,0 +1,112 @@
+#include "control/plan/qp_numbering.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "control/load/key_path.h"
+
+namespace etwire::control {
+
+std::optional<uint32_t> QpNumbering::find(size_t job, int32_t rank, int32_t peer,
+                                          uint32_t qp) const {
+  if (job >= port_of_.size() || rank < 0 || static_cast<size_t>(rank) >= port_of_[job].size()) {
+    return std::nullopt;
+  }
+  const uint32_t port = port_of_[job][static_cast<size_t>(rank)];
+  const std::vector<Entry>& entries = by_port_[port];
+  const Entry key{static_cast<uint32_t>(job), rank, peer, qp};
+  const auto it = std::lower_bound(entries.begin(), entries.end(), key);
+  if (it == entries.end() || *it != key) return std::nullopt;
+  return ports_[port].first + static_cast<uint32_t>(it - entries.begin());
+}
+
+PortQpnRange QpNumbering::rank(size_t job, int32_t rank) const {
+  if (job >= port_of_.size() || rank < 0 || static_cast<size_t>(rank) >= port_of_[job].size()) {
+    return {};
+  }
+  const uint32_t port = port_of_[job][static_cast<size_t>(rank)];
+  const std::vector<Entry>& entries = by_port_[port];
+  const auto j = static_cast<uint32_t>(job);
+  const auto begin = std::lower_bound(entries.begin(), entries.end(), Entry{j, rank, 0, 0});
+  const auto end = std::lower_bound(entries.begin(), entries.end(), Entry{j, rank + 1, 0, 0});
+  if (begin == end) return {};
+  return {ports_[port].first + static_cast<uint32_t>(begin - entries.begin()),
+          static_cast<uint32_t>(end - begin)};
+}
+
+namespace {
+
+void report_overflow(const config::PortConfig& port, uint64_t first, uint64_t end,
+                     const SourceMap& where, Diagnostics& out) {
+  out.add(where.make(Severity::kError, Problem::kOutOfRange,
+                     port.qpn_base ? child_path(port.key_path, "qpn_base") : port.key_path,
+                     fmt::format("QP numbers of port \"{}\" run from {} to {}, past the 24-bit "
+                                 "limit {}: its ranks open {} QPs; lower collectives.qps_per_peer "
+                                 "or collectives.channels, or give the port a lower qpn_base",
+                                 port.name, first, end - 1, kQpnLimit - 1, end - first)));
+}
+
+}  // namespace
+
+QpNumbering number_qps(const config::RunConfig& config, const AddressPlan& addresses,
+                       const TrafficPlan& traffic, const SourceMap& where, Diagnostics& out) {
+  QpNumbering numbering;
+  const size_t ports = config.ports.size();
+  numbering.by_port_.resize(ports);
+  numbering.ports_.resize(ports);
+  numbering.port_of_.resize(addresses.jobs());
+  for (size_t j = 0; j < addresses.jobs(); ++j) {
+    for (const RankEndpoint& e : addresses.job(j)) {
+      numbering.port_of_[j].push_back(static_cast<uint32_t>(e.port));
+    }
+  }
+  using Entry = QpNumbering::Entry;
+  for (size_t j = 0; j < traffic.connections.size() && j < addresses.jobs(); ++j) {
+    const auto job = static_cast<uint32_t>(j);
+    for (const PlannedConnection& c : traffic.connections[j]) {
+      // The sender's QP towards the receiver, and the receiver's towards the sender.
+      numbering.by_port_[numbering.port_of_[j][static_cast<size_t>(c.src)]].push_back(
+          Entry{job, c.src, c.dst, c.qp});
+      numbering.by_port_[numbering.port_of_[j][static_cast<size_t>(c.dst)]].push_back(
+          Entry{job, c.dst, c.src, c.qp});
+    }
+  }
+  uint64_t cursor = config.mapping.addressing.qpn_base;
+  numbering.end_ = cursor;
+  std::vector<std::pair<uint64_t, uint64_t>> taken;  // [first, end) per port, for overlaps
+  bool overflow = false;
+  for (size_t p = 0; p < ports; ++p) {
+    std::vector<Entry>& entries = numbering.by_port_[p];
+    std::sort(entries.begin(), entries.end());
+    entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
+    const config::PortConfig& port = config.ports[p];
+    const uint64_t first = port.qpn_base.value_or(static_cast<uint32_t>(cursor));
+    const uint64_t end = first + entries.size();
+    numbering.count_ += entries.size();
+    numbering.ports_[p] = {static_cast<uint32_t>(std::min<uint64_t>(first, kQpnLimit)),
+                           static_cast<uint32_t>(std::min<uint64_t>(entries.size(), kQpnLimit))};
+    if (end > kQpnLimit && !overflow) {
+      overflow = true;
+      report_overflow(port, first, end, where, out);
+    }
+    if (end > first) {
+      for (const auto& [other_first, other_end] : taken) {
+        if (other_first < end && first < other_end) {
+          out.add(where.make(
+              Severity::kError, Problem::kDuplicate, child_path(port.key_path, "qpn_base"),
+              fmt::format("QP numbers {}..{} of port \"{}\" overlap {}..{} of another port; QP "
+                          "numbers must be unique in a run",
+                          first, end - 1, port.name, other_first, other_end - 1)));
+          break;
+        }
+      }
+      taken.emplace_back(first, end);
+    }
+    cursor = std::max(cursor, end);
+    numbering.end_ = std::max(numbering.end_, end);
+  }
+  return numbering;
+}
+
+}  // namespace etwire::control
