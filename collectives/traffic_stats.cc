@@ -37,12 +37,28 @@ std::vector<MemberTraffic> member_traffic(const CollectiveProgram& program,
 }
 
 std::vector<Flow> flows(const CollectiveProgram& program) {
+  // A member sends to few (destination, QP) pairs over and over (a ring's 2(n-1) steps to one
+  // neighbour): each send first looks among the member's last few pairs, so that mostly
+  // distinct pairs are sorted.
+  constexpr size_t kRecent = 8;
   std::vector<Flow> all;
   for (size_t m = 0; m < program.programs(); ++m) {
     const uint32_t self = program.position(m);
+    const size_t member_begin = all.size();
     for (uint32_t i = 0; i < program.ops(m); ++i) {
       const OpView op = program.op(m, i);
-      if (op.is_send()) all.push_back({self, op.peer, op.qp, op.chunks.chunk_count, op.bytes()});
+      if (!op.is_send()) continue;
+      bool found = false;
+      for (size_t k = all.size(); k > member_begin && k + kRecent > all.size(); --k) {
+        Flow& flow = all[k - 1];
+        if (flow.dst == op.peer && flow.qp == op.qp) {
+          flow.operations += op.chunks.chunk_count;
+          flow.bytes += op.bytes();
+          found = true;
+          break;
+        }
+      }
+      if (!found) all.push_back({self, op.peer, op.qp, op.chunks.chunk_count, op.bytes()});
     }
   }
   auto key = [](const Flow& f) { return std::tuple(f.src, f.dst, f.qp); };

@@ -13,6 +13,7 @@
 
 #include "collectives/collective_spec.h"
 #include "collectives/generate.h"
+#include "collectives/traffic_stats.h"
 #include "control/plan/collective_choice.h"
 #include "control/plan/run_plan.h"
 #include "nic/port_frame_format.h"
@@ -53,48 +54,6 @@ struct PeerShare {
 // A generated program reduced to what the plan needs: by source position, its shares.
 using SharesBySource = std::vector<std::vector<PeerShare>>;
 
-// A member's sends summed per (destination, QP id), sorted.
-struct SendSum {
-  uint32_t dst = 0;
-  uint16_t qp = 0;
-  uint64_t bytes = 0;
-};
-
-// Sums member program 0 of `program`'s sends to others. A member sends to few (destination, QP)
-// pairs over and over (a ring's 2(n-1) steps to one neighbour): each send first looks among the
-// last few pairs it met, so that only distinct pairs are sorted.
-void sum_sends(const collectives::CollectiveProgram& program, std::vector<SendSum>& out) {
-  constexpr size_t kRecent = 8;
-  out.clear();
-  const uint32_t self = program.position(0);
-  for (uint32_t i = 0; i < program.ops(0); ++i) {
-    const collectives::OpView op = program.op(0, i);
-    if (!op.is_send() || op.peer == self) continue;  // a local copy is no traffic
-    bool found = false;
-    for (size_t k = out.size(); k > 0 && k + kRecent > out.size(); --k) {
-      SendSum& sum = out[k - 1];
-      if (sum.dst == op.peer && sum.qp == op.qp) {
-        sum.bytes += op.bytes();
-        found = true;
-        break;
-      }
-    }
-    if (!found) out.push_back({op.peer, op.qp, op.bytes()});
-  }
-  std::sort(out.begin(), out.end(), [](const SendSum& a, const SendSum& b) {
-    return std::tie(a.dst, a.qp) < std::tie(b.dst, b.qp);
-  });
-  size_t kept = 0;
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (kept > 0 && out[kept - 1].dst == out[i].dst && out[kept - 1].qp == out[i].qp) {
-      out[kept - 1].bytes += out[i].bytes;
-    } else {
-      out[kept++] = out[i];
-    }
-  }
-  out.resize(kept);
-}
-
 // Generated one member at a time, so that memory holds one member's program, not every
 // member's (a ring's grow with the group: some 4 GB at 4096 ranks all at once).
 SharesBySource shares_of(const collectives::CollectiveSpec& spec) {
@@ -102,16 +61,15 @@ SharesBySource shares_of(const collectives::CollectiveSpec& spec) {
   const uint32_t members = generator.spec().members();
   SharesBySource by_source(members);
   collectives::CollectiveProgram program;
-  std::vector<SendSum> sends;
   for (uint32_t p = 0; p < members; ++p) {
     generator.generate_member(p, program);
-    sum_sends(program, sends);
     auto& shares = by_source[p];
-    for (const SendSum& sum : sends) {
-      if (shares.empty() || shares.back().dst != sum.dst) shares.push_back({sum.dst, 0, {}, {}});
-      shares.back().bytes += sum.bytes;
-      shares.back().qps.add(sum.qp);
-      shares.back().qp_ids.push_back(sum.qp);
+    for (const auto& flow : collectives::flows(program)) {
+      if (flow.src == flow.dst) continue;  // local copy
+      if (shares.empty() || shares.back().dst != flow.dst) shares.push_back({flow.dst, 0, {}, {}});
+      shares.back().bytes += flow.bytes;  // flows are per (src, dst, qp), sorted
+      shares.back().qps.add(flow.qp);
+      shares.back().qp_ids.push_back(flow.qp);
     }
   }
   return by_source;
