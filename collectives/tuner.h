@@ -23,6 +23,9 @@ namespace etwire::collectives {
 struct TunerLinks {
   double nic_bytes_per_second = 0;   // a rank's port
   double host_bytes_per_second = 0;  // a rank's share of its host's interconnect (NVLink)
+  // The NICs (ports) a rank's server has: where collectives.channels is unset, the ring family
+  // and the tree run a channel per NIC, as NCCL opens at least one per NIC.
+  uint32_t nics_per_server = 1;
 };
 
 struct ProtocolChoice {

@@ -34,8 +34,10 @@ struct CollectivesConfig {
   std::optional<uint64_t> chunk_bytes;
   uint32_t qps_per_peer = 1;  // QPs per peer connection; each transfer is split over them
   // Ring all-reduce, reduce-scatter and all-gather: rings (NCCL's channels) laid rail by rail
-  // over each job's hosts; unset: one ring in group order. Tree all-reduce: trees, each entering
-  // the hosts on its own rail; unset: two.
+  // over each job's hosts. Tree all-reduce: trees, each entering the hosts on its own rail.
+  // Unset: one per NIC of a server when it has several, as NCCL opens at least one per NIC
+  // (control/plan/collective_choice.h). 0, or unset with one NIC per server: the textbook
+  // layout, one ring in group order or NCCL's two trees.
   std::optional<uint32_t> channels;
   uint64_t qp_alignment = 128;  // a transfer's per-QP pieces are rounded up to this
   // The protocol and its buffers: a transfer is posted as messages of one slice, each padded
@@ -53,9 +55,6 @@ struct CollectivesConfig {
     if (channels || !ring_graph) return channels;
     return static_cast<uint32_t>(ring_graph->channels.size());
   }
-  // Channels a peer connection may carry: QP ids run up to this x qps_per_peer (the
-  // bidirectional ring and the trees run two).
-  uint32_t qp_channels() const { return std::max<uint32_t>(2, ring_channels().value_or(2)); }
 
   std::optional<Algorithm> algorithm_for(CollectiveType type) const {
     return algorithms[static_cast<size_t>(type)];

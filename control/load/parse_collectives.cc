@@ -70,6 +70,12 @@ void read_graph(MapReader& section, const std::string& config_dir, config::Colle
   if (!out.ring_graph) return;
   DocumentContext& ctx = section.context();
   const size_t channels = out.ring_graph->channels.size();
+  if (out.channels == 0u) {
+    ctx.error(Problem::kInconsistent, section.get("channels"), section.key_path("channels"),
+              fmt::format("channels: 0 lays one ring in group order, but graph ({}) lays its "
+                          "rings as NCCL did; give a count of its channels or leave it unset",
+                          out.graph_file));
+  }
   if (!out.channels && channels > collectives::kMaxChannels) {
     ctx.error(Problem::kOutOfRange, section.get("graph"), section.key_path("graph"),
               fmt::format("{}: {} ring channels, more than the {} a collective runs; set "
@@ -142,7 +148,7 @@ void parse_collectives(MapReader& section, const std::string& config_dir,
     }
   }
   section.integer("qps_per_peer", out.qps_per_peer, 1, collectives::kMaxQps);
-  if (uint32_t channels = 1; section.integer("channels", channels, 1, collectives::kMaxChannels)) {
+  if (uint32_t channels = 0; section.integer("channels", channels, 0, collectives::kMaxChannels)) {
     out.channels = channels;
   }
   section.bytes("qp_alignment", out.qp_alignment, 1, 1 << 20);

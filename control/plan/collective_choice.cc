@@ -1,13 +1,17 @@
 #include "control/plan/collective_choice.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace etwire::control {
 
 namespace {
 
-void choose_channels(const config::CollectivesConfig& config, collectives::CollectiveSpec& spec) {
+void choose_channels(const config::CollectivesConfig& config, const collectives::TunerLinks& links,
+                     collectives::CollectiveSpec& spec) {
   spec.channels.reset();
   spec.ring_graph.reset();
-  if (!collectives::takes_channels(spec)) return;
+  if (!collectives::takes_channels(spec) || config.channels == 0u) return;
   if (spec.algorithm.value_or(collectives::default_algorithm(spec.collective)) ==
       collectives::Algorithm::kRing) {
     spec.channels = config.ring_channels();
@@ -15,17 +19,19 @@ void choose_channels(const config::CollectivesConfig& config, collectives::Colle
   } else {
     spec.channels = config.channels;
   }
+  // Unset: a channel per NIC of the server; with one NIC, the textbook layout.
+  if (!spec.channels && links.nics_per_server > 1) spec.channels = links.nics_per_server;
 }
 
 void choose_algorithm(const config::CollectivesConfig& config, DimensionScope scope,
-                      collectives::CollectiveSpec& spec) {
+                      const collectives::TunerLinks& links, collectives::CollectiveSpec& spec) {
   if (spec.collective) spec.algorithm = config.algorithm_for(*spec.collective);
   const bool by_dimension = config.hierarchy == config::Hierarchy::kInvolvedDim &&
                             scope == DimensionScope::kBoth && spec.ranks_per_host > 1;
   if (!spec.algorithm && by_dimension && spec.collective == trace::CollectiveType::kAllReduce) {
     spec.algorithm = collectives::Algorithm::kHierarchical;
   }
-  choose_channels(config, spec);
+  choose_channels(config, links, spec);
 }
 
 collectives::ProtocolChoice choose_protocol(const config::CollectivesConfig& config,
@@ -51,7 +57,7 @@ CollectiveChoice tune_algorithm(const config::CollectivesConfig& config,
   const collectives::GroupShape shape = collectives::group_shape(spec);
   for (const collectives::Algorithm algorithm : collectives::tuner_algorithms(*spec.collective)) {
     spec.algorithm = algorithm;
-    choose_channels(config, spec);
+    choose_channels(config, links, spec);
     const collectives::ProtocolChoice tuned = collectives::tune_protocol(spec, links, shape);
     const double time =
         tuned.time_us[config.protocol.automatic ? static_cast<size_t>(tuned.protocol) : fixed];
@@ -63,7 +69,7 @@ CollectiveChoice tune_algorithm(const config::CollectivesConfig& config,
     }
   }
   spec.algorithm = best.value_or(collectives::Algorithm::kRing);
-  choose_channels(config, spec);
+  choose_channels(config, links, spec);
   if (!config.protocol.automatic) choice.protocol.protocol = config.protocol.protocol;
   return choice;
 }
@@ -78,7 +84,7 @@ CollectiveChoice apply_collective_choices(const config::CollectivesConfig& confi
   if (spec.collective && config.algorithm_tuned(*spec.collective)) {
     choice = tune_algorithm(config, links, spec);
   } else {
-    choose_algorithm(config, scope, spec);
+    choose_algorithm(config, scope, links, spec);
     choice.protocol = choose_protocol(config, links, spec);
   }
   spec.protocol = choice.protocol.protocol;
@@ -92,6 +98,18 @@ collectives::TunerLinks tuner_links(const config::RunConfig& config, size_t job,
       static_cast<double>(config.ports[placement.port(rank)].speed_bps) / 8;
   links.host_bytes_per_second =
       static_cast<double>(config.mapping.jobs[job].hosts.bandwidth_bps) / 8;
+  // The ports of the ranks of `rank`'s host (few: one server's).
+  const int64_t host = placement.host(rank);
+  const auto first = static_cast<int32_t>(host * placement.ranks_per_host);
+  const int32_t last =
+      std::min(first + static_cast<int32_t>(placement.ranks_per_host), placement.world_size);
+  std::vector<size_t> ports;
+  for (int32_t r = first; r < last; ++r) {
+    if (std::find(ports.begin(), ports.end(), placement.port(r)) == ports.end()) {
+      ports.push_back(placement.port(r));
+    }
+  }
+  links.nics_per_server = static_cast<uint32_t>(std::max<size_t>(ports.size(), 1));
   return links;
 }
 

@@ -31,8 +31,8 @@ std::string headline(const RunPlan& loaded, const TrafficPlan& plan) {
   const config::RunConfig& c = loaded.config;
   return fmt::format(
       "Plan for {}: {} job{}, {} port{}, PMTU {}, {}; QPs per peer: {} configured per channel, "
-      "{} used at most (the bidirectional ring and the trees run two channels, "
-      "collectives.channels sets the ring's and the tree's)\n",
+      "{} used at most (collectives.channels sets the ring's and the tree's channels; unset, "
+      "a server of several NICs runs one per NIC)\n",
       c.source_file, c.workload.jobs.size(), c.workload.jobs.size() == 1 ? "" : "s", c.ports.size(),
       c.ports.size() == 1 ? "" : "s", c.transport.pmtu, config::rdma_op_name(c.transport.op),
       c.collectives.qps_per_peer, plan.max_qps_per_peer);

@@ -23,6 +23,7 @@
 #include "control/load/overrides.h"
 #include "control/load/section_parsers.h"
 #include "control/load/unclosed_quote.h"
+#include "control/plan/cable_check.h"
 #include "control/plan/inputs_digest.h"
 #include "control/plan/traffic_plan.h"
 #include "trace/trace_error.h"
@@ -290,6 +291,7 @@ void resolve(RunPlan& plan, const LoadOptions& options, const RunPlan* reuse) {
     plan.qp_numbers =
         number_qps(config, *plan.addresses, *plan.traffic, plan.source_map, plan.diagnostics);
     check_plane_crossings(plan, plan.diagnostics);
+    check_cables(plan, plan.diagnostics);
   }
   plan.config_digest = config_digest(plan.text, plan.settings);
 }

@@ -2,9 +2,10 @@
 """Ring channels in a run (collectives.channels): a 1 GiB ring all-reduce over two servers of
 eight ranks, rail-placed on 400G NICs (a NIC per rank, one rail leaf per NIC), on the fabric
 twin. With eight channels every one of the 16 NICs carries the same bytes (within 5 %) and the
-collective reaches at least 85 % of the eight NICs' bus bandwidth bound; with one ring in group
-order the two NICs at the host boundaries carry everything. With two planes the group-order ring
-has no path and is refused; the channels, each on one rail, run. NCCL's tree over the same two
+collective reaches at least 85 % of the eight NICs' bus bandwidth bound, and so does the default
+(channels unset: one per NIC of the server, eight); with one ring in group order (channels: 0)
+the two NICs at the host boundaries carry everything. With two planes the group-order ring has
+no path and is refused; the channels, each on one rail, run. NCCL's tree over the same two
 planes with eight channels (one tree entering both servers per rail) loads every NIC with an
 eighth of the buffer, and so do NVLS and NVLS-tree (each GPU's NIC carries its own slice). The
 four ring channels of an NCCL graph dump (tests/cli/data) load NICs 0-3 of each server alike and
@@ -67,8 +68,9 @@ def trace(args, work, size="1GiB"):
 def write_config(args, work, name, planes, channels, algorithm=None, extra="", size="1GiB"):
     config = os.path.join(work, name + ".yaml")
     with open(config, "w") as f:
+        given = f"  channels: {channels}\n" if channels is not None else ""
         f.write(CONFIG.format(name=name, trace=trace(args, work, size), planes=planes,
-                              channels=(f"  channels: {channels}\n" if channels else "") + extra,
+                              channels=given + extra,
                               algorithm=(f"  algorithms: {{all_reduce: {algorithm}}}\n"
                                          if algorithm else "")))
     return config
@@ -102,18 +104,23 @@ def case_rails(args, work):
     assert proc.returncode == 0, proc.stderr[-3000:]
     tx, busbw, bound = measured(out)
     check_even(tx, busbw, bound)
-    proc, one = run(args, work, "one", 1, None)
+    proc, default = run(args, work, "default", 1, None)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    tx_default, busbw_default, _ = measured(default)
+    check_even(tx_default, busbw_default, bound)
+    proc, one = run(args, work, "one", 1, 0)
     assert proc.returncode == 0, proc.stderr[-3000:]
     tx_one, busbw_one, _ = measured(one)
     busy = [i for i, b in enumerate(tx_one) if b > max(tx_one) / 100]
     assert busy == [7, 15], tx_one
     assert busbw_one < bound / 4, busbw_one
     return (f"8 channels: every NIC {min(tx)}..{max(tx)} bytes, busbw {busbw:.1f} GB/s of a "
-            f"{bound:.1f} GB/s bound; one ring: NICs {busy} only, {busbw_one:.1f} GB/s")
+            f"{bound:.1f} GB/s bound; the default (a channel per NIC): busbw "
+            f"{busbw_default:.1f} GB/s; one ring: NICs {busy} only, {busbw_one:.1f} GB/s")
 
 
 def case_planes(args, work):
-    proc, _ = run(args, work, "one", 2, None)
+    proc, _ = run(args, work, "one", 2, 0)
     assert proc.returncode == 2 and "no path" in proc.stderr, proc.stderr[-3000:]
     proc, out = run(args, work, "eight", 2, 8)
     assert proc.returncode == 0, proc.stderr[-3000:]

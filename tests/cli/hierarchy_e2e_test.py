@@ -5,11 +5,11 @@ collectives.hierarchy: involved-dim. It runs the hierarchical algorithm in three
 reduce-scatter inside each server (no frame on the wire, three steps of a 4 MiB slice at the
 interconnect's 100 GB/s before the first network flow), a ring between the servers on each rail
 (every flow joins two ranks of one local index), and a ring all-gather inside each server (three
-more steps after the last network flow). With the key off the same trace runs one ring, whose
-network hops cross rails; collectives.algorithms naming it runs it without involved_dim. An
-all-reduce over dimension 0 alone ([true, false]) runs in each server apart, putting nothing on the
-wire; one over the others ([false, true]) runs on each rail apart, every flow between two servers
-on one rail. A trace whose involved_dim keeps some of the hosts' dimensions and leaves out others
+more steps after the last network flow). With the key off and channels: 0 the same trace runs one
+ring in group order, whose network hops cross rails; collectives.algorithms naming it runs it
+without involved_dim. An all-reduce over dimension 0 alone ([true, false]) runs in each server
+apart, putting nothing on the wire; one over the others ([false, true]) runs on each rail apart,
+every flow between two servers on one rail. A trace whose involved_dim keeps some of the hosts' dimensions and leaves out others
 is refused before the first packet, naming the file and the node.
 
     python3 tests/cli/hierarchy_e2e_test.py --etwire build/release/etwire --source-dir . \
@@ -114,7 +114,7 @@ def case_phases(args, work):
 
 
 def case_off(args, work):
-    (row,), flows = run(args, work, "off", "true,true", "  hierarchy: off\n")
+    (row,), flows = run(args, work, "off", "true,true", "  hierarchy: off\n  channels: 0\n")
     assert row["algorithm"] == "ring", row["algorithm"]
     crossing = [f for f in flows if int(f["src_rank"]) % 4 != int(f["dst_rank"]) % 4]
     assert crossing, "one ring in group order should cross rails between servers"

@@ -55,13 +55,14 @@ ports_section() {
     echo "  - {name: $name, backend: dpdk, ${owner}speed: 10Gbps, mtu: 4200, dpdk: {vdev: \"$vdev\", peer: $peer}}"
   done
 }
+# channels: 0 runs one ring in group order: back-to-back cables (scenario 3) carry nothing else.
 common() {  # RUN_NAME EAL_ARGS
   cat <<YAML
 run: {name: $1, watchdog: 20s}
 dpdk:
   eal_args: $2
   mbufs: 2047
-collectives: {algorithms: {all_reduce: ring}, qps_per_peer: 2}
+collectives: {algorithms: {all_reduce: ring}, qps_per_peer: 2, channels: 0}
 transport: {op: write-with-imm, pmtu: 4096, retransmit_timeout: 1s, retry_count: 7}
 YAML
 }

@@ -108,11 +108,12 @@ TEST(PlanCommand, JsonParses) {
 }
 
 // Rank i of each server on NIC i (placement rail), and the paths that follow on a rail-optimized
-// three-tier twin: the ring between servers leaves from NIC 3 of one and arrives on NIC 0 of the
-// next (3 switches across rails within a pod, 5 across pods); ranks on NICs the ring does not use
-// send nothing over the network.
+// three-tier twin. One ring in group order (channels: 0) leaves each server from NIC 3 and arrives
+// on NIC 0 of the next (3 switches across rails within a pod, 5 across pods); ranks on NICs the
+// ring does not use send nothing over the network. By default (a channel per NIC) every rank
+// sends, each channel's ring crossing both pods on its own rail.
 TEST(PlanCommand, ShowsRailPlacementAndThreeTierPaths) {
-  auto r = etwire_stdout("plan configs/three-tier-rails.yaml --json");
+  auto r = etwire_stdout("plan configs/three-tier-rails.yaml --json --set collectives.channels=0");
   ASSERT_EQ(r.code, 0) << r.output;
   const auto j = nlohmann::json::parse(r.output);
   const auto& ranks = j["jobs"][0]["ranks"];
@@ -122,6 +123,11 @@ TEST(PlanCommand, ShowsRailPlacementAndThreeTierPaths) {
   EXPECT_EQ(ranks[3]["max_switches"], 3);  // n3 -> n8: rails 3 and 0 of pod 0
   EXPECT_EQ(ranks[7]["max_switches"], 5);  // n11 -> n16: pod 0 to pod 1
   EXPECT_EQ(ranks[1]["max_switches"], 0);  // scale-up only
+  auto channels = etwire_stdout("plan configs/three-tier-rails.yaml --json");
+  ASSERT_EQ(channels.code, 0) << channels.output;
+  for (const auto& rank : nlohmann::json::parse(channels.output)["jobs"][0]["ranks"]) {
+    EXPECT_EQ(rank["max_switches"], 5) << rank.dump();
+  }
 }
 
 TEST(PlanCommand, RefusesAnInvalidConfig) {

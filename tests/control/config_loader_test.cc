@@ -326,12 +326,14 @@ ports:
     count: 2
     backend: dpdk
     dpdk: {vdev: "net_ring{i}"}
+mapping:
+  jobs: [{placement: block, ranks_per_port: 8}]  # each ring device looped to itself
 fabric:
   topology: single-switch
 )");
   EXPECT_TRUE(loaded.ok()) << errors_of(loaded);
   EXPECT_THAT(errors_of(loaded),
-              HasSubstr("inline.yaml:10:3: warning: fabric: ignored by this run: the "
+              HasSubstr("inline.yaml:12:3: warning: fabric: ignored by this run: the "
                         "fabric twin serves loopback ports and the software RNIC"));
   EXPECT_THAT(errors_of(loaded), HasSubstr("`run --predict` uses it"));
 }

@@ -72,6 +72,8 @@ ports:
     count: 2
     backend: dpdk
     dpdk: {vdev: "net_ring{i}", pfc: {enabled: true, xoff: 500, xon: 200, quanta: 100}}
+mapping:
+  jobs: [{placement: block, ranks_per_port: 8}]  # each ring device looped to itself
 )");
   ASSERT_TRUE(loaded.ok()) << errors_of(loaded);
   for (const PortConfig& port : loaded.config.ports) {

@@ -85,6 +85,12 @@ collectives:
   EXPECT_EQ(error->key_path, "collectives.graph");
   EXPECT_EQ(error->where.line, 8);
   EXPECT_THAT(error->message, HasSubstr("graph.xml"));
+  // channels: 0 asks for one ring in group order, which the graph contradicts.
+  const RunPlan group_order = testing::load_inline(yaml + fixture() + "\n  channels: 0\n");
+  const Diagnostic* contradiction = testing::only_error(group_order);
+  ASSERT_NE(contradiction, nullptr) << group_order.diagnostics.to_text();
+  EXPECT_EQ(contradiction->key_path, "collectives.channels");
+  EXPECT_THAT(contradiction->message, HasSubstr("lays one ring in group order"));
 }
 
 // A dump of more channels than a collective runs is refused at the key, unless `channels` says

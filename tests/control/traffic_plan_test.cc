@@ -85,9 +85,9 @@ TEST(TrafficPlan, AlgorithmAndQpSettingsChangeConnections) {
 }
 
 TEST(TrafficPlan, ScaleUpTrafficStaysOffThePorts) {
-  auto loaded = load_config_file(shipped_config("verbs-lab.yaml"));
+  // Hosts of 4: in one ring in group order only 3 -> 4 and 7 -> 0 cross hosts.
+  auto loaded = load_config_file(shipped_config("verbs-lab.yaml"), {{"collectives.channels=0"}});
   TrafficPlan plan = plan_of(loaded);
-  // Hosts of 4: in the ring only 3 -> 4 and 7 -> 0 cross hosts.
   EXPECT_EQ(plan.ports[3].bytes_sent, 7 * kMiB);
   EXPECT_EQ(plan.ports[4].bytes_received, 7 * kMiB);
   EXPECT_EQ(plan.ports[1].bytes_sent, 0u);
@@ -95,6 +95,24 @@ TEST(TrafficPlan, ScaleUpTrafficStaysOffThePorts) {
   uint64_t wire = 0;
   for (const auto& port : plan.ports) wire += port.bytes_sent;
   EXPECT_EQ(wire, 2 * 7 * kMiB);
+  // By default a channel per NIC of the server: the same bytes cross hosts, a quarter per port.
+  auto channels = load_config_file(shipped_config("verbs-lab.yaml"));
+  TrafficPlan spread = plan_of(channels);
+  for (const auto& port : spread.ports) EXPECT_EQ(port.bytes_sent, 7 * kMiB / 4);
+  EXPECT_EQ(spread.jobs[0][1].scale_up_bytes_sent, 7 * kMiB);
+}
+
+// The cables of tests/control/configs/off-cable-traffic.yaml join the ports a ring in group order
+// crosses (3 -> 4 and 7 -> 0), not those of a ring per NIC: with channels: 0 it is accepted.
+TEST(TrafficPlan, CablesCarryTheRingInGroupOrder) {
+  const std::string path =
+      (etwire::testing::source_dir() / "tests/control/configs/off-cable-traffic.yaml").string();
+  EXPECT_TRUE(load_config_file(path).diagnostics.has_errors());
+  auto loaded = load_config_file(path, {{"collectives.channels=0"}});
+  EXPECT_FALSE(loaded.diagnostics.has_errors()) << loaded.diagnostics.to_text();
+  ASSERT_TRUE(loaded.traffic);
+  EXPECT_EQ(loaded.traffic->ports[1].bytes_sent, 7 * kMiB);  // b: rank 3 -> rank 4 on c
+  EXPECT_EQ(loaded.traffic->ports[0].bytes_sent, 0u);
 }
 
 TEST(TrafficPlan, RanksSharingAPortAddUp) {
@@ -125,8 +143,9 @@ ports:
 }
 
 // Per rail: the all-reduce of servers of four ranks on NICs 0..3 leaves every server through NIC
-// 3 as one ring in group order, but through all four rails alike as NVLS (each GPU's NIC carries
-// its own slice). The all-to-all loads rails 0..7 alike either way.
+// 3 as one ring in group order (channels: 0), but through all four rails alike by default (a
+// channel per NIC) and as NVLS (each GPU's NIC carries its own slice). The all-to-all loads rails
+// 0..7 alike either way.
 TEST(TrafficPlan, RailsShowHowTheCollectiveSpreadsOverNics) {
   auto rails_of = [](const std::vector<std::string>& overrides) {
     auto loaded = load_config_file(shipped_config("three-tier-rails.yaml"), {overrides});
@@ -142,15 +161,19 @@ TEST(TrafficPlan, RailsShowHowTheCollectiveSpreadsOverNics) {
     EXPECT_EQ(rails_total, total);
     return sent;
   };
-  const std::vector<uint64_t> ring = rails_of({});
+  const std::vector<uint64_t> ring = rails_of({"collectives.channels=0"});
   ASSERT_EQ(ring.size(), 8u);
   EXPECT_GT(ring[3], 4 * ring[0]);
   EXPECT_EQ(ring[0], ring[4]);
-  const std::vector<uint64_t> nvls = rails_of({"collectives.algorithms.all_reduce=nvls"});
-  ASSERT_EQ(nvls.size(), 8u);
-  for (int r = 1; r < 4; ++r) EXPECT_EQ(nvls[r], nvls[0]) << "rail " << r;
-  EXPECT_GT(nvls[0], nvls[4]);
-  EXPECT_LT(nvls[3], ring[3]);
+  for (const auto& overrides :
+       {std::vector<std::string>{},
+        std::vector<std::string>{"collectives.algorithms.all_reduce=nvls"}}) {
+    const std::vector<uint64_t> even = rails_of(overrides);
+    ASSERT_EQ(even.size(), 8u);
+    for (int r = 1; r < 4; ++r) EXPECT_EQ(even[r], even[0]) << "rail " << r;
+    EXPECT_GT(even[0], even[4]);
+    EXPECT_LT(even[3], ring[3]);
+  }
 }
 
 TEST(TrafficPlan, TextAndJsonReports) {

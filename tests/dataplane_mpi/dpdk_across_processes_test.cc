@@ -61,7 +61,7 @@ ports:
   - {{name: b, backend: dpdk, emulator: right, speed: 1Gbps, mtu: 4200,
      dpdk: {{vdev: "net_memif1,role=server,id=0,socket={},rsize=11,bsize=8192", peer: a}}}}
 mapping:
-  jobs: [{{job: j, ranks_per_port: 4}}]
+  jobs: [{{job: j, ranks_per_port: 4, hosts: {{ranks_per_host: 4, bandwidth: 100GBps}}}}]
 transport: {{retransmit_timeout: 100ms, retry_count: 7}}
 )",
       (testing::source_dir() / "configs/traces/allreduce_8r/allreduce").string(), socket, socket);
