@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "collectives/collective_spec.h"
 #include "collectives/program_builder.h"
+#include "collectives/traffic_stats.h"
 
 namespace etwire::collectives {
 
@@ -16,6 +18,11 @@ class Emitter {
   virtual ~Emitter() = default;
   // Called between builder.begin_member(position) and builder.end_member().
   virtual void emit(uint32_t position, ProgramBuilder& builder) = 0;
+  // What participant `position` sends, into `out` as collectives::flows reports its program (per
+  // destination and QP, sorted by them), worked out without building the program: a ring
+  // member's 2(n-1) steps are what makes planning a large job quadratic. False when this emitter
+  // has no such shortcut; the caller then generates the program.
+  virtual bool summarize(uint32_t /*position*/, std::vector<Flow>& /*out*/) { return false; }
 };
 
 // The emitter for spec.algorithm; `spec` must outlive it.

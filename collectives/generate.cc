@@ -39,6 +39,13 @@ void ProgramGenerator::generate_member(uint32_t position, CollectiveProgram& int
   builder.end_member();
 }
 
+void ProgramGenerator::member_flows(uint32_t position, CollectiveProgram& scratch,
+                                    std::vector<Flow>& out) const {
+  if (emitter_->summarize(position, out)) return;
+  generate_member(position, scratch);
+  out = flows(scratch);
+}
+
 CollectiveProgram generate(const CollectiveSpec& spec) {
   return ProgramGenerator(spec).generate();
 }

@@ -3,10 +3,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "collectives/collective_spec.h"
 #include "collectives/emitter.h"
 #include "collectives/program.h"
+#include "collectives/traffic_stats.h"
 
 namespace etwire::collectives {
 
@@ -28,6 +30,9 @@ class ProgramGenerator {
   // do not depend on each other's programs, so a transport can materialise each member when it
   // starts instead of holding every member of a very large collective at once.
   void generate_member(uint32_t position, CollectiveProgram& into) const;
+  // collectives::flows of participant `position`'s program into `out`: from the emitter's
+  // summary where it has one, else by generating the program into `scratch`.
+  void member_flows(uint32_t position, CollectiveProgram& scratch, std::vector<Flow>& out) const;
 
  private:
   std::unique_ptr<ResolvedSpec> spec_;  // stable address: the emitter keeps a reference

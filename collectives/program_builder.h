@@ -22,6 +22,20 @@ struct Transfer {
   uint64_t piece_bytes = 0;
 };
 
+// How a transfer of `length` bytes (> 0) is cut over `qps` QPs, as NCCL splits it: an even share
+// per QP rounded up to `alignment`, so short transfers use fewer QPs than configured. Piece i
+// (QP piece i) carries bytes [i x piece_bytes, min(length, (i + 1) x piece_bytes)).
+struct QpSplit {
+  uint64_t piece_bytes = 0;
+  uint32_t pieces = 0;
+};
+inline QpSplit split_over_qps(uint64_t length, uint32_t qps, uint64_t alignment) {
+  if (qps == 1) return {length, 1};
+  const uint64_t share = (length - 1) / qps + 1;
+  const uint64_t piece_bytes = (share - 1) / alignment * alignment + alignment;
+  return {piece_bytes, static_cast<uint32_t>((length - 1) / piece_bytes + 1)};
+}
+
 // Labels of a one-chunk transfer's operations.
 struct OpTag {
   uint32_t chunk = 0;
@@ -102,16 +116,10 @@ inline Transfer ProgramBuilder::emit(OpKind kind, uint32_t peer, const ChunkRun&
   t.run = run;
   const ByteRange range = run.first;  // every chunk's range is this one moved by the stride
   if (range.empty()) return t;
-  // NCCL's split: an even share per QP rounded up to the alignment, so short transfers use fewer
-  // QPs than configured. Every chunk of a run is equally long, so the split is the same in each.
-  if (qps_ == 1) {
-    t.piece_bytes = range.length;
-    t.pieces = 1;
-  } else {
-    const uint64_t share = (range.length - 1) / qps_ + 1;
-    t.piece_bytes = (share - 1) / qp_alignment_ * qp_alignment_ + qp_alignment_;
-    t.pieces = static_cast<uint32_t>((range.length - 1) / t.piece_bytes + 1);
-  }
+  // Every chunk of a run is equally long, so the split is the same in each.
+  const QpSplit split = split_over_qps(range.length, qps_, qp_alignment_);
+  t.piece_bytes = split.piece_bytes;
+  t.pieces = split.pieces;
   t.first_op = static_cast<uint32_t>(program_.kind_.size() - member_begin_);
 
   auto& p = program_;

@@ -14,6 +14,7 @@
 // each running on a ring of its own (ring_layout.h), hops between hosts relayed onto one rail.
 #include <algorithm>
 #include <array>
+#include <tuple>
 #include <vector>
 
 #include "collectives/emitter.h"
@@ -95,6 +96,38 @@ class RingEmitter final : public Emitter {
     }
   }
 
+  // Over its steps a member at ring index k sends every block but k (reduce-scatter) and every
+  // block but k+1 (all-gather) to one neighbour, and a relay of hop h every block but h and h+1
+  // to the hop's receiver: each is the pipeline's total less one block.
+  bool summarize(uint32_t position, std::vector<Flow>& out) override {
+    out.clear();
+    if (n_ == 1) return true;
+    if (totals_.empty()) sum_blocks();
+    for (uint32_t d = 0; d < pipelines_; ++d) {
+      const uint32_t k = rings_.index_of(d, position);
+      const uint32_t next_hop = rings_.relay_of_hop(d, k);
+      send_all_but(d, k, next_hop != RingLayout::kNone ? next_hop : member(d, k + 1), position,
+                   out);
+      const uint32_t hop = rings_.hop_relayed_by(d, position);
+      if (hop != RingLayout::kNone) send_all_but(d, hop, member(d, hop + 1), position, out);
+    }
+    std::sort(out.begin(), out.end(), [](const Flow& a, const Flow& b) {
+      return std::tie(a.dst, a.qp) < std::tie(b.dst, b.qp);
+    });
+    // A relay may send to the member its own sends go to (two hosts): one flow per QP.
+    size_t kept = 0;
+    for (const Flow& flow : out) {
+      if (kept > 0 && out[kept - 1].dst == flow.dst && out[kept - 1].qp == flow.qp) {
+        out[kept - 1].bytes += flow.bytes;
+        out[kept - 1].operations += flow.operations;
+      } else {
+        out[kept++] = flow;
+      }
+    }
+    out.resize(kept);
+    return true;
+  }
+
  private:
   // Ring index of the block the member at ring index k sends at step t. Reduce-scatter: k-t-1
   // (and it receives k-t-2); all-gather (u = t - reduce steps): k-u (receiving k-u-1).
@@ -135,6 +168,59 @@ class RingEmitter final : public Emitter {
     }
   }
 
+  // Per QP piece of a pipeline: the bytes and chunk operations of a set of sends.
+  struct PieceTally {
+    std::vector<uint64_t> bytes;
+    std::vector<uint64_t> operations;
+  };
+  // Adds the sends of block `index` of pipeline d, as the builder splits them over the QPs.
+  void tally(uint32_t d, uint32_t index, PieceTally& into) const {
+    for (const ChunkRun& run : region(d, index)) {
+      if (run.first.empty()) continue;
+      const QpSplit split = split_over_qps(run.first.length, spec_.qps, spec_.qp_alignment);
+      for (uint32_t i = 0; i < split.pieces; ++i) {
+        const uint64_t begin = i * split.piece_bytes;
+        const uint64_t end = std::min(run.first.length, begin + split.piece_bytes);
+        into.bytes[i] += (end - begin) * run.chunk_count;
+        into.operations[i] += run.chunk_count;
+      }
+    }
+  }
+  // Every block of every pipeline, once per emitter.
+  void sum_blocks() {
+    totals_.assign(pipelines_,
+                   PieceTally{std::vector<uint64_t>(spec_.qps), std::vector<uint64_t>(spec_.qps)});
+    for (uint32_t d = 0; d < pipelines_; ++d) {
+      for (uint32_t i = 0; i < n_; ++i) tally(d, i, totals_[d]);
+    }
+  }
+  // What the sender at ring index k of pipeline d sends to `to` over every step: its
+  // reduce-scatter sends skip block k, its all-gather sends block k+1.
+  void send_all_but(uint32_t d, uint32_t k, uint32_t to, uint32_t from, std::vector<Flow>& out) {
+    PieceTally& sent = scratch_[0];
+    PieceTally& skipped = scratch_[1];
+    for (PieceTally* t : {&sent, &skipped}) {
+      t->bytes.assign(spec_.qps, 0);
+      t->operations.assign(spec_.qps, 0);
+    }
+    const std::array<std::pair<uint32_t, uint32_t>, 2> phases{
+        {{reduce_steps_, k}, {gather_steps_, wrap(k + 1)}}};
+    for (const auto& [steps, skip] : phases) {
+      if (steps == 0) continue;
+      for (uint32_t i = 0; i < spec_.qps; ++i) {
+        sent.bytes[i] += totals_[d].bytes[i];
+        sent.operations[i] += totals_[d].operations[i];
+      }
+      tally(d, skip, skipped);
+    }
+    for (uint32_t i = 0; i < spec_.qps; ++i) {
+      const uint64_t operations = sent.operations[i] - skipped.operations[i];
+      if (operations == 0) continue;
+      out.push_back(Flow{from, to, static_cast<uint16_t>(d * spec_.qps + i), operations,
+                         sent.bytes[i] - skipped.bytes[i]});
+    }
+  }
+
   // Bytes of the block at ring index `index` of pipeline d, in every chunk. Block structured
   // collectives use the semantic block of the member at that ring index, so the member ends with
   // its own block; all-reduce cuts each chunk's share of the pipeline into n anonymous blocks.
@@ -171,6 +257,9 @@ class RingEmitter final : public Emitter {
   uint64_t slot_bytes_ = 0;       // a relay's staging slot: the largest block of any step
   // Per pipeline, the runs of the last receive (kept between members for its storage).
   std::vector<std::array<Transfer, 2>> previous_;
+  // summarize(): per pipeline, the sends of all its blocks; and two tallies' storage.
+  std::vector<PieceTally> totals_;
+  std::array<PieceTally, 2> scratch_;
 };
 
 }  // namespace

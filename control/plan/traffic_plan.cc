@@ -55,16 +55,18 @@ struct PeerShare {
 using SharesBySource = std::vector<std::vector<PeerShare>>;
 
 // Generated one member at a time, so that memory holds one member's program, not every
-// member's (a ring's grow with the group: some 4 GB at 4096 ranks all at once).
+// member's (a ring's grow with the group: some 4 GB at 4096 ranks all at once); a ring member's
+// sends are summed without its program (Emitter::summarize).
 SharesBySource shares_of(const collectives::CollectiveSpec& spec) {
   const collectives::ProgramGenerator generator(spec);
   const uint32_t members = generator.spec().members();
   SharesBySource by_source(members);
   collectives::CollectiveProgram program;
+  std::vector<collectives::Flow> flows;
   for (uint32_t p = 0; p < members; ++p) {
-    generator.generate_member(p, program);
+    generator.member_flows(p, program, flows);
     auto& shares = by_source[p];
-    for (const auto& flow : collectives::flows(program)) {
+    for (const auto& flow : flows) {
       if (flow.src == flow.dst) continue;  // local copy
       if (shares.empty() || shares.back().dst != flow.dst) shares.push_back({flow.dst, 0, {}, {}});
       shares.back().bytes += flow.bytes;  // flows are per (src, dst, qp), sorted
