@@ -43,7 +43,9 @@ struct CollectiveOptions {
   std::string qp_alignment = "128";
   int32_t root = -1;
   uint32_t ranks_per_host = 1;
-  uint32_t channels = 0;  // 0: unset, one ring in group order
+  // Unset: a channel per rank of a host (a NIC per GPU) where the algorithm takes channels and
+  // hosts hold several ranks, as a run's default; 0: one ring in group order (or two trees).
+  std::optional<uint32_t> channels;
   std::string size_convention = "input";
   std::string peer_bytes;
   std::string barrier_bytes = "8";
@@ -158,7 +160,11 @@ coll::CollectiveSpec make_spec(const CollectiveOptions& o) {
   spec.qp_alignment = bytes_option("--qp-alignment", o.qp_alignment);
   if (o.root >= 0) spec.root = o.root;
   spec.ranks_per_host = o.ranks_per_host;
-  if (o.channels > 0) spec.channels = o.channels;
+  if (o.channels) {
+    if (*o.channels > 0) spec.channels = *o.channels;
+  } else if (o.ranks_per_host > 1 && coll::takes_channels(spec)) {
+    spec.channels = std::min(o.ranks_per_host, coll::kMaxChannels);
+  }
   auto convention = coll::parse_size_convention(o.size_convention);
   if (!convention) throw BadInput("--size-convention: input or output");
   spec.size_convention = *convention;
@@ -437,10 +443,11 @@ CommandAction add_collective_command(CLI::App& app) {
   cmd->add_option("-c,--channels", opts->channels,
                   "Ring all-reduce, reduce-scatter, all-gather: split the data over this many "
                   "rings (NCCL's channels), laid rail by rail over the hosts, hops between hosts "
-                  "relayed onto the receiver's rail (default: one ring in group order). Tree "
-                  "all-reduce: this many trees, tree c entering every host on rail c (default: "
-                  "two)")
-      ->check(CLI::Range(1u, coll::kMaxChannels));
+                  "relayed onto the receiver's rail. Tree all-reduce: this many trees, tree c "
+                  "entering every host on rail c. Default: one per rank of a host (a NIC per "
+                  "GPU) with --ranks-per-host above 1, as a run has one per NIC of a server; 0, "
+                  "or one rank per host: one ring in group order, or two trees")
+      ->check(CLI::Range(0u, coll::kMaxChannels));
   cmd->add_option("--size-convention", opts->size_convention,
                   "What comm_size counts for all-gather/gather and reduce-scatter/scatter: input "
                   "(each rank's input buffer) or output (each rank's output buffer)")

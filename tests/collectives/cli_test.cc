@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/testing/test_paths.h"
 
@@ -31,6 +34,30 @@ TEST(CollectiveCli, JsonReportsStepsFlowsBytesAndFactor) {
   uint64_t flow_bytes = 0;
   for (const auto& f : j["flows"]) flow_bytes += f["bytes"].get<uint64_t>();
   EXPECT_EQ(flow_bytes, 4u * 6144);
+}
+
+// Hosts of several ranks run a channel per rank of a host by default (a NIC per GPU, as a run
+// has one per NIC of a server): every rank sends network bytes alike. --channels 0 keeps one ring
+// in group order, whose network bytes leave each host from its last rank only.
+TEST(CollectiveCli, HostsOfSeveralRanksRunAChannelPerRankOfAHost) {
+  auto network_bytes = [](const std::string& extra) {
+    auto r = etwire("collective all_reduce -n 16 -H 8 -b 1MiB --json" + extra);
+    EXPECT_EQ(r.code, 0) << r.output;
+    const auto j = nlohmann::json::parse(r.output);
+    std::vector<uint64_t> sent;
+    for (const auto& m : j["members"]) sent.push_back(m["network_bytes_sent"].get<uint64_t>());
+    return std::make_pair(j["channels"].get<uint32_t>(), sent);
+  };
+  const auto [channels, spread] = network_bytes("");
+  EXPECT_EQ(channels, 8u);
+  ASSERT_EQ(spread.size(), 16u);
+  for (uint64_t bytes : spread) EXPECT_EQ(bytes, spread[0]);
+  EXPECT_GT(spread[0], 0u);
+  const auto [one, ring] = network_bytes(" --channels 0");
+  EXPECT_EQ(one, 1u);
+  for (size_t r = 0; r < ring.size(); ++r) {
+    EXPECT_EQ(ring[r] > 0, r == 7 || r == 15) << "rank " << r;
+  }
 }
 
 TEST(CollectiveCli, TextShowsTheProgramAndVerifies) {
