@@ -195,7 +195,7 @@ class RingEmitter final : public Emitter {
     }
   }
   // What the sender at ring index k of pipeline d sends to `to` over every step: its
-  // reduce-scatter sends skip block k, its all-gather sends block k+1.
+  // reduce-scatter sends skip block k, its all-gather sends skip block k+1.
   void send_all_but(uint32_t d, uint32_t k, uint32_t to, uint32_t from, std::vector<Flow>& out) {
     PieceTally& sent = scratch_[0];
     PieceTally& skipped = scratch_[1];

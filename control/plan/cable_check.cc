@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "control/plan/run_plan.h"
@@ -14,14 +15,15 @@ namespace {
 
 // The port `port` may send to, when its cable allows only one: its back-to-back peer, or itself
 // for a ring device with none.
-std::optional<size_t> only_reachable(const config::RunConfig& config, size_t port) {
+std::optional<size_t> only_reachable(const config::RunConfig& config,
+                                     const std::unordered_map<std::string, size_t>& by_name,
+                                     size_t port) {
   const config::PortConfig& p = config.ports[port];
   if (p.backend != config::Backend::kDpdk) return std::nullopt;
   if (!p.dpdk.peer.empty()) {
-    for (size_t q = 0; q < config.ports.size(); ++q) {
-      if (config.ports[q].name == p.dpdk.peer) return q;
-    }
-    return std::nullopt;  // an unknown peer is the port checks' error
+    const auto peer = by_name.find(p.dpdk.peer);
+    if (peer == by_name.end()) return std::nullopt;  // an unknown peer is the port checks' error
+    return peer->second;
   }
   if (config::is_ring_device(p.dpdk)) return port;
   return std::nullopt;
@@ -39,8 +41,10 @@ struct StrayTraffic {
 void check_cables(const RunPlan& loaded, Diagnostics& out) {
   if (!loaded.traffic) return;
   const config::RunConfig& config = loaded.config;
+  std::unordered_map<std::string, size_t> by_name;
+  for (size_t p = 0; p < config.ports.size(); ++p) by_name.emplace(config.ports[p].name, p);
   std::vector<std::optional<size_t>> reach(config.ports.size());
-  for (size_t p = 0; p < config.ports.size(); ++p) reach[p] = only_reachable(config, p);
+  for (size_t p = 0; p < config.ports.size(); ++p) reach[p] = only_reachable(config, by_name, p);
   std::vector<std::optional<StrayTraffic>> stray(config.ports.size());  // [sending port]
   const TrafficPlan& plan = *loaded.traffic;
   for (size_t j = 0; j < plan.connections.size() && j < loaded.placements.size(); ++j) {
