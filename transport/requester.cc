@@ -46,6 +46,11 @@ nic::Packet Transport::next_data_packet(uint32_t requester, clock::Nanos now) {
         flow.tags.wire_tag != 0 ? flow.tags.wire_tag : static_cast<uint32_t>(flow.flow_id);
   }
   packet.wire_bytes = nic::wire_bytes(packet, port.format);
+  if ((packet.bth_flags & nic::bth_flag::kAckRequest) == 0 &&
+      retransmit_timing::acknowledge_every_packet(config_, packet.wire_bytes,
+                                                  qp.reaction_point.current_rate_bps())) {
+    packet.bth_flags |= nic::bth_flag::kAckRequest;
+  }
 
   if (flow.first_byte_out == clock::kNever) flow.first_byte_out = now;
   TransportPortCounters& counters = ports_[qp.port].counters;

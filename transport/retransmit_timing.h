@@ -14,6 +14,26 @@
 
 namespace etwire::transport::retransmit_timing {
 
+// The shortest timeout armed after progress: adaptive, the first timeout before its per-QP spread
+// (configured, else a quarter of the QP's timeout); fixed, the QP's timeout.
+inline uint64_t first_timeout(const config::TransportConfig& config) {
+  const uint64_t cap = config.retransmit_timeout_ns;
+  if (config.retransmission == config::Retransmission::kFixed) return cap;
+  return config.adaptive_first_timeout_ns == 0 ? std::max<uint64_t>(cap / 4, 1)
+                                               : std::min(config.adaptive_first_timeout_ns, cap);
+}
+
+// Whether a requester sending `wire_bytes` frames at `rate_bps` must ask for an acknowledgement
+// on every packet: ack_interval of them would take over half the first timeout, so an
+// acknowledgement every ack_interval packets would come after the timer fired on data that is
+// only slow (DCQCN holding the QP near min_rate). Multiplications only: it is asked per packet.
+inline bool acknowledge_every_packet(const config::TransportConfig& config, uint64_t wire_bytes,
+                                     double rate_bps) {
+  return config.ack_interval > 1 &&
+         static_cast<double>(config.ack_interval) * static_cast<double>(wire_bytes) * 16e9 >
+             rate_bps * static_cast<double>(first_timeout(config));
+}
+
 // The timeout to arm after `retries` timeouts without progress (0: since the last progress).
 // Adaptive: a first timeout (configured, else a quarter of the QP's timeout) drawn per QP from
 // [first, 2 x first) (a hash of the QP number, so that a run is repeatable), doubled by each
@@ -22,9 +42,7 @@ inline clock::Nanos timeout(const config::TransportConfig& config, uint32_t retr
   const uint64_t cap = config.retransmit_timeout_ns;
   if (config.retransmission == config::Retransmission::kFixed)
     return static_cast<clock::Nanos>(cap);
-  const uint64_t first = config.adaptive_first_timeout_ns == 0
-                             ? std::max<uint64_t>(cap / 4, 1)
-                             : std::min(config.adaptive_first_timeout_ns, cap);
+  const uint64_t first = first_timeout(config);
   if (retries == 0) {
     uint64_t mix = (qpn + 1) * 0x9E3779B97F4A7C15ull;
     mix ^= mix >> 29;

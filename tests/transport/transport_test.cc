@@ -549,6 +549,41 @@ TEST(Transport, AWaitingQpTakesARateIncreaseAtOnce) {
   EXPECT_LT(longest_gap, gap_at_floor / 4);
 }
 
+// A sender held at 5 Mb/s by DCQCN (every packet marked, the rate floored at min_rate) sends a
+// 1106-byte frame every 1.77 ms: sixteen of them, an ack interval, take 28 ms, longer than the
+// 16.8 ms first retransmission timeout. The requester then asks for an acknowledgement on every
+// packet, so the slow flow completes with no timeout and nothing sent twice.
+TEST(Transport, ASenderPacedDownToMinRateIsNotTakenForLost) {
+  config::TransportConfig config;
+  config.pmtu = 1024;
+  config.dcqcn.min_rate_bps = 5'000'000;
+  config.dcqcn.rate_on_first_cnp_bps = 5'000'000;
+  config.dcqcn.rate_increase_period_ns = 1'000'000'000;  // no timer raises it during the flow
+  Rig rig(config);
+  rig.wire.set_hook([](nic::Packet& packet, Nanos) {
+    if (packet.is_data()) packet.ecn = nic::ecn::kCe;
+    return Verdict::kDeliver;
+  });
+  const auto connection = rig.transport.connect(0, 1, 1);
+  rig.transport.post(connection, 64 * 1024, {});
+  rig.run();
+  ASSERT_EQ(rig.observer.finished.size(), 1u);
+  const FlowRecord& record = rig.observer.finished[0];
+  EXPECT_EQ(record.status, FlowStatus::kCompleted);
+  EXPECT_EQ(rig.transport.port_counters(0).timeouts, 0u);
+  EXPECT_EQ(record.retransmitted_packets, 0u);
+  // Slow: most of the 64 packets went at the floor.
+  const Nanos gap_at_floor =
+      clock::LineRateTimer::duration(wire_bytes_of(nic::opcode::kWriteMiddle, 1024), 5'000'000);
+  EXPECT_GT(record.fct(), 32 * gap_at_floor);
+  size_t requested = 0;
+  const std::vector<nic::Packet> data = rig.data_sent();
+  for (const nic::Packet& packet : data) {
+    if (packet.bth_flags & nic::bth_flag::kAckRequest) ++requested;
+  }
+  EXPECT_GT(requested, data.size() / 2);
+}
+
 TEST(Transport, PauseFramesHoldDataUntilResume) {
   Rig rig;
   const auto connection = rig.transport.connect(0, 1, 1);
