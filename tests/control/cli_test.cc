@@ -125,7 +125,8 @@ TEST(PlanCommand, ShowsRailPlacementAndThreeTierPaths) {
   EXPECT_EQ(ranks[1]["max_switches"], 0);  // scale-up only
   auto channels = etwire_stdout("plan configs/three-tier-rails.yaml --json");
   ASSERT_EQ(channels.code, 0) << channels.output;
-  for (const auto& rank : nlohmann::json::parse(channels.output)["jobs"][0]["ranks"]) {
+  const auto by_channel = nlohmann::json::parse(channels.output);
+  for (const auto& rank : by_channel["jobs"][0]["ranks"]) {
     EXPECT_EQ(rank["max_switches"], 5) << rank.dump();
   }
 }
