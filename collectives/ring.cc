@@ -14,7 +14,6 @@
 // each running on a ring of its own (ring_layout.h), hops between hosts relayed onto one rail.
 #include <algorithm>
 #include <array>
-#include <tuple>
 #include <vector>
 
 #include "collectives/emitter.h"
@@ -111,20 +110,8 @@ class RingEmitter final : public Emitter {
       const uint32_t hop = rings_.hop_relayed_by(d, position);
       if (hop != RingLayout::kNone) send_all_but(d, hop, member(d, hop + 1), position, out);
     }
-    std::sort(out.begin(), out.end(), [](const Flow& a, const Flow& b) {
-      return std::tie(a.dst, a.qp) < std::tie(b.dst, b.qp);
-    });
     // A relay may send to the member its own sends go to (two hosts): one flow per QP.
-    size_t kept = 0;
-    for (const Flow& flow : out) {
-      if (kept > 0 && out[kept - 1].dst == flow.dst && out[kept - 1].qp == flow.qp) {
-        out[kept - 1].bytes += flow.bytes;
-        out[kept - 1].operations += flow.operations;
-      } else {
-        out[kept++] = flow;
-      }
-    }
-    out.resize(kept);
+    merge_flows(out);
     return true;
   }
 

@@ -61,18 +61,24 @@ std::vector<Flow> flows(const CollectiveProgram& program) {
       if (!found) all.push_back({self, op.peer, op.qp, op.chunks.chunk_count, op.bytes()});
     }
   }
+  merge_flows(all);
+  return all;
+}
+
+void merge_flows(std::vector<Flow>& flows) {
   auto key = [](const Flow& f) { return std::tuple(f.src, f.dst, f.qp); };
-  std::sort(all.begin(), all.end(), [&](const Flow& a, const Flow& b) { return key(a) < key(b); });
-  std::vector<Flow> merged;
-  for (const Flow& f : all) {
-    if (!merged.empty() && key(merged.back()) == key(f)) {
-      merged.back().operations += f.operations;
-      merged.back().bytes += f.bytes;
+  std::sort(flows.begin(), flows.end(),
+            [&](const Flow& a, const Flow& b) { return key(a) < key(b); });
+  size_t kept = 0;
+  for (const Flow& f : flows) {
+    if (kept > 0 && key(flows[kept - 1]) == key(f)) {
+      flows[kept - 1].operations += f.operations;
+      flows[kept - 1].bytes += f.bytes;
     } else {
-      merged.push_back(f);
+      flows[kept++] = f;
     }
   }
-  return merged;
+  flows.resize(kept);
 }
 
 }  // namespace etwire::collectives

@@ -31,5 +31,7 @@ struct Flow {
   uint64_t bytes = 0;
 };
 std::vector<Flow> flows(const CollectiveProgram& program);
+// Sorts `flows` by (src, dst, qp) and adds up those with the same three, in place.
+void merge_flows(std::vector<Flow>& flows);
 
 }  // namespace etwire::collectives
