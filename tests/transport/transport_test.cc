@@ -41,6 +41,13 @@ struct Rig {
   void run() {
     while (!clock.idle()) clock.poll();
   }
+  // The wire sets CE on every data packet, as a congested queue would.
+  void mark_every_data_packet() {
+    wire.set_hook([](nic::Packet& packet, Nanos) {
+      if (packet.is_data()) packet.ecn = nic::ecn::kCe;
+      return Verdict::kDeliver;
+    });
+  }
   std::vector<nic::Packet> data_sent() const {
     std::vector<nic::Packet> data;
     for (const auto& sent : wire.sent()) {
@@ -484,10 +491,7 @@ TEST(Transport, CongestionMarksBecomePacedCnpsAndSlowTheSender) {
   config::TransportConfig config;
   config.pmtu = 1024;
   Rig rig(config);
-  rig.wire.set_hook([](nic::Packet& packet, Nanos) {
-    if (packet.is_data()) packet.ecn = nic::ecn::kCe;
-    return Verdict::kDeliver;
-  });
+  rig.mark_every_data_packet();
   const auto connection = rig.transport.connect(0, 1, 1);
   rig.transport.post(connection, 1024 * 1024, {});
   rig.run();
@@ -560,10 +564,7 @@ TEST(Transport, ASenderPacedDownToMinRateIsNotTakenForLost) {
   config.dcqcn.rate_on_first_cnp_bps = 5'000'000;
   config.dcqcn.rate_increase_period_ns = 1'000'000'000;  // no timer raises it during the flow
   Rig rig(config);
-  rig.wire.set_hook([](nic::Packet& packet, Nanos) {
-    if (packet.is_data()) packet.ecn = nic::ecn::kCe;
-    return Verdict::kDeliver;
-  });
+  rig.mark_every_data_packet();
   const auto connection = rig.transport.connect(0, 1, 1);
   rig.transport.post(connection, 64 * 1024, {});
   rig.run();
