@@ -227,8 +227,8 @@ void print_text(const CollectiveOptions& o, const coll::ResolvedSpec& spec,
                            program.chunk_ops(), program.dependencies());
   if (spec.aggregators() > 0) {
     std::cout << fmt::format(
-        "{} aggregation node{} (agg0..): one switch under every rank; a run takes the fabric "
-        "twin's switches\n",
+        "{} aggregation node{} (agg0..): one switch under every rank, as a run's single-switch "
+        "twin has it\n",
         spec.aggregators(), spec.aggregators() == 1 ? "" : "s");
   }
   if (!verified.empty()) std::cout << verified << "\n";

@@ -49,13 +49,6 @@ std::string algorithm_names() {
   return out;
 }
 
-std::string_view not_in_runs_yet(Algorithm algorithm) {
-  if (algorithm != Algorithm::kCollNet) return "";
-  return "collnet is not built into runs yet: its programs exist (`etwire collective all_reduce "
-         "--algo collnet` shows them) but the fabric twin's switches do not host aggregation "
-         "nodes yet";
-}
-
 std::string_view collective_kind_name(CollectiveKind kind) {
   return kind ? trace::collective_type_name(*kind) : std::string_view("SEND_RECV");
 }

@@ -31,11 +31,6 @@ using CollectiveKind = std::optional<trace::CollectiveType>;
 // "ALL_REDUCE", ..., "SEND_RECV".
 std::string_view collective_kind_name(CollectiveKind kind);
 
-// Why runs (the engine and the fabric twin) cannot take `algorithm` yet, or "" when they can.
-// CollNet's programs are built and proved on buffers, but the twin's switches do not host its
-// aggregation nodes yet; configurations and sweeps refuse it with this reason.
-std::string_view not_in_runs_yet(Algorithm algorithm);
-
 // Algorithms that can generate `kind`, the default first.
 std::vector<Algorithm> applicable_algorithms(CollectiveKind kind);
 Algorithm default_algorithm(CollectiveKind kind);

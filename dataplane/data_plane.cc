@@ -1,6 +1,7 @@
 #include "dataplane/data_plane.h"
 
 #include "nic/port_frame_format.h"
+#include "twin/layout/configured_layout.h"
 
 namespace etwire::dataplane {
 
@@ -15,10 +16,11 @@ frame::FrameAddresses wire_addresses(const WireEndpoint& from, const WireEndpoin
   frame::FrameAddresses a;
   a.src_mac = from.mac.bytes;
   // Toward a router under test every frame is addressed to the router; it routes by IP.
-  const std::optional<config::MacAddress>& next_hop = config.ports[from.port].next_hop_mac;
+  const config::PortConfig& port = twin::host_port_settings(config, from.port);
+  const std::optional<config::MacAddress>& next_hop = port.next_hop_mac;
   a.dst_mac = next_hop ? next_hop->bytes : to.mac.bytes;
   a.ip_version = config.transport.ip_version;
-  a.vlan_id = config.ports[from.port].vlan;
+  a.vlan_id = port.vlan;
   if (a.ip_version == 6) {
     a.src_ip = from.ipv6.value_or(config::Ipv6Address{}).bytes;
     a.dst_ip = to.ipv6.value_or(config::Ipv6Address{}).bytes;

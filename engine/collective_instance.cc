@@ -8,15 +8,21 @@ namespace etwire::engine {
 
 CollectiveInstance::CollectiveInstance(const InstanceKey& key, CollectiveRecord record,
                                        const collectives::ProgramGenerator& generator,
-                                       std::vector<uint8_t> here)
-    : key_(key), record_(std::move(record)), generator_(generator), here_(std::move(here)) {
+                                       int32_t world_size, std::vector<uint8_t> here)
+    : key_(key),
+      record_(std::move(record)),
+      generator_(generator),
+      here_(std::move(here)),
+      world_size_(world_size) {
   const auto& ranks = generator_.spec().ranks;
-  members_.resize(ranks.size());
+  members_.resize(generator_.spec().participants());
   members_here_ = here_.empty() ? static_cast<uint32_t>(ranks.size())
                                 : static_cast<uint32_t>(std::count(here_.begin(), here_.end(), 1));
   if (!here_.empty()) wire_hash_ = instance_wire_hash(key_);
-  position_by_rank_.reserve(ranks.size());
-  for (uint32_t p = 0; p < ranks.size(); ++p) position_by_rank_.emplace_back(ranks[p], p);
+  position_by_rank_.reserve(members_.size());
+  for (uint32_t p = 0; p < participants(); ++p) {
+    position_by_rank_.emplace_back(participant_rank(p), p);
+  }
   std::sort(position_by_rank_.begin(), position_by_rank_.end());
   record_.group_size = static_cast<uint32_t>(ranks.size());
 }
@@ -24,7 +30,7 @@ CollectiveInstance::CollectiveInstance(const InstanceKey& key, CollectiveRecord 
 uint32_t CollectiveInstance::position_of(int32_t rank) const {
   auto it = std::lower_bound(position_by_rank_.begin(), position_by_rank_.end(),
                              std::make_pair(rank, uint32_t{0}));
-  if (it == position_by_rank_.end() || it->first != rank) return size();
+  if (it == position_by_rank_.end() || it->first != rank) return participants();
   return it->second;
 }
 
@@ -47,10 +53,24 @@ void CollectiveInstance::arrive(uint32_t position, uint32_t runtime, feeder::Iss
   }
 }
 
+void CollectiveInstance::arrive_aggregators() {
+  for (uint32_t position = size(); position < participants(); ++position) {
+    InstanceMember& node = members_[position];
+    node.arrived = true;
+    node.runtime = kNoRuntime;
+    generator_.generate_member(position, node.program);
+    node.execution.reset(node.program, 0, position);
+  }
+}
+
 bool CollectiveInstance::finish_member(uint32_t position, clock::Nanos now) {
   InstanceMember& member = members_[position];
   if (member.done || !member.arrived || !member.execution.done()) return false;
   member.done = true;
+  if (is_aggregator(position)) {
+    ++aggregators_done_;
+    return true;
+  }
   ++done_;
   if (done_ == members_here_) record_.end = now;
   return true;

@@ -9,6 +9,17 @@
 
 namespace etwire::engine {
 
+namespace {
+
+// "rank R", or "aggregation node K" (CollNet's, in the switch).
+std::string participant_label(const CollectiveInstance& instance, uint32_t position) {
+  return instance.is_aggregator(position)
+             ? fmt::format("aggregation node {}", position - instance.size())
+             : fmt::format("rank {}", instance.ranks()[position]);
+}
+
+}  // namespace
+
 class CollectiveInstances::MemberContext final : public MemberActions {
  public:
   MemberContext(Posting& posting, CollectiveInstance& instance, uint32_t position)
@@ -151,10 +162,17 @@ CollectiveInstance* CollectiveInstances::open_instance(
       here.push_back(split_.rank_here(rt.job(), member) ? 1 : 0);
     }
   }
-  auto instance = std::make_unique<CollectiveInstance>(key, record, *made, std::move(here));
+  auto instance = std::make_unique<CollectiveInstance>(key, record, *made,
+                                                       jobs_[rt.job()].world_size, std::move(here));
   by_id_.emplace(record.instance, instance.get());
   CollectiveInstance& opened = *by_key_.emplace(key, std::move(instance)).first->second;
   if (split_.active() && !register_wire_hash(opened)) return nullptr;
+  // CollNet's aggregation nodes wait in the switch for what the members send up.
+  opened.arrive_aggregators();
+  for (uint32_t node = opened.size(); node < opened.participants(); ++node) {
+    MemberContext context(posting_, opened, node);
+    opened.member(node).execution.start(context);
+  }
   return &opened;
 }
 
@@ -220,8 +238,8 @@ void CollectiveInstances::join(uint32_t runtime, feeder::IssuedNode issued, cons
   }
   member.early.clear();
   member_progressed(instance, position);
-  // Members already there may now send to the newcomer.
-  for (uint32_t p = 0; p < instance.size(); ++p) {
+  // Members (and aggregation nodes) already there may now send to the newcomer.
+  for (uint32_t p = 0; p < instance.participants(); ++p) {
     InstanceMember& other = instance.member(p);
     if (p == position || !other.arrived || other.done) continue;
     MemberContext peer(posting_, instance, p);
@@ -232,6 +250,10 @@ void CollectiveInstances::join(uint32_t runtime, feeder::IssuedNode issued, cons
 
 void CollectiveInstances::member_progressed(CollectiveInstance& instance, uint32_t position) {
   if (!instance.finish_member(position, clock_.now())) return;
+  if (instance.is_aggregator(position)) {  // no node of a trace to complete
+    if (instance.complete()) finished_.push_back(instance.record().instance);
+    return;
+  }
   InstanceMember& member = instance.member(position);
   RankRuntime& rt = runtimes_[member.runtime];
   auto& joined = rt.joined();
@@ -266,10 +288,10 @@ void CollectiveInstances::deliver(CollectiveInstance& instance, uint32_t positio
   MemberContext context(posting_, instance, position);
   if (!member.execution.data_arrived(sender, qp, index, context)) {
     run_.stop_stuck(fmt::format(
-        "instance {}: rank {} received message #{} from rank {} on QP {} that its step program "
-        "does not expect",
-        instance.record().instance, instance.ranks()[position], index, instance.ranks()[sender],
-        qp));
+        "instance {}: {} received message #{} from {} on QP {} that its step program does not "
+        "expect",
+        instance.record().instance, participant_label(instance, position), index,
+        participant_label(instance, sender), qp));
     return;
   }
   member_progressed(instance, position);
@@ -287,6 +309,11 @@ void CollectiveInstances::finish_local_transfer(const LocalTransfer& transfer) {
   if (instance == nullptr) return;
   deliver(*instance, transfer.dst, transfer.src, transfer.request.qp, transfer.request.index);
   send_completed(*instance, transfer.src, transfer.request.op);
+}
+
+bool CollectiveInstances::any_incomplete() const {
+  return std::any_of(by_key_.begin(), by_key_.end(),
+                     [](const auto& entry) { return !entry.second->complete(); });
 }
 
 void CollectiveInstances::forget(const CollectiveInstance& instance) {

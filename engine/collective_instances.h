@@ -62,6 +62,8 @@ class CollectiveInstances {
     return it != by_id_.end() ? it->second : nullptr;
   }
   const ByKey& open() const { return by_key_; }
+  // Whether an open instance has a participant still running (a scan of every open instance).
+  bool any_incomplete() const;
   // Hands every instance that finished since the last call to `retire(const CollectiveInstance&)`
   // and forgets it.
   template <typename Retire>

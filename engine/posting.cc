@@ -31,8 +31,8 @@ Posting::Posting(const control::RunPlan& plan, dataplane::DataPlane& data_plane,
 
 void Posting::send(CollectiveInstance& instance, uint32_t position, const SendRequest& request) {
   const uint32_t job = instance.key().job;
-  const int32_t src = instance.ranks()[position];
-  const int32_t dst = instance.ranks()[request.peer];
+  const int32_t src = instance.participant_rank(position);
+  const int32_t dst = instance.participant_rank(request.peer);
   CollectiveRecord& record = instance.record();
   if (plan_.placements[job]->same_host(src, dst)) {
     send_local(instance, position, request);

@@ -296,6 +296,7 @@ struct ResultFields<RunResults> {
       field("collectives", &RunResults::collectives),
       field("iterations", &RunResults::iterations),
       field("ports", &RunResults::ports),
+      field("aggregation_hosts", &RunResults::aggregation_hosts),
       field("fct", &RunResults::fct),
       field<InSummary::kNo>("qps_counted", &RunResults::qps_counted),
       field<InSummary::kNo>("qps", &RunResults::qps),

@@ -13,6 +13,7 @@
 #include "control/plan/traffic_plan.h"
 #include "engine/engine_event.h"
 #include "trace/comm_groups.h"
+#include "twin/layout/configured_layout.h"
 
 namespace etwire::engine {
 
@@ -82,6 +83,9 @@ RunEngine::RunEngine(const control::RunPlan& loaded, RunOptions options)
                           ? std::string(config::topology_name(config_.fabric.topology))
                           : "device-under-test";
   results_.wall_clock = !data_plane_->virtual_time();
+  for (uint32_t k = 0; k < twin::aggregation_hosts(config_); ++k) {
+    results_.aggregation_hosts.push_back(twin::aggregation_host_name(k));
+  }
   double goodput = 0;
   for (size_t p = 0; p < data_plane_->ports(); ++p) {
     const double port_goodput = dataplane::goodput_bytes_per_second(config_, p);
@@ -130,7 +134,8 @@ const RunResults& RunEngine::run() {
     }
     settle();
     uint64_t polls = 0;
-    while (!stopped_ && runtimes_finished_ < split_.ranks_here()) {
+    // A CollNet aggregation node's last sends are acknowledged after its ranks have finished.
+    while (!stopped_ && (runtimes_finished_ < split_.ranks_here() || instances_.any_incomplete())) {
       if (options_.stop && options_.stop->load(std::memory_order_relaxed)) {
         results_.status = RunStatus::kInterrupted;
         results_.diagnosis = diagnose_stall("interrupted");

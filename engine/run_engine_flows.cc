@@ -54,7 +54,7 @@ void RunEngine::on_flow_finished(const transport::FlowRecord& record) {
   bool receiver_here = instance == nullptr;  // retired: handle() drops it either way
   if (!receiver_here) {
     const uint32_t receiver = instance->position_of(record.tags.dst_rank);
-    receiver_here = receiver < instance->size() && instance->here(receiver);
+    receiver_here = receiver < instance->participants() && instance->here(receiver);
   }
   if (failed && record.delivered_at == clock::kNever && receiver_here) {
     event.delivered = true;

@@ -168,6 +168,9 @@ struct RunResults {
   std::vector<CollectiveRecord> collectives;  // completed instances, in order of completion
   std::vector<IterationRecord> iterations;    // completed iterations, by job then iteration
   std::vector<PortRecord> ports;
+  // The fabric twin's aggregation hosts (CollNet, twin::aggregation_hosts), which are no run
+  // port: qps.csv and flows.csv number them after the ports.
+  std::vector<std::string> aggregation_hosts;
   std::vector<FctPercentiles> fct;  // one per collective kind that moved flows
   // Every QP half on the ports of the run, when its data plane runs our transport (qps_counted);
   // an RNIC's QPs are not ours to count, and are absent rather than zero.

@@ -20,11 +20,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string port_name(const RunResults& results, uint32_t port) {
-  if (port < results.ports.size()) return results.ports[port].name;
-  return std::to_string(port);
-}
-
 bool is_requester(const QpRecord& qp) {
   return qp.stats.role == QpRole::kRequester;
 }
@@ -56,8 +51,8 @@ std::vector<const QpRecord*> top_requesters(const RunResults& results, Value val
 
 Json qp_reference_json(const RunResults& results, const QpRecord& qp) {
   Json j;
-  j["port"] = port_name(results, qp.stats.port);
-  j["remote_port"] = port_name(results, qp.stats.remote_port);
+  j["port"] = qp_port_name(results, qp.stats.port);
+  j["remote_port"] = qp_port_name(results, qp.stats.remote_port);
   j["qpn"] = qp.stats.qpn;
   j["remote_qpn"] = qp.stats.remote_qpn;
   if (qp.known) {
@@ -73,6 +68,25 @@ std::string gbps_text(double bps) {
 }
 
 }  // namespace
+
+std::string qp_port_name(const RunResults& results, uint32_t port) {
+  if (port < results.ports.size()) return results.ports[port].name;
+  const size_t host = port - results.ports.size();
+  return host < results.aggregation_hosts.size() ? results.aggregation_hosts[host]
+                                                 : std::to_string(port);
+}
+
+std::optional<uint32_t> qp_port_index(const RunResults& results, std::string_view name) {
+  for (size_t p = 0; p < results.ports.size(); ++p) {
+    if (results.ports[p].name == name) return static_cast<uint32_t>(p);
+  }
+  for (size_t k = 0; k < results.aggregation_hosts.size(); ++k) {
+    if (results.aggregation_hosts[k] == name) {
+      return static_cast<uint32_t>(results.ports.size() + k);
+    }
+  }
+  return std::nullopt;
+}
 
 std::string_view qps_csv_header() {
   static const std::string header = [] {
@@ -96,9 +110,9 @@ void write_qps_csv(const RunResults& results, const std::string& path) {
     std::string& line = file.buffer();
     line += transport::qp_role_name(s.role);
     line += ',';
-    append_csv_text(port_name(results, s.port), line);
+    append_csv_text(qp_port_name(results, s.port), line);
     line += ',';
-    append_csv_text(port_name(results, s.remote_port), line);
+    append_csv_text(qp_port_name(results, s.remote_port), line);
     line += fmt::format(",{},{}", s.qpn, s.remote_qpn);
     if (qp->known) {
       line += ',';
@@ -189,8 +203,8 @@ QpCongestion qp_congestion(const RunResults& results) {
   for (const QpRecord* qp : top_requesters(results, congestion)) {
     const transport::QpStats& s = qp->stats;
     out.table.rows.push_back(
-        {fmt::format("{} {} -> {}", port_name(results, s.port), s.qpn,
-                     port_name(results, s.remote_port)),
+        {fmt::format("{} {} -> {}", qp_port_name(results, s.port), s.qpn,
+                     qp_port_name(results, s.remote_port)),
          qp->known ? fmt::format("{} -> {}", qp->rank, qp->peer) : "-",
          std::to_string(s.counters.retransmitted_packets), std::to_string(s.counters.timeouts),
          std::to_string(s.counters.naks_received), std::to_string(s.counters.cnps_received),

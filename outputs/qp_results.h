@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,11 @@ namespace etwire::outputs {
 
 // QPs listed by name in summary.json's `qps.top` per ranking, and on the console.
 inline constexpr size_t kTopQps = 5;
+
+// The name qps.csv gives a QP's port: a run port's, and past them the fabric twin's aggregation
+// hosts' (RunResults::aggregation_hosts); and the port a name stands for, nullopt when neither.
+std::string qp_port_name(const engine::RunResults& results, uint32_t port);
+std::optional<uint32_t> qp_port_index(const engine::RunResults& results, std::string_view name);
 
 // qps.csv's first line (with its line break).
 std::string_view qps_csv_header();

@@ -11,6 +11,7 @@
 
 #include "common/rate.h"
 #include "control/check/check_reporter.h"
+#include "control/check/collnet_checks.h"
 #include "control/check/port_backend_checks.h"
 #include "control/load/key_path.h"
 #include "control/load/nearest_name.h"
@@ -448,6 +449,7 @@ void check_config(const config::RunConfig& config, const SectionPresence& presen
   check.fabric(present);
   check.dpdk(present);
   check.telemetry();
+  check_collnet(config, where, out);
 }
 
 }  // namespace etwire::control

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "control/load/key_path.h"
+#include "twin/layout/configured_layout.h"
 
 namespace etwire::control {
 
@@ -98,6 +99,16 @@ AddressPlan assign_addresses(const config::RunConfig& config,
       if (per_rank_ip) holder.job_rank = std::make_pair(j, r);
       ipv4s.claim(e.ipv4.to_string(), holder);
       if (e.ipv6) ipv6s.claim(e.ipv6->to_string(), holder);
+    }
+  }
+  // CollNet's aggregation nodes, after the ranks: the addresses of their twin hosts.
+  for (size_t j = 0; j < placements.size(); ++j) {
+    const auto& aggregators = placements[j].aggregator_ports;
+    for (size_t k = 0; k < aggregators.size(); ++k) {
+      const auto host = static_cast<uint32_t>(aggregators[k] - config.ports.size());
+      plan.jobs_[j].push_back({aggregators[k], 0, -1, twin::aggregation_host_mac(host),
+                               twin::aggregation_host_ipv4(host),
+                               twin::aggregation_host_ipv6(host)});
     }
   }
   return plan;

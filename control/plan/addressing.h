@@ -41,9 +41,12 @@ struct PortQpnRange {
 
 class AddressPlan {
  public:
+  // A rank's endpoint, or a CollNet aggregation node's (participant rank world_size + k: its twin
+  // host, host -1).
   const RankEndpoint& endpoint(size_t job, int32_t rank) const {
     return jobs_[job][static_cast<size_t>(rank)];
   }
+  // Every participant of a job: its ranks, then any aggregation nodes.
   const std::vector<RankEndpoint>& job(size_t job) const { return jobs_[job]; }
   size_t jobs() const { return jobs_.size(); }
 

@@ -53,7 +53,8 @@ void check_cables(const RunPlan& loaded, Diagnostics& out) {
     for (const PlannedConnection& c : plan.connections[j]) {
       const size_t src = placement.port(c.src);
       const size_t dst = placement.port(c.dst);
-      if (!reach[src] || *reach[src] == dst) continue;
+      // An aggregation host's cable is the twin's (CollNet runs on the twin only).
+      if (src >= reach.size() || !reach[src] || *reach[src] == dst) continue;
       if (!stray[src]) stray[src] = StrayTraffic{j, c, dst, 0};
       ++stray[src]->connections;
     }

@@ -14,6 +14,7 @@
 #include "config/enum_names.h"
 #include "control/plan/config_summary.h"
 #include "control/plan/tuner_report.h"
+#include "twin/layout/configured_layout.h"
 
 namespace etwire::control {
 
@@ -104,6 +105,22 @@ std::string ports_table(const RunPlan& loaded, const TrafficPlan& plan) {
                    t.line_time_ns == 0 ? "-" : format_duration_ns(t.line_time_ns)});
   }
   return table.render();
+}
+
+// CollNet: what the twin's aggregation hosts receive and send back, which no run port carries.
+std::string aggregation_host_lines(const RunPlan& loaded, const TrafficPlan& plan) {
+  std::string text;
+  for (size_t k = 0; k < plan.aggregation_hosts.size(); ++k) {
+    const AggregationHostTraffic& t = plan.aggregation_hosts[k];
+    const std::string name = twin::aggregation_host_name(static_cast<uint32_t>(k));
+    const PortQpnRange qpns = port_qpns(loaded, loaded.config.ports.size() + k);
+    text += fmt::format(
+        "Aggregation node {} (CollNet: the switch's reduction, a twin host behind switch/{}; "
+        "QPs {}): receives {}, sends {} per iteration\n",
+        name, name, qpn_range(qpns.first, qpns.count), bytes_or_dash(t.bytes_received),
+        bytes_or_dash(t.bytes_sent));
+  }
+  return text;
 }
 
 // Per rail of a rail-optimized fabric (port i is NIC i mod nics_per_host of its server, on rail i
@@ -262,6 +279,7 @@ std::string plan_to_text(const RunPlan& loaded, const TrafficPlan& plan) {
   text += ranks_table(loaded, plan);
   text += "\nPorts (per iteration of every job; line-rate time counts RoCEv2 framing)\n";
   text += ports_table(loaded, plan);
+  text += aggregation_host_lines(loaded, plan);
   text += rails_table(loaded, plan);
   text += topology_lines(loaded);
   text += "\n";
@@ -330,6 +348,17 @@ nlohmann::ordered_json plan_to_json(const RunPlan& loaded, const TrafficPlan& pl
   nlohmann::ordered_json ports = nlohmann::ordered_json::array();
   for (size_t p = 0; p < c.ports.size(); ++p) ports.push_back(port_json(loaded, plan, p));
   root["ports"] = std::move(ports);
+  nlohmann::ordered_json hosts = nlohmann::ordered_json::array();
+  for (size_t k = 0; k < plan.aggregation_hosts.size(); ++k) {
+    const AggregationHostTraffic& t = plan.aggregation_hosts[k];
+    const PortQpnRange qpns = port_qpns(loaded, c.ports.size() + k);
+    hosts.push_back({{"name", twin::aggregation_host_name(static_cast<uint32_t>(k))},
+                     {"qpn_first", qpns.first},
+                     {"qpn_count", qpns.count},
+                     {"bytes_sent", t.bytes_sent},
+                     {"bytes_received", t.bytes_received}});
+  }
+  root["aggregation_hosts"] = std::move(hosts);
   nlohmann::ordered_json rails = nlohmann::ordered_json::array();
   const std::vector<RailTraffic> rail_totals = rail_traffic(loaded, plan);
   for (uint32_t r = 0; r < rail_totals.size(); ++r) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "control/load/key_path.h"
+#include "twin/layout/configured_layout.h"
 
 namespace etwire::control {
 
@@ -52,15 +53,17 @@ void report_overflow(const config::PortConfig& port, uint64_t first, uint64_t en
 QpNumbering number_qps(const config::RunConfig& config, const AddressPlan& addresses,
                        const TrafficPlan& traffic, const SourceMap& where, Diagnostics& out) {
   QpNumbering numbering;
-  const size_t ports = config.ports.size();
-  numbering.by_port_.resize(ports);
-  numbering.ports_.resize(ports);
+  // The run's ports, then any aggregation hosts (CollNet), numbered after them.
+  size_t ports = config.ports.size();
   numbering.port_of_.resize(addresses.jobs());
   for (size_t j = 0; j < addresses.jobs(); ++j) {
     for (const RankEndpoint& e : addresses.job(j)) {
       numbering.port_of_[j].push_back(static_cast<uint32_t>(e.port));
+      ports = std::max(ports, e.port + 1);
     }
   }
+  numbering.by_port_.resize(ports);
+  numbering.ports_.resize(ports);
   using Entry = QpNumbering::Entry;
   for (size_t j = 0; j < traffic.connections.size() && j < addresses.jobs(); ++j) {
     const auto job = static_cast<uint32_t>(j);
@@ -80,8 +83,10 @@ QpNumbering number_qps(const config::RunConfig& config, const AddressPlan& addre
     std::vector<Entry>& entries = numbering.by_port_[p];
     std::sort(entries.begin(), entries.end());
     entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
-    const config::PortConfig& port = config.ports[p];
-    const uint64_t first = port.qpn_base.value_or(static_cast<uint32_t>(cursor));
+    const config::PortConfig& port = twin::host_port_settings(config, p);
+    const bool run_port = p < config.ports.size();
+    const uint64_t first =
+        run_port ? port.qpn_base.value_or(static_cast<uint32_t>(cursor)) : cursor;
     const uint64_t end = first + entries.size();
     numbering.count_ += entries.size();
     numbering.ports_[p] = {static_cast<uint32_t>(std::min<uint64_t>(first, kQpnLimit)),

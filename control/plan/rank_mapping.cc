@@ -6,6 +6,7 @@
 
 #include "control/load/key_path.h"
 #include "control/load/nearest_name.h"
+#include "twin/layout/configured_layout.h"
 
 namespace etwire::control {
 
@@ -183,6 +184,9 @@ std::optional<JobPlacement> place_ranks(const config::RunConfig& config,
       }
     }
     if (placer.failed) return std::nullopt;
+  }
+  for (uint32_t k = 0; k < twin::aggregation_hosts(config); ++k) {
+    placement.aggregator_ports.push_back(config.ports.size() + k);
   }
   if (world % mapping.hosts.ranks_per_host != 0) {
     out.add(where.make(Severity::kWarning, Problem::kTraceMismatch,

@@ -17,6 +17,7 @@
 #include "control/plan/collective_choice.h"
 #include "control/plan/run_plan.h"
 #include "nic/port_frame_format.h"
+#include "twin/layout/configured_layout.h"
 
 namespace etwire::control {
 
@@ -51,7 +52,8 @@ struct PeerShare {
   std::vector<uint16_t> qp_ids;  // the same ids, every one of them
 };
 
-// A generated program reduced to what the plan needs: by source position, its shares.
+// A generated program reduced to what the plan needs: by source position (the members, then any
+// aggregation nodes), its shares.
 using SharesBySource = std::vector<std::vector<PeerShare>>;
 
 // Generated one member at a time, so that memory holds one member's program, not every
@@ -59,11 +61,11 @@ using SharesBySource = std::vector<std::vector<PeerShare>>;
 // sends are summed without its program (Emitter::summarize).
 SharesBySource shares_of(const collectives::CollectiveSpec& spec) {
   const collectives::ProgramGenerator generator(spec);
-  const uint32_t members = generator.spec().members();
-  SharesBySource by_source(members);
+  const uint32_t participants = generator.spec().participants();
+  SharesBySource by_source(participants);
   collectives::CollectiveProgram program;
   std::vector<collectives::Flow> flows;
-  for (uint32_t p = 0; p < members; ++p) {
+  for (uint32_t p = 0; p < participants; ++p) {
     generator.member_flows(p, program, flows);
     auto& shares = by_source[p];
     for (const auto& flow : flows) {
@@ -102,6 +104,7 @@ class JobPlanner {
     for (const auto& [pair, ids] : connections_) {
       uint32_t qps = ids.count();
       for (int32_t end : {static_cast<int32_t>(pair >> 32), static_cast<int32_t>(pair)}) {
+        if (placement_.is_aggregator(end)) continue;  // no rank: its ranks' peer
         ++ranks[static_cast<size_t>(end)].peers;
         ranks[static_cast<size_t>(end)].qps += qps;
       }
@@ -124,10 +127,27 @@ class JobPlanner {
         static_cast<uint32_t>(std::find(members.begin(), members.end(), rank) - members.begin());
     const PlannedProgram& planned = program(call, part);
     if (!planned.shares) return;
-    for (const auto& share : (*planned.shares)[position]) {
-      exchange(rank, members[share.dst], share.bytes * count, share.qps, share.qp_ids,
+    const SharesBySource& shares = *planned.shares;
+    for (const auto& share : shares[position]) {
+      exchange(rank, participant(members, share.dst), share.bytes * count, share.qps, share.qp_ids,
                planned.protocol);
     }
+    // CollNet's aggregation nodes send once per collective: counted with its first member's.
+    if (position != 0) return;
+    for (auto node = static_cast<uint32_t>(members.size()); node < shares.size(); ++node) {
+      for (const auto& share : shares[node]) {
+        exchange(participant(members, node), participant(members, share.dst), share.bytes * count,
+                 share.qps, share.qp_ids, planned.protocol);
+      }
+    }
+  }
+
+  // The participant at a program position: a member's rank, or aggregation node k's participant
+  // rank (JobPlacement::aggregator_ports) after the members.
+  int32_t participant(const std::vector<int32_t>& members, uint32_t position) const {
+    return position < members.size()
+               ? members[position]
+               : facts_.world_size + static_cast<int32_t>(position - members.size());
   }
 
   void send(int32_t rank, const PeerTransfer& transfer, uint64_t count) {
@@ -208,21 +228,32 @@ class JobPlanner {
   void exchange(int32_t src, int32_t dst, uint64_t data, const QpIds& qps,
                 const std::vector<uint16_t>& qp_ids, config::Protocol protocol) {
     const uint64_t bytes = config::protocol_wire_bytes(protocol, data);
-    auto& sender = plan_.jobs[job_][static_cast<size_t>(src)];
-    auto& receiver = plan_.jobs[job_][static_cast<size_t>(dst)];
     if (placement_.same_host(src, dst)) {
-      sender.scale_up_bytes_sent += bytes;
+      plan_.jobs[job_][static_cast<size_t>(src)].scale_up_bytes_sent += bytes;
     } else {
       for (uint16_t qp : qp_ids) directed_.insert({src, dst, qp});
-      sender.network_bytes_sent += bytes;
-      receiver.network_bytes_received += bytes;
-      plan_.ports[placement_.port(src)].bytes_sent += bytes;
-      plan_.ports[placement_.port(dst)].bytes_received += bytes;
+      // An aggregation node is no rank and its twin host no run port.
+      if (placement_.is_aggregator(src)) {
+        aggregation_host(src).bytes_sent += bytes;
+      } else {
+        plan_.jobs[job_][static_cast<size_t>(src)].network_bytes_sent += bytes;
+        plan_.ports[placement_.port(src)].bytes_sent += bytes;
+      }
+      if (placement_.is_aggregator(dst)) {
+        aggregation_host(dst).bytes_received += bytes;
+      } else {
+        plan_.jobs[job_][static_cast<size_t>(dst)].network_bytes_received += bytes;
+        plan_.ports[placement_.port(dst)].bytes_received += bytes;
+      }
     }
     // An RC connection serves both directions: its QPs are the QP ids either side sends on.
     auto low = static_cast<uint32_t>(std::min(src, dst));
     auto high = static_cast<uint32_t>(std::max(src, dst));
     connections_[(uint64_t{low} << 32) | high].merge(qps);
+  }
+
+  AggregationHostTraffic& aggregation_host(int32_t node) {
+    return plan_.aggregation_hosts[placement_.port(node) - config_.ports.size()];
   }
 
   const RunPlan& loaded_;
@@ -279,6 +310,7 @@ void add_path_lengths(const RunPlan& loaded, TrafficPlan& plan) {
       const uint32_t dst = placement.port(c.dst);
       const uint32_t switches = layout->switches_between(src, dst);
       for (int32_t rank : {c.src, c.dst}) {
+        if (placement.is_aggregator(rank)) continue;
         uint32_t& longest = ranks[static_cast<size_t>(rank)].max_switches;
         longest = std::max(longest, switches);
       }
@@ -298,6 +330,7 @@ TrafficPlan plan_traffic(const RunPlan& loaded, Diagnostics& out) {
   plan.jobs.resize(config.workload.jobs.size());
   plan.connections.resize(config.workload.jobs.size());
   plan.ports.resize(config.ports.size());
+  plan.aggregation_hosts.resize(twin::aggregation_hosts(config));
   plan.plane_crossings.resize(config.workload.jobs.size());
   for (size_t j = 0; j < config.workload.jobs.size(); ++j) {
     if (j >= loaded.traces.size() || !loaded.traces[j] || j >= loaded.placements.size() ||

@@ -40,6 +40,13 @@ struct PortTrafficPlan {
   uint32_t ranks = 0;
 };
 
+// What the fabric twin's aggregation host k (CollNet, twin::aggregation_hosts) receives from the
+// ranks and sends back to them, in one iteration of every job.
+struct AggregationHostTraffic {
+  uint64_t bytes_sent = 0;
+  uint64_t bytes_received = 0;
+};
+
 // A direction of a connection that carries network traffic: rank `src` sends to rank `dst` (on
 // another host) on QP id `qp`.
 struct PlannedConnection {
@@ -75,7 +82,8 @@ struct TrafficPlan {
   // [job]: every direction of a connection that carries network traffic, sorted. A run split
   // between emulator processes opens the receiving halves of these before any traffic.
   std::vector<std::vector<PlannedConnection>> connections;
-  std::vector<PortTrafficPlan> ports;  // one iteration of every job
+  std::vector<PortTrafficPlan> ports;                     // one iteration of every job
+  std::vector<AggregationHostTraffic> aggregation_hosts;  // after the ports, likewise
   std::optional<size_t> busiest_port;  // most bytes in one direction; none if idle
   uint64_t programs_generated = 0;     // distinct collectives turned into programs
   uint32_t max_qps_per_peer = 0;       // most QPs any rank pair uses

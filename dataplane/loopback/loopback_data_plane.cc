@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "nic/port_frame_format.h"
+#include "twin/layout/configured_layout.h"
 
 namespace etwire::dataplane {
 
@@ -15,7 +16,7 @@ LoopbackDataPlane::LoopbackDataPlane(const config::RunConfig& config,
     workers_.push_back(std::make_unique<Worker>(config.transport, rig_.clock(), join()));
   }
   for (size_t p = 0; p < specs().size(); ++p) {
-    const config::PortConfig& port = config.ports[p];
+    const config::PortConfig& port = twin::host_port_settings(config, p);
     const auto run_port = static_cast<uint32_t>(p);
     worker_of(run_port).add_port(rig_.twin().port(p), run_port, 0, port.qos,
                                  nic::frame_format(config, port));

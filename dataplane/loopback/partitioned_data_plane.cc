@@ -10,6 +10,7 @@
 #include "dataplane/loopback/twin_queue_sampler.h"
 #include "dataplane/worker.h"
 #include "nic/port_frame_format.h"
+#include "twin/layout/configured_layout.h"
 
 namespace etwire::dataplane {
 
@@ -176,7 +177,7 @@ PartitionedDataPlane::PartitionedDataPlane(const config::RunConfig& config,
   }
   for (size_t p = 0; p < specs().size(); ++p) {
     const auto run_port = static_cast<uint32_t>(p);
-    const config::PortConfig& port = config.ports[p];
+    const config::PortConfig& port = twin::host_port_settings(config, p);
     partition_of(run_port).worker().add_port(twin_.port(p), run_port, 0, port.qos,
                                              nic::frame_format(config, port));
   }

@@ -5,6 +5,8 @@
 #include <array>
 #include <stdexcept>
 
+#include "twin/layout/configured_layout.h"
+
 namespace etwire::dataplane {
 
 namespace {
@@ -20,7 +22,13 @@ constexpr uint64_t kRingBytes = uint64_t{4} << 20;
 // since the twin's switches have no addresses, one made from the switch port's index (locally
 // administered).
 std::array<uint8_t, 6> pause_source(const config::RunConfig& config, twin::Endpoint endpoint) {
-  if (endpoint.is_host()) return config.ports[endpoint.index].mac.bytes;
+  if (endpoint.is_host()) {
+    return endpoint.index < config.ports.size()
+               ? config.ports[endpoint.index].mac.bytes
+               : twin::aggregation_host_mac(endpoint.index -
+                                            static_cast<uint32_t>(config.ports.size()))
+                     .bytes;
+  }
   const uint32_t index = endpoint.index;
   return {0x02,
           0x00,
@@ -37,7 +45,8 @@ TwinCapture::TwinCapture(const config::RunConfig& config, const twin::FabricLayo
     : config_(config),
       payload_(config.transport.pmtu, config.transport.pmtu),
       frames_(config, kRingBytes, kRingSlots) {
-  for (uint32_t port = 0; port < layout.hosts(); ++port) {
+  // The run's ports; an aggregation host's frames are those at the ports of the members.
+  for (uint32_t port = 0; port < config.ports.size(); ++port) {
     add_point(layout, attach, {twin::Endpoint::Kind::kHost, port}, frames_.add_ring(port));
   }
   for (const config::CapturedSwitchPort& wanted : config.telemetry.capture.switch_ports) {

@@ -6,7 +6,7 @@
 namespace etwire::dataplane {
 
 TwinDataPlane::TwinDataPlane(const config::RunConfig& config, transport::FlowObserver& observer)
-    : specs_(twin_ports(config)), join_(observer) {}
+    : specs_(twin_ports(config)), run_ports_(config.ports.size()), join_(observer) {}
 
 void TwinDataPlane::capture_if_recorded(const config::RunConfig& config,
                                         const TwinCapture::AttachTap& attach) {
@@ -48,6 +48,7 @@ transport::ConnectionId TwinDataPlane::connect(const WireConnection& connection)
 void TwinDataPlane::paced_rates_bps(std::vector<double>& per_port) {
   per_port.assign(specs_.size(), 0.0);
   for_each_worker([&](Worker& worker) { worker.add_paced_rates(per_port); });
+  per_port.resize(run_ports_);
 }
 
 PortCounters TwinDataPlane::port_counters(size_t port) const {

@@ -22,7 +22,9 @@ namespace etwire::dataplane {
 
 class TwinDataPlane : public DataPlane {
  public:
-  size_t ports() const override { return specs_.size(); }
+  // The run's ports; the twin's aggregation hosts after them (twin::aggregation_hosts) are driven
+  // like ports but are no run port: their traffic shows at the switch ports facing them.
+  size_t ports() const override { return run_ports_; }
   bool virtual_time() const override { return true; }
   // The worker of each end's port opens that half, with the end's QP number. Every port reaches
   // every other through the twin, which needs no addresses.
@@ -56,11 +58,13 @@ class TwinDataPlane : public DataPlane {
   // Starts the capture, if any, in <dir>/capture at the twin's time `now`.
   void begin_capture(const std::string& dir, clock::Nanos now);
 
+  // The twin's hosts: the run's ports, then any aggregation hosts.
   const std::vector<twin::TwinPortSpec>& specs() const { return specs_; }
   FlowJoin& join() { return join_; }
 
  private:
   std::vector<twin::TwinPortSpec> specs_;
+  size_t run_ports_ = 0;
   // Its capture points are the twin's frame taps: a member of the base, it outlives a
   // subclass's twin.
   std::unique_ptr<TwinCapture> capture_;

@@ -5,6 +5,7 @@
 #include <array>
 #include <string>
 
+#include "outputs/qp_results.h"
 #include "outputs/report/csv_reader.h"
 
 namespace etwire::outputs::report {
@@ -19,6 +20,13 @@ uint32_t index_of(const CsvReader& csv, const List& list, Name name_of, std::str
     if (name_of(list[i]) == name) return static_cast<uint32_t>(i);
   }
   csv.fail(fmt::format("{} \"{}\" is not in summary.json's {}s", what, name, what));
+}
+
+// A run port, or an aggregation host after them, as qps.csv names it (qp_results.h).
+uint32_t port_index(const CsvReader& csv, const engine::RunResults& results,
+                    std::string_view name) {
+  if (const std::optional<uint32_t> index = qp_port_index(results, name)) return *index;
+  csv.fail(fmt::format("port \"{}\" is not in summary.json's ports", name));
 }
 
 uint64_t whole(const CsvReader& csv, size_t column, std::string_view name) {
@@ -48,7 +56,6 @@ void read_qps_csv(const std::filesystem::path& path, engine::RunResults& results
   const size_t min_rate = csv.column("min_rate_bps");
   const size_t mean_rate = csv.column("mean_rate_bps");
   const size_t busy = csv.column("busy_ns");
-  const auto port_name = [](const engine::PortRecord& p) -> const std::string& { return p.name; };
   const auto job_name = [](const engine::JobSummary& j) -> const std::string& { return j.name; };
   results.qps.clear();
   while (csv.next()) {
@@ -61,8 +68,8 @@ void read_qps_csv(const std::filesystem::path& path, engine::RunResults& results
     } else {
       csv.fail(fmt::format("role \"{}\" is neither requester nor responder", csv.text(role)));
     }
-    s.port = index_of(csv, results.ports, port_name, csv.text(port), "port");
-    s.remote_port = index_of(csv, results.ports, port_name, csv.text(remote_port), "port");
+    s.port = port_index(csv, results, csv.text(port));
+    s.remote_port = port_index(csv, results, csv.text(remote_port));
     s.qpn = static_cast<uint32_t>(whole(csv, qpn, "qpn"));
     s.remote_qpn = static_cast<uint32_t>(whole(csv, remote_qpn, "remote_qpn"));
     // An empty job: a half the engine did not open (qps.csv leaves job and ranks out).

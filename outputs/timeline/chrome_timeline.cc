@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "outputs/qp_results.h"
 #include "outputs/timeline/timeline_tracks.h"
 
 namespace etwire::outputs::timeline {
@@ -17,8 +18,8 @@ void name_processes(const TimelineContext& context) {
     context.out.process(context.collectives_pid(j), fmt::format("job {}: collectives", job),
                         context.collectives_pid(j));
   }
-  for (uint32_t p = 0; p < results.ports.size(); ++p) {
-    context.out.process(context.port_pid(p), fmt::format("port {}", results.ports[p].name),
+  for (uint32_t p = 0; p < context.ports(); ++p) {
+    context.out.process(context.port_pid(p), fmt::format("port {}", qp_port_name(results, p)),
                         context.port_pid(p));
   }
 }

@@ -2,6 +2,7 @@
 // sending port and QP number.
 #include <fmt/format.h>
 
+#include "outputs/qp_results.h"
 #include "outputs/results_files.h"
 #include "outputs/timeline/lane_assigner.h"
 #include "outputs/timeline/timeline_tracks.h"
@@ -74,7 +75,6 @@ uint64_t write_qp_tracks(TimelineContext& context, TrackThreads& threads) {
     }
   }
   lanes.assign();
-  const auto& ports = context.run.results.ports;
   report::CsvReader csv(path);
   const FlowColumns c(csv);
   uint64_t row = 0;
@@ -82,9 +82,9 @@ uint64_t write_qp_tracks(TimelineContext& context, TrackThreads& threads) {
     const FlowSlice slice = read_flow(context, csv, c);
     const uint32_t dst = context.port_index(csv, csv.integer(c.dst_port));
     const uint32_t pid = context.port_pid(slice.port);
-    const uint32_t tid =
-        threads.tid(pid, static_cast<uint32_t>(slice.qpn), lanes.lane(row),
-                    fmt::format("QP {} to {}", slice.qpn, ports[dst].name), slice.qpn);
+    const uint32_t tid = threads.tid(
+        pid, static_cast<uint32_t>(slice.qpn), lanes.lane(row),
+        fmt::format("QP {} to {}", slice.qpn, qp_port_name(context.run.results, dst)), slice.qpn);
     nlohmann::json args = {{"flow_id", csv.integer(c.flow_id)},
                            {"src_rank", csv.integer(c.src_rank)},
                            {"dst_rank", csv.integer(c.dst_rank)},

@@ -27,9 +27,12 @@ uint32_t TimelineContext::job_index(const report::CsvReader& csv, std::string_vi
 }
 
 uint32_t TimelineContext::port_index(const report::CsvReader& csv, int64_t port) const {
-  if (port < 0 || static_cast<uint64_t>(port) >= run.results.ports.size()) {
-    csv.fail(fmt::format("port {} is not one of summary.json's {} ports", port,
-                         run.results.ports.size()));
+  if (port < 0 || static_cast<uint64_t>(port) >= ports()) {
+    csv.fail(fmt::format(
+        "port {} is not one of summary.json's {} ports{}", port, run.results.ports.size(),
+        run.results.aggregation_hosts.empty()
+            ? ""
+            : fmt::format(" and {} aggregation hosts", run.results.aggregation_hosts.size())));
   }
   return static_cast<uint32_t>(port);
 }

@@ -31,9 +31,14 @@ struct TimelineContext {
   uint32_t ranks_pid(uint32_t job) const { return 1 + job; }
   uint32_t collectives_pid(uint32_t job) const { return 1 + jobs() + job; }
   uint32_t port_pid(uint32_t port) const { return 1 + 2 * jobs() + port; }
+  // The run's ports, then the fabric twin's aggregation hosts (CollNet), each a process of ports.
+  uint32_t ports() const {
+    return static_cast<uint32_t>(run.results.ports.size() + run.results.aggregation_hosts.size());
+  }
   // The index of the job `name` in summary.json; a row naming another fails.
   uint32_t job_index(const report::CsvReader& csv, std::string_view name) const;
-  // The index of a port number read from `csv`; one the summary does not list fails.
+  // The index of a port number read from `csv`, a run port or an aggregation host after them;
+  // one the summary does not list fails.
   uint32_t port_index(const report::CsvReader& csv, int64_t port) const;
   // Instance `instance` of summary.json, or nullptr when it lists none by that number.
   const engine::CollectiveRecord* instance(int64_t instance) const;

@@ -175,17 +175,5 @@ TEST(AlgorithmAuto, TypesWithOneNcclAlgorithmRefuseIt) {
   EXPECT_THAT(listed->message, HasSubstr("pat, auto"));
 }
 
-TEST(AlgorithmConfig, CollNetIsRefusedUntilTheTwinHostsAggregationNodes) {
-  const RunPlan loaded =
-      testing::load_inline(std::string(testing::kMinimalConfig) +
-                           "collectives:\n  algorithms:\n    all_reduce: collnet\n");
-  const Diagnostic* error = testing::only_error(loaded);
-  ASSERT_NE(error, nullptr);
-  EXPECT_EQ(error->key_path, "collectives.algorithms.all_reduce");
-  EXPECT_EQ(error->where.line, 9);
-  EXPECT_THAT(error->message, HasSubstr("collnet is not built into runs yet"));
-  EXPECT_THAT(error->message, HasSubstr("etwire collective all_reduce --algo collnet"));
-}
-
 }  // namespace
 }  // namespace etwire::control

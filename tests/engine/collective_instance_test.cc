@@ -25,7 +25,7 @@ collectives::CollectiveSpec all_to_all(uint32_t members) {
 TEST(CollectiveInstance, MessagesFromElsewhereArePlacedPerChannel) {
   const collectives::ProgramGenerator generator(all_to_all(4));
   // Members 0 and 1 here, 2 and 3 in another process.
-  CollectiveInstance instance({0, -1, 0, 0, 0, 0}, {}, generator, {1, 1, 0, 0});
+  CollectiveInstance instance({0, -1, 0, 0, 0, 0}, {}, generator, 4, {1, 1, 0, 0});
   EXPECT_EQ(instance.members_here(), 2u);
   EXPECT_TRUE(instance.here(1));
   EXPECT_FALSE(instance.here(2));
@@ -49,7 +49,7 @@ struct RecordSends final : MemberActions {
 TEST(CollectiveInstance, IsCompleteWhenItsMembersHereAre) {
   const collectives::ProgramGenerator generator(all_to_all(4));
   // Only member 1 here.
-  CollectiveInstance split({0, -1, 0, 0, 0, 0}, {}, generator, {0, 1, 0, 0});
+  CollectiveInstance split({0, -1, 0, 0, 0, 0}, {}, generator, 4, {0, 1, 0, 0});
   EXPECT_EQ(split.members_here(), 1u);
   split.arrive(1, 0, {}, 100);
   EXPECT_EQ(split.record().last_arrival, 100);  // the last member here arrived
@@ -72,11 +72,63 @@ TEST(CollectiveInstance, IsCompleteWhenItsMembersHereAre) {
   EXPECT_EQ(split.record().end, 200);
 
   // The same collective in one process waits for all four.
-  CollectiveInstance whole({0, -1, 0, 0, 0, 0}, {}, generator);
+  CollectiveInstance whole({0, -1, 0, 0, 0, 0}, {}, generator, 4);
   EXPECT_EQ(whole.members_here(), 4u);
   whole.arrive(1, 0, {}, 100);
   EXPECT_EQ(whole.record().last_arrival, 0);  // three members have not arrived
   EXPECT_FALSE(whole.complete());
+}
+
+// Runs a participant's whole program: everything its peers could send it arrives, everything it
+// sends is acknowledged.
+void run_to_the_end(CollectiveInstance& instance, uint32_t position) {
+  MemberExecution& execution = instance.member(position).execution;
+  RecordSends actions;
+  execution.start(actions);
+  for (uint32_t peer = 0; peer < instance.participants(); ++peer) {
+    for (uint16_t qp = 0; qp < 8; ++qp) {
+      for (uint32_t index = 0; execution.data_arrived(peer, qp, index, actions); ++index) {
+      }
+    }
+  }
+  for (size_t i = 0; i < actions.sends.size(); ++i) {
+    execution.send_completed(actions.sends[i].op, actions);
+  }
+}
+
+TEST(CollectiveInstance, CollNetsAggregationNodeIsAParticipantAfterTheMembers) {
+  collectives::CollectiveSpec spec;
+  spec.collective = trace::CollectiveType::kAllReduce;
+  spec.algorithm = collectives::Algorithm::kCollNet;
+  spec.ranks = {2, 3, 4, 5};
+  spec.bytes = 1 << 16;
+  const collectives::ProgramGenerator generator(spec);
+  // A job of 8 ranks: its aggregation node is participant rank 8.
+  CollectiveInstance instance({0, 1, 0, 0, 0, 0}, {}, generator, 8);
+  ASSERT_EQ(instance.size(), 4u);
+  ASSERT_EQ(instance.participants(), 5u);
+  EXPECT_TRUE(instance.is_aggregator(4));
+  EXPECT_EQ(instance.participant_rank(4), 8);
+  EXPECT_EQ(instance.participant_rank(1), 3);
+  EXPECT_EQ(instance.position_of(8), 4u);
+  EXPECT_EQ(instance.position_of(3), 1u);
+  EXPECT_EQ(instance.position_of(7), 5u);  // neither a member nor a node
+  EXPECT_EQ(instance.members_here(), 4u);
+
+  instance.arrive_aggregators();
+  EXPECT_TRUE(instance.member(4).arrived);
+  EXPECT_EQ(instance.member(4).runtime, kNoRuntime);
+  EXPECT_EQ(instance.arrived(), 0u);  // no member yet
+  for (uint32_t p = 0; p < 4; ++p) instance.arrive(p, p, {}, 10 + p);
+  EXPECT_EQ(instance.record().last_arrival, 13);
+  for (uint32_t p = 0; p < 5; ++p) run_to_the_end(instance, p);
+  for (uint32_t p = 0; p < 4; ++p) EXPECT_TRUE(instance.finish_member(p, 100 + p));
+  // The collective ended with its last member, but the node's last sends are still its own.
+  EXPECT_EQ(instance.record().end, 103);
+  EXPECT_FALSE(instance.complete());
+  EXPECT_TRUE(instance.finish_member(4, 200));
+  EXPECT_TRUE(instance.complete());
+  EXPECT_EQ(instance.record().end, 103);
 }
 
 TEST(WireTag, NamesTheInstanceAndTheEndOfAChunkOperation) {

@@ -95,6 +95,21 @@ TEST(QpsCsv, OneRowPerHalfInPortRoleQpOrderWithEmptyFieldsForWhatDoesNotExist) {
   EXPECT_EQ(lines[13], "responder,c,a,112,12,,,,,0,0,0,0,0,0,0,0,4,0,,,,");
 }
 
+TEST(QpsCsv, AggregationHostsAreNamedAfterThePortsAndReadBack) {
+  RunResults results;
+  results.ports.resize(2);
+  results.ports[0].name = "a";
+  results.ports[1].name = "b";
+  results.aggregation_hosts = {"agg0"};
+  EXPECT_EQ(qp_port_name(results, 1), "b");
+  EXPECT_EQ(qp_port_name(results, 2), "agg0");
+  EXPECT_EQ(qp_port_name(results, 3), "3");  // neither: its number
+  EXPECT_EQ(qp_port_index(results, "b"), 1u);
+  EXPECT_EQ(qp_port_index(results, "agg0"), 2u);
+  EXPECT_EQ(qp_port_index(results, "agg1"), std::nullopt);
+  EXPECT_EQ(qp_port_index(results, "c"), std::nullopt);
+}
+
 TEST(QpsSummary, BoundedTotalsAndTheWorstFive) {
   RunResults results = twelve_requesters_and_a_responder();
   const nlohmann::ordered_json j = qps_summary_json(results);

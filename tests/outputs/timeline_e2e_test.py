@@ -15,6 +15,8 @@ Cases:
               or 1 with the file and line named.
   record_off  telemetry.record.nodes false: no nodes.csv, and the timeline says the rank tracks
               are left out; a run split between processes refuses nodes: true.
+  collnet     all_reduce: collnet on the demo: the switch's aggregation host (agg0) is in
+              summary.json, flows.csv, qps.csv, a process of the timeline, and the report reads it.
 """
 
 import csv
@@ -259,6 +261,33 @@ def case_record_off(args, work):
     return "no nodes.csv, no rank tracks, said so; a split run refuses nodes: true"
 
 
+def case_collnet(args, work):
+    out = replay(args, work, "loopback-demo.yaml", "--set",
+                 "collectives.algorithms.all_reduce=collnet")
+    with open(os.path.join(out, "summary.json")) as f:
+        summary = json.load(f)
+    assert summary["aggregation_hosts"] == ["agg0"], summary["aggregation_hosts"]
+    node = len(summary["ports"])
+    flows = read_csv(os.path.join(out, "flows.csv"))
+    assert flows and all(node in (int(r["src_port"]), int(r["dst_port"])) for r in flows)
+    qps = read_csv(os.path.join(out, "qps.csv"))
+    assert sum(r["port"] == "agg0" for r in qps) == 16, Counter(r["port"] for r in qps)
+    proc = run(args, "timeline", out)
+    assert proc.returncode == 0, proc.stderr
+    with open(os.path.join(out, "timeline.json")) as f:
+        events = json.load(f)["traceEvents"]
+    names = {(e["pid"], e.get("tid")): e["args"]["name"] for e in events
+             if e["ph"] == "M" and e["name"] in ("process_name", "thread_name")}
+    flow_slices = [e for e in events if e["ph"] == "X" and e["cat"].startswith("flow")]
+    assert len(flow_slices) == len(flows)
+    up = [e for e in flow_slices if names[(e["pid"], e["tid"])].endswith(" to agg0")]
+    down = [e for e in flow_slices if names[(e["pid"], None)] == "port agg0"]
+    assert len(up) == len(down) == len(flows) // 2, (len(up), len(down), len(flows))
+    report = run(args, "report", out)
+    assert report.returncode == 0, report.stderr
+    return f"{len(flows)} flows, half of them from agg0, drawn and reported"
+
+
 if __name__ == "__main__":
     sys.exit(run_case({"structure": case_structure, "bad_input": case_bad_input,
-                       "record_off": case_record_off}, "timeline"))
+                       "record_off": case_record_off, "collnet": case_collnet}, "timeline"))

@@ -77,8 +77,6 @@ TEST(SweepPlan, BadFlagsAreNamed) {
   flags = SweepFlags{};
   flags.algorithms = "ring,rung";
   EXPECT_THAT(error_of(flags), HasSubstr("-a/--algorithms: unknown algorithm \"rung\""));
-  flags.algorithms = "ring,collnet";
-  EXPECT_THAT(error_of(flags), HasSubstr("-a/--algorithms: collnet is not built into runs yet"));
   flags = SweepFlags{};
   flags.min_bytes = "64MiB";
   flags.max_bytes = "1KiB";
