@@ -1,7 +1,8 @@
 // `etwire compare A B`: two results directories side by side (the twin's prediction against the
-// lab's measurement, two configurations, two builds): per collective type CCT, busbw, ideal % and
-// FCT percentiles, the JCT of each measured iteration and the congestion counters, each with A, B
-// and the delta. With --tolerance, a delta beyond it exits 4, so a lab can gate a change on it.
+// lab's measurement, two configurations, two builds), or repeated runs of each (A1,A2 B1,B2):
+// per collective type CCT, busbw, ideal % and FCT percentiles, the JCT of each measured iteration
+// and the congestion counters, each with A, B and the delta. With --tolerance, a delta beyond it
+// exits 4, so a lab can gate a change on it.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -14,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/results_input.h"
 #include "outputs/compare/comparison_report.h"
+#include "outputs/compare/repeated_comparison.h"
 #include "outputs/compare/run_comparison.h"
 #include "outputs/report/html_report.h"
 #include "runner/exit_codes.h"
@@ -31,6 +33,31 @@ struct CompareOptions {
   std::string report;
 };
 
+// A side: one results directory, or the directories of its repeated runs, comma-separated.
+std::vector<std::string> side_dirs(const std::string& text) {
+  std::vector<std::string> dirs;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    dirs.push_back(
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) return dirs;
+    start = comma + 1;
+  }
+}
+
+std::vector<outputs::RunDigest> read_side(const std::string& text, const char* side) {
+  std::vector<outputs::RunDigest> runs;
+  for (const std::string& dir : side_dirs(text)) {
+    if (dir.empty()) {
+      throw outputs::CompareInputError(
+          fmt::format("{} \"{}\": an empty directory name in the list", side, text));
+    }
+    runs.push_back(outputs::read_run_digest(dir));
+  }
+  return runs;
+}
+
 // "--labels pred,meas": two non-empty names.
 bool parse_labels(const std::string& text, std::string& a, std::string& b) {
   const size_t comma = text.find(',');
@@ -46,15 +73,21 @@ CommandAction add_compare_command(CLI::App& app) {
   auto opts = std::make_shared<CompareOptions>();
   auto* cmd = app.add_subcommand(
       "compare",
-      "Compare two results directories of `etwire run` (A, the reference, and B): per "
-      "collective type CCT, busbw, ideal % and FCT percentiles, JCT per measured iteration and "
-      "congestion counters, each with A, B, delta and delta %. Exit 0, 2 for a missing "
+      "Compare two results directories of `etwire run` (A, the reference, and B), or repeated "
+      "runs of each: per collective type CCT, busbw, ideal % and FCT percentiles, JCT per "
+      "measured iteration and congestion counters, each with A, B, delta and delta % (over "
+      "repeats: means, spreads and the delta's 95 % confidence interval). Exit 0, 2 for a missing "
       "directory or summary.json, a malformed summary.json (named with the JSON path) or runs with "
       "no collective type in common, 4 when a delta is "
       "beyond --tolerance.");
-  cmd->add_option("A", opts->dir_a, "The reference results directory (e.g. the prediction)")
+  cmd->add_option("A", opts->dir_a,
+                  "The reference results directory (e.g. the prediction); or the directories of "
+                  "repeated runs, comma-separated: each metric is then their mean")
       ->required();
-  cmd->add_option("B", opts->dir_b, "The results directory compared with it (e.g. the lab run)")
+  cmd->add_option("B", opts->dir_b,
+                  "The results directory compared with it (e.g. the lab run), or several; with "
+                  "repeats a tolerance flags a metric only when the 95 % confidence interval of "
+                  "its delta lies beyond it")
       ->required();
   cmd->add_option("--tolerance", opts->tolerances,
                   "Flag deltas beyond PCT percent of A and exit 4: PCT for every metric, or "
@@ -83,11 +116,14 @@ CommandAction add_compare_command(CLI::App& app) {
     }
     outputs::RunComparison comparison;
     try {
-      outputs::RunDigest a = outputs::read_run_digest(opts->dir_a);
-      outputs::RunDigest b = outputs::read_run_digest(opts->dir_b);
-      spdlog::debug("read {}/summary.json and {}/summary.json", opts->dir_a, opts->dir_b);
-      if (label_a.empty()) std::tie(label_a, label_b) = outputs::default_labels(a, b);
-      comparison = outputs::compare_runs(std::move(a), std::move(b), tolerances, label_a, label_b);
+      std::vector<outputs::RunDigest> a = read_side(opts->dir_a, "A");
+      std::vector<outputs::RunDigest> b = read_side(opts->dir_b, "B");
+      spdlog::debug("read the summary.json of {} and {} runs", a.size(), b.size());
+      if (label_a.empty()) {
+        std::tie(label_a, label_b) = outputs::default_labels(a.front(), b.front());
+      }
+      comparison =
+          outputs::compare_repeats(std::move(a), std::move(b), tolerances, label_a, label_b);
     } catch (const outputs::CompareInputError& e) {
       std::cerr << fmt::format("error: {}\n", e.what());
       return runner::kExitBadInput;
@@ -104,9 +140,10 @@ CommandAction add_compare_command(CLI::App& app) {
     }
     if (!opts->report.empty()) {
       const int code = read_results_then_write([&] {
+        // The charts overlay each side's first run.
         outputs::report::write_html_report(
-            {outputs::report::load_report_run(opts->dir_a, comparison.label_a),
-             outputs::report::load_report_run(opts->dir_b, comparison.label_b)},
+            {outputs::report::load_report_run(comparison.a.dir, comparison.label_a),
+             outputs::report::load_report_run(comparison.b.dir, comparison.label_b)},
             opts->report, &comparison);
       });
       if (code != runner::kExitOk) return code;

@@ -35,6 +35,21 @@ std::string percent_text(const ComparedMetric& m) {
   return fmt::format("{:+.1f}%", *m.delta_percent);
 }
 
+std::string spread_text(uint32_t runs, double sd, const std::string& unit) {
+  if (runs < 2) return "-";
+  if (unit.empty()) return fmt::format("{:.1f}", sd);  // a count's spread need not be whole
+  return value_text(sd, unit);
+}
+
+std::string interval_text(const ComparedMetric& m) {
+  if (!m.delta_percent_ci) return "-";
+  return fmt::format("{:+.1f}..{:+.1f}%", m.delta_percent_ci->first, m.delta_percent_ci->second);
+}
+
+bool repeated(const RunComparison& c) {
+  return !c.repeats_a.empty() || !c.repeats_b.empty();
+}
+
 std::string flag_text(const ComparedMetric& m) {
   if (m.exceeded) return fmt::format("! >{:g}%", *m.tolerance_percent);
   if (m.tolerance_percent && m.delta) return "ok";
@@ -59,21 +74,29 @@ ComparisonSection section_of(const RunComparison& c, ComparedSection section,
   ComparisonSection out{title, {}, {}};
   std::vector<std::string>& headers = out.table.header;
   if (!subject_header.empty()) headers.push_back(subject_header);
-  for (const std::string& h : {std::string("metric"), c.label_a, c.label_b, std::string("delta"),
-                               std::string("delta_%"), std::string("tolerance")}) {
-    headers.push_back(h);
-  }
+  const bool repeats = repeated(c);
   const bool any_tolerance = !c.tolerances.empty();
-  if (!any_tolerance) headers.pop_back();
+  headers.push_back("metric");
+  headers.push_back(c.label_a);
+  if (repeats) headers.push_back("+-" + c.label_a);
+  headers.push_back(c.label_b);
+  if (repeats) headers.push_back("+-" + c.label_b);
+  headers.push_back("delta");
+  headers.push_back("delta_%");
+  if (repeats) headers.push_back("ci95_%");
+  if (any_tolerance) headers.push_back("tolerance");
   for (const ComparedMetric& m : c.metrics) {
     if (m.section != section) continue;
     std::vector<std::string> row;
     if (!subject_header.empty()) row.push_back(m.subject);
     row.push_back(metric_label(m));
     row.push_back(value_text(m.a, m.unit));
+    if (repeats) row.push_back(spread_text(m.a_runs, m.a_sd, m.unit));
     row.push_back(value_text(m.b, m.unit));
+    if (repeats) row.push_back(spread_text(m.b_runs, m.b_sd, m.unit));
     row.push_back(delta_text(m));
     row.push_back(percent_text(m));
+    if (repeats) row.push_back(interval_text(m));
     if (any_tolerance) row.push_back(flag_text(m));
     out.table.rows.push_back(std::move(row));
     out.beyond.push_back(m.exceeded);
@@ -127,7 +150,20 @@ std::string comparison_text(const RunComparison& c) {
   std::string out;
   out += run_line("A", c.label_a, c.a);
   out += run_line("B", c.label_b, c.b);
+  for (const auto& [side, repeats] : {std::pair{"A", &c.repeats_a}, std::pair{"B", &c.repeats_b}}) {
+    if (repeats->size() > 1) {
+      std::vector<std::string> dirs;
+      for (const std::filesystem::path& dir : *repeats) dirs.push_back(dir.string());
+      out += fmt::format("{}: {} runs: {}\n", side, dirs.size(), fmt::join(dirs, ", "));
+    }
+  }
   out += fmt::format("delta = B - A; delta_% = delta / A (\"new\": A is 0, B is not)\n");
+  if (repeated(c)) {
+    out +=
+        "A and B: means over each side's runs; +-: their sample standard deviation; ci95_%: the "
+        "95 % confidence interval of delta_% (Welch); a tolerance flags a metric only when its "
+        "whole interval lies beyond it\n";
+  }
   if (!c.only_in_a.empty())
     out += fmt::format("Only {} has {}\n", c.label_a, fmt::join(c.only_in_a, ", "));
   if (!c.only_in_b.empty())
@@ -144,6 +180,14 @@ std::string comparison_json(const RunComparison& c) {
   Json doc;
   doc["a"] = run_json(c.label_a, c.a);
   doc["b"] = run_json(c.label_b, c.b);
+  if (repeated(c)) {
+    for (const auto& [key, repeats] :
+         {std::pair{"a_dirs", &c.repeats_a}, std::pair{"b_dirs", &c.repeats_b}}) {
+      Json dirs = Json::array();
+      for (const std::filesystem::path& dir : *repeats) dirs.push_back(dir.string());
+      doc[key] = std::move(dirs);
+    }
+  }
   Json tolerances = Json::object();
   tolerances["default_percent"] = optional_json(c.tolerances.all());
   Json per_metric = Json::object();
@@ -163,6 +207,15 @@ std::string comparison_json(const RunComparison& c) {
     j["delta_percent"] = optional_json(m.delta_percent);
     j["tolerance_percent"] = optional_json(m.tolerance_percent);
     j["exceeded"] = m.exceeded;
+    if (repeated(c)) {
+      j["a_runs"] = m.a_runs;
+      j["b_runs"] = m.b_runs;
+      j["a_sd"] = m.a_sd;
+      j["b_sd"] = m.b_sd;
+      j["delta_percent_ci95"] =
+          m.delta_percent_ci ? Json::array({m.delta_percent_ci->first, m.delta_percent_ci->second})
+                             : Json(nullptr);
+    }
     metrics.push_back(std::move(j));
   }
   doc["metrics"] = std::move(metrics);

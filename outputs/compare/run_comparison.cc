@@ -26,6 +26,8 @@ ComparedMetric compared(ComparedSection section, std::string subject, std::strin
   m.a = a;
   m.b = b;
   m.tolerance_percent = tolerances.of(m.metric, is_congestion(section));
+  m.a_runs = a ? 1 : 0;
+  m.b_runs = b ? 1 : 0;
   if (!a || !b) return m;
   m.delta = *b - *a;
   if (*a != 0) {

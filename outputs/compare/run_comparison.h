@@ -3,8 +3,10 @@
 // prediction against the lab's measurement, the old firmware against the new.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "outputs/compare/run_digest.h"
@@ -32,11 +34,20 @@ struct ComparedMetric {
   std::optional<double> delta_percent;
   std::optional<double> tolerance_percent;
   bool exceeded = false;
+  // Over repeated runs of a side (compare_repeats): the runs that have the metric and their
+  // sample standard deviation, `a` and `b` being their means; and the 95 % confidence interval of
+  // delta_percent, when the runs spread. A metric is then beyond its tolerance only when the
+  // whole interval is.
+  uint32_t a_runs = 0, b_runs = 0;
+  double a_sd = 0, b_sd = 0;
+  std::optional<std::pair<double, double>> delta_percent_ci;
 };
 
 struct RunComparison {
   std::string label_a, label_b;
-  RunDigest a, b;
+  RunDigest a, b;  // each side's (first) run
+  // Every run of each side, `a` and `b` first (compare_repeats); empty for one run a side.
+  std::vector<std::filesystem::path> repeats_a, repeats_b;
   Tolerances tolerances;
   std::vector<ComparedMetric> metrics;
   std::vector<std::string> only_in_a, only_in_b;  // collective types one run lacks

@@ -157,6 +157,34 @@ TEST_F(CompareCommand, AMissingDirectoryOrSummaryIsNamed) {
   EXPECT_THAT(r.output, HasSubstr("not valid JSON"));
 }
 
+TEST_F(CompareCommand, RepeatedRunsOfEachSideAreAveragedWithTheirInterval) {
+  // The fast run twice against the slow one and the fast one: B's mean lies halfway, and its
+  // spread is so wide that no 10 % tolerance can tell; one fast and one slow run alone can.
+  const fs::path json = scratch() / "repeats.json";
+  auto r = etwire("compare " + dir("fast") + "," + dir("fast") + " " + dir("slow") + "," +
+                  dir("fast") + " --tolerance 10 --json " + json.string());
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("A: 2 runs: " + dir("fast") + ", " + dir("fast")));
+  EXPECT_THAT(r.output, HasSubstr("ci95_%"));
+  const nlohmann::json doc = read_json(json);
+  EXPECT_EQ(doc["b_dirs"].size(), 2u);
+  for (const auto& m : doc["metrics"]) {
+    if (m["metric"] != "cct") continue;
+    EXPECT_EQ(m["b_runs"], 2);
+    EXPECT_GT(m["b_sd"].get<double>(), 0.0);
+    EXPECT_FALSE(m["exceeded"].get<bool>());
+  }
+  r = etwire("compare " + dir("fast") + " " + dir("slow") + " --tolerance 10");
+  EXPECT_EQ(r.code, kBeyondTolerance) << r.output;
+  // A list with a hole, or a run of it missing, is named.
+  r = etwire("compare " + dir("fast") + ",," + dir("fast") + " " + dir("slow"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.output, HasSubstr("an empty directory name in the list"));
+  r = etwire("compare " + dir("fast") + " " + dir("slow") + "," + dir("nowhere"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.output, HasSubstr(dir("nowhere") + ": no such results directory"));
+}
+
 TEST_F(CompareCommand, RunsWithNoCollectiveTypeInCommonSaySo) {
   write_file(scratch() / "alltoall" / "summary.json", R"({
     "status": "completed", "run": {"name": "a2a"}, "jobs": [],
