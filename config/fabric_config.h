@@ -49,6 +49,9 @@ struct EcnMarking {
   uint64_t kmax_bytes = 1'500'000;
   double pmax = 0.01;
   EcnMarkPoint mark_at = EcnMarkPoint::kDequeue;
+  // RED's queue weight w_q: the marking decision goes by an exponentially weighted moving average
+  // of the depth packets find as they join (twin/switch/red_marker.h). 1: the depth itself.
+  double average_weight = 1.0;
 };
 
 // Priority flow control: an ingress queue above XOFF pauses the upstream sender on that priority

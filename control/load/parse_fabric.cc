@@ -32,6 +32,15 @@ void parse_ecn(MapReader& section, config::EcnMarking& out) {
   given = section.bytes("kmax", out.kmax_bytes, 1, kMaxBuffer) || given;
   section.real("pmax", out.pmax, RealRange{0, 1, true});
   section.choice("mark_at", out.mark_at, config::ecn_mark_point_names());
+  section.real("average_weight", out.average_weight, RealRange{0, 1, true});
+  if (out.average_weight < 1 && out.mark_at != config::EcnMarkPoint::kEnqueue &&
+      (section.has("average_weight") || section.has("mark_at"))) {
+    const std::string key = section.has("average_weight") ? "average_weight" : "mark_at";
+    ctx.error(Problem::kInconsistent, section.get(key), section.key_path(key),
+              fmt::format("average_weight {} averages the depth packets find as they join, as RED "
+                          "does: it needs mark_at: enqueue",
+                          out.average_weight));
+  }
   // Inherited values (a port override that sets neither) were checked where they were set.
   if (given && out.kmin_bytes > out.kmax_bytes) {
     std::string key = pick_key(section, "kmin", "kmax");

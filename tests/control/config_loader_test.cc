@@ -252,6 +252,24 @@ TEST(Overrides, SetTheEcnMarkPointAndTheIngressReserve) {
   EXPECT_NE(errors_of(bad).find("dequeue"), std::string::npos) << errors_of(bad);
 }
 
+TEST(Overrides, RedsAverageWeightNeedsMarkingOnEnqueue) {
+  auto loaded = load_inline(kMinimalConfig,
+                            {"fabric.ecn.mark_at=enqueue", "fabric.ecn.average_weight=0.002"});
+  ASSERT_TRUE(loaded.ok()) << errors_of(loaded);
+  EXPECT_DOUBLE_EQ(loaded.config.fabric.ecn.average_weight, 0.002);
+  EXPECT_DOUBLE_EQ(load_inline(kMinimalConfig).config.fabric.ecn.average_weight, 1.0);
+  auto dequeue = load_inline(kMinimalConfig, {"fabric.ecn.average_weight=0.5"});
+  ASSERT_FALSE(dequeue.ok());
+  EXPECT_THAT(errors_of(dequeue), HasSubstr("fabric.ecn.average_weight"));
+  EXPECT_THAT(errors_of(dequeue), HasSubstr("it needs mark_at: enqueue"));
+  for (const char* weight : {"0", "1.5", "-1"}) {
+    auto bad = load_inline(kMinimalConfig, {"fabric.ecn.mark_at=enqueue",
+                                            std::string("fabric.ecn.average_weight=") + weight});
+    EXPECT_FALSE(bad.ok()) << weight;
+    EXPECT_THAT(errors_of(bad), HasSubstr("fabric.ecn.average_weight")) << weight;
+  }
+}
+
 TEST(Overrides, LaterArgumentsWinAndAnEmptyValueRestoresTheDefault) {
   auto loaded = load_inline(std::string(kMinimalConfig) + "    mtu: 1500\n",
                             {"ports[0].mtu=9000", "ports[0].mtu="});

@@ -124,6 +124,29 @@ TEST(RedMarker, MarksAtTheRampProbability) {
   EXPECT_EQ(above, kDraws);
 }
 
+TEST(RedMarker, AveragesTheDepthJoiningPacketsFindAndDecaysItWhileIdle) {
+  config::EcnMarking config = ecn(100, 200, 1);
+  EXPECT_EQ(RedMarker(config).averages(), false);
+  RedMarker::Average untouched;
+  EXPECT_EQ(RedMarker(config).judged_depth(untouched, 1234, 1000, 0), 1234u);  // weight 1
+  config.average_weight = 0.5;
+  config.mark_at = config::EcnMarkPoint::kEnqueue;
+  const RedMarker red(config, 8'000'000'000);  // 1 byte a ns: a 1000 B packet each 1000 ns
+  ASSERT_TRUE(red.averages());
+  RedMarker::Average average;
+  EXPECT_EQ(red.judged_depth(average, 1000, 1000, 0), 500u);
+  EXPECT_EQ(red.judged_depth(average, 1000, 1000, 10), 750u);
+  EXPECT_EQ(red.judged_depth(average, 0, 1000, 20), 375u);
+  // Empty from t = 100 to 2100: two 1000 B packets could have passed, each halving it.
+  average.idle_since = 100;
+  EXPECT_EQ(red.judged_depth(average, 0, 1000, 2100), 46u);  // 375 / 4 / 2
+  EXPECT_EQ(average.idle_since, clock::kNever);
+  // No decay without time passing or before the queue emptied.
+  average.bytes = 800;
+  average.idle_since = 2200;
+  EXPECT_EQ(red.judged_depth(average, 800, 1000, 2200), 800u);
+}
+
 TEST(QueueDepth, IntegratesDepthOverTime) {
   QueueDepth depth(1000);
   depth.add(500, 1000);     // 500 B for 100 ns

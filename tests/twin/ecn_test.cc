@@ -22,13 +22,15 @@ struct MarkingRun {
 
 MarkingRun run_into_slow_port(uint64_t kmin, uint64_t kmax, double pmax, uint8_t codepoint,
                               uint32_t packets, const config::FabricPortOverride* slow = nullptr,
-                              config::EcnMarkPoint mark_at = config::EcnMarkPoint::kEnqueue) {
+                              config::EcnMarkPoint mark_at = config::EcnMarkPoint::kEnqueue,
+                              double average_weight = 1) {
   config::FabricConfig config = quiet_fabric();
   config.ecn.enabled = true;
   config.ecn.kmin_bytes = kmin;
   config.ecn.kmax_bytes = kmax;
   config.ecn.pmax = pmax;
   config.ecn.mark_at = mark_at;
+  config.ecn.average_weight = average_weight;
   if (slow != nullptr) config.port_overrides.push_back(*slow);
   clock::VirtualClock clock;
   std::vector<TwinPortSpec> ports{{"fast", k100G}, {"slow", k25G}};
@@ -141,6 +143,31 @@ TEST(FabricTwinEcn, PortOverrideSetsTheMarkingOfTheQueueTowardThatPort) {
   slow.ecn.kmax_bytes = 1 << 30;
   const MarkingRun high = run_into_slow_port(0, 1, 1.0, nic::ecn::kEct0, 200, &slow);
   EXPECT_EQ(count_ce(high.received), 0u);
+}
+
+size_t first_marked(const MarkingRun& run) {
+  for (size_t i = 0; i < run.received.size(); ++i) {
+    if (run.received[i].packet.ecn == nic::ecn::kCe) return i;
+  }
+  return run.received.size();
+}
+
+TEST(FabricTwinEcn, RedsAverageMarksABuildingQueueOnlyOnceItHasLasted) {
+  // Every packet above 100 kB is marked. Packet k finds about 750 k bytes: the depth itself
+  // passes 100 kB at packet 134; RED's average with w = 0.002 lags it, w sum_j (1-w)^(k-j) 750 j
+  // = 750 (k - (1 - (1-w)^k) / w), and passes 100 kB only at packet 416 (at 400 it is 93.4 kB).
+  const auto run = [](double weight, uint32_t packets) {
+    return run_into_slow_port(100'000, 100'000, 1.0, nic::ecn::kEct0, packets, nullptr,
+                              config::EcnMarkPoint::kEnqueue, weight);
+  };
+  const MarkingRun depth = run(1, 400);
+  const MarkingRun averaged = run(0.002, 400);
+  EXPECT_NEAR(static_cast<double>(first_marked(depth)), 134, 3);
+  EXPECT_EQ(count_ce(averaged.received), 0u);
+  const MarkingRun longer = run(0.002, 600);
+  EXPECT_NEAR(static_cast<double>(first_marked(longer)), 416, 3);
+  // Once above, the average keeps climbing with the queue: every later packet is marked.
+  EXPECT_EQ(count_ce(longer.received), longer.received.size() - first_marked(longer));
 }
 
 }  // namespace

@@ -92,7 +92,7 @@ FabricTwin::FabricTwin(const config::FabricConfig& config, FabricLayout layout,
     const bool upper_end = cable.upper == Endpoint{Endpoint::Kind::kSwitchPort, index};
     SwitchPort port{EgressPort(start_),
                     PfcIngress(cable.pfc),
-                    RedMarker(cable.ecn),
+                    RedMarker(cable.ecn, cable.speed_bps),
                     SplitMix64::for_stream(seed, kEcnStreams + index),
                     {},
                     info.switch_index,

@@ -8,6 +8,7 @@
 // describes the model and its simplifications.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -139,6 +140,7 @@ class FabricTwin final : private clock::EventHandler {
     uint32_t in_link = 0;
     uint32_t out_link = 0;
     clock::Nanos pause_refresh_ns = 0;  // how long before re-sending a pause still needed
+    std::array<RedMarker::Average, kPriorities> red_average{};  // when `red` averages
   };
 
   struct PfcStorm {
@@ -157,7 +159,9 @@ class FabricTwin final : private clock::EventHandler {
   void arrive_at_switch(uint32_t switch_port, uint32_t slot, clock::Nanos now);
   void try_start(uint32_t switch_port, clock::Nanos now);
   // RED on an ECN-capable packet of a port's queue; a marked packet becomes CE and is counted.
-  void mark_if_congested(SwitchPort& port, uint8_t priority, nic::Packet& packet);
+  // `joining`: the packet is joining the queue at `now` (else leaving it).
+  void mark_if_congested(SwitchPort& port, uint8_t priority, nic::Packet& packet, bool joining,
+                         clock::Nanos now);
   void wake_at(uint32_t switch_port, clock::Nanos at);
 
   // PFC.

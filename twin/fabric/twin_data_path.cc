@@ -147,7 +147,9 @@ void FabricTwin::arrive_at_switch(uint32_t ingress_index, uint32_t slot, clock::
   }
 
   const bool capable = ecn_capable(packet.ecn);
-  if (capable && !egress.red.marks_on_dequeue()) mark_if_congested(egress, priority, packet);
+  if (capable && !egress.red.marks_on_dequeue()) {
+    mark_if_congested(egress, priority, packet, true, now);
+  }
   egress.egress.enqueue(
       priority,
       QueuedPacket{slot, bytes, charge, lossless ? ingress_index : kNoSwitchPort, capable}, now);
@@ -196,7 +198,11 @@ void FabricTwin::try_start(uint32_t port_index, clock::Nanos now) {
   }
   const QueuedPacket packet = egress.pop(priority, now);
   if (packet.ecn_capable && port.red.marks_on_dequeue()) {
-    mark_if_congested(port, priority, pool_[packet.slot]);
+    mark_if_congested(port, priority, pool_[packet.slot], false, now);
+  }
+  // RED's average decays while the queue is empty.
+  if (port.red.averages() && egress.depth_bytes(priority) == 0) {
+    port.red_average[priority].idle_since = now;
   }
   // The packet leaves the buffer when it starts on the wire: its bytes are the link's now.
   buffers_[port.switch_index].release(packet.charge, packet.bytes);
@@ -208,9 +214,15 @@ void FabricTwin::try_start(uint32_t port_index, clock::Nanos now) {
   if (egress.has_work()) wake_at(port_index, link.wire.free_at());
 }
 
-void FabricTwin::mark_if_congested(SwitchPort& port, uint8_t priority, nic::Packet& packet) {
-  // The depth now: ahead of the packet when it is joining the queue, behind it when leaving.
-  if (!port.red.should_mark(port.egress.depth_bytes(priority), port.ecn_rng)) return;
+void FabricTwin::mark_if_congested(SwitchPort& port, uint8_t priority, nic::Packet& packet,
+                                   bool joining, clock::Nanos now) {
+  // The depth now: ahead of the packet when it is joining the queue, behind it when leaving;
+  // RED's average of what joining packets found, when it averages.
+  uint64_t depth = port.egress.depth_bytes(priority);
+  if (joining) {
+    depth = port.red.judged_depth(port.red_average[priority], depth, packet.wire_bytes, now);
+  }
+  if (!port.red.should_mark(depth, port.ecn_rng)) return;
   packet.ecn = nic::ecn::kCe;
   ++port.counters.ecn_marked;
   ++port.egress.stats(priority).ecn_marked;

@@ -1,13 +1,31 @@
 #include "twin/switch/red_marker.h"
 
+#include <cmath>
+
 namespace etwire::twin {
 
-RedMarker::RedMarker(const config::EcnMarking& config)
+RedMarker::RedMarker(const config::EcnMarking& config, uint64_t link_bps)
     : enabled_(config.enabled),
       kmin_bytes_(config.kmin_bytes),
       kmax_bytes_(config.kmax_bytes),
       pmax_(config.pmax),
-      on_dequeue_(config.mark_at == config::EcnMarkPoint::kDequeue) {}
+      on_dequeue_(config.mark_at == config::EcnMarkPoint::kDequeue),
+      weight_(config.average_weight),
+      bytes_per_ns_(static_cast<double>(link_bps) / 8e9) {}
+
+uint64_t RedMarker::judged_depth(Average& average, uint64_t depth_bytes, uint32_t packet_bytes,
+                                 clock::Nanos now) const {
+  if (!averages()) return depth_bytes;
+  if (average.idle_since != clock::kNever && now > average.idle_since && packet_bytes > 0) {
+    // The packets that could have passed while the queue was empty, each lowering the average.
+    const double passed =
+        static_cast<double>(now - average.idle_since) * bytes_per_ns_ / packet_bytes;
+    average.bytes *= std::pow(1 - weight_, passed);
+  }
+  average.idle_since = clock::kNever;
+  average.bytes += weight_ * (static_cast<double>(depth_bytes) - average.bytes);
+  return static_cast<uint64_t>(average.bytes);
+}
 
 double RedMarker::probability(uint64_t depth_bytes) const {
   if (!enabled_ || depth_bytes < kmin_bytes_) return 0;

@@ -2,10 +2,17 @@
 // queue, decided when a packet leaves the queue (the backlog behind it) or when it joins (the
 // backlog ahead of it), as configured. No marks below Kmin, a probability rising linearly from 0
 // at Kmin to Pmax at Kmax, and every ECN-capable packet above Kmax.
+//
+// With a queue weight w below 1 (ecn.average_weight) the depth judged is RED's average instead
+// (Floyd and Jacobson): each joining packet moves it by w towards the depth it finds; after the
+// queue was empty, it first decays as if packets of the joining one's size had passed at the
+// link's rate, each a factor of (1 - w). A burst then marks only once it has lasted, and a
+// standing queue keeps marking while it drains, as a lab's RED queue does.
 #pragma once
 
 #include <cstdint>
 
+#include "clock/time.h"
 #include "config/fabric_config.h"
 #include "twin/prng.h"
 
@@ -13,8 +20,21 @@ namespace etwire::twin {
 
 class RedMarker {
  public:
+  // A queue's average, for a marker that averages.
+  struct Average {
+    double bytes = 0;
+    clock::Nanos idle_since = clock::kNever;  // when the queue last emptied; kNever: not empty
+  };
+
   RedMarker() = default;  // marks nothing
-  explicit RedMarker(const config::EcnMarking& config);
+  // `link_bps`: the speed of the port's link, which the average's decay over idle time goes by.
+  explicit RedMarker(const config::EcnMarking& config, uint64_t link_bps = 0);
+
+  bool averages() const { return weight_ < 1; }
+  // The depth to judge a packet of `packet_bytes` joining at `now` by, which finds `depth_bytes`
+  // ahead of it: the depth itself, or when averaging, `average` moved by it.
+  uint64_t judged_depth(Average& average, uint64_t depth_bytes, uint32_t packet_bytes,
+                        clock::Nanos now) const;
 
   // Whether the decision is taken as a packet leaves the egress queue rather than as it joins.
   bool marks_on_dequeue() const { return on_dequeue_; }
@@ -38,6 +58,8 @@ class RedMarker {
   uint64_t kmax_bytes_ = 0;
   double pmax_ = 0;
   bool on_dequeue_ = false;
+  double weight_ = 1;
+  double bytes_per_ns_ = 0;  // the link's rate
 };
 
 }  // namespace etwire::twin
