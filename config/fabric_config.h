@@ -52,6 +52,8 @@ struct EcnMarking {
   // RED's queue weight w_q: the marking decision goes by an exponentially weighted moving average
   // of the depth packets find as they join (twin/switch/red_marker.h). 1: the depth itself.
   double average_weight = 1.0;
+  // RED's spacing of marks by the count since the last one (twin/switch/red_marker.h).
+  bool spread_marks = false;
 };
 
 // Priority flow control: an ingress queue above XOFF pauses the upstream sender on that priority

@@ -258,6 +258,9 @@ TEST(Overrides, RedsAverageWeightNeedsMarkingOnEnqueue) {
   ASSERT_TRUE(loaded.ok()) << errors_of(loaded);
   EXPECT_DOUBLE_EQ(loaded.config.fabric.ecn.average_weight, 0.002);
   EXPECT_DOUBLE_EQ(load_inline(kMinimalConfig).config.fabric.ecn.average_weight, 1.0);
+  EXPECT_FALSE(load_inline(kMinimalConfig).config.fabric.ecn.spread_marks);
+  EXPECT_TRUE(
+      load_inline(kMinimalConfig, {"fabric.ecn.spread_marks=true"}).config.fabric.ecn.spread_marks);
   auto dequeue = load_inline(kMinimalConfig, {"fabric.ecn.average_weight=0.5"});
   ASSERT_FALSE(dequeue.ok());
   EXPECT_THAT(errors_of(dequeue), HasSubstr("fabric.ecn.average_weight"));

@@ -2,6 +2,8 @@
 // time-weighted queue depth.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <deque>
 #include <random>
 
@@ -145,6 +147,61 @@ TEST(RedMarker, AveragesTheDepthJoiningPacketsFindAndDecaysItWhileIdle) {
   average.bytes = 800;
   average.idle_since = 2200;
   EXPECT_EQ(red.judged_depth(average, 800, 1000, 2200), 800u);
+}
+
+// The gaps between marks at a steady depth whose ramp probability is 0.1, over 200,000 packets.
+std::vector<int> mark_gaps(bool spread) {
+  config::EcnMarking config = ecn(0, 1'000'000, 0.2);
+  config.spread_marks = spread;
+  const RedMarker red(config);
+  RedMarker::Average state;
+  SplitMix64 rng(7);
+  std::vector<int> gaps;
+  int gap = 0;
+  for (int i = 0; i < 200'000; ++i) {
+    ++gap;
+    if (red.decide(state, 500'000, rng)) {
+      gaps.push_back(gap);
+      gap = 0;
+    }
+  }
+  return gaps;
+}
+
+TEST(RedMarker, SpreadMarksComeEvenlyFromOneToOneOverPPacketsApart) {
+  // Without spreading, gaps are geometric: mean 1/p = 10, and some far longer.
+  const std::vector<int> plain = mark_gaps(false);
+  const double plain_mean = 200'000.0 / static_cast<double>(plain.size());
+  EXPECT_NEAR(plain_mean, 10, 0.3);
+  EXPECT_GT(*std::max_element(plain.begin(), plain.end()), 50);
+  // With spreading, the n-th packet since a mark goes with p / (1 - n p): every gap from 1 to 10
+  // alike (mean 5.5), none longer.
+  const std::vector<int> spread = mark_gaps(true);
+  std::vector<int> by_gap(11, 0);
+  for (int gap : spread) {
+    ASSERT_GE(gap, 1);
+    ASSERT_LE(gap, 10);
+    ++by_gap[gap];
+  }
+  for (int gap = 1; gap <= 10; ++gap) {
+    EXPECT_NEAR(static_cast<double>(by_gap[gap]) / static_cast<double>(spread.size()), 0.1, 0.01)
+        << gap;
+  }
+  // Below Kmin the count starts over; above Kmax every packet is marked and it restarts at 0.
+  config::EcnMarking config = ecn(100, 200, 0.5);
+  config.spread_marks = true;
+  const RedMarker red(config);
+  RedMarker::Average state;
+  SplitMix64 rng(1);
+  state.since_mark = 5;
+  EXPECT_FALSE(red.decide(state, 50, rng));
+  EXPECT_EQ(state.since_mark, 0u);
+  state.since_mark = 5;
+  EXPECT_TRUE(red.decide(state, 300, rng));
+  EXPECT_EQ(state.since_mark, 0u);
+  // At p = 0.25, a packet after three unmarked ones is marked for sure.
+  state.since_mark = 3;
+  EXPECT_TRUE(red.decide(state, 150, rng));
 }
 
 TEST(QueueDepth, IntegratesDepthOverTime) {

@@ -140,7 +140,7 @@ class FabricTwin final : private clock::EventHandler {
     uint32_t in_link = 0;
     uint32_t out_link = 0;
     clock::Nanos pause_refresh_ns = 0;  // how long before re-sending a pause still needed
-    std::array<RedMarker::Average, kPriorities> red_average{};  // when `red` averages
+    std::array<RedMarker::Average, kPriorities> red_average{};  // when `red` averages or spreads
   };
 
   struct PfcStorm {

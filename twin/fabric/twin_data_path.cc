@@ -222,7 +222,7 @@ void FabricTwin::mark_if_congested(SwitchPort& port, uint8_t priority, nic::Pack
   if (joining) {
     depth = port.red.judged_depth(port.red_average[priority], depth, packet.wire_bytes, now);
   }
-  if (!port.red.should_mark(depth, port.ecn_rng)) return;
+  if (!port.red.decide(port.red_average[priority], depth, port.ecn_rng)) return;
   packet.ecn = nic::ecn::kCe;
   ++port.counters.ecn_marked;
   ++port.egress.stats(priority).ecn_marked;

@@ -11,6 +11,7 @@ RedMarker::RedMarker(const config::EcnMarking& config, uint64_t link_bps)
       pmax_(config.pmax),
       on_dequeue_(config.mark_at == config::EcnMarkPoint::kDequeue),
       weight_(config.average_weight),
+      spread_(config.spread_marks),
       bytes_per_ns_(static_cast<double>(link_bps) / 8e9) {}
 
 uint64_t RedMarker::judged_depth(Average& average, uint64_t depth_bytes, uint32_t packet_bytes,
@@ -34,6 +35,24 @@ double RedMarker::probability(uint64_t depth_bytes) const {
   if (kmax_bytes_ == kmin_bytes_) return pmax_;
   return pmax_ * static_cast<double>(depth_bytes - kmin_bytes_) /
          static_cast<double>(kmax_bytes_ - kmin_bytes_);
+}
+
+bool RedMarker::spread_decision(Average& state, uint64_t depth_bytes, SplitMix64& rng) const {
+  if (!enabled_ || depth_bytes < kmin_bytes_) {
+    state.since_mark = 0;  // the ramp starts over
+    return false;
+  }
+  if (depth_bytes > kmax_bytes_) {
+    state.since_mark = 0;
+    return true;
+  }
+  const double p = probability(depth_bytes);
+  // The (n+1)-th packet since the last mark goes with p / (1 - n p): each gap from 1 to 1/p
+  // packets then has probability p.
+  const double spread = static_cast<double>(state.since_mark) * p;
+  const bool mark = p > 0 && (spread >= 1 || rng.chance(p / (1 - spread)));
+  state.since_mark = mark ? 0 : state.since_mark + 1;
+  return mark;
 }
 
 }  // namespace etwire::twin

@@ -20,10 +20,11 @@ namespace etwire::twin {
 
 class RedMarker {
  public:
-  // A queue's average, for a marker that averages.
+  // A queue's state for a marker that averages or spreads its marks.
   struct Average {
     double bytes = 0;
     clock::Nanos idle_since = clock::kNever;  // when the queue last emptied; kNever: not empty
+    uint64_t since_mark = 0;                  // packets judged in the ramp since the last mark
   };
 
   RedMarker() = default;  // marks nothing
@@ -52,13 +53,25 @@ class RedMarker {
     return p > 0 && rng.chance(p);
   }
 
+  // should_mark for a queue whose state is `state`: with ecn.spread_marks, RED's spacing (Floyd
+  // and Jacobson): a packet that follows n unmarked ones in the ramp is marked with probability
+  // p / (1 - n p), so that at a steady depth the gaps between marks are spread evenly from 1 to
+  // 1/p packets instead of geometrically (mean (1 + 1/p) / 2 rather than 1/p).
+  bool decide(Average& state, uint64_t depth_bytes, SplitMix64& rng) const {
+    if (!spread_) return should_mark(depth_bytes, rng);
+    return spread_decision(state, depth_bytes, rng);
+  }
+
  private:
   bool enabled_ = false;
   uint64_t kmin_bytes_ = 0;
   uint64_t kmax_bytes_ = 0;
   double pmax_ = 0;
   bool on_dequeue_ = false;
+  bool spread_decision(Average& state, uint64_t depth_bytes, SplitMix64& rng) const;
+
   double weight_ = 1;
+  bool spread_ = false;
   double bytes_per_ns_ = 0;  // the link's rate
 };
 
