@@ -1,15 +1,19 @@
 // `etwire compare A B`: two results directories side by side (the twin's prediction against the
-// lab's measurement, two configurations, two builds), or repeated runs of each (A1,A2 B1,B2):
+// lab's measurement, two configurations, two builds), or repeated runs of each (A1,A2 B1,B2, or
+// the results directory of `etwire run --repeat N`):
 // per collective type CCT, busbw, ideal % and FCT percentiles, the JCT of each measured iteration
 // and the congestion counters, each with A, B and the delta. With --tolerance, a delta beyond it
 // exits 4, so a lab can gate a change on it.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/commands.h"
@@ -17,6 +21,7 @@
 #include "outputs/compare/comparison_report.h"
 #include "outputs/compare/repeated_comparison.h"
 #include "outputs/compare/run_comparison.h"
+#include "outputs/repeat_series.h"
 #include "outputs/report/html_report.h"
 #include "runner/exit_codes.h"
 
@@ -46,16 +51,47 @@ std::vector<std::string> side_dirs(const std::string& text) {
   }
 }
 
-std::vector<outputs::RunDigest> read_side(const std::string& text, const char* side) {
+// A side's runs: each directory listed, a repeated run's directory (`etwire run --repeat`) standing
+// for its repeats.
+struct Side {
   std::vector<outputs::RunDigest> runs;
-  for (const std::string& dir : side_dirs(text)) {
+  // The one directory given when it held repeats: it names the side, where its runs' own
+  // directories (repeat-1, ...) would not.
+  std::optional<std::filesystem::path> series;
+};
+
+Side read_side(const std::string& text, const char* side) {
+  Side out;
+  const std::vector<std::string> dirs = side_dirs(text);
+  for (const std::string& dir : dirs) {
     if (dir.empty()) {
       throw outputs::CompareInputError(
           fmt::format("{} \"{}\": an empty directory name in the list", side, text));
     }
-    runs.push_back(outputs::read_run_digest(dir));
+    std::optional<std::vector<std::filesystem::path>> repeats;
+    try {
+      repeats = outputs::read_repeat_dirs(dir);
+    } catch (const outputs::RepeatSeriesError& e) {
+      throw outputs::CompareInputError(e.what());
+    }
+    if (!repeats) {
+      out.runs.push_back(outputs::read_run_digest(dir));
+      continue;
+    }
+    for (const std::filesystem::path& repeat : *repeats) {
+      out.runs.push_back(outputs::read_run_digest(repeat));
+    }
+    if (dirs.size() == 1) out.series = dir;
   }
-  return runs;
+  return out;
+}
+
+// The default labels: a series by its own directory's name, a run by its directory's.
+std::pair<std::string, std::string> side_labels(const Side& a, const Side& b) {
+  outputs::RunDigest first_a = a.runs.front(), first_b = b.runs.front();
+  if (a.series) first_a.dir = *a.series;
+  if (b.series) first_b.dir = *b.series;
+  return outputs::default_labels(first_a, first_b);
 }
 
 // "--labels pred,meas": two non-empty names.
@@ -82,7 +118,8 @@ CommandAction add_compare_command(CLI::App& app) {
       "beyond --tolerance.");
   cmd->add_option("A", opts->dir_a,
                   "The reference results directory (e.g. the prediction); or the directories of "
-                  "repeated runs, comma-separated: each metric is then their mean")
+                  "repeated runs, comma-separated, or the results directory of `etwire run "
+                  "--repeat N` (its repeats): each metric is then their mean")
       ->required();
   cmd->add_option("B", opts->dir_b,
                   "The results directory compared with it (e.g. the lab run), or several; with "
@@ -115,15 +152,22 @@ CommandAction add_compare_command(CLI::App& app) {
       return runner::kExitBadInput;
     }
     outputs::RunComparison comparison;
+    std::vector<std::string> not_completed;  // said last, after the tables
     try {
-      std::vector<outputs::RunDigest> a = read_side(opts->dir_a, "A");
-      std::vector<outputs::RunDigest> b = read_side(opts->dir_b, "B");
-      spdlog::debug("read the summary.json of {} and {} runs", a.size(), b.size());
-      if (label_a.empty()) {
-        std::tie(label_a, label_b) = outputs::default_labels(a.front(), b.front());
+      Side a = read_side(opts->dir_a, "A");
+      Side b = read_side(opts->dir_b, "B");
+      spdlog::debug("read the summary.json of {} and {} runs", a.runs.size(), b.runs.size());
+      if (label_a.empty()) std::tie(label_a, label_b) = side_labels(a, b);
+      for (const auto& [label, side] : {std::pair{&label_a, &a}, std::pair{&label_b, &b}}) {
+        for (const outputs::RunDigest& run : side->runs) {
+          if (!run.status.empty() && run.status != "completed") {
+            not_completed.push_back(fmt::format("warning: {} ({}) did not complete: status {}\n",
+                                                *label, run.dir.string(), run.status));
+          }
+        }
       }
-      comparison =
-          outputs::compare_repeats(std::move(a), std::move(b), tolerances, label_a, label_b);
+      comparison = outputs::compare_repeats(std::move(a.runs), std::move(b.runs), tolerances,
+                                            label_a, label_b);
     } catch (const outputs::CompareInputError& e) {
       std::cerr << fmt::format("error: {}\n", e.what());
       return runner::kExitBadInput;
@@ -149,13 +193,7 @@ CommandAction add_compare_command(CLI::App& app) {
       if (code != runner::kExitOk) return code;
       spdlog::debug("wrote {}", opts->report);
     }
-    for (const auto& [label, run] : {std::pair{&comparison.label_a, &comparison.a},
-                                     std::pair{&comparison.label_b, &comparison.b}}) {
-      if (!run->status.empty() && run->status != "completed") {
-        std::cerr << fmt::format("warning: {} ({}) did not complete: status {}\n", *label,
-                                 run->dir.string(), run->status);
-      }
-    }
+    for (const std::string& warning : not_completed) std::cerr << warning;
     return comparison.exceeded() > 0 ? runner::kExitBeyondTolerance : runner::kExitOk;
   };
 }

@@ -9,6 +9,7 @@
 #include "cli/time_scale_option.h"
 #include "runner/configured_run.h"
 #include "runner/predicted_run.h"
+#include "runner/repeated_run.h"
 
 namespace etwire::cli {
 
@@ -17,6 +18,7 @@ namespace {
 struct RunCommandOptions {
   runner::RunRequest run;
   bool predict = false;
+  uint32_t repeats = 1;
 };
 
 }  // namespace
@@ -61,9 +63,17 @@ CommandAction add_run_command(CLI::App& app) {
                 "ports of the same speeds on the twin the fabric section describes (the device "
                 "under test), into <results>/prediction; then run on the configured ports into "
                 "<results>");
+  cmd->add_option("--repeat", opts->repeats,
+                  "Run the configuration N times, repeat K into <results>/repeat-K with run.seed "
+                  "+ K - 1, listed in <results>/repeats.json; prints one line per repeat, then "
+                  "each metric's mean and spread over the repeats. etwire compare takes such a "
+                  "directory as repeated runs. With --predict, the prediction is repeated too "
+                  "(default: 1, a single run into <results>)")
+      ->check(CLI::Range(1u, 1000u));
   return [opts]() -> int {
-    if (!opts->predict) return runner::run_configuration(opts->run);
-    return runner::run_with_prediction(opts->run);
+    if (opts->predict) return runner::run_with_prediction(opts->run, opts->repeats);
+    if (opts->repeats > 1) return runner::run_repeatedly(opts->run, opts->repeats);
+    return runner::run_configuration(opts->run);
   };
 }
 

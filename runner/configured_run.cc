@@ -21,6 +21,7 @@
 #include "runner/data_plane_choice.h"
 #include "runner/emulator_processes.h"
 #include "runner/exit_codes.h"
+#include "runner/repeated_run.h"
 #include "runner/results_lock.h"
 #include "runner/run_outputs.h"
 #include "runner/split_run_results.h"
@@ -167,6 +168,7 @@ int ConfiguredRun::open_outputs() {
   // Only a run that can start creates its results directory.
   out_ = std::filesystem::path(request_.out.empty() ? config.telemetry.output_dir : request_.out);
   if (writes_results_) {
+    if (const int code = check_results_kind(out_, false); code != kExitOk) return code;
     if (const int code = hold_results_directory(out_, out_lock_); code != kExitOk) return code;
   }
   // Frames are captured where the results go (process 0 of a split run captures its own ports).

@@ -12,10 +12,11 @@
 #include "control/resolve/config_loader.h"
 #include "control/resolve/twin_prediction.h"
 #include "runner/exit_codes.h"
+#include "runner/repeated_run.h"
 
 namespace etwire::runner {
 
-int run_with_prediction(const RunRequest& opts) {
+int run_with_prediction(const RunRequest& opts, uint32_t repeats) {
   if (cluster::Session::current().size() > 1) {
     std::cerr << "error: --predict is not built for a run split between emulator processes; run "
                  "the prediction on its own, with --set ports[N].backend=loopback for each port "
@@ -44,16 +45,19 @@ int run_with_prediction(const RunRequest& opts) {
   const std::filesystem::path out =
       std::filesystem::path(opts.out.empty() ? lab->config.telemetry.output_dir : opts.out);
   prediction.out = (out / "prediction").string();
+  // Refused before the prediction runs, not after it.
+  if (const int code = check_results_kind(out, repeats > 1); code != kExitOk) return code;
   std::cout << fmt::format("Prediction: the fabric twin ({}) in place of the device under test\n",
                            config::topology_name(lab->config.fabric.topology));
-  const int predicted = run_configuration(prediction);
+  const int predicted =
+      repeats > 1 ? run_series(prediction, repeats, prediction.out) : run_configuration(prediction);
   if (stop_was_requested() || (predicted != kExitOk && predicted != kExitFailure)) {
     std::cerr << fmt::format(
         "error: the prediction ended with exit code {}; nothing was measured\n", predicted);
     return predicted == kExitOk ? kExitInterrupted : predicted;
   }
   std::cout << "\nMeasurement: the configured ports\n";
-  const int code = run_configuration(measured);
+  const int code = repeats > 1 ? run_series(measured, repeats, out) : run_configuration(measured);
   std::cerr << fmt::format(
       "prediction in {}, measurement in {}: etwire compare {} {} sets them side by side\n",
       prediction.out, out.string(), prediction.out, out.string());

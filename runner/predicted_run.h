@@ -3,11 +3,15 @@
 // into <results>/prediction/; then on the configured ports into <results>.
 #pragma once
 
+#include <cstdint>
+
 #include "runner/configured_run.h"
 
 namespace etwire::runner {
 
-// Returns the exit code of the measurement, or the prediction's when it did not complete.
-int run_with_prediction(const RunRequest& opts);
+// Returns the exit code of the measurement, or the prediction's when it did not complete. With
+// `repeats` above 1 each is a series (repeated_run.h): <results>/prediction/repeat-K, then
+// <results>/repeat-K.
+int run_with_prediction(const RunRequest& opts, uint32_t repeats = 1);
 
 }  // namespace etwire::runner

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "outputs/compare/repeated_comparison.h"
 #include "outputs/output_file.h"
 
 namespace etwire::outputs {
@@ -121,21 +122,61 @@ Json run_json(const std::string& label, const RunDigest& run) {
   return j;
 }
 
+struct SectionHeading {
+  ComparedSection section;
+  const char* title;
+  const char* subject_header;  // "" for rows without a subject
+};
+
+constexpr SectionHeading kSectionHeadings[] = {
+    {ComparedSection::kCollectives,
+     "Collectives, measured iterations (cct: mean, cct_p50: median; busbw: mean; ideal: busbw / "
+     "goodput)",
+     "collective"},
+    {ComparedSection::kFct, "Flow completion times, measured iterations (nearest rank)",
+     "collective"},
+    {ComparedSection::kIterations, "Iterations, measured (JCT)", "iteration"},
+    {ComparedSection::kCongestion, "Congestion counters, summed over the ports", ""}};
+
 }  // namespace
 
 std::vector<ComparisonSection> comparison_sections(const RunComparison& c) {
-  std::vector<ComparisonSection> sections{
-      section_of(c, ComparedSection::kCollectives,
-                 "Collectives, measured iterations (cct: mean, cct_p50: median; busbw: mean; "
-                 "ideal: busbw / goodput)",
-                 "collective"),
-      section_of(c, ComparedSection::kFct,
-                 "Flow completion times, measured iterations (nearest rank)", "collective"),
-      section_of(c, ComparedSection::kIterations, "Iterations, measured (JCT)", "iteration"),
-      section_of(c, ComparedSection::kCongestion, "Congestion counters, summed over the ports",
-                 "")};
+  std::vector<ComparisonSection> sections;
+  for (const SectionHeading& heading : kSectionHeadings) {
+    sections.push_back(section_of(c, heading.section, heading.title, heading.subject_header));
+  }
   std::erase_if(sections, [](const ComparisonSection& s) { return s.table.rows.empty(); });
   return sections;
+}
+
+std::string repeat_spread_text(const std::vector<RunDigest>& runs) {
+  // The runs set against themselves: each row's mean and spread over the runs is side A's.
+  const RunComparison c = compare_repeats(runs, runs, Tolerances(), "runs", "runs");
+  std::string out;
+  for (const SectionHeading& heading : kSectionHeadings) {
+    TableCells table;
+    if (*heading.subject_header != '\0') table.header.push_back(heading.subject_header);
+    for (const char* column : {"metric", "mean", "+-", "cv_%", "runs"}) {
+      table.header.push_back(column);
+    }
+    for (const ComparedMetric& m : c.metrics) {
+      if (m.section != heading.section) continue;
+      std::vector<std::string> row;
+      if (*heading.subject_header != '\0') row.push_back(m.subject);
+      row.push_back(metric_label(m));
+      row.push_back(value_text(m.a, m.unit));
+      row.push_back(spread_text(m.a_runs, m.a_sd, m.unit));
+      row.push_back(m.a_runs > 1 && m.a && *m.a != 0
+                        ? fmt::format("{:.1f}", m.a_sd / std::fabs(*m.a) * 100.0)
+                        : "-");
+      row.push_back(fmt::format("{}", m.a_runs));
+      table.rows.push_back(std::move(row));
+    }
+    if (table.rows.empty()) continue;
+    out += fmt::format("\n{}\n", heading.title);
+    out += render_text(table);
+  }
+  return out;
 }
 
 std::string tolerance_verdict(const RunComparison& c) {

@@ -28,6 +28,12 @@ std::string tolerance_verdict(const RunComparison& comparison);
 // when tolerances were given.
 std::string comparison_text(const RunComparison& comparison);
 
+// Repeated runs of one configuration (`etwire run --repeat N`), per section a table: each
+// metric's mean over the runs, its sample standard deviation, the coefficient of variation (sd
+// over mean, in %) and how many runs have it; what a lab reads to choose a tolerance its runs can
+// hold. `runs` has at least one run.
+std::string repeat_spread_text(const std::vector<RunDigest>& runs);
+
 // {"a": {...run}, "b": {...}, "tolerances": {...}, "metrics": [...], "only_in_a": [...],
 //  "only_in_b": [...], "exceeded": N}; absent values are null.
 std::string comparison_json(const RunComparison& comparison);

@@ -133,5 +133,18 @@ TEST(RepeatedComparison, TheGateFlagsOnlyWhatTheSpreadDoesNotExplain) {
   EXPECT_TRUE(found);
 }
 
+TEST(RepeatSpread, EachMetricsMeanSpreadAndVariationOverTheRuns) {
+  // CCT 100, 102, 98 us: mean 100, sd 2, cv 2 %; the JCT the same over 100.
+  const std::string text = repeat_spread_text(runs("r", {100, 102, 98}));
+  EXPECT_NE(text.find("metric    mean    +-  cv_%  runs"), std::string::npos) << text;
+  EXPECT_NE(text.find("cct (us)  100.00  2.00   2.0     3"), std::string::npos) << text;
+  EXPECT_NE(text.find("jct (ms)  1.000  0.020   2.0     3"), std::string::npos) << text;
+  // A counter that is 0 in every run has no variation to speak of.
+  EXPECT_NE(text.find("drops      0  0.0     -     3"), std::string::npos) << text;
+  // One run: no spread.
+  const std::string one = repeat_spread_text(runs("r", {100}));
+  EXPECT_NE(one.find("cct (us)  100.00   -     -     1"), std::string::npos) << one;
+}
+
 }  // namespace
 }  // namespace etwire::outputs
