@@ -51,6 +51,9 @@ constexpr NamedValue<BufferMode> kBufferModes[] = {{"shared", BufferMode::kShare
                                                    {"per-port", BufferMode::kPerPort}};
 constexpr NamedValue<EcnMarkPoint> kEcnMarkPoints[] = {{"dequeue", EcnMarkPoint::kDequeue},
                                                        {"enqueue", EcnMarkPoint::kEnqueue}};
+constexpr NamedValue<EcnSpacing> kEcnSpacings[] = {{"independent", EcnSpacing::kIndependent},
+                                                   {"uniform", EcnSpacing::kUniform},
+                                                   {"wait", EcnSpacing::kWait}};
 constexpr NamedValue<FaultKind> kFaultKinds[] = {{"link-down", FaultKind::kLinkDown},
                                                  {"degrade", FaultKind::kDegrade},
                                                  {"pfc-storm", FaultKind::kPfcStorm},
@@ -112,6 +115,9 @@ NameTable<BufferMode> buffer_mode_names() {
 NameTable<EcnMarkPoint> ecn_mark_point_names() {
   return kEcnMarkPoints;
 }
+NameTable<EcnSpacing> ecn_spacing_names() {
+  return kEcnSpacings;
+}
 NameTable<FaultKind> fault_kind_names() {
   return kFaultKinds;
 }
@@ -164,6 +170,9 @@ std::string_view buffer_mode_name(BufferMode mode) {
 }
 std::string_view ecn_mark_point_name(EcnMarkPoint point) {
   return name_of(ecn_mark_point_names(), point);
+}
+std::string_view ecn_spacing_name(EcnSpacing spacing) {
+  return name_of(ecn_spacing_names(), spacing);
 }
 std::string_view fault_kind_name(FaultKind kind) {
   return name_of(fault_kind_names(), kind);

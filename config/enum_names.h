@@ -41,6 +41,7 @@ NameTable<VerbsDcqcn> verbs_dcqcn_names();
 NameTable<Topology> topology_names();
 NameTable<BufferMode> buffer_mode_names();
 NameTable<EcnMarkPoint> ecn_mark_point_names();
+NameTable<EcnSpacing> ecn_spacing_names();
 NameTable<EcmpHash> ecmp_hash_names();
 NameTable<FaultKind> fault_kind_names();
 NameTable<Hierarchy> hierarchy_names();

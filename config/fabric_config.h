@@ -40,6 +40,14 @@ enum class EcnMarkPoint : uint8_t {
 };
 std::string_view ecn_mark_point_name(EcnMarkPoint point);  // "dequeue", "enqueue"
 
+// How RED spaces its marks in the ramp between Kmin and Kmax (twin/switch/red_marker.h).
+enum class EcnSpacing : uint8_t {
+  kIndependent,  // each packet drawn on its own, with the ramp's probability p
+  kUniform,      // Floyd and Jacobson: gaps between marks spread evenly over 1 .. 1/p packets
+  kWait,         // RED's "wait" variant (ns-2 and ns-3's default): gaps over 1/p .. 2/p packets
+};
+std::string_view ecn_spacing_name(EcnSpacing spacing);  // "independent", "uniform", "wait"
+
 // RED-style marking on egress queue depth: no marks below Kmin, probability rising linearly to
 // Pmax at Kmax, every packet above Kmax. Defaults: NVIDIA's example thresholds for 100G ports and
 // the DCQCN paper's Pmax.
@@ -53,7 +61,10 @@ struct EcnMarking {
   // of the depth packets find as they join (twin/switch/red_marker.h). 1: the depth itself.
   double average_weight = 1.0;
   // RED's spacing of marks by the count since the last one (twin/switch/red_marker.h).
-  bool spread_marks = false;
+  EcnSpacing spacing = EcnSpacing::kIndependent;
+  // RED's gentle region: above Kmax the probability rises on from Pmax to 1 at 2 x Kmax, rather
+  // than every packet being marked.
+  bool gentle = false;
 };
 
 // Priority flow control: an ingress queue above XOFF pauses the upstream sender on that priority

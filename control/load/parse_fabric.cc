@@ -33,7 +33,8 @@ void parse_ecn(MapReader& section, config::EcnMarking& out) {
   section.real("pmax", out.pmax, RealRange{0, 1, true});
   section.choice("mark_at", out.mark_at, config::ecn_mark_point_names());
   section.real("average_weight", out.average_weight, RealRange{0, 1, true});
-  section.boolean("spread_marks", out.spread_marks);
+  section.choice("spacing", out.spacing, config::ecn_spacing_names());
+  section.boolean("gentle", out.gentle);
   if (out.average_weight < 1 && out.mark_at != config::EcnMarkPoint::kEnqueue &&
       (section.has("average_weight") || section.has("mark_at"))) {
     const std::string key = section.has("average_weight") ? "average_weight" : "mark_at";

@@ -258,9 +258,16 @@ TEST(Overrides, RedsAverageWeightNeedsMarkingOnEnqueue) {
   ASSERT_TRUE(loaded.ok()) << errors_of(loaded);
   EXPECT_DOUBLE_EQ(loaded.config.fabric.ecn.average_weight, 0.002);
   EXPECT_DOUBLE_EQ(load_inline(kMinimalConfig).config.fabric.ecn.average_weight, 1.0);
-  EXPECT_FALSE(load_inline(kMinimalConfig).config.fabric.ecn.spread_marks);
-  EXPECT_TRUE(
-      load_inline(kMinimalConfig, {"fabric.ecn.spread_marks=true"}).config.fabric.ecn.spread_marks);
+  EXPECT_EQ(load_inline(kMinimalConfig).config.fabric.ecn.spacing,
+            config::EcnSpacing::kIndependent);
+  EXPECT_EQ(load_inline(kMinimalConfig, {"fabric.ecn.spacing=wait"}).config.fabric.ecn.spacing,
+            config::EcnSpacing::kWait);
+  EXPECT_FALSE(load_inline(kMinimalConfig).config.fabric.ecn.gentle);
+  EXPECT_TRUE(load_inline(kMinimalConfig, {"fabric.ecn.gentle=true"}).config.fabric.ecn.gentle);
+  auto spacing = load_inline(kMinimalConfig, {"fabric.ecn.spacing=even"});
+  ASSERT_FALSE(spacing.ok());
+  EXPECT_THAT(errors_of(spacing), HasSubstr("fabric.ecn.spacing"));
+  EXPECT_THAT(errors_of(spacing), HasSubstr("independent, uniform, wait"));
   auto dequeue = load_inline(kMinimalConfig, {"fabric.ecn.average_weight=0.5"});
   ASSERT_FALSE(dequeue.ok());
   EXPECT_THAT(errors_of(dequeue), HasSubstr("fabric.ecn.average_weight"));

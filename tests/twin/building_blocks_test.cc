@@ -150,9 +150,9 @@ TEST(RedMarker, AveragesTheDepthJoiningPacketsFindAndDecaysItWhileIdle) {
 }
 
 // The gaps between marks at a steady depth whose ramp probability is 0.1, over 200,000 packets.
-std::vector<int> mark_gaps(bool spread) {
+std::vector<int> mark_gaps(config::EcnSpacing spacing) {
   config::EcnMarking config = ecn(0, 1'000'000, 0.2);
-  config.spread_marks = spread;
+  config.spacing = spacing;
   const RedMarker red(config);
   RedMarker::Average state;
   SplitMix64 rng(7);
@@ -170,13 +170,13 @@ std::vector<int> mark_gaps(bool spread) {
 
 TEST(RedMarker, SpreadMarksComeEvenlyFromOneToOneOverPPacketsApart) {
   // Without spreading, gaps are geometric: mean 1/p = 10, and some far longer.
-  const std::vector<int> plain = mark_gaps(false);
+  const std::vector<int> plain = mark_gaps(config::EcnSpacing::kIndependent);
   const double plain_mean = 200'000.0 / static_cast<double>(plain.size());
   EXPECT_NEAR(plain_mean, 10, 0.3);
   EXPECT_GT(*std::max_element(plain.begin(), plain.end()), 50);
   // With spreading, the n-th packet since a mark goes with p / (1 - n p): every gap from 1 to 10
   // alike (mean 5.5), none longer.
-  const std::vector<int> spread = mark_gaps(true);
+  const std::vector<int> spread = mark_gaps(config::EcnSpacing::kUniform);
   std::vector<int> by_gap(11, 0);
   for (int gap : spread) {
     ASSERT_GE(gap, 1);
@@ -189,7 +189,7 @@ TEST(RedMarker, SpreadMarksComeEvenlyFromOneToOneOverPPacketsApart) {
   }
   // Below Kmin the count starts over; above Kmax every packet is marked and it restarts at 0.
   config::EcnMarking config = ecn(100, 200, 0.5);
-  config.spread_marks = true;
+  config.spacing = config::EcnSpacing::kUniform;
   const RedMarker red(config);
   RedMarker::Average state;
   SplitMix64 rng(1);
@@ -202,6 +202,60 @@ TEST(RedMarker, SpreadMarksComeEvenlyFromOneToOneOverPPacketsApart) {
   // At p = 0.25, a packet after three unmarked ones is marked for sure.
   state.since_mark = 3;
   EXPECT_TRUE(red.decide(state, 150, rng));
+}
+
+TEST(RedMarker, WaitSpacingMarksOnlyOnceOneOverPPacketsHavePassed) {
+  // ns-3's default: with c = (n + 1) p, never while c < 1, then p / (2 - c), surely at c = 2. At
+  // p = 0.1 every gap lies in 10 .. 20 packets (gap g is drawn at c = g p), spread evenly: each
+  // of the ten gaps 10 .. 19 with 10 %; mean 14.5, against 5.5 uniform and 10 independent.
+  const std::vector<int> gaps = mark_gaps(config::EcnSpacing::kWait);
+  std::vector<int> by_gap(21, 0);
+  for (int gap : gaps) {
+    ASSERT_GE(gap, 10);
+    ASSERT_LE(gap, 20);
+    ++by_gap[gap];
+  }
+  const double mean = 200'000.0 / static_cast<double>(gaps.size());
+  EXPECT_NEAR(mean, 14.5, 0.2);
+  for (int gap = 10; gap <= 19; ++gap) {
+    EXPECT_NEAR(static_cast<double>(by_gap[gap]) / static_cast<double>(gaps.size()), 0.1, 0.01)
+        << gap;
+  }
+  // Above Kmax every packet is marked and the count goes on, so the first packet back in the
+  // ramp after a long forced stretch is marked for sure; below Kmin it starts over.
+  config::EcnMarking config = ecn(100, 200, 0.5);
+  config.spacing = config::EcnSpacing::kWait;
+  const RedMarker red(config);
+  RedMarker::Average state;
+  SplitMix64 rng(1);
+  for (int i = 0; i < 8; ++i) EXPECT_TRUE(red.decide(state, 300, rng));
+  EXPECT_EQ(state.since_mark, 8u);
+  EXPECT_TRUE(red.decide(state, 150, rng));  // p 0.25, c = 9 x 0.25 >= 2
+  EXPECT_EQ(state.since_mark, 0u);
+  EXPECT_FALSE(red.decide(state, 150, rng));  // c = 0.25: never
+  EXPECT_FALSE(red.decide(state, 50, rng));
+  EXPECT_EQ(state.since_mark, 0u);
+}
+
+TEST(RedMarker, GentleRegionRisesFromPmaxToOneAtTwiceKmax) {
+  config::EcnMarking config = ecn(100'000, 500'000, 0.2);
+  config.gentle = true;
+  const RedMarker red(config);
+  EXPECT_DOUBLE_EQ(red.probability(300'000), 0.1);  // the ramp is as without
+  EXPECT_DOUBLE_EQ(red.probability(500'000), 0.2);
+  EXPECT_DOUBLE_EQ(red.probability(750'000), 0.6);  // halfway: 0.2 + 0.8 / 2
+  EXPECT_DOUBLE_EQ(red.probability(1'000'000), 1);
+  EXPECT_EQ(red.probability(1'000'001), 1);
+  SplitMix64 rng(5);
+  constexpr int kDraws = 100'000;
+  int gentle = 0;
+  int forced = 0;
+  for (int i = 0; i < kDraws; ++i) {
+    gentle += red.should_mark(750'000, rng);
+    forced += red.should_mark(1'000'001, rng);
+  }
+  EXPECT_NEAR(static_cast<double>(gentle) / kDraws, 0.6, 0.01);
+  EXPECT_EQ(forced, kDraws);
 }
 
 TEST(QueueDepth, IntegratesDepthOverTime) {
