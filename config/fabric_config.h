@@ -174,6 +174,10 @@ struct FabricConfig {
   Topology topology = Topology::kSingleSwitch;
   uint64_t propagation_delay_ns = 1'000;  // one way, per link
   uint64_t switch_latency_ns = 500;       // forwarding delay of each switch
+  // A sender's timing noise: each frame a port sends reaches its switch a uniformly drawn
+  // 0 .. sender_jitter later than the wire let it out (frames keep their order), as a host's send
+  // loop and kernel delay frames a lab sender puts out. 0: an ideal, exactly paced sender.
+  uint64_t sender_jitter_ns = 0;
   SwitchBuffer buffer;
   EcnMarking ecn;
   PfcConfig pfc;

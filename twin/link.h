@@ -6,6 +6,7 @@
 // fast links (10 us at 400 Gb/s is 120 packets of 4 KB in flight).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "clock/line_rate.h"
@@ -46,6 +47,11 @@ struct Link {
   double corrupt_probability = 0;  // the frame arrives with a bad ICRC
   double reorder_probability = 0;  // a frame leaving a switch port overtakes the one ahead of it
   SplitMix64 fault_rng;
+  // A host's link only (fabric.sender_jitter): each frame arrives up to this much later, drawn
+  // from jitter_rng, never before the frame sent ahead of it.
+  clock::Nanos jitter_ns = 0;
+  clock::Nanos last_jittered_arrival = 0;
+  SplitMix64 jitter_rng;
   bool up = true;
   // The partition the far end is in, when the twin is cut and it is not this one
   // (twin_partition.h): frames then leave as crossings.
@@ -69,6 +75,17 @@ struct Link {
   bool loses_frame() { return drop_probability > 0 && fault_rng.chance(drop_probability); }
   bool corrupts_frame() { return corrupt_probability > 0 && fault_rng.chance(corrupt_probability); }
   bool reorders_frame() { return reorder_probability > 0 && fault_rng.chance(reorder_probability); }
+
+  // When a frame whose last byte is out at `last_byte_out` arrives at the far end: after the
+  // link's delay and, on a host's link with sender jitter, a drawn lateness, in order.
+  clock::Nanos arrival(clock::Nanos last_byte_out) {
+    const clock::Nanos arrives_at = last_byte_out + frame_delay_ns;
+    if (jitter_ns == 0) return arrives_at;
+    const auto late =
+        static_cast<clock::Nanos>(jitter_rng.next() % (static_cast<uint64_t>(jitter_ns) + 1));
+    last_jittered_arrival = std::max(last_jittered_arrival, arrives_at + late);
+    return last_jittered_arrival;
+  }
 };
 
 }  // namespace etwire::twin

@@ -236,6 +236,7 @@ void parse_fabric(MapReader& section, const std::string& config_dir, config::Fab
   section.choice("topology", out.topology, config::topology_names());
   section.duration("propagation_delay", out.propagation_delay_ns, 0, kSecond);
   section.duration("switch_latency", out.switch_latency_ns, 0, kSecond);
+  section.duration("sender_jitter", out.sender_jitter_ns, 0, kSecond);
   MapReader buffer = section.section("buffer");
   buffer.bytes("size", out.buffer.size_bytes, 1024, kMaxBuffer);
   buffer.choice("mode", out.buffer.mode, config::buffer_mode_names());

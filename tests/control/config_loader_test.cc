@@ -264,6 +264,13 @@ TEST(Overrides, RedsAverageWeightNeedsMarkingOnEnqueue) {
             config::EcnSpacing::kWait);
   EXPECT_FALSE(load_inline(kMinimalConfig).config.fabric.ecn.gentle);
   EXPECT_TRUE(load_inline(kMinimalConfig, {"fabric.ecn.gentle=true"}).config.fabric.ecn.gentle);
+  EXPECT_EQ(load_inline(kMinimalConfig).config.fabric.sender_jitter_ns, 0u);
+  EXPECT_EQ(
+      load_inline(kMinimalConfig, {"fabric.sender_jitter=500us"}).config.fabric.sender_jitter_ns,
+      500'000u);
+  auto jitter = load_inline(kMinimalConfig, {"fabric.sender_jitter=2s"});
+  ASSERT_FALSE(jitter.ok());
+  EXPECT_THAT(errors_of(jitter), HasSubstr("fabric.sender_jitter"));
   auto spacing = load_inline(kMinimalConfig, {"fabric.ecn.spacing=even"});
   ASSERT_FALSE(spacing.ok());
   EXPECT_THAT(errors_of(spacing), HasSubstr("fabric.ecn.spacing"));

@@ -2,6 +2,9 @@
 // on the switch's egress link, propagation on both, and the switch's forwarding latency.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "clock/virtual_clock.h"
 #include "tests/twin/nic_driver.h"
 #include "twin/fabric/fabric_twin.h"
@@ -136,6 +139,56 @@ TEST(FabricTwinTiming, AReceiverMayTransmitFromInsideReceive) {
   ASSERT_EQ(requester.arrivals.size(), 1u);
   // 84 B at 100 Gb/s is 6.72 ns: each of its two wires ends on the next whole nanosecond.
   EXPECT_EQ(requester.arrivals[0], 2660 + 7 + 1000 + 500 + 7 + 1000);
+}
+
+// Receive times of a train of `count` 1000 B packets from port 0 to port 1 with
+// fabric.sender_jitter `jitter_ns` and seed `seed`; the sender's start times in `starts`.
+std::vector<clock::Nanos> jittered_train(uint64_t jitter_ns, uint64_t seed, uint32_t count,
+                                         std::vector<clock::Nanos>* starts = nullptr) {
+  clock::VirtualClock clock;
+  config::FabricConfig config = quiet_fabric();
+  config.sender_jitter_ns = jitter_ns;
+  FabricTwin twin(config, uniform_ports(2), clock, seed);
+  NicDriver driver(twin, clock);
+  for (uint32_t i = 0; i < count; ++i) driver.send(data_packet(0, 1, 1000, i));
+  clock.run_until(clock::kNever);
+  std::vector<clock::Nanos> at;
+  for (const auto& received : driver.data_received_by(1)) {
+    EXPECT_EQ(received.packet.psn, at.size()) << "frames kept their order";
+    at.push_back(received.at);
+  }
+  if (starts != nullptr) *starts = driver.start_times(0);
+  return at;
+}
+
+TEST(FabricTwinTiming, SenderJitterDelaysEachFrameUpToItsBoundInOrderAndBySeed) {
+  constexpr uint32_t kCount = 400;
+  std::vector<clock::Nanos> paced_starts, jittered_starts;
+  const auto paced = jittered_train(0, 1, kCount, &paced_starts);
+  const auto jittered = jittered_train(5000, 1, kCount, &jittered_starts);
+  ASSERT_EQ(paced.size(), kCount);
+  ASSERT_EQ(jittered.size(), kCount);
+  // The sender's wire is as paced as without: the lateness is on the way to the switch.
+  EXPECT_EQ(jittered_starts, paced_starts);
+  // The first frame is late by its own draw alone, at most the bound.
+  EXPECT_GE(jittered[0] - paced[0], 0);
+  EXPECT_LE(jittered[0] - paced[0], 5000);
+  // Paced, 1000 B frames leave the switch back to back every 80 ns; jittered, gaps open where
+  // a frame came late, and frames behind it bunch up but never overtake it.
+  clock::Nanos widest_gap = 0;
+  for (uint32_t i = 1; i < kCount; ++i) {
+    EXPECT_EQ(paced[i] - paced[i - 1], 80);
+    ASSERT_GE(jittered[i] - jittered[i - 1], 80);
+    widest_gap = std::max(widest_gap, jittered[i] - jittered[i - 1]);
+  }
+  EXPECT_GT(widest_gap, 80);
+  // Nothing arrives before it would without jitter, nor later than the bound allows: the last
+  // frame is at most the bound behind, as every frame's lateness is.
+  for (uint32_t i = 0; i < kCount; ++i) EXPECT_GE(jittered[i], paced[i]);
+  EXPECT_LE(jittered.back() - paced.back(), 5000);
+  // The seed decides the draws: the same seed, the same times; another, others.
+  EXPECT_EQ(jittered_train(5000, 1, kCount), jittered);
+  EXPECT_NE(jittered_train(5000, 2, kCount), jittered);
 }
 
 }  // namespace

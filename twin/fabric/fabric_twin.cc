@@ -19,6 +19,7 @@ namespace {
 // Stream numbers of the seeded PRNGs: one per link for fault drops, one per switch port for ECN.
 constexpr uint64_t kFaultStreams = uint64_t{1} << 40;
 constexpr uint64_t kEcnStreams = uint64_t{2} << 40;
+constexpr uint64_t kJitterStreams = uint64_t{3} << 40;
 
 void check_probability(double probability) {
   if (!(probability >= 0 && probability <= 1)) {
@@ -75,6 +76,10 @@ FabricTwin::FabricTwin(const config::FabricConfig& config, FabricLayout layout,
       link.frame_delay_ns = link.propagation_ns + (link.to.is_host() ? 0 : switch_latency);
       link.drop_probability = info.drop_probability;
       link.fault_rng = SplitMix64::for_stream(seed, kFaultStreams + id);
+      if (link.from.is_host()) {
+        link.jitter_ns = static_cast<clock::Nanos>(config.sender_jitter_ns);
+        link.jitter_rng = SplitMix64::for_stream(seed, kJitterStreams + id);
+      }
     }
   }
 

@@ -63,7 +63,7 @@ void FabricTwin::launch(uint32_t link_index, uint32_t slot, uint32_t bytes, cloc
     return;
   }
   if (link.corrupts_frame()) pool_[slot].icrc_bad = true;
-  const clock::Nanos arrives_at = last_byte_out + link.frame_delay_ns;
+  const clock::Nanos arrives_at = link.arrival(last_byte_out);
   if (link.crosses_to != kNoCrossing) {  // the far end is another partition's
     crossings_out_[link.crosses_to].push_back(Crossing{arrives_at, link_index, false, pool_[slot]});
     pool_.release(slot);
