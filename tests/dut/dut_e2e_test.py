@@ -44,13 +44,14 @@ Cases:
               queue: --ns3-qw sets RED's averaging weight), the sender's port
               at 60 Mb/s, each port addressing its frames to the router (next_hop_mac). Run with
               --predict (the twin with the same bottleneck, thresholds and buffer) and compared,
-              once with DCQCN on and once off. Both: the router's queue saw exactly the frames
+              three times with DCQCN on and once off. Both: the router's queue saw exactly the frames
               the sender sent, what it forwarded reached the receiver's veth. DCQCN on: the flows
               complete, ns-3 marked CE, the receiver counted marks (never more than ns-3 made),
               sent CNPs that reached the sender, which cut its rate; the receiving port's
               capture holds as many CE-marked frames in and CNPs out as its counters say; on
-              the instantaneous queue the lab's gather is within 25 % of the prediction
-              (Release builds). DCQCN off: no CNPs, no cuts, and RED's queue overflows: drops
+              the instantaneous queue, over three runs a side (`etwire compare` of repeated
+              runs), the lab's gather is within 10 % of the predictions and its CE marks and
+              CNPs within 20 % (Release builds). DCQCN off: no CNPs, no cuts, and RED's queue overflows: drops
               and go-back-N retransmissions. Goodput and completion time of lab and prediction
               go to --record.
   any_ran     Fails unless at least one device case ran (rather than skipped) in this test run:

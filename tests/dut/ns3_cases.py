@@ -94,8 +94,10 @@ def qp_sums(out):
     return sums
 
 
-def ns3_run(args, work, trace, macs, *, dcqcn, red, bottleneck_bps, sender_bps):
-    out = os.path.join(work, f"out-dcqcn-{'on' if dcqcn else 'off'}")
+def ns3_run(args, work, trace, macs, *, dcqcn, red, bottleneck_bps, sender_bps, seed=1):
+    """One lab run through a router of its own, with the twin's prediction at `seed` (the
+    twin's sender jitter draws from it; the lab's run does not depend on it)."""
+    out = os.path.join(work, f"out-dcqcn-{'on' if dcqcn else 'off'}-{seed}")
     config = ns3_config(work, trace, out, macs, dcqcn=dcqcn, bottleneck_bps=bottleneck_bps,
                         sender_bps=sender_bps, red=red)
     try:
@@ -105,8 +107,8 @@ def ns3_run(args, work, trace, macs, *, dcqcn, red, bottleneck_bps, sender_bps):
                 max_size=f"{red['max_size']}p", qw=red["qw"],
                 l_interm=red["l_interm"]) as router:
             start = time.monotonic()
-            run = etwire(args, "run", config, "--predict", "--no-metrics", ns=ns, check=False,
-                         measure_cpu=True)
+            run = etwire(args, "run", config, "--predict", "--no-metrics", "--set",
+                         f"run.seed={seed}", ns=ns, check=False, measure_cpu=True)
             wall = time.monotonic() - start
             host = router.counters()
             red_stats = router.stop()
@@ -150,8 +152,37 @@ def run_figures(r, bytes_sent):
 
 # With DCQCN on and RED on the instantaneous queue, the lab's gather time may differ from the
 # twin's prediction by this share either way, when etwire had its CPUs; the slower side is
-# stretched by the time it waited for them (cpu_wait.py).
-NS3_CCT_SHARE = 0.25
+# stretched by the time it waited for them (cpu_wait.py). Judged by `etwire compare` over
+# NS3_ON_RUNS runs a side: a tolerance fails only when the 95 % interval of the delta between the
+# means lies wholly beyond it (docs/compare.md, "Repeated runs").
+NS3_CCT_SHARE = 0.10
+NS3_MARKS_PERCENT = 20  # CE marks received and CNPs sent
+NS3_ON_RUNS = 3
+# One run alone, the lab's gather is not more than this much faster than the prediction.
+NS3_CCT_FLOOR_SHARE = 0.25
+
+
+def check_dcqcn_on(on, f_on):
+    """DCQCN on: the flow completes through the router, its frames were CE-marked by RED, the
+    receiver counted them and answered with CNPs that reached the sender, which cut its rate.
+    The receiving port's capture (the measurement's: the prediction captures nothing) holds
+    the CE marks coming in and the CNPs going out, each as many as the counters say."""
+    assert f_on["status"] == "completed" and f_on["failed_flows"] == 0, f_on
+    assert f_on["ns3_marked"] > 0, on["red"]
+    assert f_on["ecn_marked_received"] > 0, f_on
+    # Every CE mark etwire counted was made by ns-3 (etwire sends ECT(0) only).
+    assert f_on["ecn_marked_received"] <= f_on["ns3_marked"], f_on
+    assert f_on["cnps_sent"] > 0 and f_on["cnps_received"] > 0, f_on
+    assert f_on["cnps_received"] <= f_on["cnps_sent"], f_on
+    assert f_on["rate_cuts"] > 0, f_on
+    capture = os.path.join(on["out"], "capture", "rx.pcapng")
+    rx_ip = Ns3Router.HOST_IPS[0]
+    ce_in = tshark_fields(capture, ["frame.number"],
+                          f"ip.dst == {rx_ip} && ip.dsfield.ecn == 3 && infiniband")
+    cnps_out = tshark_fields(capture, ["frame.number"],
+                             f"ip.src == {rx_ip} && infiniband.bth.opcode == 0x81")
+    assert len(ce_in) == f_on["ecn_marked_received"], (len(ce_in), f_on)
+    assert len(cnps_out) == f_on["cnps_sent"], (len(cnps_out), f_on)
 
 
 def case_ns3_red_ecn(args, work):
@@ -164,45 +195,38 @@ def case_ns3_red_ecn(args, work):
     # max_p 0.1 at MaxTh, every packet marked above it, a 100-packet queue.
     red = {"min_th": 10, "max_th": 30, "max_size": 100, "qw": args.ns3_qw, "l_interm": 10}
     rates = {"bottleneck_bps": 30_000_000, "sender_bps": 60_000_000}
-    on = ns3_run(args, work, trace, macs, dcqcn=True, red=red, **rates)
+    ons = [ns3_run(args, work, trace, macs, dcqcn=True, red=red, seed=seed, **rates)
+           for seed in range(1, NS3_ON_RUNS + 1)]
     off = ns3_run(args, work, trace, macs, dcqcn=False, red=red, **rates)
-    f_on, f_off = run_figures(on, bytes_sent), run_figures(off, bytes_sent)
+    f_ons = [run_figures(on, bytes_sent) for on in ons]
+    f_off = run_figures(off, bytes_sent)
     append_records(args, [{"device": "ns3_red", "run": label, "qw": red["qw"], **fig}
-                          for label, fig in (("dcqcn_on", f_on), ("dcqcn_off", f_off))])
-    print(f"  dcqcn on: {json.dumps(f_on)}\n  dcqcn off: {json.dumps(f_off)}")
+                          for label, fig in [("dcqcn_on", f) for f in f_ons] +
+                          [("dcqcn_off", f_off)]])
+    for f_on in f_ons:
+        print(f"  dcqcn on: {json.dumps(f_on)}")
+    print(f"  dcqcn off: {json.dumps(f_off)}")
 
-    # DCQCN on: the flow completes through the router, its frames were CE-marked by RED, the
-    # receiver counted them and answered with CNPs that reached the sender, which cut its rate.
-    assert f_on["status"] == "completed" and f_on["failed_flows"] == 0, f_on
-    assert f_on["ns3_marked"] > 0, on["red"]
-    assert f_on["ecn_marked_received"] > 0, f_on
-    # Every CE mark etwire counted was made by ns-3 (etwire sends ECT(0) only).
-    assert f_on["ecn_marked_received"] <= f_on["ns3_marked"], f_on
-    assert f_on["cnps_sent"] > 0 and f_on["cnps_received"] > 0, f_on
-    assert f_on["cnps_received"] <= f_on["cnps_sent"], f_on
-    assert f_on["rate_cuts"] > 0, f_on
-    # The receiving port's capture (the measurement's: the prediction captures nothing) holds
-    # the CE marks coming in and the CNPs going out, each as many as the counters say.
-    capture = os.path.join(on["out"], "capture", "rx.pcapng")
-    rx_ip = Ns3Router.HOST_IPS[0]
-    ce_in = tshark_fields(capture, ["frame.number"],
-                          f"ip.dst == {rx_ip} && ip.dsfield.ecn == 3 && infiniband")
-    cnps_out = tshark_fields(capture, ["frame.number"],
-                             f"ip.src == {rx_ip} && infiniband.bth.opcode == 0x81")
-    assert len(ce_in) == f_on["ecn_marked_received"], (len(ce_in), f_on)
-    assert len(cnps_out) == f_on["cnps_sent"], (len(cnps_out), f_on)
-    # The stated tolerance, where ns-3's RED decides as the twin does (on the instantaneous queue)
-    # and the build is not the sanitizers': the lab's gather within 25 % of the predicted time
-    # either way when etwire had its CPUs (measured 5 to 9 % faster: docs/dut-validation.md),
-    # the slower side stretched by the share of its time it waited for one. RED's averaged queue
-    # is a different device, which the twin does not model: no tolerance then.
-    allowed = on["cpu_wait"].stretched(1 + NS3_CCT_SHARE)
+    for on, f_on in zip(ons, f_ons):
+        check_dcqcn_on(on, f_on)
+    # The stated tolerances, where the build is not the sanitizers' and RED decides on the
+    # instantaneous queue (the case the twin was measured against: docs/dut-validation.md):
+    # over the runs, the lab's mean gather time within 10 % of the predictions' either way when
+    # etwire had its CPUs, stretched by the largest share of its time a run waited for one, and
+    # the CE marks and CNPs within 20 %.
+    allowed = max(on["cpu_wait"].stretched(1 + NS3_CCT_SHARE) for on in ons)
     if red["qw"] == 1 and not os.environ.get("ETWIRE_SANITIZED"):
-        gate = etwire(args, "compare", os.path.join(on["out"], "prediction"), on["out"],
-                      "--tolerance", f"cct={math.ceil((allowed - 1) * 100)}", check=False)
+        gate = etwire(args, "compare", ",".join(os.path.join(on["out"], "prediction") for on in ons),
+                      ",".join(on["out"] for on in ons),
+                      "--tolerance", f"cct={math.ceil((allowed - 1) * 100)}",
+                      "--tolerance", f"ecn_marked_received={NS3_MARKS_PERCENT}",
+                      "--tolerance", f"cnps_sent={NS3_MARKS_PERCENT}", check=False)
+        print(gate.stdout)
         assert gate.returncode == 0, f"beyond the tolerance:\n{gate.stdout}{gate.stderr}"
-        assert f_on["cct_ms"] >= (1 - NS3_CCT_SHARE) * f_on["prediction_cct_ms"], f_on
-    for fig in (f_on, f_off):
+        for f_on in f_ons:
+            assert f_on["cct_ms"] >= (1 - NS3_CCT_FLOOR_SHARE) * f_on["prediction_cct_ms"], f_on
+    f_on = f_ons[0]
+    for fig in (*f_ons, f_off):
         # The router's queue toward the receiver saw every frame the sender put on the wire, and
         # nothing else; what it forwarded reached the receiver's veth end, all of it, and
         # etwire's port took at most that (its socket ring may overflow: docs/dut-validation.md).
@@ -216,8 +240,8 @@ def case_ns3_red_ecn(args, work):
     assert f_off["rate_cuts"] == 0 and f_off["cnps_received"] == 0, f_off
     assert f_off["ecn_marked_received"] <= f_off["ns3_marked"], f_off
     assert f_off["ns3_dropped"] > 0 and f_off["retransmitted"] > 0, f_off
-    return (f"etwire {on['cpu_wait']}, so within {allowed:.2f} times the prediction; "
-            f"DCQCN on: ns-3 marked {f_on['ns3_marked']} (etwire received "
+    return (f"etwire {ons[0]['cpu_wait']}, so within {allowed:.2f} times the predictions; "
+            f"DCQCN on, first of {NS3_ON_RUNS}: ns-3 marked {f_on['ns3_marked']} (etwire received "
             f"{f_on['ecn_marked_received']} CE), {f_on['cnps_sent']} CNPs, "
             f"{int(f_on['rate_cuts'])} "
             f"rate cuts, {f_on['ns3_dropped']} dropped, {f_on['goodput_mbps']:.1f} Mb/s "

@@ -168,6 +168,22 @@ std::vector<int> mark_gaps(config::EcnSpacing spacing) {
   return gaps;
 }
 
+// Every gap lies in first .. last, and each of the ten from `first` has a tenth of them.
+void expect_ten_even_gaps(const std::vector<int>& gaps, int first, int last) {
+  std::vector<int> by_gap(static_cast<size_t>(last) + 1, 0);
+  for (int gap : gaps) {
+    ASSERT_GE(gap, first);
+    ASSERT_LE(gap, last);
+    ++by_gap[static_cast<size_t>(gap)];
+  }
+  for (int gap = first; gap < first + 10; ++gap) {
+    EXPECT_NEAR(
+        static_cast<double>(by_gap[static_cast<size_t>(gap)]) / static_cast<double>(gaps.size()),
+        0.1, 0.01)
+        << gap;
+  }
+}
+
 TEST(RedMarker, SpreadMarksComeEvenlyFromOneToOneOverPPacketsApart) {
   // Without spreading, gaps are geometric: mean 1/p = 10, and some far longer.
   const std::vector<int> plain = mark_gaps(config::EcnSpacing::kIndependent);
@@ -176,17 +192,7 @@ TEST(RedMarker, SpreadMarksComeEvenlyFromOneToOneOverPPacketsApart) {
   EXPECT_GT(*std::max_element(plain.begin(), plain.end()), 50);
   // With spreading, the n-th packet since a mark goes with p / (1 - n p): every gap from 1 to 10
   // alike (mean 5.5), none longer.
-  const std::vector<int> spread = mark_gaps(config::EcnSpacing::kUniform);
-  std::vector<int> by_gap(11, 0);
-  for (int gap : spread) {
-    ASSERT_GE(gap, 1);
-    ASSERT_LE(gap, 10);
-    ++by_gap[gap];
-  }
-  for (int gap = 1; gap <= 10; ++gap) {
-    EXPECT_NEAR(static_cast<double>(by_gap[gap]) / static_cast<double>(spread.size()), 0.1, 0.01)
-        << gap;
-  }
+  expect_ten_even_gaps(mark_gaps(config::EcnSpacing::kUniform), 1, 10);
   // Below Kmin the count starts over; above Kmax every packet is marked and it restarts at 0.
   config::EcnMarking config = ecn(100, 200, 0.5);
   config.spacing = config::EcnSpacing::kUniform;
@@ -209,18 +215,8 @@ TEST(RedMarker, WaitSpacingMarksOnlyOnceOneOverPPacketsHavePassed) {
   // p = 0.1 every gap lies in 10 .. 20 packets (gap g is drawn at c = g p), spread evenly: each
   // of the ten gaps 10 .. 19 with 10 %; mean 14.5, against 5.5 uniform and 10 independent.
   const std::vector<int> gaps = mark_gaps(config::EcnSpacing::kWait);
-  std::vector<int> by_gap(21, 0);
-  for (int gap : gaps) {
-    ASSERT_GE(gap, 10);
-    ASSERT_LE(gap, 20);
-    ++by_gap[gap];
-  }
-  const double mean = 200'000.0 / static_cast<double>(gaps.size());
-  EXPECT_NEAR(mean, 14.5, 0.2);
-  for (int gap = 10; gap <= 19; ++gap) {
-    EXPECT_NEAR(static_cast<double>(by_gap[gap]) / static_cast<double>(gaps.size()), 0.1, 0.01)
-        << gap;
-  }
+  expect_ten_even_gaps(gaps, 10, 20);
+  EXPECT_NEAR(200'000.0 / static_cast<double>(gaps.size()), 14.5, 0.2);
   // Above Kmax every packet is marked and the count goes on, so the first packet back in the
   // ramp after a long forced stretch is marked for sure; below Kmin it starts over.
   config::EcnMarking config = ecn(100, 200, 0.5);
