@@ -23,7 +23,8 @@ def ns3_config(work, trace, out, macs, *, dcqcn, bottleneck_bps, sender_bps, red
     its side. The twin gets the same bottleneck: rx's port at the bottleneck rate (the twin's
     switch port toward it is the queue), ECN thresholds and buffer of RED's, marking at enqueue
     on RED's average with its weight and RED's "wait" spacing of marks (ns-3's default), as the
-    router does; its senders as noisy as etwire's on net_af_packet (fabric.sender_jitter). Without DCQCN, each go-back-N that makes some progress resets the retry count:
+    router does; its senders as noisy as etwire's on net_af_packet (fabric.sender_jitter).
+    Without DCQCN, each go-back-N that makes some progress resets the retry count:
     how long the flows last before they fail has a long tail (1.8 to 12.9 s seen under the
     sanitizers, no flow ending meanwhile), hence the longer watchdog."""
     ports = ""
@@ -216,8 +217,8 @@ def case_ns3_red_ecn(args, work):
     # the CE marks and CNPs within 20 %.
     allowed = max(on["cpu_wait"].stretched(1 + NS3_CCT_SHARE) for on in ons)
     if red["qw"] == 1 and not os.environ.get("ETWIRE_SANITIZED"):
-        gate = etwire(args, "compare", ",".join(os.path.join(on["out"], "prediction") for on in ons),
-                      ",".join(on["out"] for on in ons),
+        predictions = ",".join(os.path.join(on["out"], "prediction") for on in ons)
+        gate = etwire(args, "compare", predictions, ",".join(on["out"] for on in ons),
                       "--tolerance", f"cct={math.ceil((allowed - 1) * 100)}",
                       "--tolerance", f"ecn_marked_received={NS3_MARKS_PERCENT}",
                       "--tolerance", f"cnps_sent={NS3_MARKS_PERCENT}", check=False)
