@@ -1,10 +1,10 @@
 // `etwire run --repeat N`: one configuration run N times, so that `etwire compare` can judge a
 // change by the spread of its runs rather than by one sample (a lab's JCT moves by tens of
 // percent from run to run). Repeat K goes to <results>/repeat-K with run.seed + K - 1 (the seed
-// drives the twin's random choices, RED's marks and injected drops; a device's runs vary on their
-// own), and <results>/repeats.json lists the repeats finished so far (outputs/repeat_series.h).
-// Each repeat prints one line; at the end every metric's mean, spread and coefficient of
-// variation over the repeats.
+// drives the twin's random choices, RED's marks, injected drops and sender jitter; a device's runs
+// vary on their own), and <results>/repeats.json lists the repeats finished so far
+// (outputs/repeat_series.h). Each repeat prints one line; at the end every metric's mean, spread
+// and coefficient of variation over the repeats.
 #pragma once
 
 #include <cstdint>
