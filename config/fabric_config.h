@@ -121,6 +121,9 @@ struct SwitchBuffer {
   // before the rest is shared (switch MMUs call it the ingress minimum guarantee).
   uint64_t ingress_reserve_bytes = 16 * 1024;
   BufferMode mode = BufferMode::kShared;
+  // A drop-tail limit in packets on each egress queue (each class of each switch port), as a
+  // router's queue counted in packets (Linux pfifo, ns-3's "100p"); 0: bytes alone limit it.
+  uint32_t queue_packets = 0;
 };
 
 // Settings for the link of one port, replacing the fabric-wide ones. Fully resolved: fields the

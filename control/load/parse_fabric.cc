@@ -241,6 +241,7 @@ void parse_fabric(MapReader& section, const std::string& config_dir, config::Fab
   buffer.bytes("size", out.buffer.size_bytes, 1024, kMaxBuffer);
   buffer.choice("mode", out.buffer.mode, config::buffer_mode_names());
   buffer.bytes("ingress_reserve", out.buffer.ingress_reserve_bytes, 0, kMaxBuffer);
+  buffer.integer("queue_packets", out.buffer.queue_packets, 0, 1u << 24);
   buffer.finish();
   MapReader ecn = section.section("ecn");
   parse_ecn(ecn, out.ecn);

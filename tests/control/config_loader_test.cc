@@ -268,6 +268,13 @@ TEST(Overrides, RedsAverageWeightNeedsMarkingOnEnqueue) {
   EXPECT_EQ(
       load_inline(kMinimalConfig, {"fabric.sender_jitter=500us"}).config.fabric.sender_jitter_ns,
       500'000u);
+  EXPECT_EQ(load_inline(kMinimalConfig).config.fabric.buffer.queue_packets, 0u);
+  EXPECT_EQ(load_inline(kMinimalConfig, {"fabric.buffer.queue_packets=100"})
+                .config.fabric.buffer.queue_packets,
+            100u);
+  auto packets = load_inline(kMinimalConfig, {"fabric.buffer.queue_packets=-1"});
+  ASSERT_FALSE(packets.ok());
+  EXPECT_THAT(errors_of(packets), HasSubstr("fabric.buffer.queue_packets"));
   auto jitter = load_inline(kMinimalConfig, {"fabric.sender_jitter=2s"});
   ASSERT_FALSE(jitter.ok());
   EXPECT_THAT(errors_of(jitter), HasSubstr("fabric.sender_jitter"));

@@ -39,6 +39,41 @@ TEST(FabricTwinBuffer, ExhaustedBufferTailDropsAndCounts) {
   EXPECT_EQ(twin.packets_in_fabric(), 0u);
 }
 
+TEST(FabricTwinBuffer, AQueueCountedInPacketsTailDropsAtItsLimitWhateverTheBytesLeft) {
+  // 64 MiB of buffer, but at most 5 packets waiting in a queue: 100-byte and 1000-byte packets
+  // alike, as a router's queue of "5p".
+  config::FabricConfig config = quiet_fabric();
+  config.buffer.queue_packets = 5;
+  clock::VirtualClock clock;
+  std::vector<TwinPortSpec> ports{{"fast", k100G}, {"slow", k25G}};
+  FabricTwin twin(config, ports, clock, 1);
+  NicDriver driver(twin, clock);
+  constexpr uint32_t kSent = 60;
+  for (uint32_t i = 0; i < kSent; ++i) driver.send(data_packet(0, 1, i % 2 ? 1000 : 100, i, 2));
+  clock.run_until(clock::kNever);
+
+  const auto received = driver.data_received_by(1);
+  const WireCounters& egress = twin.switch_port_counters(1);
+  const QueueSample queue = twin.queue(1, 2);
+  EXPECT_GT(egress.drops_buffer, 0u);
+  EXPECT_EQ(received.size() + egress.drops_buffer, kSent);
+  EXPECT_EQ(queue.drops, egress.drops_buffer);
+  // Five waiting packets of alternating sizes are at most three of 1000 bytes and two of 100.
+  EXPECT_LE(queue.max_depth_bytes, 3'200u);
+  // The first six fit: one on the wire, five waiting.
+  for (uint32_t i = 0; i < 6; ++i) EXPECT_EQ(received[i].packet.psn, i);
+  // Without the limit the same packets all fit.
+  clock::VirtualClock unlimited_clock;
+  FabricTwin unlimited(quiet_fabric(), ports, unlimited_clock, 1);
+  NicDriver unlimited_driver(unlimited, unlimited_clock);
+  for (uint32_t i = 0; i < kSent; ++i) {
+    unlimited_driver.send(data_packet(0, 1, i % 2 ? 1000 : 100, i, 2));
+  }
+  unlimited_clock.run_until(clock::kNever);
+  EXPECT_EQ(unlimited_driver.data_received_by(1).size(), kSent);
+  EXPECT_GT(unlimited.queue(1, 2).max_depth_bytes, 3'200u);
+}
+
 // Packets admitted toward port "slow" from hosts 0 and 1 while the slow port is paused (nothing
 // leaves): host 0 sends 30 packets of 1000 bytes, then host 1 sends 3.
 std::pair<size_t, size_t> admitted_while_paused(uint64_t reserve) {

@@ -59,7 +59,8 @@ FabricTwin::FabricTwin(const config::FabricConfig& config, FabricLayout layout,
       start_(scheduler.now()),
       layout_(std::move(layout)),
       pfc_frame_bytes_(nic::pfc_frame(0, 0, 0, 0).wire_bytes),
-      per_port_buffer_(config.buffer.mode == config::BufferMode::kPerPort) {
+      per_port_buffer_(config.buffer.mode == config::BufferMode::kPerPort),
+      queue_packet_limit_(config.buffer.queue_packets) {
   const auto switch_latency = static_cast<clock::Nanos>(config.switch_latency_ns);
 
   links_.resize(2 * layout_.cables());

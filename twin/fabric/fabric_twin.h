@@ -191,6 +191,7 @@ class FabricTwin final : private clock::EventHandler {
   FabricLayout layout_;
   uint32_t pfc_frame_bytes_;  // wire bytes of a PFC frame
   bool per_port_buffer_;
+  uint32_t queue_packet_limit_;  // fabric.buffer.queue_packets; 0: none
   PacketPool pool_;
   std::vector<Link> links_;
   std::vector<Host> hosts_;

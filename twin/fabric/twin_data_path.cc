@@ -132,6 +132,13 @@ void FabricTwin::arrive_at_switch(uint32_t ingress_index, uint32_t slot, clock::
   }
   SwitchPort& egress = switch_ports_[egress_index];
   EgressQueueStats& queue = egress.egress.stats(priority);
+  if (queue_packet_limit_ > 0 && egress.egress.queued_packets(priority) >= queue_packet_limit_) {
+    // A queue counted in packets is full, whatever bytes the buffer has left.
+    ++egress.counters.drops_buffer;
+    ++queue.drops;
+    pool_.release(slot);
+    return;
+  }
 
   // Lossless traffic is bounded per ingress port by PFC, so with a per-port buffer it is charged
   // to its ingress port's share; lossy traffic to the share of the port it waits for.
