@@ -16,7 +16,8 @@ namespace etwire::twin {
 
 namespace {
 
-// Stream numbers of the seeded PRNGs: one per link for fault drops, one per switch port for ECN.
+// Stream numbers of the seeded PRNGs: one per link for fault drops, one per switch port for ECN,
+// one per host link for sender jitter.
 constexpr uint64_t kFaultStreams = uint64_t{1} << 40;
 constexpr uint64_t kEcnStreams = uint64_t{2} << 40;
 constexpr uint64_t kJitterStreams = uint64_t{3} << 40;

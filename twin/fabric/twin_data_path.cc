@@ -132,20 +132,16 @@ void FabricTwin::arrive_at_switch(uint32_t ingress_index, uint32_t slot, clock::
   }
   SwitchPort& egress = switch_ports_[egress_index];
   EgressQueueStats& queue = egress.egress.stats(priority);
-  if (queue_packet_limit_ > 0 && egress.egress.queued_packets(priority) >= queue_packet_limit_) {
-    // A queue counted in packets is full, whatever bytes the buffer has left.
-    ++egress.counters.drops_buffer;
-    ++queue.drops;
-    pool_.release(slot);
-    return;
-  }
-
   // Lossless traffic is bounded per ingress port by PFC, so with a per-port buffer it is charged
-  // to its ingress port's share; lossy traffic to the share of the port it waits for.
+  // to its ingress port's share; lossy traffic to the share of the port it waits for. A queue
+  // counted in packets that is full admits nothing, whatever bytes the buffer has left.
   const bool lossless = ingress.pfc.lossless(priority);
   const uint32_t share = per_port_buffer_ && lossless ? ingress_index : egress_index;
+  const bool queue_full =
+      queue_packet_limit_ > 0 && egress.egress.queued_packets(priority) >= queue_packet_limit_;
   const BufferCharge charge =
-      buffers_[ingress.switch_index].try_charge(ingress_index, share, bytes);
+      queue_full ? BufferCharge{}
+                 : buffers_[ingress.switch_index].try_charge(ingress_index, share, bytes);
   if (!charge.admitted()) {
     ++egress.counters.drops_buffer;
     ++queue.drops;
