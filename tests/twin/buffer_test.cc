@@ -10,6 +10,17 @@
 namespace etwire::twin::testing {
 namespace {
 
+// The tail drops of queue (`port`, `priority`): some, each counted on the port and on the queue,
+// and every packet sent either received or dropped there, none lost another way.
+void expect_tail_drops_counted(const FabricTwin& twin, uint32_t port, uint8_t priority,
+                               size_t received, uint32_t sent) {
+  const WireCounters& egress = twin.switch_port_counters(port);
+  EXPECT_GT(egress.drops_buffer, 0u);
+  EXPECT_EQ(received + egress.drops_buffer, sent);
+  EXPECT_EQ(twin.queue(port, priority).drops, egress.drops_buffer);
+  EXPECT_EQ(egress.drops_fault + egress.drops_link_down, 0u);
+}
+
 TEST(FabricTwinBuffer, ExhaustedBufferTailDropsAndCounts) {
   config::FabricConfig config = quiet_fabric();
   config.buffer.size_bytes = 10'000;
@@ -23,12 +34,8 @@ TEST(FabricTwinBuffer, ExhaustedBufferTailDropsAndCounts) {
   clock.run_until(clock::kNever);
 
   const auto received = driver.data_received_by(1);
-  const WireCounters& egress = twin.switch_port_counters(1);
   const QueueSample queue = twin.queue(1, 2);
-  EXPECT_GT(egress.drops_buffer, 0u);
-  EXPECT_EQ(received.size() + egress.drops_buffer, kSent);
-  EXPECT_EQ(queue.drops, egress.drops_buffer);
-  EXPECT_EQ(egress.drops_fault + egress.drops_link_down, 0u);
+  expect_tail_drops_counted(twin, 1, 2, received.size(), kSent);
   // The buffer holds ten 1000-byte packets waiting (the one on the wire has left it).
   EXPECT_EQ(queue.max_depth_bytes, 10'000u);
   // Survivors keep their order; the first eleven all fit.
@@ -53,11 +60,8 @@ TEST(FabricTwinBuffer, AQueueCountedInPacketsTailDropsAtItsLimitWhateverTheBytes
   clock.run_until(clock::kNever);
 
   const auto received = driver.data_received_by(1);
-  const WireCounters& egress = twin.switch_port_counters(1);
   const QueueSample queue = twin.queue(1, 2);
-  EXPECT_GT(egress.drops_buffer, 0u);
-  EXPECT_EQ(received.size() + egress.drops_buffer, kSent);
-  EXPECT_EQ(queue.drops, egress.drops_buffer);
+  expect_tail_drops_counted(twin, 1, 2, received.size(), kSent);
   // Five waiting packets of alternating sizes are at most three of 1000 bytes and two of 100.
   EXPECT_LE(queue.max_depth_bytes, 3'200u);
   // The first six fit: one on the wire, five waiting.
