@@ -13,6 +13,17 @@
 
 namespace etwire::collectives {
 
+// Where a participant's program stands when it is emitted in parts (ProgramGenerator::next_part),
+// so that a member of a very large collective holds a few steps of its program at a time, not all
+// of them.
+struct EmitCursor {
+  uint32_t position = 0;
+  bool done = false;            // the last part has been emitted
+  uint64_t ops = 0;             // operations emitted so far: the next part's are numbered from here
+  uint32_t next_step = 0;       // the emitter's: where the next part starts
+  std::vector<Transfer> carry;  // the emitter's: transfers the next part depends on
+};
+
 class Emitter {
  public:
   virtual ~Emitter() = default;
@@ -22,6 +33,17 @@ class Emitter {
   // destination and QP, sorted by them), worked out without building the program: a ring
   // member's 2(n-1) steps are what makes planning a large job quadratic. False when this emitter
   // has no such shortcut; the caller then generates the program.
+  // Appends the next part of participant cursor.position's program, about `target_ops` operations
+  // or more where the algorithm can stop there, and sets cursor.done with the last part; called
+  // between builder.begin_member and builder.end_member. The default emits the whole program as
+  // one part. An emitter that cuts its program in parts guarantees what lets a consumer emit the
+  // next part only once an operation of the last one completes (engine::MemberExecution): every
+  // operation of a later part that is not a receive depends on an operation of its own part or
+  // of the part just before it, so none could start before its part exists.
+  virtual void emit_part(EmitCursor& cursor, uint64_t /*target_ops*/, ProgramBuilder& builder) {
+    emit(cursor.position, builder);
+    cursor.done = true;
+  }
   virtual bool summarize(uint32_t /*position*/, std::vector<Flow>& /*out*/) { return false; }
 };
 

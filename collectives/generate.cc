@@ -39,6 +39,24 @@ void ProgramGenerator::generate_member(uint32_t position, CollectiveProgram& int
   builder.end_member();
 }
 
+EmitCursor ProgramGenerator::begin_parts(uint32_t position) const {
+  EmitCursor cursor;
+  cursor.position = position;
+  return cursor;
+}
+
+bool ProgramGenerator::next_part(EmitCursor& cursor, CollectiveProgram& into,
+                                 uint64_t target_ops) const {
+  if (cursor.done) return false;
+  // No group: copying it into every part of every member would cost more than the part.
+  ProgramBuilder builder(into, {}, spec_->qps, spec_->qp_alignment, spec_->aggregators());
+  builder.begin_member(cursor.position, cursor.ops);
+  emitter_->emit_part(cursor, target_ops, builder);
+  cursor.ops += builder.member_ops();
+  builder.end_member();
+  return true;
+}
+
 void ProgramGenerator::member_flows(uint32_t position, CollectiveProgram& scratch,
                                     std::vector<Flow>& out) const {
   if (emitter_->summarize(position, out)) return;

@@ -30,6 +30,13 @@ class ProgramGenerator {
   // do not depend on each other's programs, so a transport can materialise each member when it
   // starts instead of holding every member of a very large collective at once.
   void generate_member(uint32_t position, CollectiveProgram& into) const;
+  // Participant `position`'s program in parts, for a consumer that holds only the part it is in
+  // (engine::MemberExecution): each next_part() replaces `into` with the next part, about
+  // `target_ops` operations (Emitter::emit_part), numbered after the parts before it (OpView::deps
+  // use those numbers; operation i of the part is cursor.ops - into.ops() + i). A part holds
+  // operations only: into.ranks() is empty. False, with nothing emitted, once cursor.done.
+  EmitCursor begin_parts(uint32_t position) const;
+  bool next_part(EmitCursor& cursor, CollectiveProgram& into, uint64_t target_ops) const;
   // collectives::flows of participant `position`'s program into `out`: from the emitter's
   // summary where it has one, else by generating the program into `scratch`.
   void member_flows(uint32_t position, CollectiveProgram& scratch, std::vector<Flow>& out) const;

@@ -30,10 +30,11 @@ void ProgramBuilder::reserve(uint64_t ops, uint64_t deps) {
   program_.deps_.reserve(deps);
 }
 
-void ProgramBuilder::begin_member(uint32_t position) {
+void ProgramBuilder::begin_member(uint32_t position, uint64_t first_op) {
   program_.position_.push_back(position);
   program_.buffer_bytes_.push_back(0);
   member_begin_ = program_.kind_.size();
+  first_op_ = first_op;
 }
 
 void ProgramBuilder::set_buffer_bytes(uint64_t bytes) {

@@ -57,7 +57,11 @@ class ProgramBuilder {
                  uint64_t qp_alignment, uint32_t aggregators = 0);
 
   void reserve(uint64_t ops, uint64_t deps);
-  void begin_member(uint32_t position);
+  // Operations of the member are numbered from `first_op` (Transfer::first_op, OpView::deps): a
+  // part of a program emitted in parts numbers its operations after the parts before it.
+  void begin_member(uint32_t position, uint64_t first_op = 0);
+  // Operations emitted since begin_member.
+  uint64_t member_ops() const { return program_.kind_.size() - member_begin_; }
   void set_buffer_bytes(uint64_t bytes);
   // One chunk. Each piece of the send depends on the pieces of `after` whose bytes it overlaps: a
   // forwarded or reduced piece waits only for the bytes it carries.
@@ -84,6 +88,7 @@ class ProgramBuilder {
   uint32_t qps_;
   uint64_t qp_alignment_;
   uint64_t member_begin_ = 0;
+  uint64_t first_op_ = 0;
   uint64_t chunk_ops_ = 0;  // chunk operations emitted so far, over every member
 };
 
@@ -120,7 +125,7 @@ inline Transfer ProgramBuilder::emit(OpKind kind, uint32_t peer, const ChunkRun&
   const QpSplit split = split_over_qps(range.length, qps_, qp_alignment_);
   t.piece_bytes = split.piece_bytes;
   t.pieces = split.pieces;
-  t.first_op = static_cast<uint32_t>(program_.kind_.size() - member_begin_);
+  t.first_op = static_cast<uint32_t>(program_.kind_.size() - member_begin_ + first_op_);
 
   auto& p = program_;
   for (uint32_t i = 0; i < t.pieces; ++i) {

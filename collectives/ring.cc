@@ -60,39 +60,28 @@ class RingEmitter final : public Emitter {
   }
 
   void emit(uint32_t position, ProgramBuilder& builder) override {
-    const uint32_t steps = reduce_steps_ + gather_steps_;
-    bool relays = false;
-    for (uint32_t d = 0; d < pipelines_; ++d) {
-      relays = relays || rings_.hop_relayed_by(d, position) != RingLayout::kNone;
-    }
-    builder.set_buffer_bytes(spec_.layout.full_bytes() +
-                             (relays ? uint64_t{pipelines_} * steps * slot_bytes_ : 0));
+    begin(position, builder);
     if (n_ == 1) return;
-    std::vector<std::array<Transfer, 2>>& previous = previous_;  // the last receive's runs
-    previous.assign(pipelines_, {});
-    for (uint32_t t = 0; t < steps; ++t) {
-      for (uint32_t d = 0; d < pipelines_; ++d) {
-        const uint32_t k = rings_.index_of(d, position);
-        const StepTag tag{t, d};
-        // The send's block is the one the previous step received, so its runs are that
-        // receive's runs and each depends on exactly one of them.
-        const std::span<const Transfer> after =
-            t > 0 ? std::span<const Transfer>(previous[d]) : std::span<const Transfer>();
-        const uint32_t next_hop = rings_.relay_of_hop(d, k);
-        const uint32_t to = next_hop != RingLayout::kNone ? next_hop : member(d, k + 1);
-        for (const ChunkRun& run : region(d, send_block(k, t))) {
-          builder.send_run(to, run, tag, after);
-        }
-        previous[d] = {};
-        const uint32_t back_hop = rings_.relay_of_hop(d, wrap(k + n_ - 1));
-        const uint32_t from = back_hop != RingLayout::kNone ? back_hop : member(d, k + n_ - 1);
-        const ChunkRuns received = region(d, wrap(send_block(k, t) + n_ - 1));
-        for (uint32_t r = 0; r < received.size(); ++r) {
-          previous[d][r] = builder.recv_run(from, received[r], tag, t < reduce_steps_);
-        }
-        relay(position, d, t, builder);
-      }
+    std::vector<Transfer>& previous = previous_;  // the last receive's runs
+    previous.assign(pipelines_ * 2, {});
+    for (uint32_t t = 0; t < steps(); ++t) emit_step(position, t, previous, builder);
+  }
+
+  // Whole steps: a step's sends depend on the receive of the step before it, and its relays on
+  // their own receives, as Emitter::emit_part asks of parts.
+  void emit_part(EmitCursor& cursor, uint64_t target_ops, ProgramBuilder& builder) override {
+    if (cursor.next_step == 0) {
+      begin(cursor.position, builder);
+      cursor.carry.assign(pipelines_ * 2, {});
     }
+    uint32_t t = cursor.next_step;
+    if (n_ > 1) {
+      do {
+        emit_step(cursor.position, t++, cursor.carry, builder);
+      } while (t < steps() && builder.member_ops() < target_ops);
+    }
+    cursor.next_step = t;
+    cursor.done = n_ == 1 || t == steps();
   }
 
   // Over its steps a member at ring index k sends every block but k (reduce-scatter) and every
@@ -116,6 +105,44 @@ class RingEmitter final : public Emitter {
   }
 
  private:
+  uint32_t steps() const { return reduce_steps_ + gather_steps_; }
+
+  void begin(uint32_t position, ProgramBuilder& builder) const {
+    bool relays = false;
+    for (uint32_t d = 0; d < pipelines_; ++d) {
+      relays = relays || rings_.hop_relayed_by(d, position) != RingLayout::kNone;
+    }
+    builder.set_buffer_bytes(spec_.layout.full_bytes() +
+                             (relays ? uint64_t{pipelines_} * steps() * slot_bytes_ : 0));
+  }
+
+  // Step t of every pipeline. previous[2d], previous[2d + 1]: the runs of pipeline d's last
+  // receive, replaced by this step's.
+  void emit_step(uint32_t position, uint32_t t, std::vector<Transfer>& previous,
+                 ProgramBuilder& builder) {
+    for (uint32_t d = 0; d < pipelines_; ++d) {
+      const uint32_t k = rings_.index_of(d, position);
+      const StepTag tag{t, d};
+      // The send's block is the one the previous step received, so its runs are that
+      // receive's runs and each depends on exactly one of them.
+      const std::span<const Transfer> after =
+          t > 0 ? std::span<const Transfer>(&previous[2 * d], 2) : std::span<const Transfer>();
+      const uint32_t next_hop = rings_.relay_of_hop(d, k);
+      const uint32_t to = next_hop != RingLayout::kNone ? next_hop : member(d, k + 1);
+      for (const ChunkRun& run : region(d, send_block(k, t))) {
+        builder.send_run(to, run, tag, after);
+      }
+      previous[2 * d] = previous[2 * d + 1] = {};
+      const uint32_t back_hop = rings_.relay_of_hop(d, wrap(k + n_ - 1));
+      const uint32_t from = back_hop != RingLayout::kNone ? back_hop : member(d, k + n_ - 1);
+      const ChunkRuns received = region(d, wrap(send_block(k, t) + n_ - 1));
+      for (uint32_t r = 0; r < received.size(); ++r) {
+        previous[2 * d + r] = builder.recv_run(from, received[r], tag, t < reduce_steps_);
+      }
+      relay(position, d, t, builder);
+    }
+  }
+
   // Ring index of the block the member at ring index k sends at step t. Reduce-scatter: k-t-1
   // (and it receives k-t-2); all-gather (u = t - reduce steps): k-u (receiving k-u-1).
   uint32_t send_block(uint32_t k, uint32_t t) const {
@@ -143,8 +170,7 @@ class RingEmitter final : public Emitter {
     const uint32_t hop = rings_.hop_relayed_by(d, position);
     if (hop == RingLayout::kNone) return;
     const ChunkRuns sent = region(d, send_block(hop, t));
-    uint64_t offset = spec_.layout.full_bytes() +
-                      (uint64_t{d} * (reduce_steps_ + gather_steps_) + t) * slot_bytes_;
+    uint64_t offset = spec_.layout.full_bytes() + (uint64_t{d} * steps() + t) * slot_bytes_;
     const StepTag tag{t, d};
     for (const ChunkRun& run : sent) {
       const ChunkRun staged{
@@ -243,7 +269,7 @@ class RingEmitter final : public Emitter {
   ChunkRuns long_block_chunks_;   // a block of one byte more
   uint64_t slot_bytes_ = 0;       // a relay's staging slot: the largest block of any step
   // Per pipeline, the runs of the last receive (kept between members for its storage).
-  std::vector<std::array<Transfer, 2>> previous_;
+  std::vector<Transfer> previous_;
   // summarize(): per pipeline, the sends of all its blocks; and two tallies' storage.
   std::vector<PieceTally> totals_;
   std::array<PieceTally, 2> scratch_;

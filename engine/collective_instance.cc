@@ -41,8 +41,7 @@ void CollectiveInstance::arrive(uint32_t position, uint32_t runtime, feeder::Iss
   member.runtime = runtime;
   member.node = node;
   member.node_id = node.node ? node.node->id : 0;
-  generator_.generate_member(position, member.program);
-  member.execution.reset(member.program, 0, position);
+  member.execution.reset(generator_, position, parts_);
   if (arrived_ == 0) record_.first_arrival = now;
   ++arrived_;
   if (key_.group == kPointToPointGroup) {
@@ -58,8 +57,7 @@ void CollectiveInstance::arrive_aggregators() {
     InstanceMember& node = members_[position];
     node.arrived = true;
     node.runtime = kNoRuntime;
-    generator_.generate_member(position, node.program);
-    node.execution.reset(node.program, 0, position);
+    node.execution.reset(generator_, position, parts_);
   }
 }
 

@@ -33,8 +33,7 @@ struct InstanceMember {
   uint32_t runtime = 0;  // index of the member's rank runtime in the engine; kNoRuntime: none
   feeder::IssuedNode node;
   uint64_t node_id = 0;
-  collectives::CollectiveProgram program;
-  MemberExecution execution;
+  MemberExecution execution;  // its program, emitted part by part as it runs
   std::vector<EarlyData> early;
 };
 
@@ -48,6 +47,9 @@ class CollectiveInstance {
   CollectiveInstance(const InstanceKey& key, CollectiveRecord record,
                      const collectives::ProgramGenerator& generator, int32_t world_size,
                      std::vector<uint8_t> here = {});
+  // Members' executions point at parts_.
+  CollectiveInstance(const CollectiveInstance&) = delete;
+  CollectiveInstance& operator=(const CollectiveInstance&) = delete;
 
   const InstanceKey& key() const { return key_; }
   CollectiveRecord& record() { return record_; }
@@ -85,10 +87,11 @@ class CollectiveInstance {
   // connection carries them).
   uint32_t next_remote_index(uint32_t sender, uint32_t receiver, uint16_t qp);
 
-  // Records a member's arrival and builds its program; the caller then starts it.
+  // Records a member's arrival and emits the first part of its program; the caller then starts
+  // it.
   void arrive(uint32_t position, uint32_t runtime, feeder::IssuedNode node, clock::Nanos now);
-  // Builds every aggregation node's program, there from the start (they run no trace); the caller
-  // then starts them.
+  // Emits the first part of every aggregation node's program, there from the start (they run no
+  // trace); the caller then starts them.
   void arrive_aggregators();
   // Marks a participant done; returns true the first time (a member's node may complete). The
   // collective ends with its last member; it is complete once its aggregation nodes are done too.
@@ -99,6 +102,7 @@ class CollectiveInstance {
   CollectiveRecord record_;
   const collectives::ProgramGenerator& generator_;
   std::vector<InstanceMember> members_;
+  collectives::CollectiveProgram parts_;  // every member's program parts pass through here
   std::vector<std::pair<int32_t, uint32_t>> position_by_rank_;  // sorted by rank
   std::vector<uint8_t> here_;
   uint32_t members_here_ = 0;

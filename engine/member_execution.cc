@@ -1,67 +1,161 @@
 #include "engine/member_execution.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <stdexcept>
 
 namespace etwire::engine {
 
-void MemberExecution::reset(const collectives::CollectiveProgram& program, size_t member_program,
-                            uint32_t self) {
+void MemberExecution::reset(const collectives::ProgramGenerator& generator, uint32_t self,
+                            collectives::CollectiveProgram& parts, uint64_t part_ops) {
+  generator_ = &generator;
+  parts_ = &parts;
+  part_ops_ = part_ops;
   self_ = self;
-  view_.clear();
+  cursor_ = generator.begin_parts(self);
+  base_ = 0;
+  op_base_ = 0;
+  ops_.clear();
+  parts_held_.clear();
+  op_first_.clear();
+  op_chunk_begin_.clear();
+  deps_begin_.assign(1, 0);
+  deps_.clear();
   channels_.clear();
+  stack_.clear();
+  emitted_ = 0;
   completed_ = 0;
   sends_posted_ = 0;
   sends_completed_ = 0;
+  extend();
+}
 
-  // Chunk operations in program order; first_[i] is operation i's first one.
-  const uint32_t ops = program.ops(member_program);
-  std::vector<uint64_t> first(ops + 1, 0);
+void MemberExecution::extend() {
+  retire();
+  const uint64_t first_op = cursor_.ops;
+  if (generator_->next_part(cursor_, *parts_, part_ops_)) take_in(*parts_, first_op);
+  link_dependents();
+}
+
+// Drops the leading parts whose chunk operations have all completed: nothing refers to them
+// again (a dependency on them is met, and their channels' entries are behind every cursor).
+void MemberExecution::retire() {
+  size_t drop = 0;
+  while (drop < parts_held_.size() && parts_held_[drop].remaining == 0) ++drop;
+  if (drop == 0) return;
+  const bool all = drop == parts_held_.size();
+  const uint32_t new_base =
+      all ? base_ + static_cast<uint32_t>(ops_.size()) : parts_held_[drop].first;
+  const uint64_t new_op_base = all ? op_base_ + op_first_.size() : parts_held_[drop].first_op;
+  const size_t chunk_ops = new_base - base_;
+  const uint32_t deps_dropped = deps_begin_[chunk_ops] - deps_begin_[0];
+  ops_.erase(ops_.begin(), ops_.begin() + chunk_ops);
+  deps_.erase(deps_.begin(), deps_.begin() + deps_dropped);
+  deps_begin_.erase(deps_begin_.begin(), deps_begin_.begin() + chunk_ops);
+  for (uint32_t& begin : deps_begin_) begin -= deps_dropped;
+  const size_t ops = new_op_base - op_base_;
+  op_first_.erase(op_first_.begin(), op_first_.begin() + ops);
+  op_chunk_begin_.erase(op_chunk_begin_.begin(), op_chunk_begin_.begin() + ops);
+  for (Channel& channel : channels_) {
+    for (auto [list, list_base] : {std::pair{&channel.sends, &channel.send_base},
+                                   std::pair{&channel.recvs, &channel.recv_base}}) {
+      const auto kept = std::lower_bound(list->begin(), list->end(), new_base);
+      *list_base += static_cast<uint32_t>(kept - list->begin());
+      list->erase(list->begin(), kept);
+    }
+  }
+  parts_held_.erase(parts_held_.begin(), parts_held_.begin() + static_cast<ptrdiff_t>(drop));
+  base_ = new_base;
+  op_base_ = new_op_base;
+}
+
+void MemberExecution::take_in(const collectives::CollectiveProgram& part, uint64_t first_op) {
+  Part held{first_op, static_cast<uint32_t>(emitted_), 0};
+  const uint32_t ops = part.ops(0);
   for (uint32_t i = 0; i < ops; ++i) {
-    const collectives::OpView op = program.op(member_program, i);
-    first[i + 1] = first[i] + op.chunks.chunk_count;
+    const collectives::OpView op = part.op(0, i);
+    op_first_.push_back(static_cast<uint32_t>(emitted_));
+    op_chunk_begin_.push_back(op.chunks.chunk_begin);
     for (uint32_t k = op.chunks.chunk_begin; k < op.chunks.chunk_end(); ++k) {
-      view_.push_back(op.chunk(k));
+      const uint32_t g = static_cast<uint32_t>(emitted_);
+      ChunkOp c;
+      c.bytes = op.chunks.first.length;
+      c.peer = op.peer;
+      c.chunk = k;
+      c.qp = op.qp;
+      c.kind = op.kind;
+      for (uint32_t dep : op.deps) {
+        if (dep < op_base_) continue;  // in a part dropped: completed
+        const size_t d = dep - op_base_;
+        const uint32_t dependency = op_first_[d] + (k - op_chunk_begin_[d]);
+        if (at(dependency).state == kDone) continue;
+        deps_.push_back(dependency);
+        ++c.waiting;
+      }
+      deps_begin_.push_back(static_cast<uint32_t>(deps_.size()));
+      if (held.first_op > 0 && c.waiting == 0 && (c.is_send() || c.peer == self_)) {
+        // Emitter::emit_part promises otherwise; this operation would have started earlier.
+        throw std::logic_error(fmt::format(
+            "member {}: chunk operation {} of a later program part depends on nothing pending "
+            "(Emitter::emit_part)",
+            self_, g));
+      }
+      if (c.peer != self_) {  // a local copy uses no channel
+        c.channel = channel_of(c.peer, c.qp);
+        (c.is_send() ? channels_[c.channel].sends : channels_[c.channel].recvs).push_back(g);
+      }
+      ops_.push_back(c);
+      ++emitted_;
+      ++held.remaining;
     }
   }
-  total_ = view_.size();
-  waiting_.assign(total_, 0);
-  channel_.assign(total_, 0);
-  state_.assign(total_, kWaiting);
-  arrived_.assign(total_, 0);
-  dependents_begin_.assign(total_ + 1, 0);
+  parts_held_.push_back(held);
+}
 
-  // Reverse edges, counted then filled (compressed rows): chunk k of a dependency releases chunk k
-  // of each operation that names it.
-  auto dependency = [&](uint32_t dep, uint32_t chunk) {
-    return first[dep] + (chunk - program.op(member_program, dep).chunks.chunk_begin);
+// Reverse edges over the held chunk operations, counted then filled (compressed rows): chunk k of
+// a dependency releases chunk k of each operation that names it, in ascending order.
+void MemberExecution::link_dependents() {
+  const size_t held = ops_.size();
+  dependents_begin_.assign(held + 1, 0);
+  auto pending = [&](uint32_t dependency) {
+    return dependency >= base_ && at(dependency).state != kDone;
   };
-  for (uint64_t g = 0; g < total_; ++g) {
-    for (uint32_t dep : view_[g].deps) ++dependents_begin_[dependency(dep, view_[g].chunk) + 1];
-    waiting_[g] = static_cast<uint32_t>(view_[g].deps.size());
-  }
-  for (uint64_t g = 0; g < total_; ++g) dependents_begin_[g + 1] += dependents_begin_[g];
-  dependents_.resize(dependents_begin_[total_]);
-  std::vector<uint64_t> fill(dependents_begin_.begin(), dependents_begin_.end() - 1);
-  for (uint64_t g = 0; g < total_; ++g) {
-    for (uint32_t dep : view_[g].deps) {
-      dependents_[fill[dependency(dep, view_[g].chunk)]++] = static_cast<uint32_t>(g);
+  for (size_t i = 0; i < held; ++i) {
+    for (uint32_t j = deps_begin_[i]; j < deps_begin_[i + 1]; ++j) {
+      if (pending(deps_[j])) ++dependents_begin_[deps_[j] - base_ + 1];
     }
   }
-
-  // Channels: posting order is program order, which is the order of view_.
-  for (uint64_t g = 0; g < total_; ++g) {
-    const collectives::ChunkOpView& op = view_[g];
-    if (op.peer == self_) continue;  // a local copy uses no channel
-    const uint32_t c = channel_of(op.peer, op.qp);
-    channel_[g] = c;
-    (op.is_send() ? channels_[c].sends : channels_[c].recvs).push_back(static_cast<uint32_t>(g));
+  for (size_t i = 0; i < held; ++i) dependents_begin_[i + 1] += dependents_begin_[i];
+  dependents_.resize(dependents_begin_[held]);
+  std::vector<uint32_t>& fill = fill_;
+  fill.assign(dependents_begin_.begin(), dependents_begin_.end() - 1);
+  for (size_t i = 0; i < held; ++i) {
+    for (uint32_t j = deps_begin_[i]; j < deps_begin_[i + 1]; ++j) {
+      if (pending(deps_[j]))
+        dependents_[fill[deps_[j] - base_]++] = base_ + static_cast<uint32_t>(i);
+    }
   }
+}
+
+MemberExecution::Part& MemberExecution::part_of(uint32_t g) {
+  for (size_t i = parts_held_.size(); i-- > 1;) {
+    if (parts_held_[i].first <= g) return parts_held_[i];
+  }
+  return parts_held_.front();
+}
+
+MemberExecution::Channel* MemberExecution::find_channel(uint32_t peer, uint16_t qp) {
+  for (Channel& channel : channels_) {
+    if (channel.peer == peer && channel.qp == qp) return &channel;
+  }
+  return nullptr;
 }
 
 uint32_t MemberExecution::channel_of(uint32_t peer, uint16_t qp) {
   // Members have few channels (a ring two or four, an all-to-all one per peer and QP), and this
-  // runs once per chunk operation when the member joins: a linear search from the most recent
-  // channel is enough.
+  // runs once per chunk operation as it is emitted: a linear search from the most recent channel
+  // is enough.
   for (size_t c = channels_.size(); c-- > 0;) {
     if (channels_[c].peer == peer && channels_[c].qp == qp) return static_cast<uint32_t>(c);
   }
@@ -72,8 +166,10 @@ uint32_t MemberExecution::channel_of(uint32_t peer, uint16_t qp) {
 }
 
 void MemberExecution::start(MemberActions& actions) {
-  for (uint64_t g = 0; g < total_; ++g) {
-    if (waiting_[g] == 0) consider(static_cast<uint32_t>(g), actions);
+  // The first part: later ones hold nothing that may start before them (Emitter::emit_part).
+  const uint32_t end = base_ + static_cast<uint32_t>(ops_.size());
+  for (uint32_t g = base_; g < end; ++g) {
+    if (g >= base_ && at(g).waiting == 0) consider(g, actions);
   }
 }
 
@@ -90,48 +186,51 @@ void MemberExecution::send_completed(uint32_t op, MemberActions& actions) {
 
 bool MemberExecution::data_arrived(uint32_t peer, uint16_t qp, uint32_t index,
                                    MemberActions& actions) {
-  for (Channel& channel : channels_) {
-    if (channel.peer != peer || channel.qp != qp) continue;
-    if (index >= channel.recvs.size()) return false;
-    const uint32_t op = channel.recvs[index];
-    arrived_[op] = 1;
-    if (waiting_[op] == 0 && state_[op] != kDone) complete(op, actions);
-    return true;
+  Channel* channel = find_channel(peer, qp);
+  // Data may run ahead of the parts emitted: emit up to its receive.
+  while (!cursor_.done &&
+         (channel == nullptr || index >= channel->recv_base + channel->recvs.size())) {
+    extend();
+    channel = find_channel(peer, qp);
   }
-  return false;
+  if (channel == nullptr || index >= channel->recv_base + channel->recvs.size()) return false;
+  if (index < channel->recv_base) return true;  // its receive completed and was dropped
+  const uint32_t op = channel->recvs[index - channel->recv_base];
+  ChunkOp& c = at(op);
+  c.arrived = 1;
+  if (c.waiting == 0 && c.state != kDone) complete(op, actions);
+  return true;
 }
 
 uint64_t MemberExecution::receives_waiting() const {
   uint64_t waiting = 0;
-  for (uint64_t g = 0; g < total_; ++g) {
-    if (state_[g] != kDone && !view_[g].is_send() && view_[g].peer != self_ && !arrived_[g]) {
-      ++waiting;
-    }
+  for (const ChunkOp& c : ops_) {
+    if (c.state != kDone && !c.is_send() && c.peer != self_ && !c.arrived) ++waiting;
   }
   return waiting;
 }
 
 // Called when op's dependencies have all completed.
 void MemberExecution::consider(uint32_t op, MemberActions& actions) {
-  const collectives::ChunkOpView& view = view_[op];
-  if (view.peer == self_) {
+  const ChunkOp& c = at(op);
+  if (c.peer == self_) {
     complete(op, actions);
-  } else if (view.is_send()) {
-    advance_sends(channels_[channel_[op]], actions);
-  } else if (arrived_[op]) {
+  } else if (c.is_send()) {
+    advance_sends(channels_[c.channel], actions);
+  } else if (c.arrived) {
     complete(op, actions);
   }
 }
 
 void MemberExecution::advance_sends(Channel& channel, MemberActions& actions) {
   if (!actions.peer_ready(channel.peer)) return;
-  while (channel.next_send < channel.sends.size()) {
-    const uint32_t op = channel.sends[channel.next_send];
-    if (waiting_[op] != 0) return;
-    state_[op] = kPosted;
+  while (channel.next_send - channel.send_base < channel.sends.size()) {
+    const uint32_t op = channel.sends[channel.next_send - channel.send_base];
+    ChunkOp& c = at(op);
+    if (c.waiting != 0) return;
+    c.state = kPosted;
     ++sends_posted_;
-    const collectives::ChunkOpView& view = view_[op];
-    actions.send({op, view.peer, view.qp, view.chunk, view.range.length, channel.next_send});
+    actions.send({op, c.peer, c.qp, c.chunk, c.bytes, channel.next_send});
     ++channel.next_send;
   }
 }
@@ -141,17 +240,20 @@ void MemberExecution::complete(uint32_t op, MemberActions& actions) {
   while (!stack_.empty()) {
     const uint32_t g = stack_.back();
     stack_.pop_back();
-    if (state_[g] == kDone) continue;
-    state_[g] = kDone;
+    if (g < base_ || at(g).state == kDone) continue;
+    // The first completion in the last part emits the next, before this one releases anything.
+    if (!cursor_.done && g >= parts_held_.back().first) extend();
+    at(g).state = kDone;
     ++completed_;
-    for (uint64_t i = dependents_begin_[g]; i < dependents_begin_[g + 1]; ++i) {
+    --part_of(g).remaining;
+    for (uint32_t i = dependents_begin_[g - base_]; i < dependents_begin_[g - base_ + 1]; ++i) {
       const uint32_t d = dependents_[i];
-      if (--waiting_[d] != 0) continue;
-      const collectives::ChunkOpView& view = view_[d];
-      if (view.peer == self_ || (!view.is_send() && arrived_[d])) {
+      ChunkOp& c = at(d);
+      if (--c.waiting != 0) continue;
+      if (c.peer == self_ || (!c.is_send() && c.arrived)) {
         stack_.push_back(d);
-      } else if (view.is_send()) {
-        advance_sends(channels_[channel_[d]], actions);
+      } else if (c.is_send()) {
+        advance_sends(channels_[c.channel], actions);
       }
     }
   }
