@@ -33,8 +33,13 @@ void MemberExecution::reset(const collectives::ProgramGenerator& generator, uint
 
 void MemberExecution::extend() {
   retire();
-  const uint64_t first_op = cursor_.ops;
-  if (generator_->next_part(cursor_, *parts_, part_ops_)) take_in(*parts_, first_op);
+  // An empty part could never be the one whose completion emits the next: go on to one with
+  // operations, or to the end.
+  uint64_t first_op = cursor_.ops;
+  while (generator_->next_part(cursor_, *parts_, part_ops_)) {
+    take_in(*parts_, first_op);
+    if (cursor_.ops > first_op) break;
+  }
   link_dependents();
 }
 

@@ -236,6 +236,7 @@ TEST(MemberExecution, AProgramInPartsRunsExactlyAsTheWholeProgram) {
     uint32_t channels;
     uint32_t chunks;
     uint32_t qps;
+    uint64_t bytes = 1 << 20;
   };
   using collectives::Algorithm;
   using trace::CollectiveType;
@@ -246,6 +247,8 @@ TEST(MemberExecution, AProgramInPartsRunsExactlyAsTheWholeProgram) {
       {Algorithm::kRing, CollectiveType::kReduceScatter, 8, 1, 0, 1, 3},
       {Algorithm::kRing, CollectiveType::kAllGather, 6, 1, 0, 2, 1},
       {Algorithm::kRing, CollectiveType::kAllReduce, 12, 4, 3, 2, 1},  // rails and relays
+      // Fewer bytes than members: empty blocks, so steps (and parts) without operations.
+      {Algorithm::kRing, CollectiveType::kAllReduce, 7, 1, 0, 1, 1, 3},
       {Algorithm::kDirect, CollectiveType::kAllToAll, 5, 1, 0, 1, 1},
       {Algorithm::kDoubleBinaryTree, CollectiveType::kAllReduce, 8, 1, 0, 3, 1},
   };
@@ -256,9 +259,10 @@ TEST(MemberExecution, AProgramInPartsRunsExactlyAsTheWholeProgram) {
     spec.ranks_per_host = c.per_host;
     if (c.channels > 0) spec.channels = c.channels;
     spec.qps = c.qps;
+    spec.bytes = c.bytes;
     for (uint64_t seed : {1u, 2u, 3u}) {
       const std::vector<std::string> whole = shuffled_run(spec, UINT64_MAX, seed);
-      for (uint64_t part_ops : {1u, 4u, 9u}) {
+      for (uint64_t part_ops : {0u, 1u, 4u, 9u}) {  // 0: a part a step
         const std::vector<std::string> parts = shuffled_run(spec, part_ops, seed);
         const auto [differs, _] =
             std::mismatch(whole.begin(), whole.end(), parts.begin(), parts.end());
