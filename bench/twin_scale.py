@@ -10,7 +10,11 @@ summary.json only (no flows.csv, collectives.csv, qps.csv or ports.csv), so the 
 engine's, the transport's and the twin's.
 
     bench/twin_scale.py [--etwire build/release/etwire] [--ranks 128,256,512,1024]
-                        [--bytes 1GiB] [--partitions P [--threads T]] [--work DIR] [--json FILE]
+                        [--bytes 1GiB] [--ranks-per-port K] [--partitions P [--threads T]]
+                        [--work DIR] [--json FILE]
+
+--ranks-per-port K puts K consecutive ranks on each port (mapping placement block,
+ranks_per_port K: N / K ports), as a server's GPUs share its NICs; the default is one rank a port.
 
 --partitions P cuts the twin into P partitions of its leaves (fabric.partitions; parallel virtual
 time), which `etwire run --threads T` runs (default: one thread per core).
@@ -40,7 +44,7 @@ workload:
       trace: {trace}
 ports:
   - name: h
-    count: {ranks}
+    count: {ports}
     backend: loopback
     speed: 100Gbps
     mtu: 4200
@@ -48,6 +52,7 @@ mapping:
   jobs:
     - job: allreduce
       placement: block
+      ranks_per_port: {ranks_per_port}
 collectives:
   algorithms:
     all_reduce: ring
@@ -92,9 +97,11 @@ def measure(args, ranks, work):
                    stdout=subprocess.DEVNULL)
     out = os.path.join(work, f"r{ranks}", "results")
     config = os.path.join(work, f"r{ranks}", "config.yaml")
-    ports_per_leaf = min(32, ranks)
+    ports = ranks // args.ranks_per_port
+    ports_per_leaf = min(32, ports)
     with open(config, "w") as f:
-        f.write(CONFIG.format(ranks=ranks, trace=trace, out=out, ports_per_leaf=ports_per_leaf,
+        f.write(CONFIG.format(ranks=ranks, ports=ports, ranks_per_port=args.ranks_per_port,
+                              trace=trace, out=out, ports_per_leaf=ports_per_leaf,
                               spines=min(16, ports_per_leaf), partitions=args.partitions))
     log = os.path.join(work, f"r{ranks}", "run.log")
     threads = ["--threads", str(args.threads)] if args.threads else []
@@ -122,6 +129,8 @@ def main():
     parser.add_argument("--ranks", default="128,256,512,1024",
                         help="comma-separated rank counts (default 128,256,512,1024)")
     parser.add_argument("--bytes", default="1GiB", help="all-reduce size per rank (default 1GiB)")
+    parser.add_argument("--ranks-per-port", type=int, default=1,
+                        help="ranks on each port (default 1); must divide every rank count")
     parser.add_argument("--partitions", type=int, default=1,
                         help="partitions of the twin (fabric.partitions, default 1)")
     parser.add_argument("--threads", type=int, default=0,
@@ -136,6 +145,8 @@ def main():
         parser.error(f"--ranks: not a comma-separated list of whole numbers: {args.ranks}")
     if any(r < 2 for r in ranks):
         parser.error("--ranks: every rank count must be at least 2")
+    if args.ranks_per_port < 1 or any(r % args.ranks_per_port for r in ranks):
+        parser.error("--ranks-per-port: a positive count that divides every rank count")
     if args.partitions < 1:
         parser.error("--partitions: at least 1")
     if args.threads < 0 or (args.threads and args.partitions == 1):
