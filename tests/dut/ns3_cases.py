@@ -31,7 +31,11 @@ def ns3_config(work, trace, out, macs, *, dcqcn, bottleneck_bps, sender_bps, red
     for i, (name, speed) in enumerate((("rx", bottleneck_bps), ("tx", sender_bps))):
         ports += af_packet_port(name, i, macs[i], f"{speed // 1_000_000}Mbps",
                                 ipv4=Ns3Router.HOST_IPS[i], next_hop_mac=Ns3Router.ROUTER_MACS[i])
-    buffer = twin_buffer(red["max_size"] * NS3_FRAME_BYTES, ports=2, reserve=2048)
+    # The router's queue is counted in packets: RED's MaxSize in its disc and one more in the
+    # device's queue (the frame on the wire is in neither), so the twin's queue holds as many
+    # packets, with bytes to spare for a few more.
+    queue_packets = red["max_size"] + 1
+    buffer = twin_buffer((queue_packets + 3) * NS3_FRAME_BYTES, ports=2, reserve=2048)
     config = os.path.join(work, f"ns3-dcqcn-{'on' if dcqcn else 'off'}.yaml")
     # With DCQCN on nothing should fail: a lost tail is resent after 125 ms, doubling to 2 s, and
     # a QP fails only after 14 s without progress. A shared machine holds the poller (and the
@@ -71,7 +75,8 @@ fabric:
   # by 0.1 ms at the median, 0.5 ms at p90, 3.9 ms at p99 (docs/dut-validation.md): the twin's
   # sender gets up to 0.5 ms.
   sender_jitter: 500us
-  buffer: {{size: {buffer['size']}, mode: {buffer['mode']}, ingress_reserve: {buffer['ingress_reserve']}}}
+  buffer: {{size: {buffer['size']}, mode: {buffer['mode']}, ingress_reserve: {buffer['ingress_reserve']},
+           queue_packets: {queue_packets}}}
   ecn: {{enabled: true, kmin: {red['min_th'] * NS3_FRAME_BYTES}, kmax: {red['max_th'] * NS3_FRAME_BYTES}, pmax: {1 / red['l_interm']}, mark_at: enqueue,
         average_weight: {red['qw']}, spacing: wait}}
 telemetry:
