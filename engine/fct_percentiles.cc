@@ -38,4 +38,66 @@ FctPercentiles fct_percentiles(collectives::CollectiveKind kind,
   return result;
 }
 
+void FctSamples::fold() const {
+  if (pending_.empty()) return;
+  std::sort(pending_.begin(), pending_.end());
+  merged_.clear();
+  merged_.reserve(values_.size() + pending_.size());
+  auto add = [&](clock::Nanos fct, uint64_t flows) {
+    if (!merged_.empty() && merged_.back().fct == fct) {
+      merged_.back().flows += flows;
+    } else {
+      merged_.push_back({fct, flows});
+    }
+  };
+  size_t v = 0;
+  for (clock::Nanos fct : pending_) {
+    while (v < values_.size() && values_[v].fct < fct) {
+      add(values_[v].fct, values_[v].flows);
+      ++v;
+    }
+    add(fct, 1);
+  }
+  for (; v < values_.size(); ++v) add(values_[v].fct, values_[v].flows);
+  count_ += pending_.size();
+  pending_.clear();
+  values_.swap(merged_);
+  merged_.clear();
+  merged_.shrink_to_fit();
+  fold_at_ = std::max(kMinPending, values_.size());
+}
+
+size_t FctSamples::distinct() const {
+  fold();
+  return values_.size();
+}
+
+FctPercentiles FctSamples::percentiles(collectives::CollectiveKind kind) const {
+  fold();
+  FctPercentiles result;
+  result.kind = kind;
+  result.flows = count_;
+  if (count_ == 0) return result;
+  // Walk the cumulative counts once: each percentile is the first time whose flows reach its
+  // nearest rank.
+  const uint64_t hundredths[] = {5000, 9000, 9900, 9990};
+  clock::Nanos* out[] = {&result.p50, &result.p90, &result.p99, &result.p999};
+  size_t next = 0;
+  uint64_t seen = 0;
+  for (const Value& value : values_) {
+    seen += value.flows;
+    while (next < 4 && seen >= nearest_rank(count_, hundredths[next])) *out[next++] = value.fct;
+  }
+  result.max = values_.back().fct;
+  return result;
+}
+
+std::vector<clock::Nanos> FctSamples::expanded() const {
+  fold();
+  std::vector<clock::Nanos> samples;
+  samples.reserve(count_);
+  for (const Value& value : values_) samples.insert(samples.end(), value.flows, value.fct);
+  return samples;
+}
+
 }  // namespace etwire::engine

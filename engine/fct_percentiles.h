@@ -24,4 +24,40 @@ uint64_t nearest_rank(uint64_t count, uint64_t hundredths);
 FctPercentiles fct_percentiles(collectives::CollectiveKind kind,
                                std::vector<clock::Nanos>& samples);
 
+// The flow completion times of a run, kept as the distinct times and how many flows took each:
+// the percentiles above from them are exactly those of every sample, in memory that follows how
+// many distinct times there are (never more than their span in nanoseconds), not how many flows.
+// An 8192-rank ring all-reduce has 134 M flows, and a few thousand distinct times.
+class FctSamples {
+ public:
+  void add(clock::Nanos fct) {
+    pending_.push_back(fct);
+    if (pending_.size() >= fold_at_) fold();
+  }
+  uint64_t count() const { return count_ + pending_.size(); }
+  bool empty() const { return count() == 0; }
+  // The readers fold what is pending first: the samples stay the same, their storage changes.
+  FctPercentiles percentiles(collectives::CollectiveKind kind) const;
+  // Every sample, in ascending order: for a split run's partial results.
+  std::vector<clock::Nanos> expanded() const;
+  // Distinct times held, for the tests.
+  size_t distinct() const;
+
+ private:
+  struct Value {
+    clock::Nanos fct = 0;
+    uint64_t flows = 0;
+  };
+  // Sorts the pending samples into values_. Folding waits for as many pending samples as there
+  // are distinct values (and a floor), so each sample costs a logarithmic share of the merges.
+  void fold() const;
+
+  static constexpr size_t kMinPending = size_t{1} << 16;
+  mutable std::vector<clock::Nanos> pending_;
+  mutable std::vector<Value> values_;  // ascending by fct
+  mutable std::vector<Value> merged_;  // fold's scratch
+  mutable uint64_t count_ = 0;         // samples in values_
+  mutable size_t fold_at_ = kMinPending;
+};
+
 }  // namespace etwire::engine

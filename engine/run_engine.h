@@ -25,6 +25,7 @@
 #include "control/resolve/config_loader.h"
 #include "dataplane/data_plane.h"
 #include "engine/collective_instances.h"
+#include "engine/fct_percentiles.h"
 #include "engine/flow_sink.h"
 #include "engine/node_sink.h"
 #include "engine/partial_results.h"
@@ -228,7 +229,7 @@ class RunEngine final : private transport::FlowObserver,
   std::vector<uint8_t> is_dirty_;
 
   // FCT samples of measured flows by collective kind (index kCollectiveTypeCount: p2p).
-  std::vector<std::vector<clock::Nanos>> fct_samples_;
+  std::vector<FctSamples> fct_samples_;
   clock::Nanos last_progress_ = 0;
   bool stopped_ = false;
   // Wall-clock bookkeeping of run().

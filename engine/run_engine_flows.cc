@@ -36,7 +36,7 @@ void RunEngine::on_flow_finished(const transport::FlowRecord& record) {
     if (!failed && !owner.warmup && record.delivered_at != clock::kNever) {
       const size_t kind =
           owner.kind ? static_cast<size_t>(*owner.kind) : size_t{trace::kCollectiveTypeCount};
-      fct_samples_[kind].push_back(record.fct());
+      fct_samples_[kind].add(record.fct());
     }
   }
   if (!user_last(record.tags.user)) return;

@@ -190,7 +190,7 @@ void RunEngine::finalize() {
     if (fct_samples_[kind].empty()) continue;
     collectives::CollectiveKind which;
     if (kind < trace::kCollectiveTypeCount) which = static_cast<trace::CollectiveType>(kind);
-    results_.fct.push_back(fct_percentiles(which, fct_samples_[kind]));
+    results_.fct.push_back(fct_samples_[kind].percentiles(which));
   }
   std::stable_sort(results_.iterations.begin(), results_.iterations.end(),
                    [](const IterationRecord& a, const IterationRecord& b) {
@@ -206,7 +206,10 @@ void RunEngine::finalize() {
 PartialResults RunEngine::partial_results() const {
   PartialResults part;
   part.results = results_;
-  part.fct_samples = fct_samples_;
+  part.fct_samples.resize(fct_samples_.size());
+  for (size_t kind = 0; kind < fct_samples_.size(); ++kind) {
+    part.fct_samples[kind] = fct_samples_[kind].expanded();
+  }
   part.members_here = collective_members_here_;
   split_.describe(part);
   return part;
