@@ -41,10 +41,22 @@ dataplane::DataPlaneFactory data_plane_factory(const control::RunPlan& plan, uin
       break;
   }
   if (config.fabric.partitions > 1) {
-    return [threads, layout](
+    // Partitions cut to carry about equal traffic: the twin's hosts are the ports, then the
+    // aggregation hosts.
+    std::vector<uint64_t> weights;
+    if (plan.traffic) {
+      for (const auto& port : plan.traffic->ports) {
+        weights.push_back(port.bytes_sent + port.bytes_received);
+      }
+      for (const auto& host : plan.traffic->aggregation_hosts) {
+        weights.push_back(host.bytes_sent + host.bytes_received);
+      }
+    }
+    return [threads, layout, weights](
                const config::RunConfig& c,
                transport::FlowObserver& observer) -> std::unique_ptr<dataplane::DataPlane> {
-      return std::make_unique<dataplane::PartitionedDataPlane>(c, observer, threads, layout);
+      return std::make_unique<dataplane::PartitionedDataPlane>(c, observer, threads, layout,
+                                                               weights);
     };
   }
   return dataplane::loopback_data_plane_factory(1, layout);

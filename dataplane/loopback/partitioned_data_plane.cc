@@ -166,10 +166,11 @@ uint32_t threads_to_use(uint32_t threads) {
 
 PartitionedDataPlane::PartitionedDataPlane(const config::RunConfig& config,
                                            transport::FlowObserver& observer, uint32_t threads,
-                                           const twin::FabricLayout* layout)
+                                           const twin::FabricLayout* layout,
+                                           std::vector<uint64_t> host_weights)
     : TwinDataPlane(config, observer),
       twin_(layout != nullptr ? twin::PartitionedTwin(config.fabric, *layout, config.run.seed,
-                                                      config.fabric.partitions)
+                                                      config.fabric.partitions, host_weights)
                               : twin::PartitionedTwin(config.fabric, specs(), config.run.seed,
                                                       config.fabric.partitions)) {
   for (uint32_t p = 0; p < twin_.partitions(); ++p) {

@@ -30,8 +30,11 @@ class PartitionedDataPlane final : public TwinDataPlane {
   // std::invalid_argument when a port is not a loopback port or the twin cannot be built or cut
   // (the twin's message). `config` and `observer` must outlive the data plane. `layout`: the
   // twin's, laid out by the plan of the run from the same configuration; nullptr: laid out here.
+  // `host_weights`: what each twin host moves (the traffic plan's bytes), so that partitions
+  // carry about equal traffic (twin::partition_fabric); empty: equal groups of leaves.
   PartitionedDataPlane(const config::RunConfig& config, transport::FlowObserver& observer,
-                       uint32_t threads, const twin::FabricLayout* layout = nullptr);
+                       uint32_t threads, const twin::FabricLayout* layout = nullptr,
+                       std::vector<uint64_t> host_weights = {});
   ~PartitionedDataPlane() override;
 
   clock::Scheduler& scheduler() override { return engine_clock_; }

@@ -20,6 +20,7 @@
 
 #include "tests/transport/twin_rig.h"
 #include "twin/layout/fabric_layout.h"
+#include "twin/layout/twin_partition.h"
 #include "twin/partition/partitioned_twin.h"
 
 namespace etwire::transport {
@@ -328,6 +329,32 @@ TEST(PartitionedTwin, PartitionsFollowTheLeaves) {
   EXPECT_EQ(twin.lookahead(), 1'000);
   PartitionedTwin whole(leaf_spine(4, 2), specs, 1, 1);
   EXPECT_EQ(whole.lookahead(), 0);
+}
+
+// Leaves are grouped by the traffic of their hosts: a leaf that moves as much as the three others
+// is a partition of its own; no partition is left empty, however the traffic lies; equal traffic
+// (or none given) cuts as the leaf count does.
+TEST(PartitionedTwin, PartitionsCarryAboutEqualTraffic) {
+  const auto specs = port_specs(16, k100G);
+  const twin::FabricLayout layout(leaf_spine(4, 2), specs);
+  const auto leaves_of = [&](std::vector<uint64_t> per_leaf, uint32_t count) {
+    std::vector<uint64_t> hosts;
+    for (uint64_t weight : per_leaf) hosts.insert(hosts.end(), 4, weight);
+    const twin::TwinPartitioning cut = twin::partition_fabric(layout, count, hosts);
+    std::vector<uint32_t> leaves;
+    for (uint32_t host = 0; host < 16; host += 4) leaves.push_back(cut.of_host[host]);
+    for (uint32_t host = 0; host < 16; ++host) EXPECT_EQ(cut.of_host[host], leaves[host / 4]);
+    return leaves;
+  };
+  using Leaves = std::vector<uint32_t>;
+  EXPECT_EQ(leaves_of({300, 100, 100, 100}, 2), (Leaves{0, 1, 1, 1}));
+  EXPECT_EQ(leaves_of({100, 100, 100, 300}, 2), (Leaves{0, 0, 0, 1}));
+  EXPECT_EQ(leaves_of({0, 0, 0, 400}, 3), (Leaves{0, 0, 1, 2}));
+  EXPECT_EQ(leaves_of({400, 0, 0, 0}, 4), (Leaves{0, 1, 2, 3}));
+  EXPECT_EQ(leaves_of({7, 7, 7, 7}, 2), (Leaves{0, 0, 1, 1}));
+  EXPECT_EQ(leaves_of({0, 0, 0, 0}, 3), (Leaves{0, 0, 1, 2}));
+  EXPECT_EQ(twin::partition_fabric(layout, 3).of_host,
+            twin::partition_fabric(layout, 3, std::vector<uint64_t>(16, 5)).of_host);
 }
 
 TEST(PartitionedTwin, RefusesWhatItCannotCut) {

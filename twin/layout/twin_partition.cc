@@ -16,9 +16,33 @@ uint32_t group_of(uint64_t index, uint64_t total, uint32_t count) {
   return static_cast<uint32_t>(index * count / total);
 }
 
+// `weights.size()` items in `count` (at most as many) consecutive groups of about equal weight,
+// none empty: an item's group is the share of the weight before it, kept from skipping a group
+// and from leaving the items after it fewer than the groups after it. Equal weights give
+// group_of's groups.
+std::vector<uint32_t> weighted_groups(const std::vector<uint64_t>& weights, uint32_t count) {
+  uint64_t total = 0;
+  for (uint64_t weight : weights) total += weight;
+  const size_t items = weights.size();
+  std::vector<uint32_t> groups(items, 0);
+  uint64_t before = 0;
+  for (size_t i = 0; i < items; ++i) {
+    const uint64_t share =
+        total == 0 ? group_of(i, items, count)
+                   : static_cast<uint64_t>(static_cast<unsigned __int128>(before) * count / total);
+    const uint64_t previous = i == 0 ? 0 : groups[i - 1];
+    const uint64_t lowest = count > items - i ? count - (items - i) : 0;
+    const uint64_t highest = i == 0 ? 0 : std::min<uint64_t>(previous + 1, count - 1);
+    groups[i] = static_cast<uint32_t>(std::clamp(share, std::max(previous, lowest), highest));
+    before += weights[i];
+  }
+  return groups;
+}
+
 }  // namespace
 
-TwinPartitioning partition_fabric(const FabricLayout& layout, uint32_t count) {
+TwinPartitioning partition_fabric(const FabricLayout& layout, uint32_t count,
+                                  std::span<const uint64_t> host_weights) {
   if (count == 0) throw SetupError({"fabric", "0 partitions (at least 1)"});
   TwinPartitioning partitioning;
   partitioning.count = count;
@@ -41,6 +65,14 @@ TwinPartitioning partition_fabric(const FabricLayout& layout, uint32_t count) {
     spines += role == SwitchRole::kSpine;
     supers += role == SwitchRole::kSuperSpine;
   }
+  // Leaves (or pods) by the weight of their hosts.
+  std::vector<uint64_t> weights(by_pod ? layout.pods() : layout.leaves(), 0);
+  for (size_t host = 0; host < layout.hosts() && host < host_weights.size(); ++host) {
+    const SwitchInfo& leaf =
+        layout.switch_info(layout.switch_port(layout.host_switch_port(host)).switch_index);
+    weights[by_pod ? leaf.pod : leaf.role_index] += host_weights[host];
+  }
+  const std::vector<uint32_t> groups = weighted_groups(weights, count);
   for (size_t index = 0; index < layout.switches(); ++index) {
     const SwitchInfo& info = layout.switch_info(index);
     uint32_t& partition = partitioning.of_switch[index];
@@ -48,12 +80,10 @@ TwinPartitioning partition_fabric(const FabricLayout& layout, uint32_t count) {
       case SwitchRole::kSingle:
         break;
       case SwitchRole::kLeaf:
-        partition = by_pod ? group_of(info.pod, layout.pods(), count)
-                           : group_of(info.role_index, layout.leaves(), count);
+        partition = groups[by_pod ? info.pod : info.role_index];
         break;
       case SwitchRole::kSpine:
-        partition = by_pod ? group_of(info.pod, layout.pods(), count)
-                           : group_of(info.role_index, spines, count);
+        partition = by_pod ? groups[info.pod] : group_of(info.role_index, spines, count);
         break;
       case SwitchRole::kSuperSpine:
         partition = group_of(info.role_index, supers, count);

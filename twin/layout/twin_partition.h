@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "clock/time.h"
@@ -27,9 +28,13 @@ struct TwinPartitioning {
 
 // `count` partitions of `layout`: leaves in `count` consecutive groups (whole pods when a
 // three-tier fabric has at least `count` pods), each host with its leaf, spines and super-spines
-// dealt in consecutive groups. Throws std::invalid_argument when `count` is 0, or above 1 on a
-// fabric with fewer leaves than partitions (a single switch has none).
-TwinPartitioning partition_fabric(const FabricLayout& layout, uint32_t count);
+// dealt in consecutive groups. The groups of leaves (or pods) are cut so that each carries about
+// as much of `host_weights` as the others (what each host moves, by host index: the traffic
+// plan's bytes), each with one leaf (or pod) at least; without weights, or with none above 0,
+// they hold about as many leaves (or pods). Throws std::invalid_argument when `count` is 0, or
+// above 1 on a fabric with fewer leaves than partitions (a single switch has none).
+TwinPartitioning partition_fabric(const FabricLayout& layout, uint32_t count,
+                                  std::span<const uint64_t> host_weights = {});
 
 // The partition that owns `end`: a host's, or the switch's of a switch port.
 uint32_t partition_of(const FabricLayout& layout, const TwinPartitioning& partitioning,

@@ -19,9 +19,10 @@ PartitionedTwin::PartitionedTwin(const config::FabricConfig& config,
                       partitions) {}
 
 PartitionedTwin::PartitionedTwin(const config::FabricConfig& config, const FabricLayout& layout,
-                                 uint64_t seed, uint32_t partitions) {
+                                 uint64_t seed, uint32_t partitions,
+                                 std::span<const uint64_t> host_weights) {
   check_fabric_settings(config);
-  partitioning_ = partition_fabric(layout, partitions);
+  partitioning_ = partition_fabric(layout, partitions, host_weights);
   lookahead_ = partition_lookahead(layout, partitioning_);
   for (uint32_t partition = 0; partition < partitions; ++partition) {
     clocks_.push_back(std::make_unique<clock::VirtualClock>());

@@ -41,9 +41,10 @@ class PartitionedTwin {
   PartitionedTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
                   uint64_t seed, uint32_t partitions);
   // The same on a layout laid out already from `config` and the ports (the plan's): every
-  // partition keeps a copy.
+  // partition keeps a copy. `host_weights`: what each host moves, by host index, for the cut
+  // (partition_fabric).
   PartitionedTwin(const config::FabricConfig& config, const FabricLayout& layout, uint64_t seed,
-                  uint32_t partitions);
+                  uint32_t partitions, std::span<const uint64_t> host_weights = {});
   PartitionedTwin(const PartitionedTwin&) = delete;
   PartitionedTwin& operator=(const PartitionedTwin&) = delete;
   ~PartitionedTwin();
