@@ -52,37 +52,12 @@ std::string compare(const CollectiveSpec& spec) {
 }
 
 TEST(MemberFlows, TheRingFamilysSumsAreTheGeneratedProgramsFlows) {
-  uint64_t seed = 3;
   int specs = 0;
-  for (CollectiveType type :
-       {CollectiveType::kAllReduce, CollectiveType::kReduceScatter, CollectiveType::kAllGather}) {
-    for (Algorithm algorithm : {Algorithm::kRing, Algorithm::kBidirectionalRing}) {
-      for (uint32_t n : {2u, 3u, 7u, 16u, 24u}) {
-        for (uint32_t per_host : {1u, 3u, 8u}) {
-          for (uint32_t channels : {0u, 1u, 3u, 8u}) {
-            if (channels > 0 && algorithm != Algorithm::kRing) continue;
-            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-            CollectiveSpec spec;
-            spec.collective = type;
-            spec.algorithm = algorithm;
-            spec.ranks = testing::contiguous_group(n);
-            spec.ranks_per_host = per_host;
-            if (channels > 0) spec.channels = channels;
-            spec.chunks = 1 + static_cast<uint32_t>(seed >> 60) % 4;
-            spec.qps = 1 + static_cast<uint32_t>(seed >> 50) % 4;
-            // Uneven blocks, blocks shorter than the QP alignment, and empty ones.
-            const uint64_t sizes[] = {1000003, 4096 * n + 77, n / 2 + 1};
-            spec.bytes = sizes[(seed >> 40) % 3];
-            ASSERT_EQ(compare(spec), "")
-                << "type " << static_cast<int>(type) << " algorithm " << static_cast<int>(algorithm)
-                << " n " << n << " per host " << per_host << " channels " << channels << " chunks "
-                << spec.chunks << " qps " << spec.qps << " bytes " << spec.bytes;
-            ++specs;
-          }
-        }
-      }
-    }
-  }
+  testing::for_each_ring_spec({{2, 3, 7, 16, 24}, {1, 3, 8}, {0, 1, 3, 8}, 4}, 3,
+                              [&](const CollectiveSpec& spec, const std::string& label) {
+                                ASSERT_EQ(compare(spec), "") << label;
+                                ++specs;
+                              });
   EXPECT_GT(specs, 200);
 }
 

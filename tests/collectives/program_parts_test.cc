@@ -72,45 +72,23 @@ std::string compare_parts(const CollectiveSpec& spec, uint64_t target_ops, uint3
 }
 
 TEST(ProgramParts, TheRingFamilyInPartsIsItsWholeProgram) {
-  uint64_t seed = 11;
-  for (CollectiveType type :
-       {CollectiveType::kAllReduce, CollectiveType::kReduceScatter, CollectiveType::kAllGather}) {
-    for (Algorithm algorithm : {Algorithm::kRing, Algorithm::kBidirectionalRing}) {
-      for (uint32_t n : {1u, 2u, 5u, 16u}) {
-        for (uint32_t per_host : {1u, 4u}) {
-          for (uint32_t channels : {0u, 3u}) {
-            if (channels > 0 && algorithm != Algorithm::kRing) continue;
-            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-            CollectiveSpec spec;
-            spec.collective = type;
-            spec.algorithm = algorithm;
-            spec.ranks = testing::contiguous_group(n);
-            spec.ranks_per_host = per_host;
-            if (channels > 0) spec.channels = channels;
-            spec.chunks = 1 + static_cast<uint32_t>(seed >> 60) % 3;
-            spec.qps = 1 + static_cast<uint32_t>(seed >> 50) % 3;
-            const uint64_t sizes[] = {1000003, 4096 * n + 77, n / 2 + 1};
-            spec.bytes = sizes[(seed >> 40) % 3];
-            for (uint64_t target : {1u, 7u, 1000000u}) {
-              uint32_t parts = 0;
-              ASSERT_EQ(compare_parts(spec, target, parts), "")
-                  << "type " << static_cast<int>(type) << " algorithm "
-                  << static_cast<int>(algorithm) << " n " << n << " per host " << per_host
-                  << " channels " << channels << " target " << target;
-              // One operation a part cuts a ring of 3 or more members (2 steps or more) into a part
-              // a step.
-              if (target == 1 && n > 2 && spec.bytes >= n) {
-                EXPECT_GT(parts, 1u);
-              }
-              if (target == 1000000) {
-                EXPECT_LE(parts, 1u);
-              }
-            }
-          }
-        }
-      }
-    }
-  }
+  testing::for_each_ring_spec({{1, 2, 5, 16}, {1, 4}, {0, 3}, 3}, 11,
+                              [&](const CollectiveSpec& spec, const std::string& label) {
+                                for (uint64_t target : {1u, 7u, 1000000u}) {
+                                  uint32_t parts = 0;
+                                  ASSERT_EQ(compare_parts(spec, target, parts), "")
+                                      << label << " target " << target;
+                                  // One operation a part cuts a ring of 3 or more members (2 steps
+                                  // or more) into a part a step.
+                                  const size_t n = spec.ranks.size();
+                                  if (target == 1 && n > 2 && spec.bytes >= n) {
+                                    EXPECT_GT(parts, 1u) << label;
+                                  }
+                                  if (target == 1000000) {
+                                    EXPECT_LE(parts, 1u) << label;
+                                  }
+                                }
+                              });
 }
 
 TEST(ProgramParts, OtherAlgorithmsComeInOnePart) {

@@ -1,6 +1,8 @@
 // Process groups and specs shared by the collectives tests.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -66,5 +68,54 @@ std::string verify_varied(CollectiveSpec spec, uint64_t seed);
 
 // All-to-all-v sizes for n members, roughly `bytes` per member, with zeros sprinkled in.
 std::vector<uint64_t> uneven_matrix(uint32_t n, uint64_t bytes, uint64_t seed);
+
+// What a ring-family spec of for_each_ring_spec varies over; chunks and QPs per peer are drawn
+// from 1 .. max_chunks_and_qps, and the size among uneven blocks, blocks shorter than the QP
+// alignment and empty ones.
+struct RingSpecRange {
+  std::vector<uint32_t> members;
+  std::vector<uint32_t> ranks_per_host;
+  std::vector<uint32_t> channels;  // 0: unset; only the one-way ring takes channels
+  uint32_t max_chunks_and_qps = 4;
+};
+
+// Calls fn(spec, label) for all-reduce, reduce-scatter and all-gather on the ring and the
+// bidirectional ring over `range`, the draws made from `seed`; `label` names the spec for a
+// failure message. Stops at the first fatal failure.
+template <typename Fn>
+void for_each_ring_spec(const RingSpecRange& range, uint64_t seed, Fn&& fn) {
+  using trace::CollectiveType;
+  for (CollectiveType type :
+       {CollectiveType::kAllReduce, CollectiveType::kReduceScatter, CollectiveType::kAllGather}) {
+    for (Algorithm algorithm : {Algorithm::kRing, Algorithm::kBidirectionalRing}) {
+      for (uint32_t n : range.members) {
+        for (uint32_t per_host : range.ranks_per_host) {
+          for (uint32_t channels : range.channels) {
+            if (channels > 0 && algorithm != Algorithm::kRing) continue;
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            CollectiveSpec spec;
+            spec.collective = type;
+            spec.algorithm = algorithm;
+            spec.ranks = contiguous_group(n);
+            spec.ranks_per_host = per_host;
+            if (channels > 0) spec.channels = channels;
+            spec.chunks = 1 + static_cast<uint32_t>(seed >> 60) % range.max_chunks_and_qps;
+            spec.qps = 1 + static_cast<uint32_t>(seed >> 50) % range.max_chunks_and_qps;
+            const uint64_t sizes[] = {1000003, 4096 * n + 77, n / 2 + 1};
+            spec.bytes = sizes[(seed >> 40) % 3];
+            const std::string label =
+                "type " + std::to_string(static_cast<int>(type)) + " algorithm " +
+                std::to_string(static_cast<int>(algorithm)) + " n " + std::to_string(n) +
+                " per host " + std::to_string(per_host) + " channels " + std::to_string(channels) +
+                " chunks " + std::to_string(spec.chunks) + " qps " + std::to_string(spec.qps) +
+                " bytes " + std::to_string(spec.bytes);
+            fn(spec, label);
+            if (::testing::Test::HasFatalFailure()) return;
+          }
+        }
+      }
+    }
+  }
+}
 
 }  // namespace etwire::collectives::testing

@@ -14,16 +14,6 @@ namespace {
 
 using trace::CollectiveType;
 
-void expect_equal(const FctPercentiles& got, const FctPercentiles& want) {
-  EXPECT_EQ(got.kind, want.kind);
-  EXPECT_EQ(got.flows, want.flows);
-  EXPECT_EQ(got.p50, want.p50);
-  EXPECT_EQ(got.p90, want.p90);
-  EXPECT_EQ(got.p99, want.p99);
-  EXPECT_EQ(got.p999, want.p999);
-  EXPECT_EQ(got.max, want.max);
-}
-
 TEST(FctSamples, PercentilesAreThoseOfEverySample) {
   std::mt19937_64 rng(7);
   // Few distinct times (a uniform ring), many (a congested fabric), and one sample.
@@ -40,8 +30,8 @@ TEST(FctSamples, PercentilesAreThoseOfEverySample) {
       std::vector<clock::Nanos> sorted = samples;
       std::sort(sorted.begin(), sorted.end());
       EXPECT_EQ(kept.expanded(), sorted) << "span " << span << " count " << count;
-      expect_equal(kept.percentiles(CollectiveType::kAllReduce),
-                   fct_percentiles(CollectiveType::kAllReduce, samples));
+      EXPECT_EQ(kept.percentiles(CollectiveType::kAllReduce),
+                fct_percentiles(CollectiveType::kAllReduce, samples));
       EXPECT_LE(kept.distinct(), std::min<size_t>(count, span));
     }
   }
@@ -54,12 +44,12 @@ TEST(FctSamples, SamplesAddedAfterReadingCountToo) {
     kept.add(fct);
     samples.push_back(fct);
   }
-  expect_equal(kept.percentiles(std::nullopt), fct_percentiles(std::nullopt, samples));
+  EXPECT_EQ(kept.percentiles(std::nullopt), fct_percentiles(std::nullopt, samples));
   for (clock::Nanos fct : {10, 90, 90, 5}) {
     kept.add(fct);
     samples.push_back(fct);
   }
-  expect_equal(kept.percentiles(std::nullopt), fct_percentiles(std::nullopt, samples));
+  EXPECT_EQ(kept.percentiles(std::nullopt), fct_percentiles(std::nullopt, samples));
   EXPECT_EQ(kept.distinct(), 5u);
 }
 
@@ -67,8 +57,8 @@ TEST(FctSamples, NoSamples) {
   const FctSamples kept;
   EXPECT_TRUE(kept.empty());
   std::vector<clock::Nanos> none;
-  expect_equal(kept.percentiles(CollectiveType::kAllGather),
-               fct_percentiles(CollectiveType::kAllGather, none));
+  EXPECT_EQ(kept.percentiles(CollectiveType::kAllGather),
+            fct_percentiles(CollectiveType::kAllGather, none));
   EXPECT_TRUE(kept.expanded().empty());
 }
 
