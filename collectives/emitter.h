@@ -29,21 +29,21 @@ class Emitter {
   virtual ~Emitter() = default;
   // Called between builder.begin_member(position) and builder.end_member().
   virtual void emit(uint32_t position, ProgramBuilder& builder) = 0;
-  // What participant `position` sends, into `out` as collectives::flows reports its program (per
-  // destination and QP, sorted by them), worked out without building the program: a ring
-  // member's 2(n-1) steps are what makes planning a large job quadratic. False when this emitter
-  // has no such shortcut; the caller then generates the program.
   // Appends the next part of participant cursor.position's program, about `target_ops` operations
   // or more where the algorithm can stop there, and sets cursor.done with the last part; called
   // between builder.begin_member and builder.end_member. The default emits the whole program as
-  // one part. An emitter that cuts its program in parts guarantees what lets a consumer emit the
-  // next part only once an operation of the last one completes (engine::MemberExecution): every
-  // operation of a later part that is not a receive depends on an operation of its own part or
-  // of the part just before it, so none could start before its part exists.
+  // one part. An emitter that cuts its program promises that every operation of a later part
+  // that is not a receive depends on an operation of its own part or of the part just before it:
+  // then none could start before its part exists, even when a consumer emits the next part only
+  // once an operation of the last one completes (engine::MemberExecution).
   virtual void emit_part(EmitCursor& cursor, uint64_t /*target_ops*/, ProgramBuilder& builder) {
     emit(cursor.position, builder);
     cursor.done = true;
   }
+  // What participant `position` sends, into `out` as collectives::flows reports its program (per
+  // destination and QP, sorted by them), worked out without building the program: a ring
+  // member's 2(n-1) steps are what makes planning a large job quadratic. False when this emitter
+  // has no such shortcut; the caller then generates the program.
   virtual bool summarize(uint32_t /*position*/, std::vector<Flow>& /*out*/) { return false; }
 };
 
