@@ -63,7 +63,8 @@ stop_spinners() {
   # Each spinner leads its own process group (setsid): a command's children go with it.
   local pid
   for pid in "${spinner_pids[@]}"; do kill -- "-$pid" 2>/dev/null; done
-  ((${#spinner_pids[@]})) && wait "${spinner_pids[@]}" 2>/dev/null
+  # A spinner killed reports 143; under `set -e` that would become the script's exit code.
+  ((${#spinner_pids[@]})) && { wait "${spinner_pids[@]}" 2>/dev/null || true; }
   spinner_pids=()
 }
 trap stop_spinners EXIT INT TERM
