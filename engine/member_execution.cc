@@ -151,18 +151,18 @@ MemberExecution::Part& MemberExecution::part_of(uint32_t g) {
 }
 
 MemberExecution::Channel* MemberExecution::find_channel(uint32_t peer, uint16_t qp) {
-  for (Channel& channel : channels_) {
-    if (channel.peer == peer && channel.qp == qp) return &channel;
+  // Members have few channels (a ring two or four, an all-to-all one per peer and QP), and
+  // channel_of runs once per chunk operation as it is emitted: a linear search from the most
+  // recent channel is enough.
+  for (size_t c = channels_.size(); c-- > 0;) {
+    if (channels_[c].peer == peer && channels_[c].qp == qp) return &channels_[c];
   }
   return nullptr;
 }
 
 uint32_t MemberExecution::channel_of(uint32_t peer, uint16_t qp) {
-  // Members have few channels (a ring two or four, an all-to-all one per peer and QP), and this
-  // runs once per chunk operation as it is emitted: a linear search from the most recent channel
-  // is enough.
-  for (size_t c = channels_.size(); c-- > 0;) {
-    if (channels_[c].peer == peer && channels_[c].qp == qp) return static_cast<uint32_t>(c);
+  if (const Channel* found = find_channel(peer, qp)) {
+    return static_cast<uint32_t>(found - channels_.data());
   }
   Channel& channel = channels_.emplace_back();
   channel.peer = peer;
