@@ -41,13 +41,14 @@ FctPercentiles fct_percentiles(collectives::CollectiveKind kind,
 void FctSamples::fold() const {
   if (pending_.empty()) return;
   std::sort(pending_.begin(), pending_.end());
-  merged_.clear();
-  merged_.reserve(values_.size() + pending_.size());
+  // A new array rather than a kept scratch: it would hold as much as values_ between folds.
+  std::vector<Value> merged;
+  merged.reserve(values_.size() + pending_.size());
   auto add = [&](clock::Nanos fct, uint64_t flows) {
-    if (!merged_.empty() && merged_.back().fct == fct) {
-      merged_.back().flows += flows;
+    if (!merged.empty() && merged.back().fct == fct) {
+      merged.back().flows += flows;
     } else {
-      merged_.push_back({fct, flows});
+      merged.push_back({fct, flows});
     }
   };
   size_t v = 0;
@@ -61,9 +62,7 @@ void FctSamples::fold() const {
   for (; v < values_.size(); ++v) add(values_[v].fct, values_[v].flows);
   count_ += pending_.size();
   pending_.clear();
-  values_.swap(merged_);
-  merged_.clear();
-  merged_.shrink_to_fit();
+  values_.swap(merged);
   fold_at_ = std::max(kMinPending, values_.size());
 }
 

@@ -55,7 +55,6 @@ class FctSamples {
   static constexpr size_t kMinPending = size_t{1} << 16;
   mutable std::vector<clock::Nanos> pending_;
   mutable std::vector<Value> values_;  // ascending by fct
-  mutable std::vector<Value> merged_;  // fold's scratch
   mutable uint64_t count_ = 0;         // samples in values_
   mutable size_t fold_at_ = kMinPending;
 };
