@@ -10,7 +10,6 @@
 #include <random>
 #include <string>
 
-#include <deque>
 #include <vector>
 
 #include "collectives/generate.h"
@@ -47,12 +46,10 @@ class Group {
   // Delivers and acknowledges the oldest message in flight; false when none is.
   bool pump() {
     if (in_flight_.empty()) return false;
-    const auto [from, request] = in_flight_.front();
-    in_flight_.pop_front();
-    Actions receiver(*this, request.peer);
-    EXPECT_TRUE(executions_[request.peer].data_arrived(from, request.qp, request.index, receiver));
-    Actions sender(*this, from);
-    executions_[from].send_completed(request.op, sender);
+    const InFlight message = in_flight_.front();
+    in_flight_.erase(in_flight_.begin());
+    if (!message.delivered) deliver(message);
+    acknowledge(message);
     observe();
     return true;
   }
@@ -61,33 +58,48 @@ class Group {
   // acknowledgement leaves the sender's queue after the data reached the receiver), so that a
   // test can run a collective in any order the network could.
   void pump_at(size_t slot) {
-    auto [from, request, delivered] = unordered_.at(slot);
-    unordered_.erase(unordered_.begin() + static_cast<ptrdiff_t>(slot));
-    if (!delivered) {
-      Actions receiver(*this, request.peer);
-      EXPECT_TRUE(
-          executions_[request.peer].data_arrived(from, request.qp, request.index, receiver));
-      log_.push_back("data " + std::to_string(from) + "->" + std::to_string(request.peer));
-      unordered_.push_back({from, request, true});
+    InFlight message = in_flight_.at(slot);
+    in_flight_.erase(in_flight_.begin() + static_cast<ptrdiff_t>(slot));
+    if (!message.delivered) {
+      deliver(message);
+      message.delivered = true;
+      in_flight_.push_back(message);
     } else {
-      Actions sender(*this, from);
-      executions_[from].send_completed(request.op, sender);
-      log_.push_back("ack " + std::to_string(from) + " op " + std::to_string(request.op));
+      acknowledge(message);
     }
     observe();
   }
-  // Sends not yet delivered or acknowledged, in the order pump_at counts them.
-  size_t unordered() const { return unordered_.size(); }
   // Every arrival, send, delivery, acknowledgement and completion so far, in order.
   const std::vector<std::string>& log() const { return log_; }
   // The most chunk operations any member held at once.
   uint64_t most_held() const { return most_held_; }
 
   MemberExecution& member(uint32_t position) { return executions_[position]; }
+  // Messages not yet delivered or acknowledged, in the order pump_at counts them.
   size_t in_flight() const { return in_flight_.size(); }
   uint64_t sent() const { return sent_; }
 
  private:
+  struct InFlight {
+    uint32_t from = 0;
+    SendRequest request;
+    bool delivered = false;
+  };
+
+  void deliver(const InFlight& message) {
+    const SendRequest& request = message.request;
+    Actions receiver(*this, request.peer);
+    EXPECT_TRUE(
+        executions_[request.peer].data_arrived(message.from, request.qp, request.index, receiver));
+    log_.push_back("data " + std::to_string(message.from) + "->" + std::to_string(request.peer));
+  }
+  void acknowledge(const InFlight& message) {
+    Actions sender(*this, message.from);
+    executions_[message.from].send_completed(message.request.op, sender);
+    log_.push_back("ack " + std::to_string(message.from) + " op " +
+                   std::to_string(message.request.op));
+  }
+
   void observe() {
     for (uint32_t p = 0; p < executions_.size(); ++p) {
       most_held_ = std::max(most_held_, executions_[p].held());
@@ -104,8 +116,7 @@ class Group {
     bool peer_ready(uint32_t peer) const override { return group_.arrived_[peer]; }
     void send(const SendRequest& request) override {
       EXPECT_TRUE(group_.arrived_[request.peer]);
-      group_.in_flight_.emplace_back(self_, request);
-      group_.unordered_.push_back({self_, request, false});
+      group_.in_flight_.push_back({self_, request, false});
       group_.log_.push_back(fmt::format("send {}->{} op {} qp {} chunk {} bytes {} index {}", self_,
                                         request.peer, request.op, request.qp, request.chunk,
                                         request.bytes, request.index));
@@ -117,19 +128,12 @@ class Group {
     uint32_t self_;
   };
 
-  struct Unordered {
-    uint32_t from = 0;
-    SendRequest request;
-    bool delivered = false;
-  };
-
   collectives::ProgramGenerator generator_;
   uint64_t part_ops_;
   collectives::CollectiveProgram parts_;
   std::vector<MemberExecution> executions_;
   std::vector<bool> arrived_;
-  std::deque<std::pair<uint32_t, SendRequest>> in_flight_;  // for pump()
-  std::vector<Unordered> unordered_;                        // for pump_at()
+  std::vector<InFlight> in_flight_;
   std::vector<bool> finished_;
   std::vector<std::string> log_;
   uint64_t most_held_ = 0;
@@ -214,11 +218,11 @@ std::vector<std::string> shuffled_run(const collectives::CollectiveSpec& spec, u
   std::shuffle(order.begin(), order.end(), rng);
   for (uint32_t position : order) {
     group.arrive(position);
-    for (uint64_t pumps = rng() % 8; pumps > 0 && group.unordered() > 0; --pumps) {
-      group.pump_at(rng() % group.unordered());
+    for (uint64_t pumps = rng() % 8; pumps > 0 && group.in_flight() > 0; --pumps) {
+      group.pump_at(rng() % group.in_flight());
     }
   }
-  while (group.unordered() > 0) group.pump_at(rng() % group.unordered());
+  while (group.in_flight() > 0) group.pump_at(rng() % group.in_flight());
   for (uint32_t p = 0; p < order.size(); ++p) {
     EXPECT_TRUE(group.member(p).done()) << "member " << p << " part_ops " << part_ops;
   }
