@@ -10,14 +10,16 @@ summary.json only (no flows.csv, collectives.csv, qps.csv or ports.csv), so the 
 engine's, the transport's and the twin's.
 
     bench/twin_scale.py [--etwire build/release/etwire] [--ranks 128,256,512,1024]
-                        [--bytes 1GiB] [--ranks-per-port K] [--partitions P [--threads T]]
-                        [--work DIR] [--json FILE]
+                        [--bytes 1GiB] [--ranks-per-port K] [--partitions P [--threads T]
+                        [--processes N]] [--work DIR] [--json FILE]
 
 --ranks-per-port K puts K consecutive ranks on each port (mapping placement block,
 ranks_per_port K: N / K ports), as a server's GPUs share its NICs; the default is one rank a port.
 
 --partitions P cuts the twin into P partitions of its leaves (fabric.partitions; parallel virtual
-time), which `etwire run --threads T` runs (default: one thread per core).
+time), which `etwire run --threads T` runs (default: one thread per core). --processes N spreads
+them over N processes of `mpirun -np N` on this machine (each with T threads); the peak RSS is then
+the largest process's, and the CPU time that of all.
 
 Each rank count runs in its own process, so each peak RSS is its own (os.wait4's ru_maxrss).
 docs/performance.md, "The twin at cluster scale", has the table and the command.
@@ -105,8 +107,12 @@ def measure(args, ranks, work):
                               spines=min(16, ports_per_leaf), partitions=args.partitions))
     log = os.path.join(work, f"r{ranks}", "run.log")
     threads = ["--threads", str(args.threads)] if args.threads else []
-    code, wall, cpu, rss_mb = run_measured([args.etwire, "run", config, "--no-metrics", *threads],
-                                           log)
+    launcher = []
+    if args.processes > 1:
+        launcher = [shutil.which("mpirun"), "--allow-run-as-root", "--oversubscribe", "-np",
+                    str(args.processes)]
+    code, wall, cpu, rss_mb = run_measured(
+        [*launcher, args.etwire, "run", config, "--no-metrics", *threads], log)
     if code != 0:
         with open(log) as f:
             sys.exit(f"twin_scale: etwire run of {ranks} ranks exited {code}:\n{f.read()[-2000:]}")
@@ -115,7 +121,7 @@ def measure(args, ranks, work):
     data_packets = sum(p["data_packets"] or 0 for p in summary["ports"])
     events = summary["run"]["events"]
     return {"ranks": ranks, "bytes": args.bytes, "partitions": args.partitions,
-            "threads": args.threads, "events": events,
+            "threads": args.threads, "processes": args.processes, "events": events,
             "data_packets": data_packets, "events_per_data_packet": events / data_packets,
             "virtual_ms": summary["run"]["end_time_ns"] / 1e6, "wall_s": wall,
             "events_per_s": events / wall, "cpu_s": cpu, "cores": cpu / wall,
@@ -135,6 +141,8 @@ def main():
                         help="partitions of the twin (fabric.partitions, default 1)")
     parser.add_argument("--threads", type=int, default=0,
                         help="threads that run them (etwire run --threads; default: one per core)")
+    parser.add_argument("--processes", type=int, default=1,
+                        help="MPI processes the partitions are spread over (mpirun -np; default 1)")
     parser.add_argument("--work", help="where traces and results go (default: a temporary "
                         "directory, removed at the end)")
     parser.add_argument("--json", help="also write the rows to this file (JSON lines)")
@@ -151,6 +159,10 @@ def main():
         parser.error("--partitions: at least 1")
     if args.threads < 0 or (args.threads and args.partitions == 1):
         parser.error("--threads: a positive count, with --partitions above 1")
+    if args.processes < 1 or args.processes > args.partitions:
+        parser.error("--processes: a positive count, at most --partitions")
+    if args.processes > 1 and not shutil.which("mpirun"):
+        parser.error("--processes: mpirun is not on the PATH (Open MPI: apt-get install openmpi-bin)")
     if not os.access(args.etwire, os.X_OK):
         parser.error(f"--etwire: {args.etwire} is not an executable (build it: scripts/setup.sh)")
     work = args.work or tempfile.mkdtemp(prefix="etwire-twin-scale-")

@@ -73,10 +73,13 @@ CommandAction add_validate_command(CLI::App& app) {
     }
     if (session.rank() == 0) {
       std::cout << fmt::format("OK {}: {}{}\n", opts->config, control::summarize_config(loaded),
-                               session.mpi()
-                                   ? fmt::format(", checked by {} emulator process{}",
-                                                 session.size(), session.size() == 1 ? "" : "es")
-                                   : "");
+                               !session.mpi() ? ""
+                               : runner::twin_spread_over(loaded.config, session.size())
+                                   ? fmt::format(", checked by the {} processes the fabric twin "
+                                                 "is spread over",
+                                                 session.size())
+                                   : fmt::format(", checked by {} emulator process{}",
+                                                 session.size(), session.size() == 1 ? "" : "es"));
     }
     return runner::kExitOk;
   };

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "cluster/mpi_check.h"
+
 namespace etwire::cluster {
 
 namespace {
@@ -24,15 +26,6 @@ std::string host_name() {
   char name[256] = {};
   if (gethostname(name, sizeof(name) - 1) != 0) return "unknown";
   return name;
-}
-
-void check(int code, const char* call) {
-  if (code != MPI_SUCCESS) {
-    char text[MPI_MAX_ERROR_STRING] = {};
-    int length = 0;
-    MPI_Error_string(code, text, &length);
-    throw std::runtime_error(std::string(call) + " failed: " + text);
-  }
 }
 
 constexpr int kProbeTag = 17;
@@ -57,7 +50,7 @@ std::unique_ptr<Session> Session::start(int* argc, char*** argv) {
   }
   // The main thread alone calls MPI; worker threads (DPDK lcores) never do.
   int provided = 0;
-  check(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  check_mpi(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
   int rank = 0;
   int size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -82,8 +75,8 @@ std::vector<std::string> Session::all_gather(const std::string& mine) const {
   if (!mpi_) return {mine};
   const int length = static_cast<int>(mine.size());
   std::vector<int> lengths(static_cast<size_t>(size_));
-  check(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD),
-        "MPI_Allgather");
+  check_mpi(MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, MPI_COMM_WORLD),
+            "MPI_Allgather");
   std::vector<int> offsets(static_cast<size_t>(size_), 0);
   int total = 0;
   for (size_t p = 0; p < lengths.size(); ++p) {
@@ -91,9 +84,9 @@ std::vector<std::string> Session::all_gather(const std::string& mine) const {
     total += lengths[p];
   }
   std::string all(static_cast<size_t>(total), '\0');
-  check(MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
-                       MPI_CHAR, MPI_COMM_WORLD),
-        "MPI_Allgatherv");
+  check_mpi(MPI_Allgatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(),
+                           offsets.data(), MPI_CHAR, MPI_COMM_WORLD),
+            "MPI_Allgatherv");
   std::vector<std::string> out;
   for (size_t p = 0; p < lengths.size(); ++p) {
     out.push_back(all.substr(static_cast<size_t>(offsets[p]), static_cast<size_t>(lengths[p])));
@@ -102,20 +95,20 @@ std::vector<std::string> Session::all_gather(const std::string& mine) const {
 }
 
 void Session::barrier() const {
-  if (mpi_) check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  if (mpi_) check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
 }
 
 Session::Arrival::Arrival(bool mpi) : mpi_(mpi), passed_(!mpi) {
   if (!mpi_) return;
   auto* request = new MPI_Request;
-  check(MPI_Ibarrier(MPI_COMM_WORLD, request), "MPI_Ibarrier");
+  check_mpi(MPI_Ibarrier(MPI_COMM_WORLD, request), "MPI_Ibarrier");
   request_ = request;
 }
 
 bool Session::Arrival::passed() {
   if (passed_) return true;
   int done = 0;
-  check(MPI_Test(static_cast<MPI_Request*>(request_), &done, MPI_STATUS_IGNORE), "MPI_Test");
+  check_mpi(MPI_Test(static_cast<MPI_Request*>(request_), &done, MPI_STATUS_IGNORE), "MPI_Test");
   passed_ = done != 0;
   return passed_;
 }
@@ -149,11 +142,11 @@ std::vector<ClockOffset> Session::clock_offsets(int rounds) const {
     for (int peer = 1; peer < size_; ++peer) {
       for (RoundTrip& sample : samples) {
         sample.sent_ns = now_ns();
-        check(MPI_Send(&sample.sent_ns, 1, MPI_INT64_T, peer, kProbeTag, MPI_COMM_WORLD),
-              "MPI_Send");
-        check(MPI_Recv(&sample.remote_ns, 1, MPI_INT64_T, peer, kProbeTag, MPI_COMM_WORLD,
-                       MPI_STATUS_IGNORE),
-              "MPI_Recv");
+        check_mpi(MPI_Send(&sample.sent_ns, 1, MPI_INT64_T, peer, kProbeTag, MPI_COMM_WORLD),
+                  "MPI_Send");
+        check_mpi(MPI_Recv(&sample.remote_ns, 1, MPI_INT64_T, peer, kProbeTag, MPI_COMM_WORLD,
+                           MPI_STATUS_IGNORE),
+                  "MPI_Recv");
         sample.received_ns = now_ns();
       }
       offsets.push_back(estimate_offset(samples));
@@ -162,10 +155,10 @@ std::vector<ClockOffset> Session::clock_offsets(int rounds) const {
   }
   for (int round = 0; round < rounds; ++round) {
     int64_t probe = 0;
-    check(MPI_Recv(&probe, 1, MPI_INT64_T, 0, kProbeTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-          "MPI_Recv");
+    check_mpi(MPI_Recv(&probe, 1, MPI_INT64_T, 0, kProbeTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+              "MPI_Recv");
     const int64_t reading = now_ns();
-    check(MPI_Send(&reading, 1, MPI_INT64_T, 0, kProbeTag, MPI_COMM_WORLD), "MPI_Send");
+    check_mpi(MPI_Send(&reading, 1, MPI_INT64_T, 0, kProbeTag, MPI_COMM_WORLD), "MPI_Send");
   }
   return offsets;
 }

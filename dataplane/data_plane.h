@@ -90,6 +90,12 @@ class DataPlane {
   // Only the counters of port_record(port), read without allocating (the port time series reads
   // them every sample).
   virtual PortCounters port_counters(size_t port) const { return port_record(port); }
+  // Brings the counters together where the data plane runs in several processes (the fabric
+  // twin's partitions spread over an MPI session): port_counters(), port_record() and
+  // paced_rates_bps() then read every process's, as of this call. Collective there, at the same
+  // place of the run in every process (the port time series, before each sample); nothing to do
+  // in one process.
+  virtual void settle_counters() {}
 
   // Appends every QP half our transport holds on this process's ports, with its counters and
   // DCQCN rates as of now (qps.csv), and returns true; false, appending nothing, when the QPs are

@@ -32,6 +32,7 @@ PortSampler::PortSampler(dataplane::DataPlane& data_plane, clock::Nanos interval
 }
 
 bool PortSampler::read() {
+  data_plane_.settle_counters();
   data_plane_.paced_rates_bps(rates_);
   bool changed = false;
   for (size_t i = 0; i < ports_.size(); ++i) {

@@ -106,8 +106,10 @@ int ConfiguredRun::agree() {
       code != kExitOk) {
     return code;
   }
-  // Split between emulator processes, process 0 writes the results of all.
-  split_ = session.size() > 1;
+  // Split between emulator processes, process 0 writes the results of all; a twin spread over
+  // processes runs the whole engine in each, and process 0 writes its results.
+  twin_spread_ = twin_spread_over(loaded.config, session.size());
+  split_ = session.size() > 1 && !twin_spread_;
   writes_results_ = session.rank() == 0;
   return kExitOk;
 }
@@ -115,12 +117,14 @@ int ConfiguredRun::agree() {
 int ConfiguredRun::set_up() {
   const cluster::Session& session = cluster::Session::current();
   const config::RunConfig& config = loaded_->config;
-  options_.stop = &stop_requested();
+  // Spread over processes, every engine stops after the same window (the data plane agrees).
+  options_.stop = twin_spread_ ? &agreed_stop_ : &stop_requested();
   options_.watchdog_ns = watchdog_ns_;
   options_.time_scale = request_.time_scale;
-  if (!request_.no_progress) {
+  // The engines of a spread twin are alike: process 0's shows the progress.
+  if (!request_.no_progress && (!twin_spread_ || writes_results_)) {
     // Split between processes, each sees only its own part of the instances: no total.
-    progress_ = std::make_unique<RunProgress>(session.size() > 1 ? 0 : expected_instances(*loaded_),
+    progress_ = std::make_unique<RunProgress>(split_ ? 0 : expected_instances(*loaded_),
                                               isatty(STDERR_FILENO) != 0);
     options_.progress = RunProgress::report;
     options_.progress_context = progress_.get();
@@ -132,8 +136,11 @@ int ConfiguredRun::set_up() {
         request_.threads, request_.config);
     return kExitBadInput;
   }
-  options_.data_plane = data_plane_factory(*loaded_, request_.threads);
-  options_.session = &session;
+  dataplane::SpreadOver spread;
+  if (twin_spread_) spread = {&session, &stop_requested(), &agreed_stop_};
+  options_.data_plane = data_plane_factory(*loaded_, request_.threads, spread);
+  // A spread twin's engine is the whole run's in every process.
+  options_.session = twin_spread_ ? nullptr : &session;
   if (const int code = set_up_every_process(
           session, config,
           [&] { engine_ = std::make_unique<engine::RunEngine>(*loaded_, options_); });
@@ -157,7 +164,9 @@ int ConfiguredRun::open_outputs() {
   config::MetricsEndpoint metrics = config.telemetry.metrics;
   const int before_on_host = processes_before_on_host(session);
   if (metrics.port != 0) metrics.port = static_cast<uint16_t>(metrics.port + before_on_host);
-  if (!request_.no_metrics && (metrics.enabled || !metrics.pushgateway.empty())) {
+  // The engines of a spread twin are alike, and only process 0 has its counters between samples.
+  const bool serves = !twin_spread_ || writes_results_;
+  if (!request_.no_metrics && serves && (metrics.enabled || !metrics.pushgateway.empty())) {
     try {
       outputs_->open_telemetry(*engine_, metrics);
     } catch (const telemetry::EndpointError& e) {
@@ -200,8 +209,11 @@ int ConfiguredRun::start() {
         "running {}: {} job{}, {} ranks on {} ports{}; results in {}{}\n", config.run.name,
         config.workload.jobs.size(), config.workload.jobs.size() == 1 ? "" : "s",
         engine_->results().world_size, config.ports.size(),
-        split_ ? fmt::format(" across {} emulator processes", session.size()) : "", out_.string(),
-        serving);
+        split_         ? fmt::format(" across {} emulator processes", session.size())
+        : twin_spread_ ? fmt::format(", the fabric twin's {} partitions spread over {} processes",
+                                     config.fabric.partitions, session.size())
+                       : "",
+        out_.string(), serving);
   }
   // Said before the first packet (a DCQCN setting that differs, a rate limit the RNIC refused),
   // and again in the summary.
@@ -290,8 +302,8 @@ int ConfiguredRun::report(const engine::RunResults& results) {
 }
 
 int ConfiguredRun::release(int code) {
-  if (!split_) return code;
   const cluster::Session& session = cluster::Session::current();
+  if (session.size() <= 1) return code;
   // Process 0 reports the run; every process ends with its exit code, as mpirun expects.
   code = cluster::exit_code_of_process_zero(session, code);
   release_every_process(session, loaded_->config, [&] { engine_.reset(); });

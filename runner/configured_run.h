@@ -7,6 +7,7 @@
 // collective, algorithm and size.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -85,7 +86,11 @@ class ConfiguredRun {
   clock::Nanos watchdog_ns_ = 0;
   std::shared_ptr<const control::RunPlan> loaded_;
   std::vector<cluster::ClockOffset> offsets_;
-  bool split_ = false;
+  bool split_ = false;  // between emulator processes
+  // Under MPI: the partitioned twin spread over the processes (twin_spread_over), and the stop
+  // they agree on, which the engine reads then.
+  bool twin_spread_ = false;
+  std::atomic<bool> agreed_stop_{false};
   bool writes_results_ = true;
   engine::RunOptions options_;
   std::unique_ptr<RunProgress> progress_;  // unless --no-progress

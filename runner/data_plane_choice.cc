@@ -17,7 +17,8 @@
 
 namespace etwire::runner {
 
-dataplane::DataPlaneFactory data_plane_factory(const control::RunPlan& plan, uint32_t threads) {
+dataplane::DataPlaneFactory data_plane_factory(const control::RunPlan& plan, uint32_t threads,
+                                               dataplane::SpreadOver spread) {
   const config::RunConfig& config = plan.config;
   const twin::FabricLayout* layout = plan.twin.layout ? &*plan.twin.layout : nullptr;
   const config::Backend backend =
@@ -52,11 +53,11 @@ dataplane::DataPlaneFactory data_plane_factory(const control::RunPlan& plan, uin
         weights.push_back(host.bytes_sent + host.bytes_received);
       }
     }
-    return [threads, layout, weights](
+    return [threads, layout, weights, spread](
                const config::RunConfig& c,
                transport::FlowObserver& observer) -> std::unique_ptr<dataplane::DataPlane> {
       return std::make_unique<dataplane::PartitionedDataPlane>(c, observer, threads, layout,
-                                                               weights);
+                                                               weights, spread);
     };
   }
   return dataplane::loopback_data_plane_factory(1, layout);

@@ -7,6 +7,7 @@
 #include "config/run_config.h"
 #include "control/plan/run_plan.h"
 #include "dataplane/data_plane.h"
+#include "dataplane/loopback/partitioned_data_plane.h"
 
 namespace etwire::runner {
 
@@ -15,7 +16,10 @@ namespace etwire::runner {
 // data plane's (a verbs run on a machine without RDMA devices: nic::verbs::NoRdmaDevice). A data
 // plane on the fabric twin stands on the twin's layout the plan laid out; the plan must outlive
 // the data plane.
-dataplane::DataPlaneFactory data_plane_factory(const control::RunPlan& plan, uint32_t threads = 0);
+// `spread`: the processes a partitioned twin is spread over (twin_spread_over), and the stop they
+// agree on; none by default.
+dataplane::DataPlaneFactory data_plane_factory(const control::RunPlan& plan, uint32_t threads = 0,
+                                               dataplane::SpreadOver spread = {});
 
 // With -v, one debug line per port this process drives: backend, speed, MTU and device. Called
 // once the data plane is set up, so the lines say what was opened.

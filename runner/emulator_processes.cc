@@ -26,14 +26,46 @@ std::string signed_duration(int64_t ns) {
                      format_duration_ns(static_cast<uint64_t>(ns < 0 ? -ns : ns)));
 }
 
+// A fabric twin spread over the processes: at least one partition each, and what is not built
+// for it yet.
+std::string spread_problem(const config::RunConfig& config, size_t processes) {
+  const uint32_t partitions = config.fabric.partitions;
+  if (partitions < processes) {
+    return fmt::format(
+        "{}: the launcher started {} processes to spread the fabric twin over, but it has {} "
+        "partitions (fabric.partitions), at least one for each process: run mpirun -np {} or "
+        "fewer, or cut the twin into {} or more",
+        config.source_file, processes, partitions, partitions, processes);
+  }
+  if (config.telemetry.record.pcap) {
+    return fmt::format(
+        "{}: telemetry.record.pcap with the fabric twin spread over {} processes: not built yet "
+        "(each process would capture only its own partitions' frames); run it in one process, or "
+        "without the capture",
+        config.source_file, processes);
+  }
+  return "";
+}
+
 // The configuration's emulators are these processes: as many, each on the host it names.
 std::string placement_problem(const config::RunConfig& config,
                               const std::vector<cluster::ProcessReport>& reports) {
+  if (twin_spread_over(config, static_cast<int>(reports.size()))) {
+    return spread_problem(config, reports.size());
+  }
   const size_t emulators = std::max<size_t>(1, config.emulators.size());
   if (emulators != reports.size()) {
+    const bool twin = config.emulators.empty() && !config.ports.empty() &&
+                      std::all_of(config.ports.begin(), config.ports.end(), [](const auto& port) {
+                        return port.backend == config::Backend::kLoopback;
+                      });
     return fmt::format(
-        "{} describes {} emulator process{}, but the launcher started {}: run mpirun -np {}",
-        config.source_file, emulators, emulators == 1 ? "" : "es", reports.size(), emulators);
+        "{} describes {} emulator process{}, but the launcher started {}: run mpirun -np {}{}",
+        config.source_file, emulators, emulators == 1 ? "" : "es", reports.size(), emulators,
+        twin ? fmt::format(", or cut the fabric twin into {} or more partitions "
+                           "(fabric.partitions) to spread it over the processes",
+                           reports.size())
+             : "");
   }
   for (const config::EmulatorConfig& emulator : config.emulators) {
     const std::string& host = reports[emulator.rank].host;
@@ -48,6 +80,10 @@ std::string placement_problem(const config::RunConfig& config,
 }
 
 }  // namespace
+
+bool twin_spread_over(const config::RunConfig& config, int processes) {
+  return processes > 1 && config.emulators.empty() && config.fabric.partitions > 1;
+}
 
 std::string launcher_needed(const config::RunConfig& config) {
   if (config.emulators.size() <= 1) return "";

@@ -27,6 +27,12 @@ struct ProcessSetup {
 int join_emulator_processes(const cluster::Session& session, const ProcessSetup& setup,
                             std::vector<cluster::ClockOffset>* offsets = nullptr);
 
+// Whether `processes` (MPI processes, from a launcher) spread `config`'s partitioned fabric twin
+// over them (fabric.partitions above 1, no emulators section) rather than split its ports between
+// emulators: each runs the whole engine and its share of the partitions
+// (dataplane/loopback/partitioned_data_plane.h).
+bool twin_spread_over(const config::RunConfig& config, int processes);
+
 // Why one process alone (no MPI launcher) cannot run `config`, whose device ports (DPDK, hardware
 // verbs) are split between emulators: it would drive only the first emulator's and wait for the
 // others' traffic. Empty when it can (software RNIC ports: one process holds them all on the

@@ -24,7 +24,9 @@ void RunOutputs::open_files(engine::RunEngine& engine, const config::RecordConfi
   if (record.flows) {
     if (writes_results) flows_.emplace(flows_path_);
     if (split) split_flows_.emplace(flows_ ? &*flows_ : nullptr);
-    engine.set_flow_writer(split ? static_cast<engine::FlowSink*>(&*split_flows_) : &*flows_);
+    engine.set_flow_writer(split    ? static_cast<engine::FlowSink*>(&*split_flows_)
+                           : flows_ ? &*flows_
+                                    : nullptr);
   } else {
     engine.set_flow_writer(nullptr);
   }
@@ -46,6 +48,8 @@ void RunOutputs::open_files(engine::RunEngine& engine, const config::RecordConfi
   if ((!port_interval || *port_interval > 0) && writes_results) {
     ports_.emplace((out / "ports.csv").string());
     engine.set_port_writer(&*ports_);
+  } else if ((!port_interval || *port_interval > 0) && !split) {
+    engine.set_port_writer(&no_port_series_);
   }
 }
 

@@ -24,7 +24,9 @@ class RunOutputs {
   // Throws telemetry::EndpointError when the endpoint cannot bind.
   void open_telemetry(engine::RunEngine& engine, const config::MetricsEndpoint& metrics);
   // The files of `record` in `out`, handed to the engine: only process 0 (`writes_results`)
-  // writes them; a split run keeps its flow records for the gather.
+  // writes them; a split run keeps its flow records for the gather. Elsewhere in a run whose
+  // engines are alike (a fabric twin spread over processes) the engine samples as process 0's
+  // does, into nothing: its samples settle the counters of all processes together.
   void open_files(engine::RunEngine& engine, const config::RecordConfig& record,
                   const std::filesystem::path& out, bool writes_results, bool split);
 
@@ -49,6 +51,9 @@ class RunOutputs {
   std::optional<outputs::QueueCsvWriter> queues_;
   std::optional<outputs::PortCsvWriter> ports_;
   std::optional<outputs::NodeCsvWriter> nodes_;
+  struct NoPortSeries final : engine::PortSeriesSink {
+    void append(const engine::PortSeriesRow&) override {}
+  } no_port_series_;
 };
 
 }  // namespace etwire::runner

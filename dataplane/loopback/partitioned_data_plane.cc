@@ -1,11 +1,14 @@
 #include "dataplane/loopback/partitioned_data_plane.h"
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
 #include <tuple>
 
+#include "cluster/spread_work.h"
 #include "common/slot_pool.h"
 #include "dataplane/loopback/twin_queue_sampler.h"
 #include "dataplane/worker.h"
@@ -104,8 +107,9 @@ class PartitionedDataPlane::ReportRelay final : public clock::EventHandler {
 
 class PartitionedDataPlane::QueueSampling {
  public:
-  QueueSampling(twin::PartitionedTwin& twin, QueueSink& sink, clock::Nanos interval)
-      : twin_(twin), sink_(sink) {
+  QueueSampling(twin::PartitionedTwin& twin, QueueSink& sink, clock::Nanos interval,
+                const cluster::Session* session)
+      : twin_(twin), sink_(sink), session_(session) {
     const size_t switch_ports = twin.layout().switch_ports();
     for (uint32_t p = 0; p < twin.partitions(); ++p) {
       std::vector<bool> owned(switch_ports);
@@ -121,8 +125,20 @@ class PartitionedDataPlane::QueueSampling {
     for (uint32_t p = 0; p < parts_.size(); ++p) twin_.set_watch(p, nullptr);
   }
 
-  // Between windows: the rows the partitions took in the last one, to the sink.
+  // Between windows: the rows the partitions took in the last one, to the sink; spread over
+  // processes, every process's rows (collective).
   void flush() {
+    if (twin_.spread()) {
+      std::string mine;
+      for (auto& part : parts_) {
+        cluster::append_records(mine, std::span<const QueueRow>(part->rows));
+        part->rows.clear();
+      }
+      for (const std::string& theirs : session_->all_gather(mine)) {
+        std::string_view in = theirs;
+        cluster::take_records(in, in.size() / sizeof(QueueRow), merged_);
+      }
+    }
     for (auto& part : parts_) {
       merged_.insert(merged_.end(), part->rows.begin(), part->rows.end());
       part->rows.clear();
@@ -152,6 +168,7 @@ class PartitionedDataPlane::QueueSampling {
 
   twin::PartitionedTwin& twin_;
   QueueSink& sink_;
+  const cluster::Session* session_;  // spread over processes
   std::vector<std::unique_ptr<Part>> parts_;
   std::vector<QueueRow> merged_;
 };
@@ -164,15 +181,31 @@ uint32_t threads_to_use(uint32_t threads) {
 
 }  // namespace
 
+// Spread over processes: the counters every process's partitions counted, summed.
+struct PartitionedDataPlane::Settled {
+  std::vector<transport::TransportPortCounters> transport;  // by run port
+  std::vector<double> paced_rates;                          // by run port
+  bool finished = false;
+  std::vector<transport::QpStats> qps;  // once finished
+};
+
 PartitionedDataPlane::PartitionedDataPlane(const config::RunConfig& config,
                                            transport::FlowObserver& observer, uint32_t threads,
                                            const twin::FabricLayout* layout,
-                                           std::vector<uint64_t> host_weights)
+                                           std::vector<uint64_t> host_weights, SpreadOver spread)
     : TwinDataPlane(config, observer),
-      twin_(layout != nullptr ? twin::PartitionedTwin(config.fabric, *layout, config.run.seed,
-                                                      config.fabric.partitions, host_weights)
-                              : twin::PartitionedTwin(config.fabric, specs(), config.run.seed,
-                                                      config.fabric.partitions)) {
+      twin_(layout != nullptr
+                ? twin::PartitionedTwin(config.fabric, *layout, config.run.seed,
+                                        config.fabric.partitions, host_weights, spread.session)
+                : twin::PartitionedTwin(config.fabric, specs(), config.run.seed,
+                                        config.fabric.partitions, spread.session)),
+      spread_(spread) {
+  if (twin_.spread() && config.telemetry.record.pcap) {
+    throw std::invalid_argument(
+        "telemetry.record.pcap with the fabric twin spread over processes: not built yet (each "
+        "process would capture only its own partitions' frames); run it in one process, or "
+        "without the capture");
+  }
   for (uint32_t p = 0; p < twin_.partitions(); ++p) {
     partitions_.push_back(std::make_unique<Partition>(config.transport, twin_.clock(p)));
   }
@@ -206,7 +239,44 @@ void PartitionedDataPlane::for_each_worker(const std::function<void(Worker&)>& v
 PartitionedDataPlane::~PartitionedDataPlane() = default;
 
 clock::Nanos PartitionedDataPlane::next_event_time() const {
-  return std::min(twin_.next_event_time(), engine_clock_.next_event_time());
+  if (!twin_.spread()) return std::min(twin_.next_event_time(), engine_clock_.next_event_time());
+  if (next_stale_) agree_on_next();
+  return std::min(agreed_next_, engine_clock_.next_event_time());
+}
+
+void PartitionedDataPlane::agree_on_next() const {
+  const bool stop =
+      spread_.stop_requested != nullptr && spread_.stop_requested->load(std::memory_order_relaxed);
+  std::array<int64_t, 2> values{twin_.next_event_time(), stop ? 0 : 1};
+  cluster::all_min(*spread_.session, values);
+  agreed_next_ = values[0];
+  next_stale_ = false;
+  if (values[1] == 0 && spread_.stop_agreed != nullptr) {
+    spread_.stop_agreed->store(true, std::memory_order_relaxed);
+  }
+}
+
+void PartitionedDataPlane::share_reports() {
+  std::string mine;
+  for (const uint32_t p : twin_.partitions_here()) {
+    const std::vector<Partition::Report>& reports = partitions_[p]->reports();
+    cluster::append_value(mine, p);
+    cluster::append_value(mine, static_cast<uint64_t>(reports.size()));
+    cluster::append_records(mine, std::span<const Partition::Report>(reports));
+  }
+  for (const std::string& theirs : spread_.session->all_gather(mine)) {
+    std::string_view in = theirs;
+    while (!in.empty()) {
+      const auto p = cluster::take_value<uint32_t>(in);
+      const auto count = cluster::take_value<uint64_t>(in);
+      if (p >= partitions_.size()) throw std::runtime_error("flow reports of an unknown partition");
+      if (twin_.runs_here(p)) {
+        in.remove_prefix(std::min<size_t>(in.size(), count * sizeof(Partition::Report)));
+        continue;
+      }
+      cluster::take_records(in, count, partitions_[p]->reports());
+    }
+  }
 }
 
 void PartitionedDataPlane::poll() {
@@ -214,6 +284,7 @@ void PartitionedDataPlane::poll() {
   if (start == clock::kNever) return;
   const clock::Nanos end = start + twin_.lookahead();
   twin_.run_window(end);
+  if (twin_.spread()) share_reports();
   if (sampling_) sampling_->flush();
   for (uint32_t p = 0; p < partitions_.size(); ++p) {
     const std::vector<Partition::Report>& reports = partitions_[p]->reports();
@@ -223,6 +294,7 @@ void PartitionedDataPlane::poll() {
   }
   engine_clock_.run_until(end - 1);
   for (auto& partition : partitions_) partition->reports().clear();
+  next_stale_ = true;
 }
 
 uint64_t PartitionedDataPlane::events_run() const {
@@ -235,15 +307,92 @@ void PartitionedDataPlane::post(transport::ConnectionId connection, uint64_t byt
   // it (the window started no later than now).
   const clock::Nanos at = engine_clock_.now() + twin_.lookahead();
   join().posted(connection.requester, bytes, tags, at);
-  partition_of(join().sending_port(connection.requester))
-      .post_at(at, connection.requester, bytes, tags);
+  // Spread over processes, every engine posts it; the process that runs the requester sends it.
+  const uint32_t partition = twin_.partition_of_host(join().sending_port(connection.requester));
+  if (twin_.runs_here(partition)) {
+    partitions_[partition]->post_at(at, connection.requester, bytes, tags);
+  }
+  next_stale_ = true;
 }
 
 bool PartitionedDataPlane::append_qp_stats(std::vector<transport::QpStats>& out) {
+  if (twin_.spread()) {
+    if (!settled_ || !settled_->finished) return false;
+    out.insert(out.end(), settled_->qps.begin(), settled_->qps.end());
+    return true;
+  }
   for (auto& partition : partitions_) {
     partition->worker().append_qp_stats(out, partition->clock().now());
   }
   return true;
+}
+
+void PartitionedDataPlane::settle_counters() {
+  if (!twin_.spread()) return;
+  twin_.settle_counters();
+  if (!settled_) settled_ = std::make_unique<Settled>();
+  std::vector<transport::TransportPortCounters>& transport = settled_->transport;
+  transport.assign(ports(), {});
+  for (uint32_t port = 0; port < ports(); ++port) {
+    if (twin_.runs_here(twin_.partition_of_host(port))) {
+      transport[port] = partition_of(port).worker().counters(port);
+    }
+  }
+  // TransportPortCounters is nothing but counters: one sum over them as plain words.
+  constexpr size_t kWords = sizeof(transport::TransportPortCounters) / sizeof(uint64_t);
+  static_assert(kWords * sizeof(uint64_t) == sizeof(transport::TransportPortCounters));
+  std::vector<uint64_t> words(transport.size() * kWords);
+  std::memcpy(words.data(), transport.data(), words.size() * sizeof(uint64_t));
+  cluster::all_sum(*spread_.session, words);
+  std::memcpy(static_cast<void*>(transport.data()), words.data(), words.size() * sizeof(uint64_t));
+  // A port's rate is its own worker's (the others' are 0 there): the sum is exact.
+  TwinDataPlane::paced_rates_bps(settled_->paced_rates);
+  cluster::all_sum(*spread_.session, settled_->paced_rates);
+}
+
+transport::TransportPortCounters PartitionedDataPlane::transport_counters(uint32_t port) const {
+  if (!twin_.spread()) return TwinDataPlane::transport_counters(port);
+  return settled_ ? settled_->transport.at(port) : transport::TransportPortCounters{};
+}
+
+void PartitionedDataPlane::paced_rates_bps(std::vector<double>& per_port) {
+  if (!twin_.spread()) return TwinDataPlane::paced_rates_bps(per_port);
+  if (settled_) {
+    per_port = settled_->paced_rates;
+  } else {
+    per_port.assign(ports(), 0.0);
+  }
+}
+
+// Spread over processes: the last counters, and every process's QP halves in the order of
+// their partitions, as one process appends them.
+void PartitionedDataPlane::finish() {
+  if (twin_.spread()) {
+    settle_counters();
+    std::string mine;
+    std::vector<transport::QpStats> halves;
+    for (const uint32_t p : twin_.partitions_here()) {
+      halves.clear();
+      partitions_[p]->worker().append_qp_stats(halves, partitions_[p]->clock().now());
+      cluster::append_value(mine, p);
+      cluster::append_value(mine, static_cast<uint64_t>(halves.size()));
+      cluster::append_records(mine, std::span<const transport::QpStats>(halves));
+    }
+    std::vector<std::vector<transport::QpStats>> by_partition(partitions_.size());
+    for (const std::string& theirs : spread_.session->all_gather(mine)) {
+      std::string_view in = theirs;
+      while (!in.empty()) {
+        const auto p = cluster::take_value<uint32_t>(in);
+        const auto count = cluster::take_value<uint64_t>(in);
+        cluster::take_records(in, count, by_partition.at(p));
+      }
+    }
+    for (const auto& qps : by_partition) {
+      settled_->qps.insert(settled_->qps.end(), qps.begin(), qps.end());
+    }
+    settled_->finished = true;
+  }
+  TwinDataPlane::finish();
 }
 
 // Between windows: the partitions' threads wait at the twin's barrier.
@@ -253,7 +402,7 @@ void PartitionedDataPlane::capture_frames(const std::string& dir) {
 
 void PartitionedDataPlane::sample_queues(QueueSink& sink, clock::Nanos interval_ns) {
   if (interval_ns <= 0) throw std::invalid_argument("queue samples need an interval above 0");
-  sampling_ = std::make_unique<QueueSampling>(twin_, sink, interval_ns);
+  sampling_ = std::make_unique<QueueSampling>(twin_, sink, interval_ns, spread_.session);
 }
 
 }  // namespace etwire::dataplane

@@ -55,7 +55,7 @@ PortCounters TwinDataPlane::port_counters(size_t port) const {
   const auto p = static_cast<uint32_t>(port);
   return twin_port_counters(host_counters(port),
                             switch_port_counters(layout().host_switch_port(port)),
-                            worker_of(p).counters(p));
+                            transport_counters(p));
 }
 
 PortRecord TwinDataPlane::port_record(size_t port) const {

@@ -51,6 +51,10 @@ class TwinDataPlane : public DataPlane {
   virtual twin::WireCounters host_counters(size_t host) const = 0;
   virtual twin::WireCounters switch_port_counters(size_t switch_port) const = 0;
   virtual std::vector<std::string> fault_report() const = 0;
+  // The transport's counters of run port `port`: its worker's.
+  virtual transport::TransportPortCounters transport_counters(uint32_t port) const {
+    return worker_of(port).counters(port);
+  }
 
   // With telemetry.record.pcap, once the twin is built: a capture point at each port `attach`
   // hands to the twin (TwinCapture).

@@ -19,6 +19,13 @@ Cases:
                      two files and h0's without a malformed frame.
   threads_refused    --threads on a configuration of one partition is refused with a message
                      that says why, and nothing is written.
+  same_over_processes  a cut of 4 partitions (cables of 5 us) spread over 2 and 3 processes of
+                     mpirun (one thread each, and 2 processes of 2 threads) writes every file byte
+                     for byte as one process on one thread does (queues.csv, ports.csv and qps.csv
+                     among them), and summary.json the same but for the wall-clock time.
+  processes_refused  under mpirun: more processes than partitions, a capture with the twin spread,
+                     and a twin of one partition are refused by `run` and `validate` with messages
+                     that say why and what to do, and nothing is written.
 """
 
 import csv
@@ -175,7 +182,83 @@ def case_threads_refused(args, work):
     return proc.stderr.strip().splitlines()[-1]
 
 
+def mpirun(processes):
+    return [shutil.which("mpirun"), "--allow-run-as-root", "--oversubscribe", "-np",
+            str(processes)]
+
+
+def run_outputs(out):
+    """summary.json without the wall clock, and every file of FILES, of a run in `out`."""
+    with open(os.path.join(out, "summary.json")) as f:
+        summary = json.load(f)
+    files = {}
+    for file in FILES + ["nodes.csv"]:
+        with open(os.path.join(out, file), "rb") as f:
+            files[file] = f.read()
+    return without_wall_clock(summary), files
+
+
+def case_same_over_processes(args, work):
+    config = os.path.join(args.source_dir, "configs/twin-congestion.yaml")
+    # Cables of 5 us: a fifth of the windows, each a round of MPI calls, which three processes on
+    # two cores make slow.
+    cut = ["--set", "fabric.partitions=4", "--set", "fabric.propagation_delay=5us"]
+    runs = {
+        "1 thread": ([], ["--threads", "1"]),
+        "2 processes": (mpirun(2), ["--threads", "1"]),
+        "3 processes": (mpirun(3), ["--threads", "1"]),
+        "2 processes of 2 threads": (mpirun(2), ["--threads", "2"]),
+    }
+    outputs = {}
+    for name, (prefix, threads) in runs.items():
+        out = os.path.join(work, name.replace(" ", "-"))
+        proc = run(args, config, out, *cut, *threads, prefix=prefix)
+        assert proc.returncode == 0, (name, proc.returncode, proc.stderr)
+        if prefix:
+            processes = prefix[-1]
+            assert f"4 partitions spread over {processes} processes" in proc.stderr, proc.stderr
+        outputs[name] = run_outputs(out)
+        assert outputs[name][0]["status"] == "completed", (name, outputs[name][0]["status"])
+    first_summary, first_files = outputs["1 thread"]
+    assert first_summary["flows"] > 10000, first_summary["flows"]
+    assert first_files["queues.csv"].count(b"\n") > 100, "few queue samples"
+    for name, (summary, files) in outputs.items():
+        for file, content in files.items():
+            assert content == first_files[file], f"{file} differs on {name}"
+        assert summary == first_summary, f"summary.json differs on {name}"
+    return (f"{first_summary['flows']} flows, {first_summary['run']['events']} events; every file "
+            f"and summary.json the same on {', '.join(outputs)}")
+
+
+def case_processes_refused(args, work):
+    config = os.path.join(args.source_dir, "configs/twin-congestion.yaml")
+    refused = {
+        "3 processes on 2 partitions": (3, ["fabric.partitions=2"],
+                                        "at least one for each process: run mpirun -np 2"),
+        "capture": (2, ["fabric.partitions=4", "telemetry.record.pcap=true"],
+                    "telemetry.record.pcap with the fabric twin spread over 2 processes: not "
+                    "built yet"),
+        "one partition": (2, [], "or cut the fabric twin into 2 or more partitions"),
+    }
+    said = []
+    for name, (processes, sets, message) in refused.items():
+        settings = [a for s in sets for a in ("--set", s)]
+        out = os.path.join(work, name.replace(" ", "-"))
+        proc = run(args, config, out, *settings, prefix=mpirun(processes))
+        assert proc.returncode == 2, (name, proc.returncode, proc.stderr)
+        assert message in proc.stderr, (name, proc.stderr)
+        assert not os.path.exists(out), f"{name}: something was written"
+        checked = subprocess.run([*mpirun(processes), args.etwire, "validate", config, *settings],
+                                 capture_output=True, text=True, timeout=300)
+        assert checked.returncode == 2, (name, checked.returncode, checked.stderr)
+        assert message in checked.stderr, (name, checked.stderr)
+        said.append(message)
+    return "; ".join(said)
+
+
 CASES = {"same_on_any_cores": case_same_on_any_cores,
+         "same_over_processes": case_same_over_processes,
+         "processes_refused": case_processes_refused,
          "capture_on_any_cores": case_capture_on_any_cores,
          "threads_refused": case_threads_refused}
 

@@ -3,40 +3,53 @@
 #include <algorithm>
 #include <atomic>
 #include <barrier>
+#include <cstring>
 #include <exception>
+#include <iostream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 
+#include "cluster/spread_work.h"
 #include "twin/layout/setup_checks.h"
 
 namespace etwire::twin {
 
 PartitionedTwin::PartitionedTwin(const config::FabricConfig& config,
                                  std::span<const TwinPortSpec> ports, uint64_t seed,
-                                 uint32_t partitions)
-    : PartitionedTwin(config, FabricLayout(check_fabric_settings(config), ports), seed,
-                      partitions) {}
+                                 uint32_t partitions, const cluster::Session* session)
+    : PartitionedTwin(config, FabricLayout(check_fabric_settings(config), ports), seed, partitions,
+                      {}, session) {}
 
 PartitionedTwin::PartitionedTwin(const config::FabricConfig& config, const FabricLayout& layout,
                                  uint64_t seed, uint32_t partitions,
-                                 std::span<const uint64_t> host_weights) {
+                                 std::span<const uint64_t> host_weights,
+                                 const cluster::Session* session)
+    : session_(session) {
   check_fabric_settings(config);
+  if (spread() && partitions < static_cast<uint32_t>(session->size())) {
+    throw std::invalid_argument(
+        "fabric twin: " + std::to_string(partitions) + " partitions cannot be spread over " +
+        std::to_string(session->size()) + " processes (at least one partition each)");
+  }
   partitioning_ = partition_fabric(layout, partitions, host_weights);
   lookahead_ = partition_lookahead(layout, partitioning_);
   for (uint32_t partition = 0; partition < partitions; ++partition) {
     clocks_.push_back(std::make_unique<clock::VirtualClock>());
     twins_.push_back(std::make_unique<FabricTwin>(config, layout, *clocks_[partition], seed,
                                                   partitioning_, partition));
+    if (runs_here(partition)) here_.push_back(partition);
   }
   watches_.assign(partitions, nullptr);
 }
 
 // Threads beyond the caller's, kept from one window to the next. A window is three phases,
 // each ended by the barrier: the caller opens it, every thread runs its partitions' events
-// (thread t has partitions t, t + T, t + 2T...), then takes up the crossings into them. Between
-// two barriers only a partition's own thread touches it, and the crossings a partition sends are
-// read only in the next phase.
+// (thread t has this process's partitions t, t + T, t + 2T...), then takes up the crossings into
+// them. Between two barriers only a partition's own thread touches it, and the crossings a
+// partition sends are read only in the next phase. Spread over processes, the caller's thread
+// (the one that calls MPI) exchanges the crossings in a phase of its own between the two.
 struct PartitionedTwin::Runner {
   Runner(PartitionedTwin& owner, uint32_t threads)
       : twin(owner), threads(threads), errors(threads), barrier(threads) {
@@ -66,12 +79,17 @@ struct PartitionedTwin::Runner {
   }
 
   void window(uint32_t thread) {
-    for (uint32_t p = thread; p < twin.partitions(); p += threads) {
-      guard(thread, [&] { twin.run_partition(p, window_end); });
+    const std::vector<uint32_t>& here = twin.partitions_here();
+    for (size_t i = thread; i < here.size(); i += threads) {
+      guard(thread, [&] { twin.run_partition(here[i], window_end); });
     }
     barrier.arrive_and_wait();
-    for (uint32_t p = thread; p < twin.partitions(); p += threads) {
-      guard(thread, [&] { twin.take_crossings(p); });
+    if (twin.spread()) {
+      if (thread == 0) guard(thread, [&] { twin.exchange_crossings(); });
+      barrier.arrive_and_wait();
+    }
+    for (size_t i = thread; i < here.size(); i += threads) {
+      guard(thread, [&] { twin.take_crossings(here[i]); });
     }
     barrier.arrive_and_wait();
   }
@@ -106,7 +124,7 @@ PartitionedTwin::~PartitionedTwin() {
 
 void PartitionedTwin::set_threads(uint32_t threads) {
   if (threads == 0) throw std::invalid_argument("fabric twin: 0 threads (at least 1)");
-  threads = std::min(threads, partitions());
+  threads = std::min(threads, static_cast<uint32_t>(here_.size()));
   if (threads == threads_) return;
   runner_.reset();
   threads_ = threads;
@@ -136,35 +154,79 @@ void PartitionedTwin::take_crossings(uint32_t partition) {
   }
 }
 
+void PartitionedTwin::exchange_crossings() {
+  const auto processes = static_cast<uint32_t>(session_->size());
+  // Each block: the sending partition, the receiving one, the count, then the crossings.
+  std::vector<std::string> to_each(processes);
+  for (const uint32_t source : here_) {
+    for (uint32_t target = 0; target < partitions(); ++target) {
+      std::vector<Crossing>& crossings = twins_[source]->crossings_to(target);
+      if (runs_here(target) || crossings.empty()) continue;
+      std::string& block = to_each[target % processes];
+      cluster::append_value(block, source);
+      cluster::append_value(block, target);
+      cluster::append_value(block, static_cast<uint64_t>(crossings.size()));
+      cluster::append_records(block, std::span<const Crossing>(crossings));
+      crossings.clear();
+    }
+  }
+  for (const std::string& from : cluster::all_to_all(*session_, to_each)) {
+    std::string_view in = from;
+    while (!in.empty()) {
+      const auto source = cluster::take_value<uint32_t>(in);
+      const auto target = cluster::take_value<uint32_t>(in);
+      const auto count = cluster::take_value<uint64_t>(in);
+      if (source >= partitions() || runs_here(source) || !runs_here(target)) {
+        throw std::runtime_error("fabric twin: crossings from another process out of place");
+      }
+      cluster::take_records(in, count, twins_[source]->crossings_to(target));
+    }
+  }
+}
+
 void PartitionedTwin::run_window(clock::Nanos end) {
   ++windows_;
-  if (!runner_) {
-    for (uint32_t p = 0; p < partitions(); ++p) run_partition(p, end);
-    for (uint32_t p = 0; p < partitions(); ++p) take_crossings(p);
-    return;
-  }
-  runner_->run(end);
-  for (const std::exception_ptr& error : runner_->errors) {
-    if (error) std::rethrow_exception(error);
+  try {
+    if (!runner_) {
+      for (const uint32_t p : here_) run_partition(p, end);
+      if (spread()) exchange_crossings();
+      for (const uint32_t p : here_) take_crossings(p);
+      return;
+    }
+    runner_->run(end);
+    for (const std::exception_ptr& error : runner_->errors) {
+      if (error) std::rethrow_exception(error);
+    }
+  } catch (const std::exception& e) {
+    if (!spread()) throw;
+    // The other processes wait for this one's crossings, which will never come.
+    std::cerr << "error: fabric twin, process " << session_->rank() << ": " << e.what()
+              << "; the run ends in every process\n";
+    session_->abort(1);
   }
 }
 
 clock::Nanos PartitionedTwin::next_event_time() const {
   clock::Nanos next = clock::kNever;
-  for (const auto& clock : clocks_) next = std::min(next, clock->next_event_time());
+  for (const uint32_t p : here_) next = std::min(next, clocks_[p]->next_event_time());
   return next;
 }
 
 void PartitionedTwin::run(uint32_t threads) {
   set_threads(threads);
-  for (clock::Nanos next = next_event_time(); next != clock::kNever; next = next_event_time()) {
+  for (;;) {
+    int64_t next = next_event_time();
+    if (spread()) cluster::all_min(*session_, std::span<int64_t>(&next, 1));
+    if (next == clock::kNever) break;
     run_window(lookahead_ == 0 ? clock::kNever : next + lookahead_);
   }
+  settle_counters();
 }
 
 uint64_t PartitionedTwin::events_run() const {
+  if (spread() && !settled_.empty()) return settled_events_;
   uint64_t events = 0;
-  for (const auto& clock : clocks_) events += clock->events_run();
+  for (const uint32_t p : here_) events += clocks_[p]->events_run();
   return events;
 }
 
@@ -178,15 +240,45 @@ void PartitionedTwin::set_frame_tap(Endpoint endpoint, FrameTap* tap) {
 }
 
 WireCounters PartitionedTwin::host_counters(size_t host) const {
+  if (spread() && !settled_.empty()) return settled_.at(host);
   WireCounters sum;
-  for (const auto& twin : twins_) sum += twin->host_counters(host);
+  for (const uint32_t p : here_) sum += twins_[p]->host_counters(host);
   return sum;
 }
 
 WireCounters PartitionedTwin::switch_port_counters(size_t switch_port) const {
+  if (spread() && !settled_.empty()) return settled_.at(layout().hosts() + switch_port);
   WireCounters sum;
-  for (const auto& twin : twins_) sum += twin->switch_port_counters(switch_port);
+  for (const uint32_t p : here_) sum += twins_[p]->switch_port_counters(switch_port);
   return sum;
+}
+
+std::vector<WireCounters> PartitionedTwin::local_counters() const {
+  std::vector<WireCounters> counters(layout().hosts() + layout().switch_ports());
+  for (const uint32_t p : here_) {
+    for (size_t host = 0; host < layout().hosts(); ++host) {
+      counters[host] += twins_[p]->host_counters(host);
+    }
+    for (size_t port = 0; port < layout().switch_ports(); ++port) {
+      counters[layout().hosts() + port] += twins_[p]->switch_port_counters(port);
+    }
+  }
+  return counters;
+}
+
+void PartitionedTwin::settle_counters() {
+  if (!spread()) return;
+  // One sum over the counters as plain words (WireCounters is nothing else), the events last.
+  std::vector<WireCounters> counters = local_counters();
+  constexpr size_t kWords = sizeof(WireCounters) / sizeof(uint64_t);
+  std::vector<uint64_t> words(counters.size() * kWords + 1);
+  std::memcpy(words.data(), counters.data(), counters.size() * sizeof(WireCounters));
+  for (const uint32_t p : here_) words.back() += clocks_[p]->events_run();
+  cluster::all_sum(*session_, words);
+  std::memcpy(static_cast<void*>(counters.data()), words.data(),
+              counters.size() * sizeof(WireCounters));
+  settled_ = std::move(counters);
+  settled_events_ = words.back();
 }
 
 std::vector<std::string> PartitionedTwin::fault_report() const {
