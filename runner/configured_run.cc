@@ -164,7 +164,7 @@ int ConfiguredRun::open_outputs() {
   config::MetricsEndpoint metrics = config.telemetry.metrics;
   const int before_on_host = processes_before_on_host(session);
   if (metrics.port != 0) metrics.port = static_cast<uint16_t>(metrics.port + before_on_host);
-  // The engines of a spread twin are alike, and only process 0 has its counters between samples.
+  // The engines of a spread twin are alike: process 0 serves or pushes the metrics.
   const bool serves = !twin_spread_ || writes_results_;
   if (!request_.no_metrics && serves && (metrics.enabled || !metrics.pushgateway.empty())) {
     try {

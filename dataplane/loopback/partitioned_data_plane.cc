@@ -111,7 +111,7 @@ class PartitionedDataPlane::QueueSampling {
                 const cluster::Session* session)
       : twin_(twin), sink_(sink), session_(session) {
     const size_t switch_ports = twin.layout().switch_ports();
-    for (uint32_t p = 0; p < twin.partitions(); ++p) {
+    for (const uint32_t p : twin.partitions_here()) {
       std::vector<bool> owned(switch_ports);
       for (size_t port = 0; port < switch_ports; ++port) {
         owned[port] = twin.partition_of_switch_port(port) == p;
@@ -122,7 +122,7 @@ class PartitionedDataPlane::QueueSampling {
   }
 
   ~QueueSampling() {
-    for (uint32_t p = 0; p < parts_.size(); ++p) twin_.set_watch(p, nullptr);
+    for (const uint32_t p : twin_.partitions_here()) twin_.set_watch(p, nullptr);
   }
 
   // Between windows: the rows the partitions took in the last one, to the sink; spread over
@@ -211,6 +211,7 @@ PartitionedDataPlane::PartitionedDataPlane(const config::RunConfig& config,
   }
   for (size_t p = 0; p < specs().size(); ++p) {
     const auto run_port = static_cast<uint32_t>(p);
+    if (!drives_here(run_port)) continue;
     const config::PortConfig& port = twin::host_port_settings(config, p);
     partition_of(run_port).worker().add_port(twin_.port(p), run_port, 0, port.qos,
                                              nic::frame_format(config, port));
@@ -231,7 +232,7 @@ const Worker& PartitionedDataPlane::worker_of(uint32_t port) const {
 }
 
 void PartitionedDataPlane::for_each_worker(const std::function<void(Worker&)>& visit) {
-  for (auto& partition : partitions_) visit(partition->worker());
+  for (const uint32_t p : twin_.partitions_here()) visit(partitions_[p]->worker());
 }
 
 // The twin's threads stop first; the partitions' clocks (in the twin) hold events that point at

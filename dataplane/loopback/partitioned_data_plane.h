@@ -12,8 +12,8 @@
 // engine's decisions never reach into a partition's past, and a run's results depend on the
 // partition count, never on the threads.
 //
-// Spread over the processes of an MPI session (SpreadOver), every process runs the whole engine
-// and builds the whole twin, but runs only its own partitions (PartitionedTwin): after each
+// Spread over the processes of an MPI session (SpreadOver), every process runs the whole engine,
+// but builds and runs only its own partitions (PartitionedTwin) and their workers: after each
 // window the processes swap their partitions' flow reports, so every engine sees every report in
 // the same order as on threads of one process and makes the same decisions; a message it posts
 // goes on the clock of the process whose partition holds its requester. The processes agree on
@@ -90,6 +90,9 @@ class PartitionedDataPlane final : public TwinDataPlane {
   Partition& partition_of(uint32_t port) { return *partitions_[twin_.partition_of_host(port)]; }
   const Partition& partition_of(uint32_t port) const {
     return *partitions_[twin_.partition_of_host(port)];
+  }
+  bool drives_here(uint32_t port) const override {
+    return twin_.runs_here(twin_.partition_of_host(port));
   }
   Worker& worker_of(uint32_t port) override;
   const Worker& worker_of(uint32_t port) const override;

@@ -38,9 +38,11 @@ transport::ConnectionId TwinDataPlane::connect(const WireConnection& connection)
   if (capture_) capture_->add_connection(connection);
   const HalfPlace sending{requester.port, 0, requester.qpn};
   const HalfPlace receiving{responder.port, 0, responder.qpn};
-  worker_of(responder.port).open(sending, receiving, connection.udp_source_port);
-  if (&worker_of(requester.port) != &worker_of(responder.port)) {
-    worker_of(requester.port).open(sending, receiving, connection.udp_source_port);
+  Worker* responding = drives_here(responder.port) ? &worker_of(responder.port) : nullptr;
+  Worker* requesting = drives_here(requester.port) ? &worker_of(requester.port) : nullptr;
+  if (responding != nullptr) responding->open(sending, receiving, connection.udp_source_port);
+  if (requesting != nullptr && requesting != responding) {
+    requesting->open(sending, receiving, connection.udp_source_port);
   }
   return {requester.qpn, responder.qpn};
 }

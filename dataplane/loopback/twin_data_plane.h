@@ -44,6 +44,12 @@ class TwinDataPlane : public DataPlane {
   // Throws std::invalid_argument naming the first port that is not a loopback port.
   TwinDataPlane(const config::RunConfig& config, transport::FlowObserver& observer);
 
+  // Whether this process drives port `port` (a twin spread over processes drives only the ports
+  // of its partitions): worker_of() is only for those.
+  virtual bool drives_here(uint32_t port) const {
+    (void)port;
+    return true;
+  }
   virtual Worker& worker_of(uint32_t port) = 0;
   virtual const Worker& worker_of(uint32_t port) const = 0;
   virtual void for_each_worker(const std::function<void(Worker&)>& visit) = 0;

@@ -21,8 +21,9 @@ Cases:
                      that says why, and nothing is written.
   same_over_processes  a cut of 4 partitions (cables of 5 us) spread over 2 and 3 processes of
                      mpirun (one thread each, and 2 processes of 2 threads) writes every file byte
-                     for byte as one process on one thread does (queues.csv, ports.csv and qps.csv
-                     among them), and summary.json the same but for the wall-clock time.
+                     for byte as one process on one thread and on two does (queues.csv, ports.csv
+                     and qps.csv among them), and summary.json the same but for the wall-clock
+                     time.
   processes_refused  under mpirun: more processes than partitions, a capture with the twin spread,
                      and a twin of one partition are refused by `run` and `validate` with messages
                      that say why and what to do, and nothing is written.
@@ -205,6 +206,7 @@ def case_same_over_processes(args, work):
     cut = ["--set", "fabric.partitions=4", "--set", "fabric.propagation_delay=5us"]
     runs = {
         "1 thread": ([], ["--threads", "1"]),
+        "2 threads": ([], ["--threads", "2"]),
         "2 processes": (mpirun(2), ["--threads", "1"]),
         "3 processes": (mpirun(3), ["--threads", "1"]),
         "2 processes of 2 threads": (mpirun(2), ["--threads", "2"]),

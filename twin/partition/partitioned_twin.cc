@@ -37,11 +37,17 @@ PartitionedTwin::PartitionedTwin(const config::FabricConfig& config, const Fabri
   lookahead_ = partition_lookahead(layout, partitioning_);
   for (uint32_t partition = 0; partition < partitions; ++partition) {
     clocks_.push_back(std::make_unique<clock::VirtualClock>());
+    if (!runs_here(partition)) {
+      twins_.push_back(nullptr);
+      continue;
+    }
     twins_.push_back(std::make_unique<FabricTwin>(config, layout, *clocks_[partition], seed,
                                                   partitioning_, partition));
-    if (runs_here(partition)) here_.push_back(partition);
+    here_.push_back(partition);
   }
   watches_.assign(partitions, nullptr);
+  if (spread())
+    from_elsewhere_.assign(here_.size(), std::vector<std::vector<Crossing>>(partitions));
 }
 
 // Threads beyond the caller's, kept from one window to the next. A window is three phases,
@@ -145,12 +151,27 @@ void PartitionedTwin::run_partition(uint32_t partition, clock::Nanos end) {
   if (end != clock::kNever) watch->before(end);
 }
 
+FabricTwin& PartitionedTwin::twin(uint32_t partition) {
+  if (partition >= partitions() || twins_[partition] == nullptr) {
+    throw std::logic_error("fabric twin: partition " + std::to_string(partition) +
+                           " is another process's");
+  }
+  return *twins_[partition];
+}
+
+std::vector<Crossing>& PartitionedTwin::arriving(uint32_t source, uint32_t target) {
+  if (twins_[source] != nullptr) return twins_[source]->crossings_to(target);
+  // here_ is in order: the target's index there.
+  const auto at = std::lower_bound(here_.begin(), here_.end(), target) - here_.begin();
+  return from_elsewhere_[static_cast<size_t>(at)][source];
+}
+
 void PartitionedTwin::take_crossings(uint32_t partition) {
   for (uint32_t source = 0; source < partitions(); ++source) {
     if (source == partition) continue;
-    std::vector<Crossing>& arriving = twins_[source]->crossings_to(partition);
-    twins_[partition]->accept_crossings(arriving);
-    arriving.clear();
+    std::vector<Crossing>& crossings = arriving(source, partition);
+    twins_[partition]->accept_crossings(crossings);
+    crossings.clear();
   }
 }
 
@@ -176,10 +197,11 @@ void PartitionedTwin::exchange_crossings() {
       const auto source = cluster::take_value<uint32_t>(in);
       const auto target = cluster::take_value<uint32_t>(in);
       const auto count = cluster::take_value<uint64_t>(in);
-      if (source >= partitions() || runs_here(source) || !runs_here(target)) {
+      if (source >= partitions() || target >= partitions() || runs_here(source) ||
+          !runs_here(target)) {
         throw std::runtime_error("fabric twin: crossings from another process out of place");
       }
-      cluster::take_records(in, count, twins_[source]->crossings_to(target));
+      cluster::take_records(in, count, arriving(source, target));
     }
   }
 }
@@ -282,7 +304,7 @@ void PartitionedTwin::settle_counters() {
 }
 
 std::vector<std::string> PartitionedTwin::fault_report() const {
-  return twins_.front()->fault_report([this](const Endpoint& end) {
+  return twins_[here_.front()]->fault_report([this](const Endpoint& end) {
     return end.is_host() ? host_counters(end.index) : switch_port_counters(end.index);
   });
 }

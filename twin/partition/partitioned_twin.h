@@ -9,8 +9,8 @@
 // thread runs some: a run's results depend on the partition count (a model choice: ties between
 // events of the same nanosecond fall differently when a frame crosses) but never on the threads.
 //
-// Spread over the processes of an MPI session, each process builds every partition but runs only
-// its own (partition p is process p mod processes'); between windows the crossings between
+// Spread over the processes of an MPI session, each process builds and runs only its own
+// partitions (partition p is process p mod processes'); between windows the crossings between
 // processes go over MPI (cluster/spread_work.h), so every partition takes up the same crossings in
 // the same order as on threads of one process, and the results are the same.
 #pragma once
@@ -70,10 +70,11 @@ class PartitionedTwin {
   const std::vector<uint32_t>& partitions_here() const { return here_; }
   uint32_t partition_of_host(size_t host) const { return partitioning_.of_host.at(host); }
   clock::VirtualClock& clock(uint32_t partition) { return *clocks_.at(partition); }
-  FabricTwin& twin(uint32_t partition) { return *twins_.at(partition); }
+  // A partition this process runs (runs_here); std::logic_error for another process's.
+  FabricTwin& twin(uint32_t partition);
   // Host `host`'s NIC, in its partition: what that partition's transport drives.
   LoopbackPort& port(size_t host) { return twin(partition_of_host(host)).port(host); }
-  const FabricLayout& layout() const { return twins_.front()->layout(); }
+  const FabricLayout& layout() const { return twins_[here_.front()]->layout(); }
   // Shows `tap` every frame `endpoint` (a host, or a switch port by global index) sends and
   // receives, in the partition that owns it (FabricTwin::set_frame_tap): only that partition's
   // thread calls it.
@@ -123,9 +124,11 @@ class PartitionedTwin {
   void run_partition(uint32_t partition, clock::Nanos end);
   void take_crossings(uint32_t partition);
   // Between the two steps, spread over processes: the crossings from this process's partitions
-  // into others' go to their processes, and theirs into this one's come in, each into its
-  // sender's copy of the partition here (crossings_to), where take_crossings finds them.
+  // into others' go to their processes, and theirs into this one's come in (arriving()).
   void exchange_crossings();
+  // The crossings from partition `source` into partition `target` (this process's), waiting to
+  // be taken up: in the sender's list when this process runs it, else as they came over MPI.
+  std::vector<Crossing>& arriving(uint32_t source, uint32_t target);
   // The counters of every host, then of every switch port, summed over this process's partitions.
   std::vector<WireCounters> local_counters() const;
 
@@ -134,7 +137,10 @@ class PartitionedTwin {
   std::vector<uint32_t> here_;  // partitions_here()
   clock::Nanos lookahead_ = 0;
   std::vector<std::unique_ptr<clock::VirtualClock>> clocks_;
-  std::vector<std::unique_ptr<FabricTwin>> twins_;
+  std::vector<std::unique_ptr<FabricTwin>> twins_;  // by partition; null for another process's
+  // Spread over processes: by partition here (its index in here_), then by sending partition, the
+  // crossings another process's partitions sent into it.
+  std::vector<std::vector<std::vector<Crossing>>> from_elsewhere_;
   std::vector<Watch*> watches_;  // by partition
   uint64_t windows_ = 0;
   uint32_t threads_ = 1;
