@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <barrier>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -13,6 +12,7 @@
 
 #include "cluster/spread_work.h"
 #include "twin/layout/setup_checks.h"
+#include "twin/partition/window_barrier.h"
 
 namespace etwire::twin {
 
@@ -117,7 +117,7 @@ struct PartitionedTwin::Runner {
   std::atomic<bool> failed{false};
   bool stopping = false;
   clock::Nanos window_end = 0;
-  std::barrier<> barrier;
+  WindowBarrier barrier;
   std::vector<std::thread> helpers;
 };
 
