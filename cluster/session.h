@@ -1,7 +1,9 @@
 // This process's place among the emulator processes of one run. Under an MPI launcher (mpirun,
 // or any that sets the MPI environment) it is an MPI process of MPI_COMM_WORLD; otherwise a
-// session of one. Setup goes over MPI only (agreeing on what was loaded, a start barrier, clock
-// offsets); a run's traffic never waits on an MPI call.
+// session of one. Emulator processes (a run split by `emulators`) use MPI for setup only
+// (agreeing on what was loaded, a start barrier, clock offsets): their traffic never waits on an
+// MPI call. A fabric twin spread over the processes meets them after every window of virtual
+// time (spread_work.h).
 #pragma once
 
 #include <memory>
