@@ -50,8 +50,8 @@ CommandAction add_run_command(CLI::App& app) {
       "the configuration; 0 = as fast as possible)");
   cmd->add_option("--threads", opts->run.threads,
                   "Threads that run the fabric twin's partitions (fabric.partitions above 1; "
-                  "default: one per core, at most one per partition). Results do not depend on "
-                  "it")
+                  "default: one per core, at most one per partition; under mpirun, the cores of "
+                  "a host shared by its processes). Results do not depend on it")
       ->check(CLI::Range(1u, 4096u));
   cmd->add_flag("--no-metrics", opts->run.no_metrics,
                 "Neither serve Prometheus metrics nor push them (telemetry.metrics is ignored)");
