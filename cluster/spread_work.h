@@ -50,6 +50,19 @@ void take_records(std::string_view& in, size_t count, std::vector<Record>& out) 
   in.remove_prefix(count * sizeof(Record));
 }
 
+// all_sum over records made of uint64_t counters and nothing else (WireCounters and the like),
+// field by field.
+template <typename Counters>
+void all_sum_counters(const Session& session, std::vector<Counters>& counters) {
+  static_assert(std::is_trivially_copyable_v<Counters>);
+  static_assert(sizeof(Counters) % sizeof(uint64_t) == 0);
+  std::vector<uint64_t> words(counters.size() * sizeof(Counters) / sizeof(uint64_t));
+  if (words.empty()) return;
+  std::memcpy(words.data(), counters.data(), words.size() * sizeof(uint64_t));
+  all_sum(session, words);
+  std::memcpy(static_cast<void*>(counters.data()), words.data(), words.size() * sizeof(uint64_t));
+}
+
 template <typename Value>
 void append_value(std::string& out, Value value) {
   append_records(out, std::span<const Value>(&value, 1));

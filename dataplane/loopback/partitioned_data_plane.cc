@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
@@ -339,13 +338,7 @@ void PartitionedDataPlane::settle_counters() {
       transport[port] = partition_of(port).worker().counters(port);
     }
   }
-  // TransportPortCounters is nothing but counters: one sum over them as plain words.
-  constexpr size_t kWords = sizeof(transport::TransportPortCounters) / sizeof(uint64_t);
-  static_assert(kWords * sizeof(uint64_t) == sizeof(transport::TransportPortCounters));
-  std::vector<uint64_t> words(transport.size() * kWords);
-  std::memcpy(words.data(), transport.data(), words.size() * sizeof(uint64_t));
-  cluster::all_sum(*spread_.session, words);
-  std::memcpy(static_cast<void*>(transport.data()), words.data(), words.size() * sizeof(uint64_t));
+  cluster::all_sum_counters(*spread_.session, transport);
   // A port's rate is its own worker's (the others' are 0 there): the sum is exact.
   TwinDataPlane::paced_rates_bps(settled_->paced_rates);
   cluster::all_sum(*spread_.session, settled_->paced_rates);

@@ -65,6 +65,14 @@ TEST(SpreadWork, ASessionOfOneKeepsItsOwn) {
   std::array<int64_t, 1> next{-5};
   all_min(one, next);
   EXPECT_EQ(next[0], -5);
+  struct Pair {
+    uint64_t sent = 0;
+    uint64_t received = 0;
+  };
+  std::vector<Pair> pairs{{1, 2}, {3, 4}};
+  all_sum_counters(one, pairs);
+  EXPECT_EQ(pairs[1].sent, 3u);
+  EXPECT_EQ(pairs[1].received, 4u);
 }
 
 }  // namespace

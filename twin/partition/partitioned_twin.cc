@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstring>
 #include <exception>
 #include <iostream>
 #include <stdexcept>
@@ -290,17 +289,13 @@ std::vector<WireCounters> PartitionedTwin::local_counters() const {
 
 void PartitionedTwin::settle_counters() {
   if (!spread()) return;
-  // One sum over the counters as plain words (WireCounters is nothing else), the events last.
   std::vector<WireCounters> counters = local_counters();
-  constexpr size_t kWords = sizeof(WireCounters) / sizeof(uint64_t);
-  std::vector<uint64_t> words(counters.size() * kWords + 1);
-  std::memcpy(words.data(), counters.data(), counters.size() * sizeof(WireCounters));
-  for (const uint32_t p : here_) words.back() += clocks_[p]->events_run();
-  cluster::all_sum(*session_, words);
-  std::memcpy(static_cast<void*>(counters.data()), words.data(),
-              counters.size() * sizeof(WireCounters));
+  cluster::all_sum_counters(*session_, counters);
+  uint64_t events = 0;
+  for (const uint32_t p : here_) events += clocks_[p]->events_run();
+  cluster::all_sum(*session_, std::span<uint64_t>(&events, 1));
   settled_ = std::move(counters);
-  settled_events_ = words.back();
+  settled_events_ = events;
 }
 
 std::vector<std::string> PartitionedTwin::fault_report() const {
