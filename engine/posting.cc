@@ -99,6 +99,17 @@ void Posting::send_local(CollectiveInstance& instance, uint32_t position,
                 engine_event::tag(engine_event::kLocalDone, slot));
 }
 
+size_t Posting::ConnectionKeyHash::operator()(const ConnectionKey& key) const {
+  // The four fields in two words, mixed (splitmix64's finalizer) so that neighbouring ranks
+  // spread over the buckets.
+  const auto [job, src, dst, qp] = key;
+  uint64_t h = (uint64_t{job} << 32 | static_cast<uint32_t>(src)) * 0x9E3779B97F4A7C15ull;
+  h ^= (uint64_t{static_cast<uint32_t>(dst)} << 16 | qp) + (h >> 29);
+  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+  h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+  return static_cast<size_t>(h ^ (h >> 31));
+}
+
 void Posting::message_finished(uint32_t job, int32_t src, int32_t dst, uint16_t qp,
                                uint64_t wire_bytes) {
   const auto it = window_of_connection_.find({job, src, dst, qp});

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "clock/scheduler.h"
@@ -36,6 +37,9 @@ class Posting {
  public:
   // Connections by (job, src rank, dst rank, QP id).
   using ConnectionKey = std::tuple<uint32_t, int32_t, int32_t, uint16_t>;
+  struct ConnectionKeyHash {
+    size_t operator()(const ConnectionKey& key) const;
+  };
 
   // `events` receives the engine_event::kDrain and kLocalDone events this schedules; every
   // argument must outlive this.
@@ -115,9 +119,11 @@ class Posting {
   // plan's numbers; RunPlan::qp_numbers holds the rest.
   std::map<ConnectionKey, uint32_t> unplanned_qpns_;
   uint64_t next_unplanned_qpn_ = 0;
-  // The slice windows of the connections, by index, and the index of each connection's.
+  // The slice windows of the connections, by index, and the index of each connection's: looked
+  // up for every message sent and finished, so hashed (an ordered map's search took 3.5 % of the
+  // samples of a 1024-rank ring's profile, on the engine's serial path between windows).
   std::vector<SliceWindow> windows_;
-  std::map<ConnectionKey, uint32_t> window_of_connection_;
+  std::unordered_map<ConnectionKey, uint32_t, ConnectionKeyHash> window_of_connection_;
   std::vector<uint32_t> credited_;  // windows with a slice freed and messages waiting
   std::vector<FlowEvent> events_queued_;
   size_t head_ = 0;
