@@ -4,14 +4,12 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cluster/exit_agreement.h"
@@ -139,17 +137,8 @@ int ConfiguredRun::set_up() {
     return kExitBadInput;
   }
   dataplane::SpreadOver spread;
-  uint32_t threads = request_.threads;
-  if (twin_spread_) {
-    spread = {&session, &stop_requested(), &agreed_stop_};
-    // By default the host's cores are shared by its processes: more threads than cores would
-    // leave each window waiting for the scheduler.
-    if (threads == 0) {
-      threads = std::max(1u, std::thread::hardware_concurrency() /
-                                 static_cast<uint32_t>(processes_on_host(session)));
-    }
-  }
-  options_.data_plane = data_plane_factory(*loaded_, threads, spread);
+  if (twin_spread_) spread = {&session, &stop_requested(), &agreed_stop_};
+  options_.data_plane = data_plane_factory(*loaded_, request_.threads, spread);
   // A spread twin's engine is the whole run's in every process.
   options_.session = twin_spread_ ? nullptr : &session;
   if (const int code = set_up_every_process(

@@ -223,11 +223,6 @@ void release_every_process(const cluster::Session& session, const config::RunCon
   cluster::in_turns(session, setup_turn(config, static_cast<uint32_t>(session.rank())), 2, release);
 }
 
-int processes_on_host(const cluster::Session& session) {
-  const std::vector<std::string>& hosts = session.hosts();
-  return static_cast<int>(std::count(hosts.begin(), hosts.end(), session.host()));
-}
-
 int processes_before_on_host(const cluster::Session& session) {
   const std::vector<std::string>& hosts = session.hosts();
   return static_cast<int>(

@@ -62,7 +62,5 @@ void release_every_process(const cluster::Session& session, const config::RunCon
 
 // How many processes of lower MPI rank run on this process's host (0 outside MPI).
 int processes_before_on_host(const cluster::Session& session);
-// How many processes run on this process's host, itself included (1 outside MPI).
-int processes_on_host(const cluster::Session& session);
 
 }  // namespace etwire::runner

@@ -174,8 +174,16 @@ class PartitionedDataPlane::QueueSampling {
 
 namespace {
 
-uint32_t threads_to_use(uint32_t threads) {
-  return threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+// 0: one per core; spread over processes, one per core of the host's share for this process, as
+// more threads than cores would leave each window waiting for the scheduler.
+uint32_t threads_to_use(uint32_t threads, const cluster::Session* session) {
+  if (threads > 0) return threads;
+  uint32_t sharing = 1;
+  if (session != nullptr) {
+    const std::vector<std::string>& hosts = session->hosts();
+    sharing = static_cast<uint32_t>(std::count(hosts.begin(), hosts.end(), session->host()));
+  }
+  return std::max(1u, std::thread::hardware_concurrency() / std::max(1u, sharing));
 }
 
 }  // namespace
@@ -219,7 +227,7 @@ PartitionedDataPlane::PartitionedDataPlane(const config::RunConfig& config,
   capture_if_recorded(config, [this](twin::Endpoint endpoint, twin::FrameTap* tap) {
     twin_.set_frame_tap(endpoint, tap);
   });
-  twin_.set_threads(threads_to_use(threads));
+  twin_.set_threads(threads_to_use(threads, spread.session));
 }
 
 Worker& PartitionedDataPlane::worker_of(uint32_t port) {

@@ -46,7 +46,8 @@ struct SpreadOver {
 
 class PartitionedDataPlane final : public TwinDataPlane {
  public:
-  // `threads` run the partitions (at most one each; 0: one per core the machine has). Throws
+  // `threads` run the partitions (at most one each; 0: one per core the machine has, shared with
+  // the other processes on its host when spread over processes). Throws
   // std::invalid_argument when a port is not a loopback port or the twin cannot be built or cut
   // (the twin's message). `config` and `observer` must outlive the data plane. `layout`: the
   // twin's, laid out by the plan of the run from the same configuration; nullptr: laid out here.
