@@ -71,7 +71,10 @@ class Run:
         with open(os.path.join(path, "summary.json")) as f:
             self.summary = json.load(f)
         with open(os.path.join(path, "collectives.csv")) as f:
-            self.collectives = [r for r in csv.DictReader(f) if r["warmup"] == "false"]
+            every = list(csv.DictReader(f))
+        # Flows name their instance, warm-up ones too; the figures are the measured iterations'.
+        self.job_of = {r["instance"]: r["job"] for r in every}
+        self.collectives = [r for r in every if r["warmup"] == "false"]
         self.path = path
         self.busbw = [float(r["busbw_GBps"]) for r in self.collectives
                       if r["type"] == "all_reduce"]
@@ -116,13 +119,11 @@ class Run:
     def goodput_windows(self):
         """Payload delivered per 2 ms window and job, as a share of what the ports can carry:
         each flow's bytes spread evenly from its first byte out to its delivery."""
-        with open(os.path.join(self.path, "collectives.csv")) as f:
-            job_of = {r["instance"]: r["job"] for r in csv.DictReader(f)}  # warm-up ones too
         delivered = collections.defaultdict(float)
         with open(os.path.join(self.path, "flows.csv")) as f:
             for row in csv.DictReader(f):
                 start, end = int(row["first_byte_ns"]), int(row["delivered_ns"])
-                job, size = job_of[row["collective"]], int(row["bytes"])
+                job, size = self.job_of[row["collective"]], int(row["bytes"])
                 if end <= start:
                     delivered[(job, start // WINDOW_NS)] += size
                     continue
