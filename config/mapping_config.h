@@ -58,7 +58,8 @@ std::string_view address_sharing_name(AddressSharing sharing);  // "shared", "pe
 struct AddressingConfig {
   AddressSharing ip = AddressSharing::kShared;
   AddressSharing mac = AddressSharing::kShared;
-  // QP numbers: ranges per port, starting here (0 and 1 are special in RoCE), unique in a run.
+  // Where each port's QP numbers start on the wire, unless the port gives its own (0 and 1 are
+  // special in RoCE); the run numbers start here too (control/plan/qp_numbering.h).
   uint32_t qpn_base = 256;
   // UDP source ports, one per QP, cycling through [base, base + count): the ECMP entropy.
   uint16_t udp_source_port_base = 49152;

@@ -106,7 +106,7 @@ struct PortConfig {
   PortQos qos;
   // The emulator (emulators[].name) whose process drives this port; "" with no emulators section.
   std::string emulator;
-  // First QP number of the port's range; nullopt = right after the previous port's range.
+  // The first QP number the port gives on the wire; nullopt = mapping.addressing.qpn_base.
   std::optional<uint32_t> qpn_base;
   DpdkPortSettings dpdk;
   VerbsPortSettings verbs;

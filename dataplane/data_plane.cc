@@ -35,8 +35,10 @@ frame::FrameAddresses wire_addresses(const WireEndpoint& from, const WireEndpoin
 
 nic::WireRoute wire_route(const WireConnection& connection, const config::RunConfig& config) {
   nic::WireRoute route;
-  route.requester = {connection.requester.port, connection.requester.qpn, 0};
-  route.responder = {connection.responder.port, connection.responder.qpn, 0};
+  route.requester = {connection.requester.port, connection.requester.qpn, 0,
+                     connection.requester.wire_qpn};
+  route.responder = {connection.responder.port, connection.responder.qpn, 0,
+                     connection.responder.wire_qpn};
   route.forward = wire_addresses(connection.requester, connection.responder, config);
   route.backward = wire_addresses(connection.responder, connection.requester, config);
   return route;

@@ -23,14 +23,15 @@
 namespace etwire::dataplane {
 
 // One end of a connection as the wire sees it: the port it leaves or enters by, the rank's
-// addresses and its QP number. The loopback data plane needs only the port; a packet backend puts
+// addresses and its QP numbers. The loopback data plane needs only the port; a packet backend puts
 // the rest in frames.
 struct WireEndpoint {
   uint32_t port = 0;
   config::MacAddress mac;
   config::Ipv4Address ipv4;
   std::optional<config::Ipv6Address> ipv6;
-  uint32_t qpn = 0;
+  uint32_t qpn = 0;       // the QP's run number, which the transport keys it by
+  uint32_t wire_qpn = 0;  // its number on the wire, its port's own (0: the same as qpn)
 };
 
 // A connection the engine asks for: its two ends and its ECMP entropy.
@@ -76,8 +77,12 @@ class DataPlane {
   // what only another process knows (an RNIC's QP numbers and GIDs) exchanges it here and
   // completes them. Collective. Throws std::runtime_error when a connection cannot be completed.
   virtual void finish_connecting() {}
+  // Whether the device numbers its QPs itself (an RNIC): its flow records then carry the device's
+  // numbers, recorded_requester_qpn gives them, and it reports no QP statistics. Otherwise
+  // records carry the plan's run numbers, which the engine shows as wire numbers.
+  virtual bool numbers_its_qps() const { return false; }
   // The QP number this data plane's flow records carry for the requester the address plan
-  // numbers `plan_qpn`: the plan's own, except on an RNIC, which numbers its QPs itself.
+  // numbers `plan_qpn`: the plan's own, except on an RNIC.
   virtual uint32_t recorded_requester_qpn(uint32_t plan_qpn) const { return plan_qpn; }
   // Queues a message on a connection (transport::Transport::post).
   virtual void post(transport::ConnectionId connection, uint64_t bytes,

@@ -157,8 +157,10 @@ transport::ConnectionId Posting::connection(uint32_t job, int32_t src, int32_t d
   const control::JobPlacement& placement = *plan_.placements[job];
   const auto end = [&](int32_t rank, int32_t peer) {
     const control::RankEndpoint& endpoint = addresses.endpoint(job, rank);
-    return dataplane::WireEndpoint{static_cast<uint32_t>(placement.port(rank)), endpoint.mac,
-                                   endpoint.ipv4, endpoint.ipv6, qpn(job, rank, peer, qp)};
+    const auto port = static_cast<uint32_t>(placement.port(rank));
+    const uint32_t number = qpn(job, rank, peer, qp);
+    return dataplane::WireEndpoint{port,          endpoint.mac, endpoint.ipv4,
+                                   endpoint.ipv6, number,       plan_.wire_qpn(port, number)};
   };
   const dataplane::WireEndpoint requester = end(src, dst);
   const dataplane::WireEndpoint responder = end(dst, src);

@@ -47,7 +47,7 @@ RunEngine::RunEngine(const control::RunPlan& loaded, RunOptions options)
       split_(runnable(loaded), options_.session, data_plane_->virtual_time()),
       posting_(loaded, *data_plane_, *this, split_),
       instances_(config_, jobs_, runtimes_, clock_, posting_, split_, *this),
-      telemetry_(config_, *data_plane_, jobs_, runtimes_, options_.telemetry,
+      telemetry_(loaded_, *data_plane_, jobs_, runtimes_, options_.telemetry,
                  options_.telemetry_period) {
   sample_queues();
   const auto& workload = config_.workload.jobs;

@@ -16,8 +16,14 @@ void RunEngine::on_flow_delivered(const transport::FlowRecord& record) {
                   record.tags.qp_index, user_op(record.tags.user), user_index(record.tags.user)});
 }
 
-void RunEngine::on_flow_finished(const transport::FlowRecord& record) {
+void RunEngine::on_flow_finished(const transport::FlowRecord& finished) {
   last_progress_ = clock_.now();
+  // Records show the QPs' wire numbers, which captures carry (an RNIC's records carry its own).
+  transport::FlowRecord record = finished;
+  if (!data_plane_->numbers_its_qps()) {
+    record.qpn = loaded_.wire_qpn(record.src_port, record.qpn);
+    record.dest_qpn = loaded_.wire_qpn(record.dst_port, record.dest_qpn);
+  }
   if (options_.flows) options_.flows->append(record);
   ++results_.flows;
   CollectiveInstance* instance = instances_.find(record.tags.collective);
@@ -73,7 +79,11 @@ void RunEngine::on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos n
         requester_qpn));
     return;
   }
-  split_.delivered(*from, data_plane_->recorded_requester_qpn(requester_qpn), ecn_marks, now);
+  const auto sender_port = static_cast<uint32_t>(jobs_[from->job].placement->port(from->src));
+  const uint32_t recorded = data_plane_->numbers_its_qps()
+                                ? data_plane_->recorded_requester_qpn(requester_qpn)
+                                : loaded_.wire_qpn(sender_port, requester_qpn);
+  split_.delivered(*from, sender_port, recorded, ecn_marks, now);
   if (!wire_tag_last(immediate)) return;  // a chunk operation's earlier messages
   FlowEvent event;
   event.delivered = true;

@@ -1,7 +1,6 @@
 // The QP records of a run's results: the data plane's QP halves, each joined with the connection
-// the engine opened it for. A half is known by its role, its port and its QP number on the wire
-// (the address plan numbers QPs per rank pair, so only the three together are sure to name one
-// half), which is what the data plane opened it with.
+// the engine opened it for. A half is known by its role, its port and its run number (what the
+// data plane opened it with), and shown by its wire number, its port's own.
 #include <map>
 #include <tuple>
 
@@ -38,6 +37,9 @@ void RunEngine::collect_qp_records() {
     QpRecord& record = results_.qps.emplace_back();
     record.stats = half;
     const auto owner = owners.find(HalfKey{half.role, half.port, half.qpn});
+    // Shown by their wire numbers, as records and captures show them.
+    record.stats.qpn = loaded_.wire_qpn(half.port, half.qpn);
+    record.stats.remote_qpn = loaded_.wire_qpn(half.remote_port, half.remote_qpn);
     if (owner == owners.end()) continue;
     record.known = true;
     record.job = owner->second.job;

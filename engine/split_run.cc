@@ -72,9 +72,10 @@ const SplitRun::RemoteSender* SplitRun::sender(uint32_t requester_qpn) const {
   return it != remote_senders_.end() ? &it->second : nullptr;
 }
 
-void SplitRun::delivered(const RemoteSender& from, uint32_t recorded_qpn, uint32_t ecn_marks,
-                         clock::Nanos at) {
-  remote_deliveries_.push_back({process_of(from.job, from.src), recorded_qpn, ecn_marks, at});
+void SplitRun::delivered(const RemoteSender& from, uint32_t sender_port, uint32_t recorded_qpn,
+                         uint32_t ecn_marks, clock::Nanos at) {
+  remote_deliveries_.push_back(
+      {process_of(from.job, from.src), sender_port, recorded_qpn, ecn_marks, at});
 }
 
 bool SplitRun::wait_for_other_processes(dataplane::DataPlane& data_plane,

@@ -32,6 +32,7 @@ namespace etwire::engine {
 // requester is its k-th message: joined with the sender's flow records for their FCT.
 struct RemoteDelivery {
   uint32_t sender = 0;
+  uint32_t sender_port = 0;
   uint32_t requester_qpn = 0;
   uint32_t ecn_marks = 0;
   clock::Nanos at = 0;
@@ -75,9 +76,9 @@ class SplitRun {
   // The sending end behind a requester QP number; nullptr when no connection here names it.
   const RemoteSender* sender(uint32_t requester_qpn) const;
   // Records a message from `from` delivered here (`recorded_qpn`: its requester's QP number as
-  // the sender's flow records carry it).
-  void delivered(const RemoteSender& from, uint32_t recorded_qpn, uint32_t ecn_marks,
-                 clock::Nanos at);
+  // the sender's flow records carry it, a number of the sender's port `sender_port`).
+  void delivered(const RemoteSender& from, uint32_t sender_port, uint32_t recorded_qpn,
+                 uint32_t ecn_marks, clock::Nanos at);
   const std::vector<RemoteDelivery>& remote_deliveries() const { return remote_deliveries_; }
 
   // After the last local rank finished: keeps answering the other processes' traffic until every

@@ -26,13 +26,14 @@ telemetry::RunState run_state(RunStatus status) {
 
 }  // namespace
 
-TelemetryPublisher::TelemetryPublisher(const config::RunConfig& config,
+TelemetryPublisher::TelemetryPublisher(const control::RunPlan& plan,
                                        dataplane::DataPlane& data_plane,
                                        const std::vector<ReplayedJob>& jobs,
                                        const std::vector<RankRuntime>& runtimes,
                                        telemetry::RecordRing* ring,
                                        std::chrono::milliseconds period)
-    : config_(config),
+    : plan_(plan),
+      config_(plan.config),
       data_plane_(data_plane),
       clock_(data_plane.scheduler()),
       jobs_(jobs),
@@ -66,8 +67,10 @@ void TelemetryPublisher::publish_qps(telemetry::RecordRing& ring) {
   qp_snapshot_.clear();
   if (!data_plane_.append_qp_stats(qp_snapshot_)) return;
   for (const transport::QpStats& qp : qp_snapshot_) {
-    telemetry::QpSample sample{qp.port, qp.remote_port, qp.qpn,         qp.role,
-                               {},      qp.rate_cuts,   qp.rate_bps / 8};
+    // Labelled by port and wire number, as records show them.
+    telemetry::QpSample sample{
+        qp.port,      qp.remote_port, plan_.wire_qpn(qp.port, qp.qpn), qp.role, {},
+        qp.rate_cuts, qp.rate_bps / 8};
     for (size_t c = 0; c < sample.counters.size(); ++c) {
       sample.counters[c] = qp.counters.*transport::kQpCounterFields[c].member;
     }

@@ -9,6 +9,7 @@
 
 #include "clock/scheduler.h"
 #include "config/run_config.h"
+#include "control/plan/run_plan.h"
 #include "dataplane/data_plane.h"
 #include "engine/rank_runtime.h"
 #include "engine/replayed_job.h"
@@ -22,7 +23,7 @@ class TelemetryPublisher {
  public:
   // `jobs` and `runtimes` are the engine's, read for the jobs' progress; every argument but
   // `ring` must outlive this.
-  TelemetryPublisher(const config::RunConfig& config, dataplane::DataPlane& data_plane,
+  TelemetryPublisher(const control::RunPlan& plan, dataplane::DataPlane& data_plane,
                      const std::vector<ReplayedJob>& jobs, const std::vector<RankRuntime>& runtimes,
                      telemetry::RecordRing* ring, std::chrono::milliseconds period);
 
@@ -44,6 +45,7 @@ class TelemetryPublisher {
   // telemetry.metrics.per_qp: a record per QP half of the data plane.
   void publish_qps(telemetry::RecordRing& ring);
 
+  const control::RunPlan& plan_;  // its QP numbers
   const config::RunConfig& config_;
   dataplane::DataPlane& data_plane_;
   clock::Scheduler& clock_;

@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 
@@ -46,25 +48,28 @@ void join_deliveries(const std::vector<std::vector<engine::RunEngine::RemoteDeli
                      const std::vector<double>& scales, const std::vector<clock::Nanos>& shifts,
                      std::vector<std::vector<transport::FlowRecord>>& flows,
                      std::vector<engine::PartialResults>& parts) {
-  // By sending process and requester: an RNIC numbers its QPs itself, so two hosts' may share one.
-  std::unordered_map<uint64_t, std::vector<std::pair<clock::Nanos, uint32_t>>> by_requester;
+  // By sending process, port and requester: a port (an RNIC's, or the plan's) numbers its QPs
+  // itself, so two ports' may share a number.
+  using Requester = std::tuple<size_t, uint32_t, uint32_t>;  // process, port, QP number
+  std::map<Requester, std::vector<std::pair<clock::Nanos, uint32_t>>> by_requester;
   for (size_t p = 0; p < deliveries.size(); ++p) {
     for (const auto& d : deliveries[p]) {
-      by_requester[uint64_t{d.sender} << 32 | d.requester_qpn].emplace_back(
+      by_requester[{d.sender, d.sender_port, d.requester_qpn}].emplace_back(
           engine::to_reference_time(d.at, scales[p], shifts[p]), d.ecn_marks);
     }
   }
   for (size_t p = 0; p < flows.size(); ++p) {
-    std::unordered_map<uint32_t, std::vector<size_t>> waiting;  // by requester, flow indexes
+    std::map<Requester, std::vector<size_t>> waiting;  // by requester, flow indexes
     for (size_t i = 0; i < flows[p].size(); ++i) {
-      if (flows[p][i].delivered_at == clock::kNever) waiting[flows[p][i].qpn].push_back(i);
+      const transport::FlowRecord& f = flows[p][i];
+      if (f.delivered_at == clock::kNever) waiting[{p, f.src_port, f.qpn}].push_back(i);
     }
     std::unordered_map<uint64_t, const engine::CollectiveRecord*> instances;
     for (const engine::CollectiveRecord& c : parts[p].results.collectives) {
       instances[c.instance] = &c;
     }
-    for (auto& [qpn, indexes] : waiting) {
-      auto found = by_requester.find(uint64_t{p} << 32 | qpn);
+    for (auto& [requester, indexes] : waiting) {
+      auto found = by_requester.find(requester);
       if (found == by_requester.end()) continue;
       std::sort(indexes.begin(), indexes.end(),
                 [&](size_t a, size_t b) { return flows[p][a].flow_id < flows[p][b].flow_id; });

@@ -201,7 +201,6 @@ void parse_port_entry(MapReader& section, std::vector<config::PortConfig>& out,
         copy.ipv6 = *ip;
       }
     }
-    if (i > 0) copy.qpn_base.reset();
     if (copy.dpdk.port_id) copy.dpdk.port_id = static_cast<uint16_t>(*copy.dpdk.port_id + i);
     copy.dpdk.vdev = substitute_index(copy.dpdk.vdev, index);
     copy.dpdk.pci = substitute_index(copy.dpdk.pci, index);

@@ -3,10 +3,10 @@
 // documented in docs/configuration.md ("Addressing"):
 //
 //  - Ranks on a port are numbered 0, 1, ... in job order, then rank order: their slot.
-//  - QP numbers come from the traffic the run opens (qp_numbering.h): unique in the run, so a QP
-//    number alone identifies a QP in records, captures and the device under test's counters.
-//  - A QP's UDP source port is udp_source_port_base + (qpn mod udp_source_port_count): each QP
-//    of a rank pair gets its own ECMP entropy.
+//  - QP numbers come from the traffic the run opens (qp_numbering.h): each port numbers its own
+//    on the wire, as an RNIC does; a run number keeps each unique in the run.
+//  - A QP's UDP source port is udp_source_port_base + (run number mod udp_source_port_count):
+//    each QP of a rank pair gets its own ECMP entropy.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +22,9 @@
 
 namespace etwire::control {
 
-inline constexpr uint32_t kQpnLimit = 1u << 24;  // QP numbers are 24 bits
+inline constexpr uint32_t kQpnLimit = 1u << 24;  // QP numbers are 24 bits on the wire
+// Run numbers (qp_numbering.h) are 32 bits; the largest is kept as the data planes' "no QP".
+inline constexpr uint64_t kRunQpnLimit = 0xFFFFFFFFull;
 
 struct RankEndpoint {
   size_t port = 0;    // index into config::RunConfig::ports
@@ -33,7 +35,7 @@ struct RankEndpoint {
   std::optional<config::Ipv6Address> ipv6;
 };
 
-// QP numbers first .. first + count - 1 (a port's, a rank's: qp_numbering.h).
+// QP numbers first .. first + count - 1 (a port's, a rank's, run or wire: qp_numbering.h).
 struct PortQpnRange {
   uint32_t first = 0;
   uint32_t count = 0;  // 0 for none

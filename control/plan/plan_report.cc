@@ -49,7 +49,8 @@ std::string fabric_line(const RunPlan& loaded) {
   return {};
 }
 
-// The UDP source ports of a rank's QP numbers: a range, unless it wraps around the pool.
+// The UDP source ports of a rank's QPs (of their run numbers): a range, unless it wraps around the
+// pool.
 std::string sport_range(const AddressPlan& addresses, const PortQpnRange& qpns) {
   if (qpns.count == 0) return "-";
   uint16_t first = addresses.udp_source_port(qpns.first);
@@ -58,13 +59,18 @@ std::string sport_range(const AddressPlan& addresses, const PortQpnRange& qpns) 
   return fmt::format("{}.. (wraps)", first);
 }
 
-// A rank's QP numbers, or a port's: none without the traffic's numbering.
+// A rank's QP numbers on the wire, or a port's: none without the traffic's numbering.
 PortQpnRange rank_qpns(const RunPlan& loaded, size_t job, int32_t rank) {
-  return loaded.qp_numbers ? loaded.qp_numbers->rank(job, rank) : PortQpnRange{};
+  return loaded.qp_numbers ? loaded.qp_numbers->wire_rank(job, rank) : PortQpnRange{};
 }
 
 PortQpnRange port_qpns(const RunPlan& loaded, size_t port) {
-  return loaded.qp_numbers ? loaded.qp_numbers->port(port) : PortQpnRange{};
+  return loaded.qp_numbers ? loaded.qp_numbers->wire_port(port) : PortQpnRange{};
+}
+
+// A rank's run numbers, which its UDP source ports follow.
+PortQpnRange rank_run_qpns(const RunPlan& loaded, size_t job, int32_t rank) {
+  return loaded.qp_numbers ? loaded.qp_numbers->rank(job, rank) : PortQpnRange{};
 }
 
 std::string ranks_table(const RunPlan& loaded, const TrafficPlan& plan) {
@@ -81,8 +87,9 @@ std::string ranks_table(const RunPlan& loaded, const TrafficPlan& plan) {
       table.add_row(
           {c.workload.jobs[j].name, std::to_string(r), c.ports[e.port].name, std::to_string(e.host),
            ipv6 && e.ipv6 ? e.ipv6->to_string() : e.ipv4.to_string(), e.mac.to_string(),
-           qpn_range(qpns.first, qpns.count), sport_range(addresses, qpns), std::to_string(t.peers),
-           std::to_string(t.qps), t.max_switches == 0 ? "-" : std::to_string(t.max_switches),
+           qpn_range(qpns.first, qpns.count), sport_range(addresses, rank_run_qpns(loaded, j, r)),
+           std::to_string(t.peers), std::to_string(t.qps),
+           t.max_switches == 0 ? "-" : std::to_string(t.max_switches),
            bytes_or_dash(t.network_bytes_sent), bytes_or_dash(t.network_bytes_received),
            bytes_or_dash(t.scale_up_bytes_sent)});
     }
@@ -332,7 +339,7 @@ nlohmann::ordered_json plan_to_json(const RunPlan& loaded, const TrafficPlan& pl
       const PortQpnRange qpns = rank_qpns(loaded, j, r);
       rank["qpn_first"] = qpns.first;
       rank["qpn_count"] = qpns.count;
-      rank["udp_source_port_first"] = addresses.udp_source_port(qpns.first);
+      rank["udp_source_port_first"] = addresses.udp_source_port(rank_run_qpns(loaded, j, r).first);
       rank["peers"] = t.peers;
       rank["qps"] = t.qps;
       rank["max_switches"] = t.max_switches;

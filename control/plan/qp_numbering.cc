@@ -36,6 +36,13 @@ PortQpnRange QpNumbering::rank(size_t job, int32_t rank) const {
           static_cast<uint32_t>(end - begin)};
 }
 
+PortQpnRange QpNumbering::wire_rank(size_t job, int32_t rank) const {
+  const PortQpnRange numbers = this->rank(job, rank);
+  if (numbers.count == 0) return numbers;
+  const uint32_t port = port_of_[job][static_cast<size_t>(rank)];
+  return {wire(port, numbers.first), numbers.count};
+}
+
 namespace {
 
 void report_overflow(const config::PortConfig& port, uint64_t first, uint64_t end,
@@ -44,7 +51,8 @@ void report_overflow(const config::PortConfig& port, uint64_t first, uint64_t en
                      port.qpn_base ? child_path(port.key_path, "qpn_base") : port.key_path,
                      fmt::format("QP numbers of port \"{}\" run from {} to {}, past the 24-bit "
                                  "limit {}: its ranks open {} QPs; lower collectives.qps_per_peer "
-                                 "or collectives.channels, or give the port a lower qpn_base",
+                                 "or collectives.channels, put fewer ranks on the port, or give it "
+                                 "a lower qpn_base",
                                  port.name, first, end - 1, kQpnLimit - 1, end - first)));
 }
 
@@ -75,9 +83,9 @@ QpNumbering number_qps(const config::RunConfig& config, const AddressPlan& addre
           Entry{job, c.dst, c.src, c.qp});
     }
   }
+  // Run numbers follow each other over the ports; wire numbers start again on each port.
   uint64_t cursor = config.mapping.addressing.qpn_base;
-  numbering.end_ = cursor;
-  std::vector<std::pair<uint64_t, uint64_t>> taken;  // [first, end) per port, for overlaps
+  numbering.wire_first_.resize(ports);
   bool overflow = false;
   for (size_t p = 0; p < ports; ++p) {
     std::vector<Entry>& entries = numbering.by_port_[p];
@@ -85,31 +93,28 @@ QpNumbering number_qps(const config::RunConfig& config, const AddressPlan& addre
     entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
     const config::PortConfig& port = twin::host_port_settings(config, p);
     const bool run_port = p < config.ports.size();
-    const uint64_t first =
-        run_port ? port.qpn_base.value_or(static_cast<uint32_t>(cursor)) : cursor;
-    const uint64_t end = first + entries.size();
-    numbering.count_ += entries.size();
-    numbering.ports_[p] = {static_cast<uint32_t>(std::min<uint64_t>(first, kQpnLimit)),
-                           static_cast<uint32_t>(std::min<uint64_t>(entries.size(), kQpnLimit))};
-    if (end > kQpnLimit && !overflow) {
+    const uint64_t wire_first = run_port
+                                    ? port.qpn_base.value_or(config.mapping.addressing.qpn_base)
+                                    : config.mapping.addressing.qpn_base;
+    const uint64_t wire_end = wire_first + entries.size();
+    if (wire_end > kQpnLimit && !overflow) {
       overflow = true;
-      report_overflow(port, first, end, where, out);
+      report_overflow(port, wire_first, wire_end, where, out);
     }
-    if (end > first) {
-      for (const auto& [other_first, other_end] : taken) {
-        if (other_first < end && first < other_end) {
-          out.add(where.make(
-              Severity::kError, Problem::kDuplicate, child_path(port.key_path, "qpn_base"),
-              fmt::format("QP numbers {}..{} of port \"{}\" overlap {}..{} of another port; QP "
-                          "numbers must be unique in a run",
-                          first, end - 1, port.name, other_first, other_end - 1)));
-          break;
-        }
-      }
-      taken.emplace_back(first, end);
+    if (cursor + entries.size() > kRunQpnLimit && !overflow) {
+      overflow = true;
+      out.add(where.make(Severity::kError, Problem::kOutOfRange, "mapping",
+                         fmt::format("the run opens more than {} QPs; lower "
+                                     "collectives.qps_per_peer or collectives.channels, or the "
+                                     "ranks",
+                                     kRunQpnLimit - config.mapping.addressing.qpn_base)));
     }
-    cursor = std::max(cursor, end);
-    numbering.end_ = std::max(numbering.end_, end);
+    numbering.count_ += entries.size();
+    numbering.ports_[p] = {static_cast<uint32_t>(std::min<uint64_t>(cursor, kRunQpnLimit)),
+                           static_cast<uint32_t>(std::min<uint64_t>(entries.size(), kQpnLimit))};
+    numbering.wire_first_[p] = static_cast<uint32_t>(std::min<uint64_t>(wire_first, kQpnLimit));
+    cursor += entries.size();
+    numbering.end_ = std::max({numbering.end_, cursor, wire_end});
   }
   return numbering;
 }

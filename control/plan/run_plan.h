@@ -54,6 +54,11 @@ struct RunPlan {
   std::string config_digest;
 
   bool ok() const { return !diagnostics.has_errors(); }
+  // The wire number of the QP of run number `number` on `port` (QpNumbering::wire); a plan
+  // without numbers gave none, so the run number is its own.
+  uint32_t wire_qpn(size_t port, uint32_t number) const {
+    return qp_numbers ? qp_numbers->wire(port, number) : number;
+  }
 };
 
 }  // namespace etwire::control

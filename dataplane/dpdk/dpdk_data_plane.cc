@@ -343,11 +343,11 @@ transport::ConnectionId DpdkDataPlane::connect(const WireConnection& connection)
   const auto dst_queue = src_queues == dst_queues
                              ? src_queue
                              : static_cast<uint16_t>(next_responder_queue_[to.port]++ % dst_queues);
-  command.route.requester = {from.port, from.qpn, src_queue};
-  command.route.responder = {to.port, to.qpn, dst_queue};
+  command.route.requester = {from.port, from.qpn, src_queue, from.wire_qpn};
+  command.route.responder = {to.port, to.qpn, dst_queue, to.wire_qpn};
   command.route.forward = wire_addresses(from, to, config_);
   command.route.backward = wire_addresses(to, from, config_);
-  // Refused here (a QP number twice, or beyond 24 bits) before any worker sees it.
+  // Refused here (a QP number twice, or a wire number beyond 24 bits) before any worker sees it.
   directory_.add(id, command.route);
   join_.add_connection(from.port, from.qpn, to.port, to.qpn,
                        here_[from.port] && here_[to.port] ? HalvesHere::kBoth

@@ -86,6 +86,7 @@ class VerbsDataPlane final : public DataPlane, private clock::EventHandler {
   // completes it.
   transport::ConnectionId connect(const WireConnection& connection) override;
   void finish_connecting() override;
+  bool numbers_its_qps() const override { return true; }
   uint32_t recorded_requester_qpn(uint32_t plan_qpn) const override;
   void post(transport::ConnectionId connection, uint64_t bytes,
             const transport::FlowTags& tags) override;

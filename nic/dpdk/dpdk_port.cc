@@ -305,10 +305,12 @@ void DpdkPort::stop() {
     m->data_off = static_cast<uint16_t>(kPayloadOffset - middle->header_bytes());
     length = middle->write(packet, payload);
   } else {
+    Packet on_wire = packet;
+    on_wire.dest_qpn = route.responder.on_wire();
     const uint32_t header =
-        frame::FrameWriter::header_bytes(packet, setup_.ip_version, setup_.vlan != 0);
+        frame::FrameWriter::header_bytes(on_wire, setup_.ip_version, setup_.vlan != 0);
     m->data_off = static_cast<uint16_t>(kPayloadOffset - header);
-    length = writer_.write_around_payload(packet, route.forward, rte_pktmbuf_mtod(m, uint8_t*));
+    length = writer_.write_around_payload(on_wire, route.forward, rte_pktmbuf_mtod(m, uint8_t*));
   }
   const uint32_t padded = (packet.payload_bytes + 3) & ~3u;
   if (padded < setup_.pmtu) dirty_at = padded + 1;
@@ -352,7 +354,9 @@ void DpdkPort::transmit(const Packet& packet, clock::Nanos now) {
   if (packet.is_data()) {
     frame = data_frame(packet, *route, connection);
   } else {
-    frame = other_frame(packet, route->backward);
+    Packet on_wire = packet;
+    on_wire.dest_qpn = route->requester.on_wire();
+    frame = other_frame(on_wire, route->backward);
   }
   if (frame == nullptr) {
     ++counters_.tx_dropped;
@@ -374,7 +378,9 @@ frame::MiddleFrameTemplate* DpdkPort::remake_middle_template(const Packet& packe
   }
   frame::MiddleFrameTemplate& middle = middle_templates_[connection];
   if (!middle.fits(packet)) {
-    middle.build(writer_, psn_shift_, packet, route.forward, template_scratch_.data());
+    Packet on_wire = packet;  // the template writes the destination QP's wire number
+    on_wire.dest_qpn = route.responder.on_wire();
+    middle.build(writer_, psn_shift_, on_wire, route.forward, template_scratch_.data());
     if (!middle.fits(packet)) return nullptr;
   }
   return &middle;
@@ -502,12 +508,13 @@ void DpdkPort::deliver(rte_mbuf* m, clock::Nanos now) {
     return;
   }
   if (status != frame::FrameStatus::kRoce) return;  // counted by the reader
-  const uint32_t connection = directory_.connection_of(packet);
+  const uint32_t connection = directory_.connection_received(setup_.index, packet);
   const WireRoute* route = directory_.route(connection);
   if (route == nullptr) {
     ++counters_.rx_unknown_qp;
     return;
   }
+  packet.dest_qpn = route->run_dest_qpn(packet);
   packet.src_port = packet.is_data() ? route->requester.port : route->responder.port;
   packet.dst_port = setup_.index;
   const uint16_t owner = packet.is_data() ? route->responder.queue : route->requester.queue;

@@ -72,16 +72,18 @@ def congested_run(args, out, *extra):
 
 
 def plan_addresses(args, config, *sets):
-    """By port name: the IPv4 addresses and QP numbers of its ranks, from `etwire plan --json`."""
+    """By port name, the IPv4 addresses of its ranks; by IPv4 address, the QP numbers of the ranks
+    behind it, as the wire carries them (each port numbers its own); from `etwire plan --json`."""
     cmd = [args.etwire, "plan", os.path.join(args.source_dir, config), "--json"]
     for s in sets:
         cmd += ["--set", s]
     plan = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
-    ips, qpns = {}, set()
+    ips, qpns = {}, {}
     for job in plan["jobs"]:
         for rank in job["ranks"]:
             ips.setdefault(rank["port"], set()).add(rank["ipv4"])
-            qpns.update(range(rank["qpn_first"], rank["qpn_first"] + rank["qpn_count"]))
+            qpns.setdefault(rank["ipv4"], set()).update(
+                range(rank["qpn_first"], rank["qpn_first"] + rank["qpn_count"]))
     return ips, qpns
 
 
@@ -138,7 +140,7 @@ def case_twin(args, work):
                 pfc += 1
                 continue
             assert opcode != "", f"{port['name']} frame {number}: not decoded as InfiniBand"
-            assert int(qp, 0) in qpns, f"{port['name']} frame {number}: QP {qp} of no flow"
+            assert int(qp, 0) in qpns[dst], f"{port['name']} frame {number}: QP {qp} not {dst}'s"
             arriving = dst in ips[port["name"]]
             if int(opcode) == CNP:
                 cnp_in += arriving

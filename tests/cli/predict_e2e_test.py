@@ -53,9 +53,9 @@ def measured_busbw(s):
 
 
 def qp_rows(path):
-    """qps.csv's rows by (role, qpn)."""
+    """qps.csv's rows by (role, port, qpn): each port numbers its own QPs."""
     with open(os.path.join(path, "qps.csv")) as f:
-        return {(row["role"], row["qpn"]): row for row in csv.DictReader(f)}
+        return {(row["role"], row["port"], row["qpn"]): row for row in csv.DictReader(f)}
 
 
 def case_dpdk_ring(args, work):

@@ -199,17 +199,45 @@ TEST(QpNumbering, NumbersOnlyTheQpsTheTrafficOpensPortByPort) {
   EXPECT_EQ(numbers.end(), 266u);
 }
 
-TEST(QpNumbering, PortBasesThatOverlapOrPassTwentyFourBitsAreErrors) {
+TEST(QpNumbering, EachPortNumbersItsQpsOnTheWireFromItsBase) {
+  RunConfig config = config_with_ports(3);
+  config.ports[2].qpn_base = 0x1000;
+  Diagnostics out;
+  const AddressPlan addresses = addresses_for(config, {{0, 0, 1, 1, 2}}, out);
+  TrafficPlan traffic = ring_traffic();
+  traffic.connections[0].push_back({4, 0, 0});
+  const QpNumbering numbers = number_qps(config, addresses, traffic, SourceMap("t.yaml"), out);
+  EXPECT_FALSE(out.has_errors()) << out.to_text();
+  // Run numbers follow each other over the ports; wire numbers start again on each.
+  EXPECT_EQ(numbers.port(0).count, 6u) << "rank 0 opens a QP towards 4 too";
+  EXPECT_EQ(numbers.port(1).first, 262u);
+  EXPECT_EQ(numbers.wire_port(0).first, 256u);
+  EXPECT_EQ(numbers.wire_port(1).first, 256u);
+  EXPECT_EQ(numbers.wire_port(1).count, 5u);
+  EXPECT_EQ(numbers.wire_port(2).first, 0x1000u) << "ports[2].qpn_base";
+  // Rank 2's QP towards 1 on QP id 3: run number 263, the second of port 1 on its wire.
+  EXPECT_EQ(numbers.find(0, 2, 1, 3), 263u);
+  EXPECT_EQ(numbers.wire(1, 263), 257u);
+  EXPECT_EQ(numbers.wire(0, 257), 257u) << "the first port's are the same";
+  EXPECT_EQ(numbers.wire(2, *numbers.find(0, 4, 0, 0)), 0x1000u);
+  EXPECT_EQ(numbers.wire_rank(0, 3).first, 259u);
+  EXPECT_EQ(numbers.wire_rank(0, 3).count, 2u);
+  // A number the port did not give is its own.
+  EXPECT_EQ(numbers.wire(0, 262), 262u);
+  EXPECT_EQ(numbers.wire(1, 9999), 9999u);
+  // Past every run and wire number.
+  EXPECT_EQ(numbers.end(), 0x1001u);
+}
+
+TEST(QpNumbering, PortsMayShareWireNumbersButNotPassTwentyFourBits) {
   RunConfig config = config_with_ports(2);
   config.ports[1].qpn_base = 258;
   Diagnostics out;
   const AddressPlan addresses = addresses_for(config, {{0, 0, 1, 1}}, out);
-  number_qps(config, addresses, ring_traffic(), SourceMap("t.yaml"), out);
-  ASSERT_EQ(out.error_count(), 1u) << out.to_text();
-  EXPECT_EQ(out.items()[0].key_path, "ports[1].qpn_base");
-  EXPECT_EQ(out.items()[0].problem, Problem::kDuplicate);
-  EXPECT_THAT(out.to_text(), HasSubstr("QP numbers 258..262 of port"));
-  EXPECT_THAT(out.to_text(), HasSubstr("overlap 256..260 of another port"));
+  const QpNumbering numbers =
+      number_qps(config, addresses, ring_traffic(), SourceMap("t.yaml"), out);
+  EXPECT_FALSE(out.has_errors()) << "each port numbers its own: " << out.to_text();
+  EXPECT_EQ(numbers.wire_port(1).first, 258u);
   Diagnostics past;
   config.ports[1].qpn_base = kQpnLimit - 3;
   number_qps(config, addresses, ring_traffic(), SourceMap("t.yaml"), past);

@@ -113,6 +113,28 @@ TEST_F(TwinCapturePointTest, CapturesBothWaysOnlyWhileTheWriterCaptures) {
   EXPECT_EQ(frames[4].second.addresses.src_mac, peer_mac);
 }
 
+TEST_F(TwinCapturePointTest, FramesCarryTheWireNumbersEachPortGivesItsQps) {
+  // Packets carry run numbers (0x101, 0x202); on the wire each port numbers its own QPs.
+  WireRoute numbered = route;
+  numbered.requester.wire_qpn = 0x300;
+  numbered.responder.wire_qpn = 0x100;
+  WireDirectory wired;
+  wired.add(0, numbered);
+  TwinCapturePoint port(wired, payload, ring, writer, own_mac, peer_mac);
+  writer.start(0);
+  port.departs(data_packet(false), 1);
+  Packet ack;
+  ack.opcode = opcode::kAcknowledge;
+  ack.dest_qpn = 0x101;
+  port.arrives(ack, 2);
+  const auto frames = parsed();
+  writer.stop();
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[0].second.packet.dest_qpn, 0x100u) << "the responder's wire number";
+  EXPECT_EQ(frames[1].second.packet.dest_qpn, 0x300u) << "the requester's wire number";
+  EXPECT_EQ(port.unaddressed(), 0u);
+}
+
 TEST_F(TwinCapturePointTest, APacketTheTwinCorruptedFailsItsIcrcInTheCapture) {
   TwinCapturePoint port(directory, payload, ring, writer, own_mac, peer_mac);
   writer.start(0);

@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "control/resolve/config_loader.h"
 #include "dataplane/loopback/partitioned_data_plane.h"
@@ -124,15 +126,23 @@ TEST(Engine, FlowRecordsCarryTheWireQpNumbers) {
   ASSERT_TRUE(loaded.qp_numbers);
   const control::QpNumbering& plan = *loaded.qp_numbers;
   std::set<uint32_t> qpns;
+  std::set<std::pair<uint32_t, uint32_t>> requesters;  // by port and wire number
   for (const transport::FlowRecord& r : sink.records) {
     const uint32_t qp = r.tags.qp_index;
-    EXPECT_EQ(r.qpn, plan.find(0, r.tags.src_rank, r.tags.dst_rank, qp)) << r.flow_id;
-    EXPECT_EQ(r.dest_qpn, plan.find(0, r.tags.dst_rank, r.tags.src_rank, qp)) << r.flow_id;
+    // The wire numbers, each port's own, of the QPs the plan numbered.
+    const auto wire = [&](uint32_t port, int32_t rank, int32_t peer) {
+      const auto number = plan.find(0, rank, peer, qp);
+      return number ? std::optional<uint32_t>(plan.wire(port, *number)) : std::nullopt;
+    };
+    EXPECT_EQ(r.qpn, wire(r.src_port, r.tags.src_rank, r.tags.dst_rank)) << r.flow_id;
+    EXPECT_EQ(r.dest_qpn, wire(r.dst_port, r.tags.dst_rank, r.tags.src_rank)) << r.flow_id;
     qpns.insert(r.qpn);
+    requesters.insert({r.src_port, r.qpn});
   }
-  // A ring all-reduce over 4 ranks: each rank sends to its successor on its own QP.
-  EXPECT_EQ(qpns.size(), 4u);
-  EXPECT_GE(*qpns.begin(), 256u);  // mapping.addressing.qpn_base
+  // A ring all-reduce over 4 ranks, one per port: each rank sends to its successor on its own
+  // QP, and each port numbers its two QPs 256 and 257.
+  EXPECT_EQ(requesters.size(), 4u);
+  EXPECT_EQ(qpns, (std::set<uint32_t>{256, 257}));
 }
 
 TEST(Engine, IterationsAndWarmupAreCountedAndSeparated) {
