@@ -73,9 +73,32 @@ QpNumbering number_qps(const config::RunConfig& config, const AddressPlan& addre
   numbering.by_port_.resize(ports);
   numbering.ports_.resize(ports);
   using Entry = QpNumbering::Entry;
-  for (size_t j = 0; j < traffic.connections.size() && j < addresses.jobs(); ++j) {
+  const size_t jobs = std::min(traffic.connections.size(), addresses.jobs());
+  // A connection from the higher rank whose reverse the plan lists too names the same two QPs;
+  // the reverse adds them (an all-to-all's would otherwise come twice).
+  const auto named_by_reverse = [&](size_t j, bool sorted, const PlannedConnection& c) {
+    const std::vector<PlannedConnection>& all = traffic.connections[j];
+    return sorted && c.src > c.dst &&
+           std::binary_search(all.begin(), all.end(), PlannedConnection{c.dst, c.src, c.qp});
+  };
+  // Counted first, so that each port's list is allocated once at its size (an all-to-all of 8192
+  // ranks has 67 M QPs).
+  std::vector<bool> sorted(jobs);
+  std::vector<size_t> per_port(ports, 0);
+  for (size_t j = 0; j < jobs; ++j) {
+    const std::vector<PlannedConnection>& all = traffic.connections[j];
+    sorted[j] = std::is_sorted(all.begin(), all.end());
+    for (const PlannedConnection& c : all) {
+      if (named_by_reverse(j, sorted[j], c)) continue;
+      ++per_port[numbering.port_of_[j][static_cast<size_t>(c.src)]];
+      ++per_port[numbering.port_of_[j][static_cast<size_t>(c.dst)]];
+    }
+  }
+  for (size_t p = 0; p < ports; ++p) numbering.by_port_[p].reserve(per_port[p]);
+  for (size_t j = 0; j < jobs; ++j) {
     const auto job = static_cast<uint32_t>(j);
     for (const PlannedConnection& c : traffic.connections[j]) {
+      if (named_by_reverse(j, sorted[j], c)) continue;
       // The sender's QP towards the receiver, and the receiver's towards the sender.
       numbering.by_port_[numbering.port_of_[j][static_cast<size_t>(c.src)]].push_back(
           Entry{job, c.src, c.dst, c.qp});
