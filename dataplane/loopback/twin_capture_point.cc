@@ -23,7 +23,7 @@ void TwinCapturePoint::capture(const nic::Packet& packet, clock::Nanos now,
                                nic::capture::Direction direction) {
   const frame::FrameAddresses* addresses =
       direction == nic::capture::Direction::kTransmit ? &pause_sent_ : &pause_received_;
-  nic::Packet on_wire = packet;
+  uint32_t dest_qpn = 0;
   if (packet.kind == nic::PacketKind::kRoce) {
     const nic::WireRoute* route = directory_.route(directory_.connection_of(packet));
     if (route == nullptr) {
@@ -31,9 +31,10 @@ void TwinCapturePoint::capture(const nic::Packet& packet, clock::Nanos now,
       return;
     }
     addresses = packet.is_data() ? &route->forward : &route->backward;
-    on_wire.dest_qpn = route->wire_dest_qpn(packet);
+    dest_qpn = route->wire_dest_qpn(packet);
   }
-  const size_t length = frame_writer_.write(on_wire, *addresses, frame_.data(), frame_.size());
+  const size_t length =
+      frame_writer_.write(packet, *addresses, frame_.data(), frame_.size(), dest_qpn);
   if (length == 0) return;
   // A frame the twin damaged on the way: its receiver's ICRC check fails on it, and so does a
   // reader of the capture. The ICRC is a RoCE frame's last four bytes (none is under 60 bytes).

@@ -305,12 +305,11 @@ void DpdkPort::stop() {
     m->data_off = static_cast<uint16_t>(kPayloadOffset - middle->header_bytes());
     length = middle->write(packet, payload);
   } else {
-    Packet on_wire = packet;
-    on_wire.dest_qpn = route.responder.on_wire();
     const uint32_t header =
-        frame::FrameWriter::header_bytes(on_wire, setup_.ip_version, setup_.vlan != 0);
+        frame::FrameWriter::header_bytes(packet, setup_.ip_version, setup_.vlan != 0);
     m->data_off = static_cast<uint16_t>(kPayloadOffset - header);
-    length = writer_.write_around_payload(on_wire, route.forward, rte_pktmbuf_mtod(m, uint8_t*));
+    length = writer_.write_around_payload(packet, route.forward, rte_pktmbuf_mtod(m, uint8_t*),
+                                          route.responder.on_wire());
   }
   const uint32_t padded = (packet.payload_bytes + 3) & ~3u;
   if (padded < setup_.pmtu) dirty_at = padded + 1;
@@ -354,9 +353,7 @@ void DpdkPort::transmit(const Packet& packet, clock::Nanos now) {
   if (packet.is_data()) {
     frame = data_frame(packet, *route, connection);
   } else {
-    Packet on_wire = packet;
-    on_wire.dest_qpn = route->requester.on_wire();
-    frame = other_frame(on_wire, route->backward);
+    frame = other_frame(packet, route->backward, route->requester.on_wire());
   }
   if (frame == nullptr) {
     ++counters_.tx_dropped;
@@ -396,11 +393,12 @@ rte_mbuf* DpdkPort::refill_spare() {
   return spare_[0];
 }
 
-rte_mbuf* DpdkPort::other_frame(const Packet& packet, const frame::FrameAddresses& addresses) {
+rte_mbuf* DpdkPort::other_frame(const Packet& packet, const frame::FrameAddresses& addresses,
+                                uint32_t dest_qpn) {
   rte_mbuf* m = rte_pktmbuf_alloc(control_pool_);
   if (m == nullptr) return nullptr;
-  const size_t length =
-      writer_.write(packet, addresses, rte_pktmbuf_mtod(m, uint8_t*), rte_pktmbuf_tailroom(m));
+  const size_t length = writer_.write(packet, addresses, rte_pktmbuf_mtod(m, uint8_t*),
+                                      rte_pktmbuf_tailroom(m), dest_qpn);
   if (length == 0) {
     rte_pktmbuf_free(m);
     return nullptr;
@@ -411,7 +409,7 @@ rte_mbuf* DpdkPort::other_frame(const Packet& packet, const frame::FrameAddresse
 }
 
 bool DpdkPort::queue_pause(const Packet& packet) {
-  rte_mbuf* frame = other_frame(packet, pause_addresses_);
+  rte_mbuf* frame = other_frame(packet, pause_addresses_, 0);
   if (frame == nullptr) {
     ++counters_.tx_dropped;
     return false;

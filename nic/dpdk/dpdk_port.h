@@ -189,7 +189,9 @@ class DpdkPort final : public nic::Port {
     return refill_spare();
   }
   rte_mbuf* refill_spare();
-  rte_mbuf* other_frame(const Packet& packet, const frame::FrameAddresses& addresses);
+  // An ACK, NAK, CNP (to the QP of wire number `dest_qpn`) or PFC frame.
+  rte_mbuf* other_frame(const Packet& packet, const frame::FrameAddresses& addresses,
+                        uint32_t dest_qpn);
   // Inlined into transmit: out of line, with the capture hook in it, it cost some 30
   // instructions a frame (docs/performance.md, "The DPDK transmit path against 91642af").
   [[gnu::always_inline]] inline bool enqueue(rte_mbuf* frame);

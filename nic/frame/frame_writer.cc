@@ -80,7 +80,7 @@ uint32_t FrameWriter::header_bytes(const nic::Packet& packet, uint8_t ip_version
 // there and stored; the masked fields are then overwritten with their real values. The payload is
 // accounted for by the pattern's precomputed contribution, never read.
 size_t FrameWriter::write_roce(const nic::Packet& packet, const FrameAddresses& addresses,
-                               uint8_t* frame) const {
+                               uint8_t* frame, uint32_t dest_qpn) const {
   const bool ipv6 = addresses.ip_version == 6;
   const uint8_t op = packet.opcode;
   const uint32_t extension = nic::extension_header_bytes(op);
@@ -132,7 +132,7 @@ size_t FrameWriter::write_roce(const nic::Packet& packet, const FrameAddresses& 
       (((packet.bth_flags & nic::bth_flag::kSolicitedEvent) ? uint32_t{kBthSolicitedEventBit} : 0)
        << 16) |
       (pad << (16 + kBthPadShift)) | kDefaultPKey;
-  words[n++] = 0xFF000000u | (packet.dest_qpn & nic::kPsnMask);  // byte 4 masked
+  words[n++] = 0xFF000000u | (dest_qpn & nic::kPsnMask);  // byte 4 masked
   words[n++] =
       ((packet.bth_flags & nic::bth_flag::kAckRequest) ? uint32_t{kBthAckRequestBit} << 24 : 0) |
       (packet.psn & nic::kPsnMask);
@@ -178,7 +178,7 @@ size_t FrameWriter::write_roce(const nic::Packet& packet, const FrameAddresses& 
 }
 
 size_t FrameWriter::write(const nic::Packet& packet, const FrameAddresses& addresses, uint8_t* out,
-                          size_t capacity) const {
+                          size_t capacity, uint32_t dest_qpn) const {
   if (packet.kind == nic::PacketKind::kPfcPause) {
     if (packet.pfc_priority > 7 || capacity < kMinimumFrameBytesWithoutFcs) return 0;
     return write_pfc(packet, addresses, out);
@@ -190,13 +190,13 @@ size_t FrameWriter::write(const nic::Packet& packet, const FrameAddresses& addre
   const uint32_t payload_offset = header_bytes(packet, format.ip_version, format.vlan_tagged) +
                                   (packet.opcode == nic::opcode::kCnp ? nic::kCnpPayloadBytes : 0);
   std::memcpy(out + payload_offset, payload_.bytes(), padded(packet.payload_bytes));
-  return write_roce(packet, addresses, out);
+  return write_roce(packet, addresses, out, dest_qpn);
 }
 
 size_t FrameWriter::write_around_payload(const nic::Packet& packet, const FrameAddresses& addresses,
-                                         uint8_t* frame) const {
+                                         uint8_t* frame, uint32_t dest_qpn) const {
   if (!packet.is_data() || !writable(packet, addresses, payload_)) return 0;
-  return write_roce(packet, addresses, frame);
+  return write_roce(packet, addresses, frame, dest_qpn);
 }
 
 }  // namespace etwire::frame

@@ -44,7 +44,13 @@ class FrameWriter {
   // max_payload or than 16-bit IP lengths allow, PFC priority above 7, ip_version neither 4 nor 6).
   // PFC frames are never tagged.
   size_t write(const nic::Packet& packet, const FrameAddresses& addresses, uint8_t* out,
-               size_t capacity) const;
+               size_t capacity) const {
+    return write(packet, addresses, out, capacity, packet.dest_qpn);
+  }
+  // The same with the BTH's destination QP `dest_qpn` in place of the packet's: the QP's wire
+  // number, where the packet carries its run number (control/plan/qp_numbering.h).
+  size_t write(const nic::Packet& packet, const FrameAddresses& addresses, uint8_t* out,
+               size_t capacity, uint32_t dest_qpn) const;
 
   // Hot path for data packets: the payload and pad (the pattern's first payload_bytes + pad
   // bytes) are already in place right after the headers, at frame + header_bytes(). Writes the
@@ -52,11 +58,15 @@ class FrameWriter {
   // the zero padding after the ICRC); never reads or writes the payload bytes. Returns the frame
   // length, or 0 for a packet write() would refuse or one that is not data.
   size_t write_around_payload(const nic::Packet& packet, const FrameAddresses& addresses,
-                              uint8_t* frame) const;
+                              uint8_t* frame) const {
+    return write_around_payload(packet, addresses, frame, packet.dest_qpn);
+  }
+  size_t write_around_payload(const nic::Packet& packet, const FrameAddresses& addresses,
+                              uint8_t* frame, uint32_t dest_qpn) const;
 
  private:
-  size_t write_roce(const nic::Packet& packet, const FrameAddresses& addresses,
-                    uint8_t* frame) const;
+  size_t write_roce(const nic::Packet& packet, const FrameAddresses& addresses, uint8_t* frame,
+                    uint32_t dest_qpn) const;
 
   static constexpr size_t kTailWords = 4;
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -210,6 +211,28 @@ TEST_F(FrameWriterTest, GoldenCnpFromTheWriter) {
   same_id[4] = 0x98;
   same_id[5] = 0xC6;
   EXPECT_EQ(icrc(same_id.data(), 56, 4), 0xEF1BFCDAu);
+}
+
+TEST_F(FrameWriterTest, AGivenDestinationQpTakesThePacketsPlace) {
+  // A packet carries its QP's run number; the frame carries the wire number it is given, the
+  // rest of the frame as with the packet's own number there.
+  for (const Format& format : all_formats()) {
+    const FrameAddresses addresses = addresses_for(format);
+    nic::Packet packet = packet_for(nic::opcode::kWriteFirst, 512, format);
+    packet.dest_qpn = 0x1234567;  // past 24 bits, as a run number may be
+    nic::Packet as_wired = packet;
+    as_wired.dest_qpn = 0x000101;
+    std::vector<uint8_t> given(kPmtu + 128, 0xEE), wired(kPmtu + 128, 0xEE);
+    const size_t length = writer_.write(packet, addresses, given.data(), given.size(), 0x101);
+    ASSERT_GT(length, 0u);
+    ASSERT_EQ(writer_.write(as_wired, addresses, wired.data(), wired.size()), length);
+    EXPECT_EQ(given, wired) << format.name();
+    std::vector<uint8_t> around(kPmtu + 128, 0xEE);
+    ASSERT_EQ(writer_.write_around_payload(packet, addresses, around.data(), 0x101), length);
+    const uint32_t headers = FrameWriter::header_bytes(packet, format.ip_version, format.vlan);
+    EXPECT_TRUE(std::equal(around.begin(), around.begin() + headers, wired.begin()))
+        << format.name();
+  }
 }
 
 TEST_F(FrameWriterTest, WriteAroundPayloadWriteAndReferenceAgree) {
