@@ -171,6 +171,8 @@ class DpdkPort final : public nic::Port {
   uint64_t device_drops() const;
 
  private:
+  // Every packet transmit() does not write itself: all of them while capturing.
+  [[gnu::noinline]] void transmit_other(const Packet& packet, clock::Nanos now);
   rte_mbuf* data_frame(const Packet& packet, const WireRoute& route, uint32_t connection);
   // The connection's template when `packet` is a full-PMTU MIDDLE packet (made or remade when
   // its headers changed), else nullptr. The steady state is inline: one compare of the headers.
@@ -185,14 +187,14 @@ class DpdkPort final : public nic::Port {
                                                      uint32_t connection);
   // The next data mbuf: from spare_, refilled a burst at a time (one pool access per burst).
   rte_mbuf* take_data_mbuf() {
-    if (spare_next_ < spare_.size()) return spare_[spare_next_++];
+    if (spare_next_ < setup_.burst) return spare_[spare_next_++];
     return refill_spare();
   }
   rte_mbuf* refill_spare();
   // An ACK, NAK, CNP (to the QP of wire number `dest_qpn`) or PFC frame.
   rte_mbuf* other_frame(const Packet& packet, const frame::FrameAddresses& addresses,
                         uint32_t dest_qpn);
-  // Inlined into transmit: out of line, with the capture hook in it, it cost some 30
+  // Inlined into transmit_other: out of line, with the capture hook in it, it cost some 30
   // instructions a frame (docs/performance.md, "The DPDK transmit path against 91642af").
   [[gnu::always_inline]] inline bool enqueue(rte_mbuf* frame);
   bool queue_pause(const Packet& packet);
@@ -217,8 +219,8 @@ class DpdkPort final : public nic::Port {
   rte_mempool* data_pool_ = nullptr;     // payload pre-written in every mbuf
   rte_mempool* control_pool_ = nullptr;  // ACK, NAK, CNP, PFC: written whole
   rte_mempool* rx_pool_ = nullptr;
-  std::vector<rte_mbuf*> tx_;  // frames waiting for the device, `burst` at most
-  std::vector<uint32_t> tx_wire_bytes_;
+  std::vector<rte_mbuf*> tx_;   // frames waiting for the device, `burst` at most
+  uint64_t pending_bytes_ = 0;  // their wire bytes
   std::vector<rte_mbuf*> rx_;
   // Per connection: the headers and ICRC register of its full-PMTU MIDDLE frames, the bulk of
   // its traffic (see MiddleFrameTemplate), and room to write one frame when making one.
@@ -235,7 +237,8 @@ class DpdkPort final : public nic::Port {
   std::vector<uint8_t> linear_;  // a frame that arrived in several segments, in one piece
   int note_offset_ = -1;         // of the mbuf field noting overwritten payload bytes
   uint32_t pending_ = 0;
-  clock::Nanos now_ = 0;  // of the last transmit or poll: the time frames queued since carry
+  // Of the last poll, or transmit while capturing: the time frames queued since carry.
+  clock::Nanos now_ = 0;
   bool started_ = false;
   std::optional<PauseGenerator> generator_;  // set when PFC generation is enabled
   DpdkPortCounters counters_;

@@ -22,18 +22,19 @@ PsnWordShift::PsnWordShift(const PayloadPattern& payload, uint32_t payload_and_p
 void MiddleFrameTemplate::build(const FrameWriter& writer, const PsnWordShift& shift,
                                 const nic::Packet& prototype, const FrameAddresses& addresses,
                                 uint8_t* scratch) {
-  built_ = false;
+  key_ = kNotBuilt;
   shift_ = &shift;
-  prototype_ = prototype;
-  prototype_.psn = 0;
-  prototype_.bth_flags &= static_cast<uint8_t>(~nic::bth_flag::kAckRequest);
+  nic::Packet first = prototype;
+  first.psn = 0;
+  first.bth_flags &= static_cast<uint8_t>(~nic::bth_flag::kAckRequest);
   const bool vlan = addresses.vlan_id != 0;
-  header_bytes_ = FrameWriter::header_bytes(prototype_, addresses.ip_version, vlan);
-  length_ = writer.write_around_payload(prototype_, addresses, scratch);
+  header_bytes_ = FrameWriter::header_bytes(first, addresses.ip_version, vlan);
+  length_ = static_cast<uint32_t>(writer.write_around_payload(first, addresses, scratch));
   if (length_ == 0 || header_bytes_ > kMaxHeaderBytes) return;
+  wire_bytes_ = nic::wire_bytes_of_frame(length_);
   uint8_t* headers = header_.data() + (kMaxHeaderBytes - header_bytes_);
   std::copy_n(scratch, header_bytes_, headers);
-  payload_and_pad_ = (prototype_.payload_bytes + 3) & ~3u;
+  payload_and_pad_ = (first.payload_bytes + 3) & ~3u;
   if (payload_and_pad_ != shift.payload_and_pad()) return;
 
   // The covered headers run from the IP header to the end of the BTH, whose last word is the
@@ -49,7 +50,9 @@ void MiddleFrameTemplate::build(const FrameWriter& writer, const PsnWordShift& s
   words[covered_words - 1] = 0;
   register_without_psn_ = shift.payload().extend(
       crc32_update_be_words(kIcrcSeed, words.data(), covered_words), payload_and_pad_);
-  built_ = true;
+  key_ = header_key(first);
+  payload_bytes_ = first.payload_bytes;
+  bth_flags_ = first.bth_flags;
 }
 
 }  // namespace etwire::frame

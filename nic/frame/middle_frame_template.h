@@ -62,11 +62,8 @@ class MiddleFrameTemplate {
   // prototype's. The destination QP number is not compared: a template belongs to one
   // connection, and writes the prototype's.
   bool fits(const nic::Packet& packet) const {
-    const nic::Packet& p = prototype_;
-    return built_ && packet.opcode == p.opcode && packet.payload_bytes == p.payload_bytes &&
-           packet.udp_source_port == p.udp_source_port && packet.dscp == p.dscp &&
-           packet.ecn == p.ecn && packet.priority == p.priority &&
-           (packet.bth_flags & ~nic::bth_flag::kAckRequest) == p.bth_flags;
+    return header_key(packet) == key_ && packet.payload_bytes == payload_bytes_ &&
+           (packet.bth_flags & ~nic::bth_flag::kAckRequest) == bth_flags_;
   }
 
   // Ethernet, VLAN, IPv6, UDP, BTH: the longest MIDDLE header stack. write() stores this many
@@ -75,6 +72,8 @@ class MiddleFrameTemplate {
 
   // Bytes in front of the payload.
   uint32_t header_bytes() const { return header_bytes_; }
+  // Bytes a frame of the template takes on the wire (nic::wire_bytes_of_frame of its length).
+  uint32_t wire_bytes() const { return wire_bytes_; }
 
   // Writes `packet`'s headers in front of the payload that is already in place at `payload`, and
   // its ICRC behind it; the frame starts header_bytes() before `payload`, and its length is
@@ -102,10 +101,33 @@ class MiddleFrameTemplate {
   // shift of the actual PSN word is XORed in.
   uint32_t register_without_psn_ = 0;
   uint32_t payload_and_pad_ = 0;
-  size_t length_ = 0;
-  // What the headers were made from.
-  nic::Packet prototype_;
-  bool built_ = false;
+  uint32_t length_ = 0;
+  uint32_t wire_bytes_ = 0;
+  // What the headers were made from: header_key() of the prototype (kNotBuilt until a build
+  // succeeds), its payload length and its BTH flags without the ACK-request bit.
+  uint64_t key_ = kNotBuilt;
+  uint32_t payload_bytes_ = 0;
+  uint8_t bth_flags_ = 0;
+
+  // The eight bytes of a packet from its UDP source port to its opcode (priority, DSCP, ECN,
+  // kind, the ICRC fault flag between), compared as one word: field by field, fits() was a
+  // tenth of a DPDK port's cost per frame.
+  static uint64_t header_key(const nic::Packet& packet) {
+    static_assert(offsetof(nic::Packet, opcode) - offsetof(nic::Packet, udp_source_port) == 7 &&
+                      sizeof(nic::Packet::opcode) == 1,
+                  "the header key's fields are no longer eight adjacent bytes");
+    uint64_t key = 0;
+    std::memcpy(
+        &key,
+        reinterpret_cast<const unsigned char*>(&packet) + offsetof(nic::Packet, udp_source_port),
+        sizeof key);
+    return key;
+  }
+  // No packet has it: its ICRC fault flag, a bool, would be 0xFF.
+  static constexpr uint64_t kNotBuilt = ~uint64_t{0};
 };
+
+// A power of two: the DPDK port finds a connection's template with a shift, not a multiply.
+static_assert(sizeof(MiddleFrameTemplate) == 128);
 
 }  // namespace etwire::frame

@@ -83,6 +83,11 @@ TEST_F(MiddleFrameTemplateTest, RefusesPacketsWithOtherHeaders) {
   EXPECT_TRUE(differs([](nic::Packet& p) { p.ecn = nic::ecn::kCe; }));
   EXPECT_TRUE(differs([](nic::Packet& p) { p.priority ^= 1; }));
   EXPECT_TRUE(differs([](nic::Packet& p) { p.bth_flags ^= nic::bth_flag::kBecn; }));
+  // The DPDK port looks a template up by the packet's destination QP whatever the packet is: an
+  // acknowledgement or a pause frame must not fit.
+  EXPECT_TRUE(differs([](nic::Packet& p) { p.opcode = nic::opcode::kAcknowledge; }));
+  EXPECT_TRUE(differs([](nic::Packet& p) { p.kind = nic::PacketKind::kPfcPause; }));
+  EXPECT_TRUE(differs([](nic::Packet& p) { p.icrc_bad = true; }));
   EXPECT_FALSE(differs([](nic::Packet& p) { p.psn ^= 0x123; }));
   // The QP number is the template's own: the connection's, whatever the packet says.
   EXPECT_FALSE(differs([](nic::Packet& p) { p.dest_qpn ^= 1; }));
