@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
     const frame::PsnWordShift psn_shift(pattern, payload);
     std::vector<uint8_t> scratch(stride);
     frame::MiddleFrameTemplate middle;
-    middle.build(writer, psn_shift, packet, addresses, scratch.data());
+    middle.build(writer, psn_shift, packet, packet.dest_qpn, addresses, scratch.data());
     const auto templated = [&](size_t b, uint32_t sequence) {
       nic::Packet p = packet;
       p.psn = sequence & nic::kPsnMask;

@@ -403,9 +403,8 @@ frame::MiddleFrameTemplate* DpdkPort::remake_middle_template(const Packet& packe
   }
   frame::MiddleFrameTemplate& middle = middle_templates_[connection];
   if (!middle.fits(packet)) {
-    Packet on_wire = packet;  // the template writes the destination QP's wire number
-    on_wire.dest_qpn = route.responder.on_wire();
-    middle.build(writer_, psn_shift_, on_wire, route.forward, template_scratch_.data());
+    middle.build(writer_, psn_shift_, packet, route.responder.on_wire(), route.forward,
+                 template_scratch_.data());
     if (!middle.fits(packet)) return nullptr;
   }
   return &middle;

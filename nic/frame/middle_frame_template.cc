@@ -20,12 +20,13 @@ PsnWordShift::PsnWordShift(const PayloadPattern& payload, uint32_t payload_and_p
 }
 
 void MiddleFrameTemplate::build(const FrameWriter& writer, const PsnWordShift& shift,
-                                const nic::Packet& prototype, const FrameAddresses& addresses,
-                                uint8_t* scratch) {
+                                const nic::Packet& prototype, uint32_t dest_qpn,
+                                const FrameAddresses& addresses, uint8_t* scratch) {
   key_ = kNotBuilt;
   shift_ = &shift;
   nic::Packet first = prototype;
   first.psn = 0;
+  first.dest_qpn = dest_qpn;
   first.bth_flags &= static_cast<uint8_t>(~nic::bth_flag::kAckRequest);
   const bool vlan = addresses.vlan_id != 0;
   header_bytes_ = FrameWriter::header_bytes(first, addresses.ip_version, vlan);

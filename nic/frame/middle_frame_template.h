@@ -52,11 +52,11 @@ class MiddleFrameTemplate {
   }
 
   // Makes the template for packets like `prototype` (applies_to() must hold, and its padded
-  // payload must be the shift's length) to `addresses`, writing one frame with `writer` into
-  // `scratch`, which must hold its headers, padded payload and ICRC. The shift must outlive the
-  // template.
+  // payload must be the shift's length) to `addresses` and the QP of wire number `dest_qpn`,
+  // writing one frame with `writer` into `scratch`, which must hold its headers, padded payload
+  // and ICRC. The shift must outlive the template.
   void build(const FrameWriter& writer, const PsnWordShift& shift, const nic::Packet& prototype,
-             const FrameAddresses& addresses, uint8_t* scratch);
+             uint32_t dest_qpn, const FrameAddresses& addresses, uint8_t* scratch);
 
   // Built, and for a packet whose every header field but the PSN and the ACK-request bit is the
   // prototype's. The destination QP number is not compared: a template belongs to one

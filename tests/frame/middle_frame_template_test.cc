@@ -39,8 +39,10 @@ TEST_F(MiddleFrameTemplateTest, WritesWhatTheWriterWrites) {
     const FrameAddresses addresses = addresses_for(format);
     for (uint8_t op : {nic::opcode::kWriteMiddle, nic::opcode::kSendMiddle}) {
       nic::Packet prototype = packet_for(op, kPmtu, format);
+      // Frames carry the destination QP's wire number, which its port gave it, not the run's.
+      const uint32_t wire_qpn = prototype.dest_qpn ^ 0x5A5A5;
       MiddleFrameTemplate frame_template;
-      frame_template.build(writer_, shift_, prototype, addresses, scratch_.data());
+      frame_template.build(writer_, shift_, prototype, wire_qpn, addresses, scratch_.data());
       for (int i = 0; i < 64; ++i) {
         nic::Packet packet = prototype;
         packet.psn = static_cast<uint32_t>(random()) & nic::kPsnMask;
@@ -54,7 +56,7 @@ TEST_F(MiddleFrameTemplateTest, WritesWhatTheWriterWrites) {
         constexpr uint32_t kLead = MiddleFrameTemplate::kMaxHeaderBytes;
         std::vector<uint8_t> actual = buffer(kLead);
         const size_t expected_length =
-            writer_.write_around_payload(packet, addresses, expected.data());
+            writer_.write_around_payload(packet, addresses, expected.data(), wire_qpn);
         const size_t length = frame_template.write(packet, actual.data() + kLead);
         ASSERT_EQ(length, expected_length);
         ASSERT_EQ(std::vector<uint8_t>(actual.begin() + (kLead - headers), actual.end()), expected)
@@ -69,7 +71,8 @@ TEST_F(MiddleFrameTemplateTest, RefusesPacketsWithOtherHeaders) {
   const nic::Packet prototype = packet_for(nic::opcode::kWriteMiddle, kPmtu, format);
   MiddleFrameTemplate frame_template;
   EXPECT_FALSE(frame_template.fits(prototype));  // not built yet
-  frame_template.build(writer_, shift_, prototype, addresses_for(format), scratch_.data());
+  frame_template.build(writer_, shift_, prototype, prototype.dest_qpn, addresses_for(format),
+                       scratch_.data());
   EXPECT_TRUE(frame_template.fits(prototype));
   const auto differs = [&](auto change) {
     nic::Packet packet = prototype;
