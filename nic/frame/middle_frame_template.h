@@ -60,7 +60,7 @@ class MiddleFrameTemplate {
 
   // Built, and for a packet whose every header field but the PSN and the ACK-request bit is the
   // prototype's. The destination QP number is not compared: a template belongs to one
-  // connection, and writes the prototype's.
+  // connection, and writes the wire number it was built with.
   bool fits(const nic::Packet& packet) const {
     return header_key(packet) == key_ && packet.payload_bytes == payload_bytes_ &&
            (packet.bth_flags & ~nic::bth_flag::kAckRequest) == bth_flags_;
