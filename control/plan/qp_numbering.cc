@@ -82,14 +82,20 @@ QpNumbering number_qps(const config::RunConfig& config, const AddressPlan& addre
            std::binary_search(all.begin(), all.end(), PlannedConnection{c.dst, c.src, c.qp});
   };
   // Counted first, so that each port's list is allocated once at its size (an all-to-all of 8192
-  // ranks has 67 M QPs).
-  std::vector<bool> sorted(jobs);
+  // ranks has 67 M QPs). The connections the reverse names are marked then, a bit each, so that
+  // each is looked up once.
+  std::vector<std::vector<bool>> by_reverse(jobs);
   std::vector<size_t> per_port(ports, 0);
   for (size_t j = 0; j < jobs; ++j) {
     const std::vector<PlannedConnection>& all = traffic.connections[j];
-    sorted[j] = std::is_sorted(all.begin(), all.end());
-    for (const PlannedConnection& c : all) {
-      if (named_by_reverse(j, sorted[j], c)) continue;
+    const bool sorted = std::is_sorted(all.begin(), all.end());
+    by_reverse[j].resize(all.size());
+    for (size_t i = 0; i < all.size(); ++i) {
+      const PlannedConnection& c = all[i];
+      if (named_by_reverse(j, sorted, c)) {
+        by_reverse[j][i] = true;
+        continue;
+      }
       ++per_port[numbering.port_of_[j][static_cast<size_t>(c.src)]];
       ++per_port[numbering.port_of_[j][static_cast<size_t>(c.dst)]];
     }
@@ -97,8 +103,10 @@ QpNumbering number_qps(const config::RunConfig& config, const AddressPlan& addre
   for (size_t p = 0; p < ports; ++p) numbering.by_port_[p].reserve(per_port[p]);
   for (size_t j = 0; j < jobs; ++j) {
     const auto job = static_cast<uint32_t>(j);
-    for (const PlannedConnection& c : traffic.connections[j]) {
-      if (named_by_reverse(j, sorted[j], c)) continue;
+    const std::vector<PlannedConnection>& all = traffic.connections[j];
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (by_reverse[j][i]) continue;
+      const PlannedConnection& c = all[i];
       // The sender's QP towards the receiver, and the receiver's towards the sender.
       numbering.by_port_[numbering.port_of_[j][static_cast<size_t>(c.src)]].push_back(
           Entry{job, c.src, c.dst, c.qp});
