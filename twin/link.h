@@ -58,6 +58,9 @@ struct Link {
   uint16_t crosses_to = kNoCrossing;
   Endpoint from;
   Endpoint to;
+  // Where the twin that carries the link keeps `to` (among its hosts or its switch ports), when
+  // it holds it: a partition holds only its own hosts and switch ports.
+  uint32_t to_slot = 0;
   FrameTap* sender_tap = nullptr;    // sees what `from` sends on the link
   FrameTap* receiver_tap = nullptr;  // sees what `to` receives from it
 

@@ -357,6 +357,81 @@ TEST(PartitionedTwin, PartitionsCarryAboutEqualTraffic) {
             twin::partition_fabric(layout, 3, std::vector<uint64_t>(16, 5)).of_host);
 }
 
+// A partition holds its own hosts and switch ports and the links with an end at one of them,
+// nothing else: what the partitions hold adds up to the fabric, with each cut cable held twice.
+// Another partition's queue or NIC is refused by name.
+TEST(PartitionedTwin, APartitionHoldsOnlyItsOwnShare) {
+  const auto specs = port_specs(16, k100G);
+  PartitionedTwin twin(leaf_spine(4, 2), specs, 1, 4);
+  const twin::FabricLayout& layout = twin.layout();
+  const auto owner = [&](const twin::Endpoint& end) {
+    return end.is_host() ? twin.partition_of_host(end.index)
+                         : twin.partition_of_switch_port(end.index);
+  };
+  size_t hosts = 0;
+  size_t switch_ports = 0;
+  for (uint32_t p = 0; p < 4; ++p) {
+    size_t links = 0;
+    for (uint32_t cable = 0; cable < layout.cables(); ++cable) {
+      const twin::CableInfo& info = layout.cable(cable);
+      if (owner(info.lower) == p || owner(info.upper) == p) links += 2;
+    }
+    const twin::FabricTwin::Held held = twin.twin(p).held();
+    EXPECT_EQ(held.links, links) << "partition " << p;
+    EXPECT_LT(held.links, 2 * size_t{layout.cables()}) << "partition " << p;
+    hosts += held.hosts;
+    switch_ports += held.switch_ports;
+  }
+  EXPECT_EQ(hosts, 16u);
+  EXPECT_EQ(switch_ports, layout.switch_ports());
+  PartitionedTwin whole(leaf_spine(4, 2), specs, 1, 1);
+  EXPECT_EQ(whole.twin(0).held().links, 2 * size_t{layout.cables()});
+
+  const uint32_t leaf3_port = layout.host_switch_port(12);
+  try {
+    (void)twin.twin(0).queue(leaf3_port, 0);
+    ADD_FAILURE() << "partition 0 sampled partition 3's queue";
+  } catch (const std::out_of_range& error) {
+    EXPECT_NE(std::string(error.what()).find("another partition's"), std::string::npos);
+  }
+  EXPECT_THROW((void)twin.twin(0).port(12), std::out_of_range);
+  EXPECT_EQ(twin.twin(0).switch_port_counters(leaf3_port).tx_packets, 0u);
+}
+
+// A cut cable that goes down under frames on their way: they are lost on arrival, in the
+// receiving end's partition, and counted at their sender, which is another partition's.
+TEST(PartitionedTwin, FramesLostOnACutCableCountAtTheirSender) {
+  config::FabricConfig fabric = leaf_spine(4, 2);
+  const auto specs = port_specs(16, k100G);
+  const twin::FabricLayout layout(fabric, specs);
+  const uint32_t cable = layout.uplink_cable(0, 1);
+  config::FabricFault down;
+  down.kind = config::FaultKind::kLinkDown;
+  down.key_path = "fabric.faults[0]";
+  down.link = "leaf0/spine1";
+  down.at_ns = 30'000;
+  down.detection_ns = 1'000'000;
+  fabric.faults = {down};
+  PartitionedRig rig(fabric, dcqcn_on(), 16, 2);
+  all_to_all(rig, 16, 256 << 10);
+  rig.twin.run(2);
+  const twin::CableInfo& info = layout.cable(cable);
+  uint64_t lost_in_flight = 0;
+  for (const twin::Endpoint& sender : {info.lower, info.upper}) {
+    const uint32_t other = 1 - rig.twin.partition_of_switch_port(sender.index);
+    lost_in_flight += rig.twin.twin(other).switch_port_counters(sender.index).drops_link_down;
+  }
+  EXPECT_GT(lost_in_flight, 0u);
+  uint64_t summed = 0;
+  for (const twin::Endpoint& sender : {info.lower, info.upper}) {
+    summed += rig.twin.switch_port_counters(sender.index).drops_link_down;
+  }
+  EXPECT_GT(summed, lost_in_flight);
+  EXPECT_NE(rig.twin.fault_report().at(0).find(std::to_string(summed) + " frames lost"),
+            std::string::npos)
+      << rig.twin.fault_report().at(0);
+}
+
 TEST(PartitionedTwin, RefusesWhatItCannotCut) {
   const auto specs = port_specs(16, k100G);
   const auto message = [&](const config::FabricConfig& fabric, uint32_t partitions) {

@@ -40,7 +40,8 @@ class FabricTwin final : private clock::EventHandler {
   FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
              clock::Scheduler& scheduler, uint64_t seed);
   // Partition `partition` of the twin cut by `partitioning` (twin_partition.h), on a scheduler of
-  // its own: it holds the whole layout but acts only at the hosts and switches it owns. A frame it
+  // its own: it holds the whole layout, but only the hosts and switches it owns and the links
+  // that touch them, and acts only at those. A frame it
   // sends on a cable into another partition goes to crossings_to(that partition) instead of the
   // wire's far end, which the other partition's accept_crossings() takes it up at; the configured
   // faults act in every partition on its own copy of the links, storms only at the owner's host.
@@ -58,28 +59,41 @@ class FabricTwin final : private clock::EventHandler {
   FabricTwin& operator=(const FabricTwin&) = delete;
   ~FabricTwin() = default;
 
-  size_t ports() const { return hosts_.size(); }
-  // The loopback NIC of host `host`.
-  LoopbackPort& port(size_t host) { return hosts_.at(host).port; }
+  size_t ports() const { return layout_.hosts(); }
+  // The loopback NIC of host `host`; std::out_of_range when another partition owns it.
+  LoopbackPort& port(size_t host) { return hosts_[owned_slot(host_slot_, host, "host")].port; }
   const FabricLayout& layout() const { return layout_; }
 
-  // Counters of a host's NIC side and of a switch port (global index).
-  const WireCounters& host_counters(size_t host) const { return hosts_.at(host).counters; }
-  const WireCounters& switch_port_counters(size_t switch_port) const {
-    return switch_ports_.at(switch_port).counters;
-  }
+  // Counters of a host's NIC side and of a switch port (global index), as this twin counted
+  // them: a partition counts at its own ports, and at another's the frames lost on a cable into
+  // it that went down under them; all zero where it counted nothing.
+  const WireCounters& host_counters(size_t host) const;
+  const WireCounters& switch_port_counters(size_t switch_port) const;
+  // A switch port's egress queue (global index); std::out_of_range when another partition owns
+  // the port.
   QueueSample queue(size_t switch_port, uint8_t priority) const;
-  // Calls visit(const QueueSample&) for every switch egress queue, ports in index order,
-  // priorities 0..7 within a port: the poll for telemetry.
+  // Calls visit(const QueueSample&) for every switch egress queue this twin owns, ports in index
+  // order, priorities 0..7 within a port: the poll for telemetry.
   template <typename Visitor>
   void for_each_queue(Visitor&& visit) const {
-    for (size_t port = 0; port < switch_ports_.size(); ++port) {
-      for (uint8_t priority = 0; priority < kPriorities; ++priority) visit(queue(port, priority));
+    for (const SwitchPort& port : switch_ports_) {
+      for (uint8_t priority = 0; priority < kPriorities; ++priority) {
+        visit(queue(port.global_index, priority));
+      }
     }
   }
   // Shows `tap` every frame the port `endpoint` (a host, or a switch port by global index) sends
   // and receives from now on; nullptr stops it. The tap must outlive the twin or be removed.
   void set_frame_tap(Endpoint endpoint, FrameTap* tap);
+
+  // What this twin holds: its own hosts and switch ports (every one unpartitioned) and the links
+  // with an end at one of them.
+  struct Held {
+    size_t hosts = 0;
+    size_t switch_ports = 0;
+    size_t links = 0;
+  };
+  Held held() const { return {hosts_.size(), switch_ports_.size(), links_.size()}; }
 
   // Packets on a wire or in a switch queue right now (of this partition, crossings not included).
   size_t packets_in_fabric() const { return pool_.live(); }
@@ -120,8 +134,20 @@ class FabricTwin final : private clock::EventHandler {
   // `config` checked (check_fabric_settings) and `layout` laid out from it.
   FabricTwin(const config::FabricConfig& config, FabricLayout layout, clock::Scheduler& scheduler,
              uint64_t seed, const TwinPartitioning* partitioning, uint32_t partition);
-  // Marks the links whose far end another partition owns.
-  void cut(const TwinPartitioning& partitioning);
+  // What this twin holds (all of it unpartitioned): the links, hosts and switch ports, and
+  // where it keeps each (twin_holdings.cc).
+  void hold(const TwinPartitioning* partitioning);
+  bool owns(const Endpoint& end) const;
+  void build_links(const config::FabricConfig& config, uint64_t seed);
+  void build_switches(uint64_t seed, const config::SwitchBuffer& buffer);
+
+  // A slot of host_slot_ or port_slot_: the index among hosts_ or switch_ports_; with kForeign,
+  // the index in foreign_counters_ (another partition's port at the far end of a cable into
+  // this one); kNotHeld: neither.
+  static constexpr uint32_t kNotHeld = UINT32_MAX;
+  static constexpr uint32_t kForeign = 1u << 31;
+  // The slot of an owned host or switch port by global index; std::out_of_range otherwise.
+  uint32_t owned_slot(const std::vector<uint32_t>& slots, size_t index, const char* what) const;
 
   struct Host {
     LoopbackPort port;
@@ -131,6 +157,8 @@ class FabricTwin final : private clock::EventHandler {
   };
 
   struct SwitchPort {
+    uint32_t global_index = 0;
+    uint32_t buffer = 0;  // the switch's, in buffers_
     EgressPort egress;
     PfcIngress pfc;
     RedMarker red;
@@ -151,11 +179,12 @@ class FabricTwin final : private clock::EventHandler {
 
   void on_event(uint64_t tag, clock::Nanos now) override;
 
-  // Data path.
-  void transmit_from_host(uint32_t host, const nic::Packet& packet, clock::Nanos now);
+  // Data path. Hosts, switch ports and links are named by where this twin keeps them (their
+  // slots), packets in the pool by theirs.
+  void transmit_from_host(uint32_t host_slot, const nic::Packet& packet, clock::Nanos now);
   void launch(uint32_t link, uint32_t slot, uint32_t bytes, clock::Nanos now, WireCounters& sender);
   void frame_arrives(uint32_t link, clock::Nanos now);
-  void deliver_to_host(uint32_t host, uint32_t slot, clock::Nanos now);
+  void deliver_to_host(uint32_t host_slot, uint32_t slot, clock::Nanos now);
   void arrive_at_switch(uint32_t switch_port, uint32_t slot, clock::Nanos now);
   void try_start(uint32_t switch_port, clock::Nanos now);
   // RED on an ECN-capable packet of a port's queue; a marked packet becomes CE and is counted.
@@ -180,11 +209,15 @@ class FabricTwin final : private clock::EventHandler {
   std::vector<uint32_t> fault_targets_;  // per fault: its cable, or its host for a storm
   clock::Nanos pause_duration(uint16_t quanta, uint64_t rate_bps) const;
 
+  // The counters of a held endpoint (owned or foreign).
   WireCounters& counters_of(Endpoint endpoint) {
-    return endpoint.is_host() ? hosts_[endpoint.index].counters
-                              : switch_ports_[endpoint.index].counters;
+    const uint32_t slot = (endpoint.is_host() ? host_slot_ : port_slot_)[endpoint.index];
+    if ((slot & kForeign) != 0) return foreign_counters_[slot & ~kForeign];
+    return endpoint.is_host() ? hosts_[slot].counters : switch_ports_[slot].counters;
   }
   void check_cable(size_t cable) const;
+  // The directions of a cable this twin holds (none, or both).
+  std::vector<Link*> cable_links(size_t cable);
 
   clock::Scheduler& scheduler_;
   clock::Nanos start_;
@@ -193,13 +226,21 @@ class FabricTwin final : private clock::EventHandler {
   bool per_port_buffer_;
   uint32_t queue_packet_limit_;  // fabric.buffer.queue_packets; 0: none
   PacketPool pool_;
+  // What this twin holds, in the order of the fabric's indexes; events name them by where they
+  // are kept here, crossings by the fabric's index.
   std::vector<Link> links_;
   std::vector<Host> hosts_;
   std::vector<SwitchPort> switch_ports_;
-  std::vector<SwitchBuffer> buffers_;  // one per switch
+  std::vector<SwitchBuffer> buffers_;  // one per switch held
+  std::vector<uint32_t> link_slot_;    // by global link: index in links_, or kNotHeld
+  std::vector<uint32_t> link_global_;  // by index in links_: the global link
+  std::vector<uint32_t> host_slot_;    // by global host (see kForeign)
+  std::vector<uint32_t> port_slot_;    // by global switch port (see kForeign)
+  std::vector<WireCounters> foreign_counters_;
   std::vector<PfcStorm> storms_;
   uint32_t partition_ = 0;
   std::vector<uint32_t> host_partition_;              // empty when unpartitioned
+  std::vector<uint32_t> switch_partition_;            // empty when unpartitioned
   std::vector<std::vector<Crossing>> crossings_out_;  // by destination partition
 };
 

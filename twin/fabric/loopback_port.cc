@@ -5,7 +5,7 @@
 namespace etwire::twin {
 
 void LoopbackPort::transmit(const nic::Packet& packet, clock::Nanos now) {
-  twin_->transmit_from_host(host_, packet, now);
+  twin_->transmit_from_host(slot_, packet, now);
 }
 
 }  // namespace etwire::twin

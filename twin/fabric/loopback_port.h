@@ -13,8 +13,9 @@ class FabricTwin;
 
 class LoopbackPort final : public nic::Port {
  public:
-  LoopbackPort(FabricTwin& twin, uint32_t host, uint64_t speed_bps)
-      : twin_(&twin), host_(host), speed_bps_(speed_bps) {}
+  // `host`: the fabric's index of the host; `slot`: where the twin (a partition of it) keeps it.
+  LoopbackPort(FabricTwin& twin, uint32_t host, uint32_t slot, uint64_t speed_bps)
+      : twin_(&twin), host_(host), slot_(slot), speed_bps_(speed_bps) {}
 
   // Throws std::invalid_argument for a packet the fabric cannot carry (unknown destination
   // port, priority above 7, zero wire bytes).
@@ -28,6 +29,7 @@ class LoopbackPort final : public nic::Port {
  private:
   FabricTwin* twin_;
   uint32_t host_;
+  uint32_t slot_;
   uint64_t speed_bps_;
   nic::PacketReceiver* receiver_ = nullptr;
 };

@@ -21,11 +21,13 @@ bool ecn_capable(uint8_t codepoint) {
 
 }  // namespace
 
-void FabricTwin::transmit_from_host(uint32_t host, const nic::Packet& packet, clock::Nanos now) {
-  Host& source = hosts_[host];
+void FabricTwin::transmit_from_host(uint32_t host_slot, const nic::Packet& packet,
+                                    clock::Nanos now) {
+  Host& source = hosts_[host_slot];
   if (packet.priority >= kPriorities) {
-    reject(layout_.host_name(host), "a packet on priority " + std::to_string(packet.priority) +
-                                        " (802.1p classes are 0..7)");
+    reject(
+        layout_.host_name(source.port.host()),
+        "a packet on priority " + std::to_string(packet.priority) + " (802.1p classes are 0..7)");
   }
   if (packet.kind == nic::PacketKind::kPfcPause) {
     // The transport (or a test) pausing the switch port it is cabled to.
@@ -33,13 +35,14 @@ void FabricTwin::transmit_from_host(uint32_t host, const nic::Packet& packet, cl
                    source.counters);
     return;
   }
-  if (packet.dst_port >= hosts_.size()) {
-    reject(layout_.host_name(host), "a packet to port index " + std::to_string(packet.dst_port) +
-                                        ", but the fabric has " + std::to_string(hosts_.size()) +
-                                        " ports");
+  if (packet.dst_port >= layout_.hosts()) {
+    reject(layout_.host_name(source.port.host()),
+           "a packet to port index " + std::to_string(packet.dst_port) + ", but the fabric has " +
+               std::to_string(layout_.hosts()) + " ports");
   }
   if (packet.wire_bytes == 0) {
-    reject(layout_.host_name(host), "a packet of 0 wire bytes (set Packet::wire_bytes)");
+    reject(layout_.host_name(source.port.host()),
+           "a packet of 0 wire bytes (set Packet::wire_bytes)");
   }
   launch(source.out_link, pool_.acquire(packet), packet.wire_bytes, now, source.counters);
 }
@@ -65,7 +68,8 @@ void FabricTwin::launch(uint32_t link_index, uint32_t slot, uint32_t bytes, cloc
   if (link.corrupts_frame()) pool_[slot].icrc_bad = true;
   const clock::Nanos arrives_at = link.arrival(last_byte_out);
   if (link.crosses_to != kNoCrossing) {  // the far end is another partition's
-    crossings_out_[link.crosses_to].push_back(Crossing{arrives_at, link_index, false, pool_[slot]});
+    crossings_out_[link.crosses_to].push_back(
+        Crossing{arrives_at, link_global_[link_index], false, pool_[slot]});
     pool_.release(slot);
     return;
   }
@@ -95,18 +99,18 @@ void FabricTwin::frame_arrives(uint32_t link_index, clock::Nanos now) {
   }
   if (link.receiver_tap != nullptr) link.receiver_tap->arrives(pool_[slot], now);
   if (link.to.is_host()) {
-    deliver_to_host(link.to.index, slot, now);
+    deliver_to_host(link.to_slot, slot, now);
   } else {
-    arrive_at_switch(link.to.index, slot, now);
+    arrive_at_switch(link.to_slot, slot, now);
   }
 }
 
-void FabricTwin::deliver_to_host(uint32_t host, uint32_t slot, clock::Nanos now) {
+void FabricTwin::deliver_to_host(uint32_t host_slot, uint32_t slot, clock::Nanos now) {
   // Copy out and free the slot first: the receiver may transmit at once (an ACK), which may grow
   // the pool and move the slot under a reference.
   const nic::Packet packet = pool_[slot];
   pool_.release(slot);
-  Host& destination = hosts_[host];
+  Host& destination = hosts_[host_slot];
   ++destination.counters.rx_packets;
   destination.counters.rx_bytes += packet.wire_bytes;
   if (packet.icrc_bad) {
@@ -124,24 +128,26 @@ void FabricTwin::arrive_at_switch(uint32_t ingress_index, uint32_t slot, clock::
   ++ingress.counters.rx_packets;
   ingress.counters.rx_bytes += bytes;
 
-  const uint32_t egress_index = layout_.egress_port(ingress.switch_index, packet);
-  if (egress_index == kNoRoute) {
+  const uint32_t route = layout_.egress_port(ingress.switch_index, packet);
+  if (route == kNoRoute) {
     ++ingress.counters.drops_no_route;
     pool_.release(slot);
     return;
   }
+  // A switch's ports are all held where the switch is.
+  const uint32_t egress_index = port_slot_[route];
   SwitchPort& egress = switch_ports_[egress_index];
   EgressQueueStats& queue = egress.egress.stats(priority);
   // Lossless traffic is bounded per ingress port by PFC, so with a per-port buffer it is charged
   // to its ingress port's share; lossy traffic to the share of the port it waits for. A queue
   // counted in packets that is full admits nothing, whatever bytes the buffer has left.
   const bool lossless = ingress.pfc.lossless(priority);
-  const uint32_t share = per_port_buffer_ && lossless ? ingress_index : egress_index;
+  const uint32_t share = per_port_buffer_ && lossless ? ingress.global_index : route;
   const bool queue_full =
       queue_packet_limit_ > 0 && egress.egress.queued_packets(priority) >= queue_packet_limit_;
   const BufferCharge charge =
       queue_full ? BufferCharge{}
-                 : buffers_[ingress.switch_index].try_charge(ingress_index, share, bytes);
+                 : buffers_[ingress.buffer].try_charge(ingress.global_index, share, bytes);
   if (!charge.admitted()) {
     ++egress.counters.drops_buffer;
     ++queue.drops;
@@ -208,7 +214,7 @@ void FabricTwin::try_start(uint32_t port_index, clock::Nanos now) {
     port.red_average[priority].idle_since = now;
   }
   // The packet leaves the buffer when it starts on the wire: its bytes are the link's now.
-  buffers_[port.switch_index].release(packet.charge, packet.bytes);
+  buffers_[port.buffer].release(packet.charge, packet.bytes);
   launch(port.out_link, packet.slot, packet.bytes, now, port.counters);
   if (packet.pfc_ingress_port != kNoSwitchPort &&
       switch_ports_[packet.pfc_ingress_port].pfc.remove(priority, packet.bytes)) {

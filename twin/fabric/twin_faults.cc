@@ -51,7 +51,7 @@ void FabricTwin::apply_fault(uint32_t index, bool ends) {
   const config::FabricFault& fault = faults_[index];
   const uint32_t cable = fault_targets_[index];
   const CableInfo& info = layout_.cable(cable);
-  for (Link* link : {&links_[2 * cable], &links_[2 * cable + 1]}) {
+  for (Link* link : cable_links(cable)) {
     if (fault.kind == config::FaultKind::kDegrade) {
       link->wire.set_rate(ends ? info.speed_bps : fault.speed_bps);
     } else {
@@ -64,7 +64,7 @@ void FabricTwin::apply_fault(uint32_t index, bool ends) {
 
 std::vector<std::string> FabricTwin::fault_report() const {
   return fault_report([this](const Endpoint& end) -> WireCounters {
-    return end.is_host() ? hosts_[end.index].counters : switch_ports_[end.index].counters;
+    return end.is_host() ? host_counters(end.index) : switch_port_counters(end.index);
   });
 }
 
@@ -100,7 +100,7 @@ std::vector<std::string> FabricTwin::fault_report(
     switch (fault.kind) {
       case config::FaultKind::kLinkDown: {
         uint64_t no_route = 0;
-        for (uint32_t port = 0; port < switch_ports_.size(); ++port) {
+        for (uint32_t port = 0; port < layout_.switch_ports(); ++port) {
           no_route += counters_at({Endpoint::Kind::kSwitchPort, port}).drops_no_route;
         }
         line += " down" + span + ", routing learning of each change " +

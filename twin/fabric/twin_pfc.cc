@@ -28,7 +28,7 @@ void FabricTwin::send_pfc_frame(uint32_t link_index, uint8_t priority, uint16_t 
   }
   const clock::Nanos arrives_at = last_byte_out + link.propagation_ns;
   if (link.crosses_to != kNoCrossing) {  // the far end is another partition's
-    Crossing crossing{arrives_at, link_index, true, {}};
+    Crossing crossing{arrives_at, link_global_[link_index], true, {}};
     crossing.packet.pfc_priority = priority;
     crossing.packet.pfc_quanta = quanta;
     crossings_out_[link.crosses_to].push_back(crossing);
@@ -60,12 +60,12 @@ void FabricTwin::pfc_frame_arrives(uint64_t payload, clock::Nanos now) {
 
   if (link.to.is_host()) {
     // The NIC does not pause itself: the transport owns its send queues and honours the frame.
-    if (nic::PacketReceiver* receiver = hosts_[link.to.index].port.receiver()) {
+    if (nic::PacketReceiver* receiver = hosts_[link.to_slot].port.receiver()) {
       receiver->receive(frame, now);
     }
     return;
   }
-  const uint32_t port_index = link.to.index;
+  const uint32_t port_index = link.to_slot;
   // The pause is timed at the rate of the port it stops: the link back toward the frame's sender.
   const uint64_t rate = links_[switch_ports_[port_index].out_link].wire.rate_bps();
   switch_ports_[port_index].egress.pause_until(priority, now + pause_duration(quanta, rate));
@@ -99,7 +99,7 @@ void FabricTwin::refresh_pause(uint64_t payload, clock::Nanos now) {
 void FabricTwin::storm_tick(uint32_t storm_index, clock::Nanos now) {
   const PfcStorm storm = storms_[storm_index];
   if (now >= storm.until) return;
-  Host& host = hosts_[storm.host];
+  Host& host = hosts_[host_slot_[storm.host]];
   send_pfc_frame(host.out_link, storm.priority, 0xFFFF, now, host.counters);
   // Half a pause lifetime apart, as the switch refreshes its own pauses: the partner stays
   // paused without a gap for the whole storm.
