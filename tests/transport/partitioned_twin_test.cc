@@ -384,6 +384,8 @@ TEST(PartitionedTwin, APartitionHoldsOnlyItsOwnShare) {
   }
   EXPECT_EQ(hosts, 16u);
   EXPECT_EQ(switch_ports, layout.switch_ports());
+  // One layout for all until a partition reroutes.
+  EXPECT_EQ(&twin.twin(0).layout(), &twin.twin(3).layout());
   PartitionedTwin whole(leaf_spine(4, 2), specs, 1, 1);
   EXPECT_EQ(whole.twin(0).held().links, 2 * size_t{layout.cables()});
 
@@ -427,6 +429,11 @@ TEST(PartitionedTwin, FramesLostOnACutCableCountAtTheirSender) {
     summed += rig.twin.switch_port_counters(sender.index).drops_link_down;
   }
   EXPECT_GT(summed, lost_in_flight);
+  // Routing learned of the dead cable in every partition, each on a layout of its own.
+  EXPECT_TRUE(rig.twin.twin(0).layout().rerouted());
+  EXPECT_TRUE(rig.twin.twin(1).layout().rerouted());
+  EXPECT_FALSE(rig.twin.layout().rerouted());
+  EXPECT_NE(&rig.twin.twin(0).layout(), &rig.twin.twin(1).layout());
   EXPECT_NE(rig.twin.fault_report().at(0).find(std::to_string(summed) + " frames lost"),
             std::string::npos)
       << rig.twin.fault_report().at(0);

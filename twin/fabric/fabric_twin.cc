@@ -27,29 +27,29 @@ void check_probability(double probability) {
 
 FabricTwin::FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
                        clock::Scheduler& scheduler, uint64_t seed)
-    : FabricTwin(config, FabricLayout(check_fabric_settings(config), ports), scheduler, seed,
-                 nullptr, 0) {}
+    : FabricTwin(config, std::make_shared<const FabricLayout>(check_fabric_settings(config), ports),
+                 scheduler, seed, nullptr, 0) {}
 
 FabricTwin::FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
                        clock::Scheduler& scheduler, uint64_t seed,
                        const TwinPartitioning& partitioning, uint32_t partition)
-    : FabricTwin(config, FabricLayout(check_fabric_settings(config), ports), scheduler, seed,
-                 &partitioning, partition) {}
+    : FabricTwin(config, std::make_shared<const FabricLayout>(check_fabric_settings(config), ports),
+                 scheduler, seed, &partitioning, partition) {}
 
 FabricTwin::FabricTwin(const config::FabricConfig& config, const FabricLayout& layout,
                        clock::Scheduler& scheduler, uint64_t seed)
-    : FabricTwin(check_fabric_settings(config), FabricLayout(layout), scheduler, seed, nullptr, 0) {
-}
+    : FabricTwin(check_fabric_settings(config), std::make_shared<const FabricLayout>(layout),
+                 scheduler, seed, nullptr, 0) {}
 
-FabricTwin::FabricTwin(const config::FabricConfig& config, const FabricLayout& layout,
-                       clock::Scheduler& scheduler, uint64_t seed,
-                       const TwinPartitioning& partitioning, uint32_t partition)
-    : FabricTwin(check_fabric_settings(config), FabricLayout(layout), scheduler, seed,
-                 &partitioning, partition) {}
+FabricTwin::FabricTwin(const config::FabricConfig& config,
+                       std::shared_ptr<const FabricLayout> layout, clock::Scheduler& scheduler,
+                       uint64_t seed, const TwinPartitioning& partitioning, uint32_t partition)
+    : FabricTwin(check_fabric_settings(config), std::move(layout), scheduler, seed, &partitioning,
+                 partition) {}
 
-FabricTwin::FabricTwin(const config::FabricConfig& config, FabricLayout layout,
-                       clock::Scheduler& scheduler, uint64_t seed,
-                       const TwinPartitioning* partitioning, uint32_t partition)
+FabricTwin::FabricTwin(const config::FabricConfig& config,
+                       std::shared_ptr<const FabricLayout> layout, clock::Scheduler& scheduler,
+                       uint64_t seed, const TwinPartitioning* partitioning, uint32_t partition)
     : scheduler_(scheduler),
       start_(scheduler.now()),
       layout_(std::move(layout)),
@@ -57,7 +57,12 @@ FabricTwin::FabricTwin(const config::FabricConfig& config, FabricLayout layout,
       per_port_buffer_(config.buffer.mode == config::BufferMode::kPerPort),
       queue_packet_limit_(config.buffer.queue_packets),
       partition_(partition) {
-  if (auto problem = buffer_problem(config.buffer, layout_)) throw SetupError(std::move(*problem));
+  if (auto problem = buffer_problem(config.buffer, *layout_)) throw SetupError(std::move(*problem));
+  // The whole twin reroutes on its layout in place, so layout() stays the same object.
+  if (partitioning == nullptr) {
+    own_layout_ = std::make_shared<FabricLayout>(*layout_);
+    layout_ = own_layout_;
+  }
   hold(partitioning);
   build_links(config, seed);
   build_switches(seed, config.buffer);
@@ -117,14 +122,14 @@ clock::Nanos FabricTwin::pause_duration(uint16_t quanta, uint64_t rate_bps) cons
 }
 
 void FabricTwin::check_cable(size_t cable) const {
-  if (cable >= layout_.cables()) {
+  if (cable >= layout_->cables()) {
     throw std::invalid_argument("fabric twin: no cable " + std::to_string(cable) +
-                                " (the fabric has " + std::to_string(layout_.cables()) + ")");
+                                " (the fabric has " + std::to_string(layout_->cables()) + ")");
   }
 }
 
 void FabricTwin::set_frame_tap(Endpoint endpoint, FrameTap* tap) {
-  const size_t count = endpoint.is_host() ? layout_.hosts() : layout_.switch_ports();
+  const size_t count = endpoint.is_host() ? layout_->hosts() : layout_->switch_ports();
   if (endpoint.index >= count) {
     throw std::out_of_range("fabric twin: no " +
                             std::string(endpoint.is_host() ? "host " : "switch port ") +
@@ -169,9 +174,9 @@ void FabricTwin::schedule_link_fault(size_t cable, bool up, clock::Nanos at,
 
 void FabricTwin::start_pfc_storm(size_t host, uint8_t priority, clock::Nanos from,
                                  clock::Nanos until) {
-  if (host >= layout_.hosts()) {
+  if (host >= layout_->hosts()) {
     throw std::invalid_argument("fabric twin: PFC storm from port " + std::to_string(host) +
-                                ", but the fabric has " + std::to_string(layout_.hosts()) +
+                                ", but the fabric has " + std::to_string(layout_->hosts()) +
                                 " ports");
   }
   if (priority >= kPriorities) {
@@ -181,6 +186,14 @@ void FabricTwin::start_pfc_storm(size_t host, uint8_t priority, clock::Nanos fro
   storms_.push_back(PfcStorm{static_cast<uint32_t>(host), priority, until});
   if (!owns_host(host)) return;  // its partition storms
   scheduler_.run_at(from, this, twin_tag::make(TwinEvent::kStormTick, storms_.size() - 1));
+}
+
+void FabricTwin::learn_cable_state(uint32_t cable, bool down) {
+  if (!own_layout_) {
+    own_layout_ = std::make_shared<FabricLayout>(*layout_);
+    layout_ = own_layout_;
+  }
+  own_layout_->set_cable_known_down(cable, down);
 }
 
 void FabricTwin::on_event(uint64_t tag, clock::Nanos now) {
@@ -217,7 +230,7 @@ void FabricTwin::on_event(uint64_t tag, clock::Nanos now) {
       apply_fault(static_cast<uint32_t>(payload >> 1), (payload & 1) != 0);
       return;
     case TwinEvent::kRouteState:
-      layout_.set_cable_known_down(static_cast<uint32_t>(payload), (payload >> 32) == 0);
+      learn_cable_state(static_cast<uint32_t>(payload), (payload >> 32) == 0);
       return;
   }
 }

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -40,29 +41,33 @@ class FabricTwin final : private clock::EventHandler {
   FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
              clock::Scheduler& scheduler, uint64_t seed);
   // Partition `partition` of the twin cut by `partitioning` (twin_partition.h), on a scheduler of
-  // its own: it holds the whole layout, but only the hosts and switches it owns and the links
-  // that touch them, and acts only at those. A frame it
-  // sends on a cable into another partition goes to crossings_to(that partition) instead of the
-  // wire's far end, which the other partition's accept_crossings() takes it up at; the configured
-  // faults act in every partition on its own copy of the links, storms only at the owner's host.
+  // its own: it reads the whole layout, but holds only the hosts and switches it owns and the
+  // links that touch them, and acts only at those. A frame it sends on a cable into another
+  // partition goes to crossings_to(that partition) instead of the wire's far end, which the other
+  // partition's accept_crossings() takes it up at; the configured faults act in every partition
+  // on its own copy of the links, storms only at the owner's host.
   FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
              clock::Scheduler& scheduler, uint64_t seed, const TwinPartitioning& partitioning,
              uint32_t partition);
   // The same two on a layout laid out already from `config` and the ports (the plan's,
-  // RunPlan::twin): the twin keeps a copy instead of laying it out again.
+  // RunPlan::twin): the whole twin keeps a copy instead of laying it out again; partitions share
+  // one (the layout changes only when routing learns of a dead link, and a partition then
+  // reroutes on a copy of its own).
   FabricTwin(const config::FabricConfig& config, const FabricLayout& layout,
              clock::Scheduler& scheduler, uint64_t seed);
-  FabricTwin(const config::FabricConfig& config, const FabricLayout& layout,
+  FabricTwin(const config::FabricConfig& config, std::shared_ptr<const FabricLayout> layout,
              clock::Scheduler& scheduler, uint64_t seed, const TwinPartitioning& partitioning,
              uint32_t partition);
   FabricTwin(const FabricTwin&) = delete;
   FabricTwin& operator=(const FabricTwin&) = delete;
   ~FabricTwin() = default;
 
-  size_t ports() const { return layout_.hosts(); }
+  size_t ports() const { return layout_->hosts(); }
   // The loopback NIC of host `host`; std::out_of_range when another partition owns it.
   LoopbackPort& port(size_t host) { return hosts_[owned_slot(host_slot_, host, "host")].port; }
-  const FabricLayout& layout() const { return layout_; }
+  // The whole twin's layout is one object for its life; a partition's is shared with the other
+  // partitions, and replaced by a copy of its own when it first reroutes.
+  const FabricLayout& layout() const { return *layout_; }
 
   // Counters of a host's NIC side and of a switch port (global index), as this twin counted
   // them: a partition counts at its own ports, and at another's the frames lost on a cable into
@@ -132,8 +137,11 @@ class FabricTwin final : private clock::EventHandler {
   friend class LoopbackPort;
 
   // `config` checked (check_fabric_settings) and `layout` laid out from it.
-  FabricTwin(const config::FabricConfig& config, FabricLayout layout, clock::Scheduler& scheduler,
-             uint64_t seed, const TwinPartitioning* partitioning, uint32_t partition);
+  FabricTwin(const config::FabricConfig& config, std::shared_ptr<const FabricLayout> layout,
+             clock::Scheduler& scheduler, uint64_t seed, const TwinPartitioning* partitioning,
+             uint32_t partition);
+  // Routing learns that a cable went down or came back: on this twin's own copy of the layout.
+  void learn_cable_state(uint32_t cable, bool down);
   // What this twin holds (all of it unpartitioned): the links, hosts and switch ports, and
   // where it keeps each (twin_holdings.cc).
   void hold(const TwinPartitioning* partitioning);
@@ -221,7 +229,9 @@ class FabricTwin final : private clock::EventHandler {
 
   clock::Scheduler& scheduler_;
   clock::Nanos start_;
-  FabricLayout layout_;
+  // Shared with the other partitions until this twin reroutes (own_layout_ is then its copy).
+  std::shared_ptr<const FabricLayout> layout_;
+  std::shared_ptr<FabricLayout> own_layout_;
   uint32_t pfc_frame_bytes_;  // wire bytes of a PFC frame
   bool per_port_buffer_;
   uint32_t queue_packet_limit_;  // fabric.buffer.queue_packets; 0: none

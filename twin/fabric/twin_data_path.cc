@@ -26,7 +26,7 @@ void FabricTwin::transmit_from_host(uint32_t host_slot, const nic::Packet& packe
   Host& source = hosts_[host_slot];
   if (packet.priority >= kPriorities) {
     reject(
-        layout_.host_name(source.port.host()),
+        layout_->host_name(source.port.host()),
         "a packet on priority " + std::to_string(packet.priority) + " (802.1p classes are 0..7)");
   }
   if (packet.kind == nic::PacketKind::kPfcPause) {
@@ -35,13 +35,13 @@ void FabricTwin::transmit_from_host(uint32_t host_slot, const nic::Packet& packe
                    source.counters);
     return;
   }
-  if (packet.dst_port >= layout_.hosts()) {
-    reject(layout_.host_name(source.port.host()),
+  if (packet.dst_port >= layout_->hosts()) {
+    reject(layout_->host_name(source.port.host()),
            "a packet to port index " + std::to_string(packet.dst_port) + ", but the fabric has " +
-               std::to_string(layout_.hosts()) + " ports");
+               std::to_string(layout_->hosts()) + " ports");
   }
   if (packet.wire_bytes == 0) {
-    reject(layout_.host_name(source.port.host()),
+    reject(layout_->host_name(source.port.host()),
            "a packet of 0 wire bytes (set Packet::wire_bytes)");
   }
   launch(source.out_link, pool_.acquire(packet), packet.wire_bytes, now, source.counters);
@@ -128,7 +128,7 @@ void FabricTwin::arrive_at_switch(uint32_t ingress_index, uint32_t slot, clock::
   ++ingress.counters.rx_packets;
   ingress.counters.rx_bytes += bytes;
 
-  const uint32_t route = layout_.egress_port(ingress.switch_index, packet);
+  const uint32_t route = layout_->egress_port(ingress.switch_index, packet);
   if (route == kNoRoute) {
     ++ingress.counters.drops_no_route;
     pool_.release(slot);

@@ -20,19 +20,19 @@ std::string at_time(uint64_t ns) {
 }  // namespace
 
 void FabricTwin::schedule_faults(const config::FabricConfig& config) {
-  if (auto problem = fault_problem(config.faults, layout_)) throw SetupError(std::move(*problem));
+  if (auto problem = fault_problem(config.faults, *layout_)) throw SetupError(std::move(*problem));
   faults_ = config.faults;
   for (size_t index = 0; index < faults_.size(); ++index) {
     const config::FabricFault& fault = faults_[index];
     const auto at = start_ + static_cast<clock::Nanos>(fault.at_ns);
     const auto until = start_ + static_cast<clock::Nanos>(fault.until_ns);
     if (fault.kind == config::FaultKind::kPfcStorm) {
-      const size_t host = *layout_.host_named(fault.port);  // fault_problem found it
+      const size_t host = *layout_->host_named(fault.port);  // fault_problem found it
       fault_targets_.push_back(static_cast<uint32_t>(host));
       start_pfc_storm(host, fault.priority, at, until);
       continue;
     }
-    const size_t cable = *layout_.cable_named(fault.link);  // fault_problem found it
+    const size_t cable = *layout_->cable_named(fault.link);  // fault_problem found it
     fault_targets_.push_back(static_cast<uint32_t>(cable));
     if (fault.kind == config::FaultKind::kLinkDown) {
       const auto detection = static_cast<clock::Nanos>(fault.detection_ns);
@@ -50,7 +50,7 @@ void FabricTwin::schedule_faults(const config::FabricConfig& config) {
 void FabricTwin::apply_fault(uint32_t index, bool ends) {
   const config::FabricFault& fault = faults_[index];
   const uint32_t cable = fault_targets_[index];
-  const CableInfo& info = layout_.cable(cable);
+  const CableInfo& info = layout_->cable(cable);
   for (Link* link : cable_links(cable)) {
     if (fault.kind == config::FaultKind::kDegrade) {
       link->wire.set_rate(ends ? info.speed_bps : fault.speed_bps);
@@ -87,7 +87,7 @@ std::vector<std::string> FabricTwin::fault_report(
       continue;
     }
     // The counters of both ends of the cable.
-    const CableInfo& cable = layout_.cable(target);
+    const CableInfo& cable = layout_->cable(target);
     WireCounters ends;
     for (const Endpoint& end : {cable.lower, cable.upper}) {
       const WireCounters c = counters_at(end);
@@ -100,7 +100,7 @@ std::vector<std::string> FabricTwin::fault_report(
     switch (fault.kind) {
       case config::FaultKind::kLinkDown: {
         uint64_t no_route = 0;
-        for (uint32_t port = 0; port < layout_.switch_ports(); ++port) {
+        for (uint32_t port = 0; port < layout_->switch_ports(); ++port) {
           no_route += counters_at({Endpoint::Kind::kSwitchPort, port}).drops_no_route;
         }
         line += " down" + span + ", routing learning of each change " +

@@ -27,33 +27,33 @@ const WireCounters kNothingCounted{};
 bool FabricTwin::owns(const Endpoint& end) const {
   if (host_partition_.empty()) return true;
   if (end.is_host()) return host_partition_[end.index] == partition_;
-  return switch_partition_[layout_.switch_port(end.index).switch_index] == partition_;
+  return switch_partition_[layout_->switch_port(end.index).switch_index] == partition_;
 }
 
 void FabricTwin::hold(const TwinPartitioning* partitioning) {
   if (partitioning != nullptr) {
-    if (partitioning->of_host.size() != layout_.hosts() ||
-        partitioning->of_switch.size() != layout_.switches() || partition_ >= partitioning->count ||
-        partitioning->count >= kNoCrossing) {
+    if (partitioning->of_host.size() != layout_->hosts() ||
+        partitioning->of_switch.size() != layout_->switches() ||
+        partition_ >= partitioning->count || partitioning->count >= kNoCrossing) {
       throw std::invalid_argument("fabric twin: the partitioning is not of this fabric");
     }
     host_partition_ = partitioning->of_host;
     switch_partition_ = partitioning->of_switch;
     crossings_out_.resize(partitioning->count);
   }
-  host_slot_.assign(layout_.hosts(), kNotHeld);
-  port_slot_.assign(layout_.switch_ports(), kNotHeld);
-  link_slot_.assign(2 * size_t{layout_.cables()}, kNotHeld);
+  host_slot_.assign(layout_->hosts(), kNotHeld);
+  port_slot_.assign(layout_->switch_ports(), kNotHeld);
+  link_slot_.assign(2 * size_t{layout_->cables()}, kNotHeld);
   uint32_t hosts = 0;
-  for (uint32_t host = 0; host < layout_.hosts(); ++host) {
+  for (uint32_t host = 0; host < layout_->hosts(); ++host) {
     if (owns({Endpoint::Kind::kHost, host})) host_slot_[host] = hosts++;
   }
   uint32_t ports = 0;
-  for (uint32_t port = 0; port < layout_.switch_ports(); ++port) {
+  for (uint32_t port = 0; port < layout_->switch_ports(); ++port) {
     if (owns({Endpoint::Kind::kSwitchPort, port})) port_slot_[port] = ports++;
   }
-  for (uint32_t cable = 0; cable < layout_.cables(); ++cable) {
-    const CableInfo& info = layout_.cable(cable);
+  for (uint32_t cable = 0; cable < layout_->cables(); ++cable) {
+    const CableInfo& info = layout_->cable(cable);
     if (!owns(info.lower) && !owns(info.upper)) continue;
     for (uint32_t id : {2 * cable, 2 * cable + 1}) {
       link_slot_[id] = static_cast<uint32_t>(link_global_.size());
@@ -73,7 +73,7 @@ void FabricTwin::build_links(const config::FabricConfig& config, uint64_t seed) 
   links_.resize(link_global_.size());
   for (size_t slot = 0; slot < links_.size(); ++slot) {
     const uint32_t id = link_global_[slot];
-    const CableInfo& info = layout_.cable(id / 2);
+    const CableInfo& info = layout_->cable(id / 2);
     Link& link = links_[slot];
     link.wire = clock::LineRateTimer(info.speed_bps);
     // Even links run from the cable's lower end to its upper one, odd links back.
@@ -94,18 +94,19 @@ void FabricTwin::build_links(const config::FabricConfig& config, uint64_t seed) 
       // Sent from here into another partition: the frames leave as crossings.
       if (owns(link.from)) {
         link.crosses_to = static_cast<uint16_t>(
-            link.to.is_host() ? host_partition_[link.to.index]
-                              : switch_partition_[layout_.switch_port(link.to.index).switch_index]);
+            link.to.is_host()
+                ? host_partition_[link.to.index]
+                : switch_partition_[layout_->switch_port(link.to.index).switch_index]);
       }
     }
   }
 
-  hosts_.reserve(layout_.hosts());
-  for (uint32_t host = 0; host < layout_.hosts(); ++host) {
+  hosts_.reserve(layout_->hosts());
+  for (uint32_t host = 0; host < layout_->hosts(); ++host) {
     if (!owns({Endpoint::Kind::kHost, host})) continue;
-    const uint32_t cable = layout_.switch_port(layout_.host_switch_port(host)).cable;
+    const uint32_t cable = layout_->switch_port(layout_->host_switch_port(host)).cable;
     hosts_.push_back(
-        Host{LoopbackPort(*this, host, host_slot_[host], layout_.cable(cable).speed_bps),
+        Host{LoopbackPort(*this, host, host_slot_[host], layout_->cable(cable).speed_bps),
              {},
              link_slot_[2 * cable],
              link_slot_[2 * cable + 1]});
@@ -113,17 +114,17 @@ void FabricTwin::build_links(const config::FabricConfig& config, uint64_t seed) 
 }
 
 void FabricTwin::build_switches(uint64_t seed, const config::SwitchBuffer& buffer) {
-  std::vector<uint32_t> buffer_of(layout_.switches(), kNotHeld);
-  for (uint32_t index = 0; index < layout_.switches(); ++index) {
+  std::vector<uint32_t> buffer_of(layout_->switches(), kNotHeld);
+  for (uint32_t index = 0; index < layout_->switches(); ++index) {
     if (!switch_partition_.empty() && switch_partition_[index] != partition_) continue;
-    const SwitchInfo& info = layout_.switch_info(index);
+    const SwitchInfo& info = layout_->switch_info(index);
     buffer_of[index] = static_cast<uint32_t>(buffers_.size());
     buffers_.emplace_back(buffer, info.first_port, info.ports);
   }
-  for (uint32_t index = 0; index < layout_.switch_ports(); ++index) {
+  for (uint32_t index = 0; index < layout_->switch_ports(); ++index) {
     if (!owns({Endpoint::Kind::kSwitchPort, index})) continue;
-    const SwitchPortInfo& info = layout_.switch_port(index);
-    const CableInfo& cable = layout_.cable(info.cable);
+    const SwitchPortInfo& info = layout_->switch_port(index);
+    const CableInfo& cable = layout_->cable(info.cable);
     const bool upper_end = cable.upper == Endpoint{Endpoint::Kind::kSwitchPort, index};
     SwitchPort port{index,
                     buffer_of[info.switch_index],

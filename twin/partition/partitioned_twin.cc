@@ -34,13 +34,15 @@ PartitionedTwin::PartitionedTwin(const config::FabricConfig& config, const Fabri
   }
   partitioning_ = partition_fabric(layout, partitions, host_weights);
   lookahead_ = partition_lookahead(layout, partitioning_);
+  // One layout for every partition: only rerouting changes it, on a partition's own copy.
+  layout_ = std::make_shared<const FabricLayout>(layout);
   for (uint32_t partition = 0; partition < partitions; ++partition) {
     clocks_.push_back(std::make_unique<clock::VirtualClock>());
     if (!runs_here(partition)) {
       twins_.push_back(nullptr);
       continue;
     }
-    twins_.push_back(std::make_unique<FabricTwin>(config, layout, *clocks_[partition], seed,
+    twins_.push_back(std::make_unique<FabricTwin>(config, layout_, *clocks_[partition], seed,
                                                   partitioning_, partition));
     here_.push_back(partition);
   }

@@ -46,11 +46,11 @@ class PartitionedTwin {
   // cut (partition_fabric) or a cut cable without a propagation delay.
   PartitionedTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
                   uint64_t seed, uint32_t partitions, const cluster::Session* session = nullptr);
-  // The same on a layout laid out already from `config` and the ports (the plan's): every
-  // partition keeps a copy. `host_weights`: what each host moves, by host index, for the cut
-  // (partition_fabric). `session`: the processes the partitions are spread over (nullptr, or a
-  // session of one: all here); it must outlive the twin. Throws std::invalid_argument when there
-  // are fewer partitions than processes.
+  // The same on a layout laid out already from `config` and the ports (the plan's): the
+  // partitions share one copy (FabricTwin). `host_weights`: what each host moves, by host index,
+  // for the cut (partition_fabric). `session`: the processes the partitions are spread over
+  // (nullptr, or a session of one: all here); it must outlive the twin. Throws
+  // std::invalid_argument when there are fewer partitions than processes.
   PartitionedTwin(const config::FabricConfig& config, const FabricLayout& layout, uint64_t seed,
                   uint32_t partitions, std::span<const uint64_t> host_weights = {},
                   const cluster::Session* session = nullptr);
@@ -74,7 +74,8 @@ class PartitionedTwin {
   FabricTwin& twin(uint32_t partition);
   // Host `host`'s NIC, in its partition: what that partition's transport drives.
   LoopbackPort& port(size_t host) { return twin(partition_of_host(host)).port(host); }
-  const FabricLayout& layout() const { return twins_[here_.front()]->layout(); }
+  // The fabric's layout as built (the partitions reroute on copies of their own).
+  const FabricLayout& layout() const { return *layout_; }
   // Shows `tap` every frame `endpoint` (a host, or a switch port by global index) sends and
   // receives, in the partition that owns it (FabricTwin::set_frame_tap): only that partition's
   // thread calls it.
@@ -133,6 +134,7 @@ class PartitionedTwin {
   std::vector<WireCounters> local_counters() const;
 
   const cluster::Session* session_ = nullptr;
+  std::shared_ptr<const FabricLayout> layout_;  // the one the partitions share
   TwinPartitioning partitioning_;
   std::vector<uint32_t> here_;  // partitions_here()
   clock::Nanos lookahead_ = 0;
