@@ -41,11 +41,7 @@ class TransmitFramesTest : public ::testing::Test {
 
   void TearDown() override {
     // Frames a failed test left on the ring go back to their pool before the port frees it.
-    rte_mbuf* m = nullptr;
-    while (tx_ring_ != nullptr &&
-           rte_ring_sc_dequeue(tx_ring_, reinterpret_cast<void**>(&m)) == 0) {
-      rte_pktmbuf_free(m);
-    }
+    if (tx_ring_ != nullptr) take_all();
     port_.reset();
     if (device_made_) rte_eth_dev_close(device_);
     rte_ring_free(rx_ring_);
@@ -85,6 +81,17 @@ class TransmitFramesTest : public ::testing::Test {
     packet.udp_source_port = 49200;
     packet.psn = psn_++;
     return packet;
+  }
+
+  // Takes every frame off the device's transmit ring and frees it; returns their wire bytes.
+  uint64_t take_all() {
+    uint64_t bytes = 0;
+    rte_mbuf* m = nullptr;
+    while (rte_ring_sc_dequeue(tx_ring_, reinterpret_cast<void**>(&m)) == 0) {
+      bytes += wire_bytes_of_frame(m->pkt_len);
+      rte_pktmbuf_free(m);
+    }
+    return bytes;
   }
 
   // Takes every frame off the device's transmit ring: parses it, checks its payload is the
@@ -164,22 +171,12 @@ TEST_F(TransmitFramesTest, ADeviceThatStaysFullIsCreditedOnlyWhatItTook) {
   // Emptied, the device takes the frames that waited.
   const uint64_t taken_while_full = rte_ring_count(tx_ring_);
   EXPECT_EQ(taken_while_full, 63u);
-  rte_mbuf* m = nullptr;
-  uint64_t bytes_while_full = 0;
-  while (rte_ring_sc_dequeue(tx_ring_, reinterpret_cast<void**>(&m)) == 0) {
-    bytes_while_full += wire_bytes_of_frame(m->pkt_len);
-    rte_pktmbuf_free(m);
-  }
+  const uint64_t bytes_while_full = take_all();
   EXPECT_EQ(counters.tx_bytes, bytes_while_full);
   port_->poll(0);
   EXPECT_EQ(port_->frames_waiting(), 0u);
   EXPECT_EQ(counters.tx_frames, 63u + waiting);
-  uint64_t bytes_after = 0;
-  while (rte_ring_sc_dequeue(tx_ring_, reinterpret_cast<void**>(&m)) == 0) {
-    bytes_after += wire_bytes_of_frame(m->pkt_len);
-    rte_pktmbuf_free(m);
-  }
-  EXPECT_EQ(counters.tx_bytes, bytes_while_full + bytes_after);
+  EXPECT_EQ(counters.tx_bytes, bytes_while_full + take_all());
 }
 
 }  // namespace
