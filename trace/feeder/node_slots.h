@@ -15,6 +15,8 @@ namespace etwire::feeder {
 class NodeSlots {
  public:
   uint32_t size() const { return size_; }
+  // Nodes the chunks hold room for: the slots added, rounded up to a whole chunk.
+  uint32_t capacity() const { return static_cast<uint32_t>(chunks_.size()) << kChunkBits; }
 
   trace::TraceNode& operator[](uint32_t slot) { return chunks_[slot >> kChunkBits][slot & kMask]; }
   const trace::TraceNode& operator[](uint32_t slot) const {
@@ -30,8 +32,10 @@ class NodeSlots {
   }
 
  private:
-  // 256 nodes (~140 KB) per chunk: small traces stay small, large windows need few chunks.
-  static constexpr uint32_t kChunkBits = 8;
+  // 16 nodes (about 9 KB) per chunk. Every rank of a run has a feeder, and most hold a few nodes
+  // at a time (a collective per iteration): with chunks of 256 (140 KB) the feeders were most of
+  // a 1024-rank run's memory. A window of 4096 nodes takes 256 chunks, allocated once.
+  static constexpr uint32_t kChunkBits = 4;
   static constexpr uint32_t kMask = (1u << kChunkBits) - 1;
 
   std::vector<std::unique_ptr<trace::TraceNode[]>> chunks_;
