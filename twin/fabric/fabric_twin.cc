@@ -144,20 +144,12 @@ void FabricTwin::set_frame_tap(Endpoint endpoint, FrameTap* tap) {
 void FabricTwin::set_drop_probability(size_t cable, double probability) {
   check_cable(cable);
   check_probability(probability);
-  for (Link* link : cable_links(cable)) link->drop_probability = probability;
+  for_cable_links(cable, [&](Link& link) { link.drop_probability = probability; });
 }
 
 void FabricTwin::set_cable_up(size_t cable, bool up) {
   check_cable(cable);
-  for (Link* link : cable_links(cable)) link->up = up;
-}
-
-std::vector<Link*> FabricTwin::cable_links(size_t cable) {
-  std::vector<Link*> held;
-  for (const size_t id : {2 * cable, 2 * cable + 1}) {
-    if (link_slot_[id] != kNotHeld) held.push_back(&links_[link_slot_[id]]);
-  }
-  return held;
+  for_cable_links(cable, [&](Link& link) { link.up = up; });
 }
 
 void FabricTwin::schedule_cable_state(size_t cable, bool up, clock::Nanos at) {

@@ -224,8 +224,13 @@ class FabricTwin final : private clock::EventHandler {
     return endpoint.is_host() ? hosts_[slot].counters : switch_ports_[slot].counters;
   }
   void check_cable(size_t cable) const;
-  // The directions of a cable this twin holds (none, or both).
-  std::vector<Link*> cable_links(size_t cable);
+  // Calls visit(Link&) for each direction of a cable this twin holds (none, or both).
+  template <typename Visit>
+  void for_cable_links(size_t cable, Visit&& visit) {
+    for (const size_t id : {2 * cable, 2 * cable + 1}) {
+      if (link_slot_[id] != kNotHeld) visit(links_[link_slot_[id]]);
+    }
+  }
 
   clock::Scheduler& scheduler_;
   clock::Nanos start_;

@@ -51,15 +51,15 @@ void FabricTwin::apply_fault(uint32_t index, bool ends) {
   const config::FabricFault& fault = faults_[index];
   const uint32_t cable = fault_targets_[index];
   const CableInfo& info = layout_->cable(cable);
-  for (Link* link : cable_links(cable)) {
+  for_cable_links(cable, [&](Link& link) {
     if (fault.kind == config::FaultKind::kDegrade) {
-      link->wire.set_rate(ends ? info.speed_bps : fault.speed_bps);
+      link.wire.set_rate(ends ? info.speed_bps : fault.speed_bps);
     } else {
-      link->drop_probability = ends ? info.drop_probability : fault.drop_probability;
-      link->corrupt_probability = ends ? 0 : fault.corrupt_probability;
-      link->reorder_probability = ends ? 0 : fault.reorder_probability;
+      link.drop_probability = ends ? info.drop_probability : fault.drop_probability;
+      link.corrupt_probability = ends ? 0 : fault.corrupt_probability;
+      link.reorder_probability = ends ? 0 : fault.reorder_probability;
     }
-  }
+  });
 }
 
 std::vector<std::string> FabricTwin::fault_report() const {
