@@ -107,7 +107,7 @@ class FabricTwin final : private clock::EventHandler {
   // into partition `partition` since it last took them (it clears the list); taking up frames
   // other partitions sent into this one, all arriving no sooner than the scheduler's now.
   bool owns_host(size_t host) const {
-    return host_partition_.empty() || host_partition_[host] == partition_;
+    return partitioning_.of_host.empty() || partitioning_.of_host[host] == partition_;
   }
   std::vector<Crossing>& crossings_to(uint32_t partition) { return crossings_out_.at(partition); }
   void accept_crossings(std::span<const Crossing> crossings);
@@ -254,8 +254,7 @@ class FabricTwin final : private clock::EventHandler {
   std::vector<WireCounters> foreign_counters_;
   std::vector<PfcStorm> storms_;
   uint32_t partition_ = 0;
-  std::vector<uint32_t> host_partition_;              // empty when unpartitioned
-  std::vector<uint32_t> switch_partition_;            // empty when unpartitioned
+  TwinPartitioning partitioning_;                     // its vectors empty when unpartitioned
   std::vector<std::vector<Crossing>> crossings_out_;  // by destination partition
 };
 

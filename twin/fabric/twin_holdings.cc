@@ -25,9 +25,7 @@ const WireCounters kNothingCounted{};
 }  // namespace
 
 bool FabricTwin::owns(const Endpoint& end) const {
-  if (host_partition_.empty()) return true;
-  if (end.is_host()) return host_partition_[end.index] == partition_;
-  return switch_partition_[layout_->switch_port(end.index).switch_index] == partition_;
+  return partitioning_.of_host.empty() || partition_of(*layout_, partitioning_, end) == partition_;
 }
 
 void FabricTwin::hold(const TwinPartitioning* partitioning) {
@@ -37,8 +35,7 @@ void FabricTwin::hold(const TwinPartitioning* partitioning) {
         partition_ >= partitioning->count || partitioning->count >= kNoCrossing) {
       throw std::invalid_argument("fabric twin: the partitioning is not of this fabric");
     }
-    host_partition_ = partitioning->of_host;
-    switch_partition_ = partitioning->of_switch;
+    partitioning_ = *partitioning;
     crossings_out_.resize(partitioning->count);
   }
   host_slot_.assign(layout_->hosts(), kNotHeld);
@@ -93,10 +90,7 @@ void FabricTwin::build_links(const config::FabricConfig& config, uint64_t seed) 
       link.to_slot = kNotHeld;
       // Sent from here into another partition: the frames leave as crossings.
       if (owns(link.from)) {
-        link.crosses_to = static_cast<uint16_t>(
-            link.to.is_host()
-                ? host_partition_[link.to.index]
-                : switch_partition_[layout_->switch_port(link.to.index).switch_index]);
+        link.crosses_to = static_cast<uint16_t>(partition_of(*layout_, partitioning_, link.to));
       }
     }
   }
@@ -116,7 +110,7 @@ void FabricTwin::build_links(const config::FabricConfig& config, uint64_t seed) 
 void FabricTwin::build_switches(uint64_t seed, const config::SwitchBuffer& buffer) {
   std::vector<uint32_t> buffer_of(layout_->switches(), kNotHeld);
   for (uint32_t index = 0; index < layout_->switches(); ++index) {
-    if (!switch_partition_.empty() && switch_partition_[index] != partition_) continue;
+    if (!partitioning_.of_switch.empty() && partitioning_.of_switch[index] != partition_) continue;
     const SwitchInfo& info = layout_->switch_info(index);
     buffer_of[index] = static_cast<uint32_t>(buffers_.size());
     buffers_.emplace_back(buffer, info.first_port, info.ports);
