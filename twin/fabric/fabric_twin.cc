@@ -27,42 +27,38 @@ void check_probability(double probability) {
 
 FabricTwin::FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
                        clock::Scheduler& scheduler, uint64_t seed)
-    : FabricTwin(config, std::make_shared<const FabricLayout>(check_fabric_settings(config), ports),
-                 scheduler, seed, nullptr, 0) {}
+    : FabricTwin(config, std::make_shared<FabricLayout>(check_fabric_settings(config), ports),
+                 nullptr, scheduler, seed, nullptr, 0) {}
 
 FabricTwin::FabricTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
                        clock::Scheduler& scheduler, uint64_t seed,
                        const TwinPartitioning& partitioning, uint32_t partition)
-    : FabricTwin(config, std::make_shared<const FabricLayout>(check_fabric_settings(config), ports),
-                 scheduler, seed, &partitioning, partition) {}
+    : FabricTwin(config, std::make_shared<FabricLayout>(check_fabric_settings(config), ports),
+                 nullptr, scheduler, seed, &partitioning, partition) {}
 
 FabricTwin::FabricTwin(const config::FabricConfig& config, const FabricLayout& layout,
                        clock::Scheduler& scheduler, uint64_t seed)
-    : FabricTwin(check_fabric_settings(config), std::make_shared<const FabricLayout>(layout),
+    : FabricTwin(check_fabric_settings(config), std::make_shared<FabricLayout>(layout), nullptr,
                  scheduler, seed, nullptr, 0) {}
 
 FabricTwin::FabricTwin(const config::FabricConfig& config,
                        std::shared_ptr<const FabricLayout> layout, clock::Scheduler& scheduler,
                        uint64_t seed, const TwinPartitioning& partitioning, uint32_t partition)
-    : FabricTwin(check_fabric_settings(config), std::move(layout), scheduler, seed, &partitioning,
-                 partition) {}
+    : FabricTwin(check_fabric_settings(config), nullptr, std::move(layout), scheduler, seed,
+                 &partitioning, partition) {}
 
-FabricTwin::FabricTwin(const config::FabricConfig& config,
-                       std::shared_ptr<const FabricLayout> layout, clock::Scheduler& scheduler,
+FabricTwin::FabricTwin(const config::FabricConfig& config, std::shared_ptr<FabricLayout> own,
+                       std::shared_ptr<const FabricLayout> shared, clock::Scheduler& scheduler,
                        uint64_t seed, const TwinPartitioning* partitioning, uint32_t partition)
     : scheduler_(scheduler),
       start_(scheduler.now()),
-      layout_(std::move(layout)),
+      layout_(own ? own : std::move(shared)),
+      own_layout_(std::move(own)),
       pfc_frame_bytes_(nic::pfc_frame(0, 0, 0, 0).wire_bytes),
       per_port_buffer_(config.buffer.mode == config::BufferMode::kPerPort),
       queue_packet_limit_(config.buffer.queue_packets),
       partition_(partition) {
   if (auto problem = buffer_problem(config.buffer, *layout_)) throw SetupError(std::move(*problem));
-  // The whole twin reroutes on its layout in place, so layout() stays the same object.
-  if (partitioning == nullptr) {
-    own_layout_ = std::make_shared<FabricLayout>(*layout_);
-    layout_ = own_layout_;
-  }
   hold(partitioning);
   build_links(config, seed);
   build_switches(seed, config.buffer);

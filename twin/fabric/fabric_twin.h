@@ -136,10 +136,12 @@ class FabricTwin final : private clock::EventHandler {
  private:
   friend class LoopbackPort;
 
-  // `config` checked (check_fabric_settings) and `layout` laid out from it.
-  FabricTwin(const config::FabricConfig& config, std::shared_ptr<const FabricLayout> layout,
-             clock::Scheduler& scheduler, uint64_t seed, const TwinPartitioning* partitioning,
-             uint32_t partition);
+  // `config` checked (check_fabric_settings) and a layout laid out from it: `own`, the twin's
+  // alone, which it reroutes on in place (layout() stays the same object), or else `shared` with
+  // other partitions, copied when it first reroutes.
+  FabricTwin(const config::FabricConfig& config, std::shared_ptr<FabricLayout> own,
+             std::shared_ptr<const FabricLayout> shared, clock::Scheduler& scheduler, uint64_t seed,
+             const TwinPartitioning* partitioning, uint32_t partition);
   // Routing learns that a cable went down or came back: on this twin's own copy of the layout.
   void learn_cable_state(uint32_t cable, bool down);
   // What this twin holds (all of it unpartitioned): the links, hosts and switch ports, and
@@ -234,7 +236,8 @@ class FabricTwin final : private clock::EventHandler {
 
   clock::Scheduler& scheduler_;
   clock::Nanos start_;
-  // Shared with the other partitions until this twin reroutes (own_layout_ is then its copy).
+  // The twin's own layout (own_layout_), or one shared with the other partitions until this
+  // twin reroutes on a copy of its own.
   std::shared_ptr<const FabricLayout> layout_;
   std::shared_ptr<FabricLayout> own_layout_;
   uint32_t pfc_frame_bytes_;  // wire bytes of a PFC frame
