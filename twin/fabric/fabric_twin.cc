@@ -71,7 +71,8 @@ void FabricTwin::accept_crossings(std::span<const Crossing> crossings) {
       throw std::logic_error("fabric twin: a frame crossed into a partition after its arrival");
     }
     const uint32_t slot = crossing.link < link_slot_.size() ? link_slot_[crossing.link] : kNotHeld;
-    if (slot == kNotHeld || !owns(links_[slot].to)) {
+    // A link into this partition is one whose far end it keeps.
+    if (slot == kNotHeld || links_[slot].to_slot == kNotHeld) {
       throw std::logic_error("fabric twin: a frame crossed into a partition on a link not into it");
     }
     if (crossing.pfc) {
