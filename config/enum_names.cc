@@ -60,6 +60,13 @@ constexpr NamedValue<FaultKind> kFaultKinds[] = {{"link-down", FaultKind::kLinkD
                                                  {"lossy", FaultKind::kLossy}};
 constexpr NamedValue<EcmpHash> kEcmpHashes[] = {{"udp-source-port", EcmpHash::kUdpSourcePort},
                                                 {"five-tuple", EcmpHash::kFiveTuple}};
+constexpr NamedValue<LoadBalancing> kLoadBalancings[] = {{"ecmp", LoadBalancing::kEcmp},
+                                                         {"spray", LoadBalancing::kSpray},
+                                                         {"flowlet", LoadBalancing::kFlowlet},
+                                                         {"adaptive", LoadBalancing::kAdaptive}};
+constexpr NamedValue<SprayOrder> kSprayOrders[] = {{"random", SprayOrder::kRandom},
+                                                   {"round-robin", SprayOrder::kRoundRobin},
+                                                   {"entropy", SprayOrder::kEntropy}};
 
 }  // namespace
 
@@ -125,6 +132,12 @@ NameTable<FaultKind> fault_kind_names() {
 NameTable<EcmpHash> ecmp_hash_names() {
   return kEcmpHashes;
 }
+NameTable<LoadBalancing> load_balancing_names() {
+  return kLoadBalancings;
+}
+NameTable<SprayOrder> spray_order_names() {
+  return kSprayOrders;
+}
 
 std::string normalize_name(std::string_view text) {
   std::string out;
@@ -180,6 +193,12 @@ std::string_view fault_kind_name(FaultKind kind) {
 
 std::string_view ecmp_hash_name(EcmpHash hash) {
   return name_of(ecmp_hash_names(), hash);
+}
+std::string_view load_balancing_name(LoadBalancing mode) {
+  return name_of(load_balancing_names(), mode);
+}
+std::string_view spray_order_name(SprayOrder order) {
+  return name_of(spray_order_names(), order);
 }
 
 }  // namespace etwire::config

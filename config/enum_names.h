@@ -43,6 +43,8 @@ NameTable<BufferMode> buffer_mode_names();
 NameTable<EcnMarkPoint> ecn_mark_point_names();
 NameTable<EcnSpacing> ecn_spacing_names();
 NameTable<EcmpHash> ecmp_hash_names();
+NameTable<LoadBalancing> load_balancing_names();
+NameTable<SprayOrder> spray_order_names();
 NameTable<FaultKind> fault_kind_names();
 NameTable<Hierarchy> hierarchy_names();
 NameTable<Protocol> protocol_names();

@@ -31,6 +31,23 @@ enum class EcmpHash : uint8_t {
 };
 std::string_view ecmp_hash_name(EcmpHash hash);  // "udp-source-port", "five-tuple"
 
+// How a switch spreads packets over the equal links toward their destination.
+enum class LoadBalancing : uint8_t {
+  kEcmp,      // a flow's hash picks one link for all its packets
+  kSpray,     // every packet picks anew, in the order LoadBalancingConfig::spray names
+  kFlowlet,   // a flow keeps its link until it pauses longer than the flowlet gap
+  kAdaptive,  // every packet takes the link with the least queued, unless its hashed one is close
+};
+std::string_view load_balancing_name(LoadBalancing mode);  // "ecmp", "spray", "flowlet", "adaptive"
+
+// The order a spraying switch deals packets to its links in.
+enum class SprayOrder : uint8_t {
+  kRandom,      // each packet a link drawn at random (seeded)
+  kRoundRobin,  // the links of a group in turn
+  kEntropy,     // the hash of the packet's entropy field (RoCEv2's UDP source port) alone
+};
+std::string_view spray_order_name(SprayOrder order);  // "random", "round-robin", "entropy"
+
 // Where a switch decides whether to mark a packet: as it leaves the egress queue (the depth it
 // sees is the backlog still behind it, so the mark carries news of the queue as it is now) or as
 // it joins the queue (the mark then waits out the whole queue ahead of it before it is seen).
@@ -89,6 +106,25 @@ struct LeafSpineConfig {
   EcmpHash ecmp = EcmpHash::kUdpSourcePort;
   // Mixed into every switch's ECMP hash: another seed, other paths for the same flows.
   uint64_t ecmp_seed = 0;
+};
+
+// `fabric.load_balancing`: a mode per switch tier and the settings of the modes.
+struct LoadBalancingConfig {
+  LoadBalancing leaf = LoadBalancing::kEcmp;
+  LoadBalancing spine = LoadBalancing::kEcmp;
+  LoadBalancing super_spine = LoadBalancing::kEcmp;
+  SprayOrder spray = SprayOrder::kRandom;
+  // A flow idle longer than this starts a new flowlet, which may take another link: long
+  // enough that its earlier packets have left the queues behind, so it does not reorder them.
+  uint64_t flowlet_gap_ns = 50'000;
+  // How many more bytes an adaptive switch lets the hashed link's queue hold than the least
+  // loaded link's before it sends the packet elsewhere (0: to the least loaded whenever it is
+  // less loaded).
+  uint64_t adaptive_bias_bytes = 0;
+
+  bool uses(LoadBalancing mode) const {
+    return leaf == mode || spine == mode || super_spine == mode;
+  }
 };
 
 // Three-tier Clos: consecutive leaves form pods, each a leaf-spine fabric of its own; spine s of
@@ -187,6 +223,7 @@ struct FabricConfig {
   LeafSpineConfig leaf_spine;
   ThreeTierConfig three_tier;
   RailsConfig rails;
+  LoadBalancingConfig load_balancing;
   double drop_probability = 0;  // on every link
   // The twin in this many partitions of its leaves, each on a clock of its own, which threads run
   // side by side (parallel virtual time, docs/fabric-twin.md). Part of the model: results depend

@@ -102,6 +102,39 @@ void parse_leaf_spine(MapReader& section, config::LeafSpineConfig& out) {
   section.finish();
 }
 
+// A key that names a mode's setting while no tier uses that mode would not act: an error.
+void refuse_unused_setting(MapReader& section, std::string_view key, config::LoadBalancing mode,
+                           const config::LoadBalancingConfig& out) {
+  if (!section.has(key) || out.uses(mode)) return;
+  section.context().error(Problem::kInconsistent, section.get(key), section.key_path(key),
+                          fmt::format("{} applies to load balancing mode {}, which no tier uses",
+                                      key, config::load_balancing_name(mode)));
+}
+
+void parse_load_balancing(MapReader& section, config::Topology topology,
+                          config::LoadBalancingConfig& out) {
+  DocumentContext& ctx = section.context();
+  config::LoadBalancing every = config::LoadBalancing::kEcmp;
+  if (section.choice("mode", every, config::load_balancing_names())) {
+    out.leaf = out.spine = out.super_spine = every;
+  }
+  section.choice("leaf", out.leaf, config::load_balancing_names());
+  section.choice("spine", out.spine, config::load_balancing_names());
+  if (section.choice("super_spine", out.super_spine, config::load_balancing_names()) &&
+      topology != config::Topology::kThreeTier) {
+    ctx.error(Problem::kInconsistent, section.get("super_spine"), section.key_path("super_spine"),
+              fmt::format("super-spines exist in topology three-tier, not {}",
+                          config::topology_name(topology)));
+  }
+  section.choice("spray", out.spray, config::spray_order_names());
+  section.duration("flowlet_gap", out.flowlet_gap_ns, 1, kSecond);
+  section.bytes("adaptive_bias", out.adaptive_bias_bytes, 0, kMaxBuffer);
+  refuse_unused_setting(section, "spray", config::LoadBalancing::kSpray, out);
+  refuse_unused_setting(section, "flowlet_gap", config::LoadBalancing::kFlowlet, out);
+  refuse_unused_setting(section, "adaptive_bias", config::LoadBalancing::kAdaptive, out);
+  section.finish();
+}
+
 void parse_three_tier(MapReader& section, config::ThreeTierConfig& out) {
   section.integer("leaves_per_pod", out.leaves_per_pod, 1, 4096);
   section.integer("super_spines", out.super_spines, 1, 1024);
@@ -278,6 +311,15 @@ void parse_fabric(MapReader& section, const std::string& config_dir, config::Fab
               fmt::format("leaves_per_pod ({}) is not a multiple of fabric.rails.nics_per_host "
                           "({}): a pod holds whole groups of rail leaves",
                           out.three_tier.leaves_per_pod, out.rails.nics_per_host));
+  }
+  MapReader load_balancing = section.section("load_balancing");
+  if (section.has("load_balancing") && !clos) {
+    ctx.error(Problem::kInconsistent, section.get("load_balancing"),
+              section.key_path("load_balancing"),
+              "a single switch has one path to each port, nothing to balance: give topology "
+              "leaf-spine or three-tier");
+  } else {
+    parse_load_balancing(load_balancing, out.topology, out.load_balancing);
   }
   section.real("drop_probability", out.drop_probability, RealRange{0, 1, false});
   section.integer("partitions", out.partitions, 1, 4096);

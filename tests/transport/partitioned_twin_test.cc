@@ -225,6 +225,25 @@ TEST(PartitionedTwin, ThreeTierByPodsIsTheSameOnOneAndTwoThreads) {
   EXPECT_EQ(run(1), run(2));
 }
 
+// Switches that spread packets decide by what they hold (their queues, flowsets, random
+// streams), so the threads change nothing either; the spraying reorders packets, which the
+// go-back-N receivers answer with NAKs.
+TEST(PartitionedTwin, SpreadingSwitchesAreTheSameOnOneAndTwoThreads) {
+  const auto run = [](uint32_t threads) {
+    config::FabricConfig fabric = lossless_leaf_spine();
+    fabric.leaf_spine.links = 2;  // so that a spine has links to choose from too
+    fabric.load_balancing.leaf = config::LoadBalancing::kSpray;
+    fabric.load_balancing.spine = config::LoadBalancing::kAdaptive;
+    PartitionedRig rig(fabric, dcqcn_on(), 16, 4);
+    all_to_all(rig, 16, 64 << 10);
+    rig.twin.run(threads);
+    EXPECT_EQ(rig.finished(), 16u * 15u);
+    EXPECT_GT(rig.total(&TransportPortCounters::naks_sent), 0u);
+    return rig.outcome();
+  };
+  EXPECT_EQ(run(1), run(2));
+}
+
 // A single flow meets nothing in the fabric, so cutting it changes nothing: the same delivery
 // and finish, to the nanosecond, as on the whole twin.
 TEST(PartitionedTwin, OneFlowThroughACutKeepsItsExactTiming) {

@@ -61,7 +61,7 @@ FabricTwin::FabricTwin(const config::FabricConfig& config, std::shared_ptr<Fabri
   if (auto problem = buffer_problem(config.buffer, *layout_)) throw SetupError(std::move(*problem));
   hold(partitioning);
   build_links(config, seed);
-  build_switches(seed, config.buffer);
+  build_switches(seed, config.buffer, config.load_balancing);
   schedule_faults(config);
 }
 

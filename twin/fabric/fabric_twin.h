@@ -27,6 +27,7 @@
 #include "twin/prng.h"
 #include "twin/queue_sample.h"
 #include "twin/switch/egress_port.h"
+#include "twin/switch/load_balancer.h"
 #include "twin/switch/pfc_ingress.h"
 #include "twin/switch/red_marker.h"
 #include "twin/switch/switch_buffer.h"
@@ -149,7 +150,8 @@ class FabricTwin final : private clock::EventHandler {
   void hold(const TwinPartitioning* partitioning);
   bool owns(const Endpoint& end) const;
   void build_links(const config::FabricConfig& config, uint64_t seed);
-  void build_switches(uint64_t seed, const config::SwitchBuffer& buffer);
+  void build_switches(uint64_t seed, const config::SwitchBuffer& buffer,
+                      const config::LoadBalancingConfig& load_balancing);
 
   // A slot of host_slot_ or port_slot_: the index among hosts_ or switch_ports_; with kForeign,
   // the index in foreign_counters_ (another partition's port at the far end of a cable into
@@ -168,7 +170,7 @@ class FabricTwin final : private clock::EventHandler {
 
   struct SwitchPort {
     uint32_t global_index = 0;
-    uint32_t buffer = 0;  // the switch's, in buffers_
+    uint32_t buffer = 0;  // the switch's, in buffers_ and balancers_
     EgressPort egress;
     PfcIngress pfc;
     RedMarker red;
@@ -249,11 +251,12 @@ class FabricTwin final : private clock::EventHandler {
   std::vector<Link> links_;
   std::vector<Host> hosts_;
   std::vector<SwitchPort> switch_ports_;
-  std::vector<SwitchBuffer> buffers_;  // one per switch held
-  std::vector<uint32_t> link_slot_;    // by global link: index in links_, or kNotHeld
-  std::vector<uint32_t> link_global_;  // by index in links_: the global link
-  std::vector<uint32_t> host_slot_;    // by global host (see kForeign)
-  std::vector<uint32_t> port_slot_;    // by global switch port (see kForeign)
+  std::vector<SwitchBuffer> buffers_;    // one per switch held
+  std::vector<LoadBalancer> balancers_;  // one per switch held
+  std::vector<uint32_t> link_slot_;      // by global link: index in links_, or kNotHeld
+  std::vector<uint32_t> link_global_;    // by index in links_: the global link
+  std::vector<uint32_t> host_slot_;      // by global host (see kForeign)
+  std::vector<uint32_t> port_slot_;      // by global switch port (see kForeign)
   std::vector<WireCounters> foreign_counters_;
   std::vector<PfcStorm> storms_;
   uint32_t partition_ = 0;

@@ -128,13 +128,17 @@ void FabricTwin::arrive_at_switch(uint32_t ingress_index, uint32_t slot, clock::
   ++ingress.counters.rx_packets;
   ingress.counters.rx_bytes += bytes;
 
-  const uint32_t route = layout_->egress_port(ingress.switch_index, packet);
-  if (route == kNoRoute) {
+  const EgressLinks links = layout_->egress_links(ingress.switch_index, packet);
+  if (links.count == 0) {
     ++ingress.counters.drops_no_route;
     pool_.release(slot);
     return;
   }
   // A switch's ports are all held where the switch is.
+  const uint32_t route =
+      links.port(balancers_[ingress.buffer].pick(links, packet, now, [this](uint32_t port) {
+        return switch_ports_[port_slot_[port]].egress.queued_bytes();
+      }));
   const uint32_t egress_index = port_slot_[route];
   SwitchPort& egress = switch_ports_[egress_index];
   EgressQueueStats& queue = egress.egress.stats(priority);

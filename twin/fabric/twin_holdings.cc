@@ -19,6 +19,21 @@ namespace {
 constexpr uint64_t kFaultStreams = uint64_t{1} << 40;
 constexpr uint64_t kEcnStreams = uint64_t{2} << 40;
 constexpr uint64_t kJitterStreams = uint64_t{3} << 40;
+constexpr uint64_t kSprayStreams = uint64_t{4} << 40;
+
+config::LoadBalancing tier_mode(const config::LoadBalancingConfig& config, SwitchRole role) {
+  switch (role) {
+    case SwitchRole::kLeaf:
+      return config.leaf;
+    case SwitchRole::kSpine:
+      return config.spine;
+    case SwitchRole::kSuperSpine:
+      return config.super_spine;
+    case SwitchRole::kSingle:
+      break;
+  }
+  return config::LoadBalancing::kEcmp;
+}
 
 const WireCounters kNothingCounted{};
 
@@ -107,13 +122,16 @@ void FabricTwin::build_links(const config::FabricConfig& config, uint64_t seed) 
   }
 }
 
-void FabricTwin::build_switches(uint64_t seed, const config::SwitchBuffer& buffer) {
+void FabricTwin::build_switches(uint64_t seed, const config::SwitchBuffer& buffer,
+                                const config::LoadBalancingConfig& load_balancing) {
   std::vector<uint32_t> buffer_of(layout_->switches(), kNotHeld);
   for (uint32_t index = 0; index < layout_->switches(); ++index) {
     if (!partitioning_.of_switch.empty() && partitioning_.of_switch[index] != partition_) continue;
     const SwitchInfo& info = layout_->switch_info(index);
     buffer_of[index] = static_cast<uint32_t>(buffers_.size());
     buffers_.emplace_back(buffer, info.first_port, info.ports);
+    balancers_.emplace_back(tier_mode(load_balancing, info.role), load_balancing, info,
+                            SplitMix64::for_stream(seed, kSprayStreams + index));
   }
   for (uint32_t index = 0; index < layout_->switch_ports(); ++index) {
     if (!owns({Endpoint::Kind::kSwitchPort, index})) continue;

@@ -52,6 +52,15 @@ enum class SwitchRole : uint8_t { kSingle, kLeaf, kSpine, kSuperSpine };
 // path to it known down).
 inline constexpr uint32_t kNoRoute = 0xFFFFFFFF;
 
+// The equal links a switch may forward a packet on, and the one ECMP picks (count 0: no route).
+struct EgressLinks {
+  const uint32_t* listed = nullptr;  // the ports routing left, once some link is known down
+  uint32_t first = 0;                // else the ports are first .. first + count - 1
+  uint32_t count = 0;
+  uint32_t hashed = 0;  // ECMP's pick, 0 .. count - 1
+  uint32_t port(uint32_t i) const { return listed != nullptr ? listed[i] : first + i; }
+};
+
 struct SwitchInfo {
   std::string name;
   SwitchRole role = SwitchRole::kSingle;
@@ -139,32 +148,43 @@ class FabricLayout {
   uint64_t uplink_speed_bps() const { return uplink_speed_bps_; }
   uint64_t spine_uplink_speed_bps() const { return spine_uplink_speed_bps_; }
 
-  // The global switch port through which switch `switch_index` forwards `packet`, or kNoRoute:
-  // down toward its destination host when the destination is below it (the link to the
-  // destination's leaf or pod its ECMP hash picks), else up the uplink its hash picks.
-  // Inline and division-free: it runs once per packet per switch.
-  uint32_t egress_port(uint32_t switch_index, const nic::Packet& packet) const {
+  // The equal links switch `switch_index` may forward `packet` on: down toward its destination
+  // host when the destination is below it (the links to the destination's leaf or pod), else
+  // its uplinks; with the one its ECMP hash picks. Inline and division-free: it runs once per
+  // packet per switch.
+  EgressLinks egress_links(uint32_t switch_index, const nic::Packet& packet) const {
     const SwitchInfo& info = switches_[switch_index];
-    if (info.role == SwitchRole::kSingle) return packet.dst_port;
+    if (info.role == SwitchRole::kSingle) return one_link(packet.dst_port);
     const HostPlace& place = host_places_[packet.dst_port];
     if (rerouted_)
-      return rerouted_egress_port(switch_index, info, place.leaf, place.leaf_port, packet);
-    if (place.plane != info.plane) return kNoRoute;
+      return rerouted_egress_links(switch_index, info, place.leaf, place.leaf_port, packet);
+    if (place.plane != info.plane) return EgressLinks{};
     switch (info.role) {
       case SwitchRole::kLeaf:
-        if (place.leaf == info.role_index) return info.first_port + place.leaf_port;
-        return info.first_port + info.down_ports + choose(packet, info, leaf_uplinks_);
+        if (place.leaf == info.role_index) return one_link(info.first_port + place.leaf_port);
+        return equal_links(packet, info, info.first_port + info.down_ports, leaf_uplinks_);
       case SwitchRole::kSpine:
         if (place.pod == info.pod) {
-          return info.first_port + place.slot * links_ + choose(packet, info, links_);
+          return equal_links(packet, info, info.first_port + place.slot * links_, links_);
         }
-        return info.first_port + info.down_ports + choose(packet, info, spine_uplinks_);
+        return equal_links(packet, info, info.first_port + info.down_ports, spine_uplinks_);
       case SwitchRole::kSuperSpine:
-        return info.first_port + place.pod * super_links_ + choose(packet, info, super_links_);
+        return equal_links(packet, info, info.first_port + place.pod * super_links_, super_links_);
       case SwitchRole::kSingle:
         break;
     }
-    return kNoRoute;
+    return EgressLinks{};
+  }
+  // The global switch port through which switch `switch_index` forwards `packet` by its ECMP
+  // hash, or kNoRoute.
+  uint32_t egress_port(uint32_t switch_index, const nic::Packet& packet) const {
+    const EgressLinks links = egress_links(switch_index, packet);
+    return links.count == 0 ? kNoRoute : links.port(links.hashed);
+  }
+  // A flow's hash at a switch: the five-tuple's with the switch's seed, whatever fields ECMP
+  // hashes (what a flowlet table is indexed by).
+  uint64_t flow_hash(uint32_t switch_index, const nic::Packet& packet) const {
+    return ecmp_hash(packet, config::EcmpHash::kFiveTuple, switches_[switch_index].ecmp_seed);
   }
 
   // Routing around links known to be down (the fabric's routing has converged on their loss):
@@ -176,15 +196,21 @@ class FabricLayout {
   bool rerouted() const { return rerouted_; }
 
  private:
-  // egress_port once some link is known down: the routes recompute_routes left.
-  uint32_t rerouted_egress_port(uint32_t switch_index, const SwitchInfo& info, uint32_t leaf,
-                                uint32_t leaf_port, const nic::Packet& packet) const {
+  // egress_links once some link is known down: the routes recompute_routes left.
+  EgressLinks rerouted_egress_links(uint32_t switch_index, const SwitchInfo& info, uint32_t leaf,
+                                    uint32_t leaf_port, const nic::Packet& packet) const {
     if (info.role == SwitchRole::kLeaf && leaf == info.role_index) {
-      return info.first_port + leaf_port;
+      return one_link(info.first_port + leaf_port);
     }
     const Route& route = routes_[switch_index * leaves_ + leaf];
-    if (route.count == 0) return kNoRoute;
-    return route_ports_[route.first + choose(packet, info, route.count)];
+    if (route.count == 0) return EgressLinks{};
+    return EgressLinks{&route_ports_[route.first], 0, route.count,
+                       choose(packet, info, route.count)};
+  }
+  static EgressLinks one_link(uint32_t port) { return EgressLinks{nullptr, port, 1, 0}; }
+  EgressLinks equal_links(const nic::Packet& packet, const SwitchInfo& info, uint32_t first,
+                          uint32_t count) const {
+    return EgressLinks{nullptr, first, count, choose(packet, info, count)};
   }
   void recompute_routes();
   // The ports switch `index` would pick among for traffic to leaf `leaf`, known-down or not.

@@ -46,6 +46,7 @@ class EgressPort {
   void enqueue(uint8_t priority, const QueuedPacket& packet, clock::Nanos now) {
     queues_[priority].push_back(packet);
     stats_[priority].depth.add(packet.bytes, now);
+    queued_bytes_ += packet.bytes;
     ++stats_[priority].enqueued_packets;
     nonempty_mask_ |= static_cast<uint8_t>(1u << priority);
   }
@@ -72,6 +73,7 @@ class EgressPort {
     const QueuedPacket packet = queue.front();
     queue.pop_front();
     stats_[priority].depth.remove(packet.bytes, now);
+    queued_bytes_ -= packet.bytes;
     if (queue.empty()) nonempty_mask_ &= static_cast<uint8_t>(~(1u << priority));
     return packet;
   }
@@ -103,6 +105,8 @@ class EgressPort {
   const EgressQueueStats& stats(uint8_t priority) const { return stats_[priority]; }
   EgressQueueStats& stats(uint8_t priority) { return stats_[priority]; }
   uint64_t depth_bytes(uint8_t priority) const { return stats_[priority].depth.bytes(); }
+  // Bytes waiting in every class (what adaptive routing weighs a port by).
+  uint64_t queued_bytes() const { return queued_bytes_; }
 
   // The port's pending wake-up event (the twin's bookkeeping): when it is due, kNever if none,
   // and the generation its tag carries; an event with an older generation is stale.
@@ -114,6 +118,7 @@ class EgressPort {
   std::array<EgressQueueStats, kPriorities> stats_;
   std::array<clock::Nanos, kPriorities> paused_until_{};
   std::array<uint16_t, kPriorities> pending_quanta_{};
+  uint64_t queued_bytes_ = 0;
   uint8_t nonempty_mask_ = 0;
   uint8_t pending_pfc_mask_ = 0;
 };
