@@ -5,7 +5,7 @@
 //                   [--spines S] [--links K] [--topology leaf-spine|three-tier]
 //                   [--leaves-per-pod L] [--super-spines G] [--super-links K2]
 //                   [--order ascending|shifted] [--peers N] [--retransmission adaptive|fixed]
-//                   [--partitions P [--threads T]]
+//                   [--partitions P [--threads T]] [--load-balancing MODE]
 //
 // Defaults: 64 ranks (one per 100G port), 64 MiB per rank (each rank sends 1 MiB to each
 // other rank at once), leaf-spine with 8 ports per leaf and 4 spines, NVIDIA DCQCN defaults.
@@ -22,6 +22,8 @@
 // --partitions P runs the twin in P partitions of its leaves (parallel virtual time,
 // twin/partition/partitioned_twin.h), each with a transport of its own, on T threads (default 1);
 // the digest it prints covers every flow's end and must be the same for every T.
+// --load-balancing ecmp|spray|flowlet|adaptive puts every tier's switches in that mode
+// (fabric.load_balancing; spray at random).
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -60,6 +62,7 @@ struct Options {
   config::Retransmission retransmission = config::TransportConfig{}.retransmission;
   uint32_t partitions = 0;  // 0: the whole twin on one clock
   uint32_t threads = 1;
+  config::LoadBalancing load_balancing = config::LoadBalancing::kEcmp;
 };
 
 constexpr const char* kUsage =
@@ -67,7 +70,7 @@ constexpr const char* kUsage =
     "                [--spines S] [--links K] [--topology leaf-spine|three-tier]\n"
     "                [--leaves-per-pod L] [--super-spines G] [--super-links K2]\n"
     "                [--order ascending|shifted] [--peers N] [--retransmission adaptive|fixed]\n"
-    "                [--partitions P [--threads T]]";
+    "                [--partitions P [--threads T]] [--load-balancing MODE]";
 
 Options parse(int argc, char** argv) {
   Options options;
@@ -110,6 +113,22 @@ Options parse(int argc, char** argv) {
       }
       options.retransmission =
           name == "fixed" ? config::Retransmission::kFixed : config::Retransmission::kAdaptive;
+      continue;
+    }
+    if (flag == "--load-balancing") {
+      const std::string name = argv[++i];
+      bool known = false;
+      for (const auto mode : {config::LoadBalancing::kEcmp, config::LoadBalancing::kSpray,
+                              config::LoadBalancing::kFlowlet, config::LoadBalancing::kAdaptive}) {
+        if (config::load_balancing_name(mode) == name) {
+          options.load_balancing = mode;
+          known = true;
+        }
+      }
+      if (!known) {
+        std::fprintf(stderr, "bench_dataplane: unknown load balancing %s\n", name.c_str());
+        std::exit(2);
+      }
       continue;
     }
     const uint64_t value = std::strtoull(argv[++i], nullptr, 10);
@@ -272,6 +291,8 @@ int main(int argc, char** argv) {
   fabric.leaf_spine.ports_per_leaf = options.ports_per_leaf;
   fabric.leaf_spine.spines = options.spines;
   fabric.leaf_spine.links = options.links;
+  fabric.load_balancing.leaf = fabric.load_balancing.spine = fabric.load_balancing.super_spine =
+      options.load_balancing;
   if (three_tier) {
     fabric.three_tier.leaves_per_pod = options.leaves_per_pod;
     fabric.three_tier.super_spines = options.super_spines;

@@ -253,6 +253,7 @@ class FabricTwin final : private clock::EventHandler {
   std::vector<SwitchPort> switch_ports_;
   std::vector<SwitchBuffer> buffers_;    // one per switch held
   std::vector<LoadBalancer> balancers_;  // one per switch held
+  bool balancing_ = false;               // some switch held is not in ECMP mode
   std::vector<uint32_t> link_slot_;      // by global link: index in links_, or kNotHeld
   std::vector<uint32_t> link_global_;    // by index in links_: the global link
   std::vector<uint32_t> host_slot_;      // by global host (see kForeign)

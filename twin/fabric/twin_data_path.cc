@@ -134,11 +134,13 @@ void FabricTwin::arrive_at_switch(uint32_t ingress_index, uint32_t slot, clock::
     pool_.release(slot);
     return;
   }
-  // A switch's ports are all held where the switch is.
-  const uint32_t route =
-      links.port(balancers_[ingress.buffer].pick(links, packet, now, [this](uint32_t port) {
-        return switch_ports_[port_slot_[port]].egress.queued_bytes();
-      }));
+  // A switch's ports are all held where the switch is. With ECMP everywhere (the common
+  // case) the hash has picked already.
+  const uint32_t route = links.port(
+      !balancing_ ? links.hashed
+                  : balancers_[ingress.buffer].pick(links, packet, now, [this](uint32_t port) {
+                      return switch_ports_[port_slot_[port]].egress.queued_bytes();
+                    }));
   const uint32_t egress_index = port_slot_[route];
   SwitchPort& egress = switch_ports_[egress_index];
   EgressQueueStats& queue = egress.egress.stats(priority);

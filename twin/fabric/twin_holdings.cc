@@ -132,6 +132,7 @@ void FabricTwin::build_switches(uint64_t seed, const config::SwitchBuffer& buffe
     buffers_.emplace_back(buffer, info.first_port, info.ports);
     balancers_.emplace_back(tier_mode(load_balancing, info.role), load_balancing, info,
                             SplitMix64::for_stream(seed, kSprayStreams + index));
+    balancing_ = balancing_ || balancers_.back().mode() != config::LoadBalancing::kEcmp;
   }
   for (uint32_t index = 0; index < layout_->switch_ports(); ++index) {
     if (!owns({Endpoint::Kind::kSwitchPort, index})) continue;

@@ -46,7 +46,6 @@ class EgressPort {
   void enqueue(uint8_t priority, const QueuedPacket& packet, clock::Nanos now) {
     queues_[priority].push_back(packet);
     stats_[priority].depth.add(packet.bytes, now);
-    queued_bytes_ += packet.bytes;
     ++stats_[priority].enqueued_packets;
     nonempty_mask_ |= static_cast<uint8_t>(1u << priority);
   }
@@ -73,7 +72,6 @@ class EgressPort {
     const QueuedPacket packet = queue.front();
     queue.pop_front();
     stats_[priority].depth.remove(packet.bytes, now);
-    queued_bytes_ -= packet.bytes;
     if (queue.empty()) nonempty_mask_ &= static_cast<uint8_t>(~(1u << priority));
     return packet;
   }
@@ -105,8 +103,15 @@ class EgressPort {
   const EgressQueueStats& stats(uint8_t priority) const { return stats_[priority]; }
   EgressQueueStats& stats(uint8_t priority) { return stats_[priority]; }
   uint64_t depth_bytes(uint8_t priority) const { return stats_[priority].depth.bytes(); }
-  // Bytes waiting in every class (what adaptive routing weighs a port by).
-  uint64_t queued_bytes() const { return queued_bytes_; }
+  // Bytes waiting in every class (what adaptive routing weighs a port by): summed when asked, so
+  // that a fabric that never asks pays nothing per packet.
+  uint64_t queued_bytes() const {
+    uint64_t bytes = 0;
+    for (unsigned waiting = nonempty_mask_; waiting != 0; waiting &= waiting - 1) {
+      bytes += stats_[std::countr_zero(waiting)].depth.bytes();
+    }
+    return bytes;
+  }
 
   // The port's pending wake-up event (the twin's bookkeeping): when it is due, kNever if none,
   // and the generation its tag carries; an event with an older generation is stale.
@@ -118,7 +123,6 @@ class EgressPort {
   std::array<EgressQueueStats, kPriorities> stats_;
   std::array<clock::Nanos, kPriorities> paused_until_{};
   std::array<uint16_t, kPriorities> pending_quanta_{};
-  uint64_t queued_bytes_ = 0;
   uint8_t nonempty_mask_ = 0;
   uint8_t pending_pfc_mask_ = 0;
 };
