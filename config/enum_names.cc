@@ -25,6 +25,8 @@ constexpr NamedValue<AddressSharing> kAddressSharing[] = {{"shared", AddressShar
                                                           {"per-rank", AddressSharing::kPerRank}};
 constexpr NamedValue<Retransmission> kRetransmissions[] = {{"adaptive", Retransmission::kAdaptive},
                                                            {"fixed", Retransmission::kFixed}};
+constexpr NamedValue<EntropyMode> kEntropyModes[] = {{"per-qp", EntropyMode::kPerQp},
+                                                     {"spray", EntropyMode::kSpray}};
 constexpr NamedValue<RdmaOp> kRdmaOps[] = {{"write", RdmaOp::kWrite},
                                            {"write-with-imm", RdmaOp::kWriteWithImmediate},
                                            {"send", RdmaOp::kSend},
@@ -90,6 +92,9 @@ NameTable<AddressSharing> address_sharing_names() {
 }
 NameTable<RdmaOp> rdma_op_names() {
   return kRdmaOps;
+}
+NameTable<EntropyMode> entropy_mode_names() {
+  return kEntropyModes;
 }
 NameTable<Retransmission> retransmission_names() {
   return kRetransmissions;
@@ -165,6 +170,9 @@ std::string_view address_sharing_name(AddressSharing sharing) {
 }
 std::string_view rdma_op_name(RdmaOp op) {
   return name_of(rdma_op_names(), op);
+}
+std::string_view entropy_mode_name(EntropyMode mode) {
+  return name_of(entropy_mode_names(), mode);
 }
 std::string_view retransmission_name(Retransmission mode) {
   return name_of(retransmission_names(), mode);

@@ -36,6 +36,7 @@ NameTable<Placement> placement_names();
 NameTable<AddressSharing> address_sharing_names();
 NameTable<RdmaOp> rdma_op_names();
 NameTable<Retransmission> retransmission_names();
+NameTable<EntropyMode> entropy_mode_names();
 NameTable<RnicKind> rnic_kind_names();
 NameTable<VerbsDcqcn> verbs_dcqcn_names();
 NameTable<Topology> topology_names();

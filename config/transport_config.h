@@ -29,6 +29,20 @@ enum class Retransmission : uint8_t {
 };
 std::string_view retransmission_name(Retransmission mode);  // "fixed", "adaptive"
 
+// Which UDP source port (RoCEv2's entropy field, what ECMP hashes) a QP's data packets carry.
+enum class EntropyMode : uint8_t {
+  kPerQp,  // the connection's own, on every packet: one QP, one path through an ECMP fabric
+  kSpray,  // a new port every `every` packets, cycling through `values` ports: one QP over many
+};
+std::string_view entropy_mode_name(EntropyMode mode);  // "per-qp", "spray"
+
+// `transport.entropy`.
+struct EntropyConfig {
+  EntropyMode mode = EntropyMode::kPerQp;
+  uint32_t every = 1;     // spray: packets in a row on one source port
+  uint32_t values = 256;  // spray: the distinct source ports a QP cycles through (2 .. 16384)
+};
+
 // RoCE path MTUs (the InfiniBand MTU enumeration).
 inline constexpr uint32_t kRocePathMtus[] = {256, 512, 1024, 2048, 4096};
 // Bytes a port MTU must leave for headers around a path-MTU payload: GRH-sized IP header 40, UDP
@@ -72,6 +86,7 @@ struct TransportConfig {
   // naks_count_as_retries: a hardware RNIC retransmits as its firmware is set, so there they are
   // refused rather than ignored.
   bool retransmission_model_set = false;
+  EntropyConfig entropy;
   DcqcnConfig dcqcn;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "nic/frame_size.h"
+#include "transport/entropy.h"
 #include "transport/event_tag.h"
 #include "transport/psn.h"
 #include "transport/retransmit_timing.h"
@@ -21,7 +22,7 @@ nic::Packet Transport::next_data_packet(uint32_t requester, clock::Nanos now) {
   nic::Packet packet;
   packet.src_port = port.id;
   packet.dst_port = qp.remote_port;
-  packet.udp_source_port = qp.udp_source_port;
+  packet.udp_source_port = data_source_port(config_.entropy, qp.udp_source_port, psn);
   packet.priority = port.qos.data.priority;
   packet.dscp = port.qos.data.dscp;
   packet.ecn = static_cast<uint8_t>(port.qos.data.ecn);

@@ -293,6 +293,24 @@ class Checker : private CheckReporter {
     }
   }
 
+  // A hardware RNIC puts its own source port on its packets (from the QP's flow label).
+  void entropy() {
+    if (config_.transport.entropy.mode == config::EntropyMode::kPerQp ||
+        config_.verbs.rnic != config::RnicKind::kHardware) {
+      return;
+    }
+    for (const auto& port : config_.ports) {
+      if (port.backend != config::Backend::kVerbs) continue;
+      error(Problem::kBackend, "transport.entropy.mode",
+            fmt::format("port \"{}\" is a hardware RNIC, which chooses the UDP source port of "
+                        "its packets itself (from the QP's flow label): etwire cannot spray its "
+                        "entropy; leave transport.entropy out, or run the software RNIC "
+                        "(verbs.rnic: software)",
+                        port.name));
+      return;
+    }
+  }
+
   void dcqcn() {
     const config::DcqcnConfig& d = config_.transport.dcqcn;
     if (!d.enabled || config_.ports.empty()) return;
@@ -445,6 +463,7 @@ void check_config(const config::RunConfig& config, const SectionPresence& presen
   check.path_mtu();
   check.ip_family();
   check.retransmission();
+  check.entropy();
   check.dcqcn();
   check.fabric(present);
   check.dpdk(present);

@@ -83,6 +83,20 @@ void check_retransmission(MapReader& section, config::TransportConfig& out, bool
 
 }  // namespace
 
+void parse_entropy(MapReader& section, config::EntropyConfig& out) {
+  section.choice("mode", out.mode, config::entropy_mode_names());
+  const bool every = section.integer("every", out.every, 1, 1u << 24);
+  const bool values = section.integer("values", out.values, 2, 16384);
+  if ((every || values) && out.mode != config::EntropyMode::kSpray) {
+    const char* key = every ? "every" : "values";
+    section.context().error(Problem::kInconsistent, section.get(key), section.key_path(key),
+                            fmt::format("{} applies to entropy mode spray; mode per-qp sends "
+                                        "every packet of a QP on its one source port",
+                                        key));
+  }
+  section.finish();
+}
+
 void parse_transport(MapReader& section, config::TransportConfig& out) {
   section.choice("op", out.op, config::rdma_op_names());
   parse_pmtu(section, out);
@@ -105,6 +119,8 @@ void parse_transport(MapReader& section, config::TransportConfig& out) {
   const bool naks_set = section.boolean("naks_count_as_retries", out.naks_count_as_retries);
   check_retransmission(section, out, first_timeout_set, naks_set);
   out.retransmission_model_set = model_set || first_timeout_set || naks_set;
+  MapReader entropy = section.section("entropy");
+  parse_entropy(entropy, out.entropy);
   MapReader dcqcn = section.section("dcqcn");
   parse_dcqcn(dcqcn, out.dcqcn);
   section.finish();

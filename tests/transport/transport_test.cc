@@ -107,6 +107,35 @@ TEST(Transport, OneFlowTimingIsExact) {
   EXPECT_EQ(rig.transport.flows_in_progress(), 0u);
 }
 
+// transport.entropy spray: the source port moves on every `every` PSNs through `values` ports
+// and wraps; a retransmitted packet carries its first copy's port.
+TEST(Transport, SprayedEntropyFollowsThePsn) {
+  config::TransportConfig config;
+  config.pmtu = 1024;
+  config.entropy = {config::EntropyMode::kSpray, 2, 3};
+  Rig rig(config);
+  bool dropped = false;
+  rig.wire.set_hook([&dropped](nic::Packet& packet, clock::Nanos) {
+    // Lose PSN 5 once: go-back-N resends 5 onwards.
+    if (packet.kind == nic::PacketKind::kRoce && packet.psn == 5 && !dropped) {
+      dropped = true;
+      return Verdict::kDrop;
+    }
+    return Verdict::kDeliver;
+  });
+  const auto connection = rig.transport.connect(0, 1, 0xFFFE);
+  rig.transport.post(connection, 8 * 1024, {});
+  rig.run();
+  const auto data = rig.data_sent();
+  ASSERT_GT(data.size(), 8u);
+  for (const nic::Packet& packet : data) {
+    // Ports 0xFFFE, 0xFFFF, then 0xC000 (the low 14 bits wrap), two PSNs each, then again.
+    const uint16_t expected[] = {0xFFFE, 0xFFFF, 0xC000};
+    EXPECT_EQ(packet.udp_source_port, expected[(packet.psn / 2) % 3]) << "PSN " << packet.psn;
+  }
+  EXPECT_TRUE(dropped);
+}
+
 TEST(Transport, PacketsCarryOpcodesPsnsAndAckRequests) {
   config::TransportConfig config;
   config.pmtu = 1024;

@@ -385,3 +385,40 @@ TEST(TwinScenario, DeadLinkExhaustsRetriesAndFailsTheFlow) {
 
 }  // namespace
 }  // namespace etwire::transport
+
+namespace etwire::transport::testing {
+namespace {
+
+// One QP from leaf0 to leaf1 over four spines that hash only the UDP source port (ECMP, as a
+// real DUT): the uplinks of leaf0 its packets took.
+std::vector<uint64_t> one_qp_over_ecmp(config::EntropyMode entropy) {
+  config::FabricConfig fabric;
+  fabric.topology = config::Topology::kLeafSpine;
+  fabric.leaf_spine.ports_per_leaf = 4;
+  fabric.leaf_spine.spines = 4;
+  fabric.ecn.enabled = false;
+  config::TransportConfig config;
+  config.entropy.mode = entropy;
+  TwinRig rig(fabric, config, 8);
+  const auto connection = rig.transport.connect(0, 4, 49152);
+  rig.transport.post(connection, 256 << 10, {});
+  rig.run();
+  EXPECT_EQ(rig.observer.finished.size(), 1u);
+  std::vector<uint64_t> uplinks;
+  for (size_t spine = 0; spine < 4; ++spine) {
+    uplinks.push_back(
+        rig.twin.switch_port_counters(rig.twin.layout().uplink_port(0, spine)).tx_packets);
+  }
+  return uplinks;
+}
+
+TEST(TwinScenario, SprayedEntropySpreadsOneQpOverEveryEcmpPath) {
+  const std::vector<uint64_t> pinned = one_qp_over_ecmp(config::EntropyMode::kPerQp);
+  EXPECT_EQ(std::count(pinned.begin(), pinned.end(), 0u), 3) << ::testing::PrintToString(pinned);
+  for (const uint64_t packets : one_qp_over_ecmp(config::EntropyMode::kSpray)) {
+    EXPECT_GT(packets, 4u);  // 64 data packets over four uplinks
+  }
+}
+
+}  // namespace
+}  // namespace etwire::transport::testing

@@ -1,0 +1,58 @@
+// transport.entropy: one source port per QP unless set to spray, the spray's settings refused
+// without it, and refused on a hardware RNIC, which picks its own source ports.
+#include <gtest/gtest.h>
+
+#include "control/resolve/config_loader.h"
+#include "tests/control/test_configs.h"
+
+namespace etwire::control {
+namespace {
+
+using testing::kMinimalConfig;
+using testing::load_inline;
+
+TEST(EntropyConfig, PerQpUnlessSprayIsAsked) {
+  const RunPlan plain = load_inline(kMinimalConfig);
+  ASSERT_TRUE(plain.ok()) << plain.diagnostics.to_text();
+  EXPECT_EQ(plain.config.transport.entropy.mode, config::EntropyMode::kPerQp);
+  const RunPlan spray = load_inline(std::string(kMinimalConfig) +
+                                    "transport: {entropy: {mode: spray, every: 4, values: 64}}\n");
+  ASSERT_TRUE(spray.ok()) << spray.diagnostics.to_text();
+  EXPECT_EQ(spray.config.transport.entropy.mode, config::EntropyMode::kSpray);
+  EXPECT_EQ(spray.config.transport.entropy.every, 4u);
+  EXPECT_EQ(spray.config.transport.entropy.values, 64u);
+}
+
+TEST(EntropyConfig, SpraySettingsWithoutSprayAndOutOfRangeAreRefused) {
+  for (const auto& [yaml, says] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"transport: {entropy: {every: 4}}\n",
+            "transport.entropy.every: every applies to entropy mode spray"},
+           {"transport: {entropy: {mode: per-qp, values: 8}}\n",
+            "transport.entropy.values: values applies to entropy mode spray"},
+           {"transport: {entropy: {mode: spray, values: 1}}\n", "transport.entropy.values"},
+           {"transport: {entropy: {mode: spray, values: 16385}}\n", "transport.entropy.values"},
+           {"transport: {entropy: {mode: per-packet}}\n", "transport.entropy.mode"},
+       }) {
+    const RunPlan loaded = load_inline(std::string(kMinimalConfig) + yaml);
+    EXPECT_FALSE(loaded.ok()) << yaml;
+    EXPECT_NE(loaded.diagnostics.to_text().find(says), std::string::npos)
+        << yaml << loaded.diagnostics.to_text();
+  }
+}
+
+TEST(EntropyConfig, AHardwareRnicPicksItsOwnSourcePorts) {
+  const std::string verbs_lab = testing::shipped_config("verbs-lab.yaml");
+  std::vector<std::string> overrides{"transport.entropy.mode=spray"};
+  const RunPlan hardware = load_config_file(verbs_lab, {.overrides = overrides});
+  EXPECT_FALSE(hardware.ok());
+  EXPECT_NE(hardware.diagnostics.to_text().find(
+                "transport.entropy.mode: port \"rail0\" is a hardware RNIC"),
+            std::string::npos)
+      << hardware.diagnostics.to_text();
+  overrides.emplace_back("verbs.rnic=software");
+  const RunPlan software = load_config_file(verbs_lab, {.overrides = overrides});
+  EXPECT_TRUE(software.ok()) << software.diagnostics.to_text();
+}
+
+}  // namespace
+}  // namespace etwire::control
