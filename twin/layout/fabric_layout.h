@@ -181,11 +181,6 @@ class FabricLayout {
     const EgressLinks links = egress_links(switch_index, packet);
     return links.count == 0 ? kNoRoute : links.port(links.hashed);
   }
-  // A flow's hash at a switch: the five-tuple's with the switch's seed, whatever fields ECMP
-  // hashes (what a flowlet table is indexed by).
-  uint64_t flow_hash(uint32_t switch_index, const nic::Packet& packet) const {
-    return ecmp_hash(packet, config::EcmpHash::kFiveTuple, switches_[switch_index].ecmp_seed);
-  }
 
   // Routing around links known to be down (the fabric's routing has converged on their loss):
   // every switch then picks, for each destination leaf, only among its usual links those that
