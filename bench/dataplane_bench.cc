@@ -6,6 +6,7 @@
 //                   [--leaves-per-pod L] [--super-spines G] [--super-links K2]
 //                   [--order ascending|shifted] [--peers N] [--retransmission adaptive|fixed]
 //                   [--partitions P [--threads T]] [--load-balancing MODE]
+//                   [--receiver go-back-n|out-of-order]
 //
 // Defaults: 64 ranks (one per 100G port), 64 MiB per rank (each rank sends 1 MiB to each
 // other rank at once), leaf-spine with 8 ports per leaf and 4 spines, NVIDIA DCQCN defaults.
@@ -23,7 +24,8 @@
 // twin/partition/partitioned_twin.h), each with a transport of its own, on T threads (default 1);
 // the digest it prints covers every flow's end and must be the same for every T.
 // --load-balancing ecmp|spray|flowlet|adaptive puts every tier's switches in that mode
-// (fabric.load_balancing; spray at random).
+// (fabric.load_balancing; spray at random); --receiver go-back-n|out-of-order sets
+// transport.receiver.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -63,6 +65,7 @@ struct Options {
   uint32_t partitions = 0;  // 0: the whole twin on one clock
   uint32_t threads = 1;
   config::LoadBalancing load_balancing = config::LoadBalancing::kEcmp;
+  config::Receiver receiver = config::Receiver::kGoBackN;
 };
 
 constexpr const char* kUsage =
@@ -70,7 +73,8 @@ constexpr const char* kUsage =
     "                [--spines S] [--links K] [--topology leaf-spine|three-tier]\n"
     "                [--leaves-per-pod L] [--super-spines G] [--super-links K2]\n"
     "                [--order ascending|shifted] [--peers N] [--retransmission adaptive|fixed]\n"
-    "                [--partitions P [--threads T]] [--load-balancing MODE]";
+    "                [--partitions P [--threads T]] [--load-balancing MODE]\n"
+    "                [--receiver go-back-n|out-of-order]";
 
 Options parse(int argc, char** argv) {
   Options options;
@@ -129,6 +133,16 @@ Options parse(int argc, char** argv) {
         std::fprintf(stderr, "bench_dataplane: unknown load balancing %s\n", name.c_str());
         std::exit(2);
       }
+      continue;
+    }
+    if (flag == "--receiver") {
+      const std::string name = argv[++i];
+      if (name != "go-back-n" && name != "out-of-order") {
+        std::fprintf(stderr, "bench_dataplane: unknown receiver %s\n", name.c_str());
+        std::exit(2);
+      }
+      options.receiver =
+          name == "go-back-n" ? config::Receiver::kGoBackN : config::Receiver::kOutOfOrder;
       continue;
     }
     const uint64_t value = std::strtoull(argv[++i], nullptr, 10);
@@ -306,6 +320,7 @@ int main(int argc, char** argv) {
   }
   config::TransportConfig config;
   config.retransmission = options.retransmission;
+  config.receiver = options.receiver;
   if (options.partitions > 0) return run_partitioned(options, fabric, specs, config);
 
   clock::VirtualClock clock;

@@ -25,6 +25,8 @@ constexpr NamedValue<AddressSharing> kAddressSharing[] = {{"shared", AddressShar
                                                           {"per-rank", AddressSharing::kPerRank}};
 constexpr NamedValue<Retransmission> kRetransmissions[] = {{"adaptive", Retransmission::kAdaptive},
                                                            {"fixed", Retransmission::kFixed}};
+constexpr NamedValue<Receiver> kReceivers[] = {{"go-back-n", Receiver::kGoBackN},
+                                               {"out-of-order", Receiver::kOutOfOrder}};
 constexpr NamedValue<EntropyMode> kEntropyModes[] = {{"per-qp", EntropyMode::kPerQp},
                                                      {"spray", EntropyMode::kSpray}};
 constexpr NamedValue<RdmaOp> kRdmaOps[] = {{"write", RdmaOp::kWrite},
@@ -92,6 +94,9 @@ NameTable<AddressSharing> address_sharing_names() {
 }
 NameTable<RdmaOp> rdma_op_names() {
   return kRdmaOps;
+}
+NameTable<Receiver> receiver_names() {
+  return kReceivers;
 }
 NameTable<EntropyMode> entropy_mode_names() {
   return kEntropyModes;
@@ -170,6 +175,9 @@ std::string_view address_sharing_name(AddressSharing sharing) {
 }
 std::string_view rdma_op_name(RdmaOp op) {
   return name_of(rdma_op_names(), op);
+}
+std::string_view receiver_name(Receiver receiver) {
+  return name_of(receiver_names(), receiver);
 }
 std::string_view entropy_mode_name(EntropyMode mode) {
   return name_of(entropy_mode_names(), mode);

@@ -37,6 +37,7 @@ NameTable<AddressSharing> address_sharing_names();
 NameTable<RdmaOp> rdma_op_names();
 NameTable<Retransmission> retransmission_names();
 NameTable<EntropyMode> entropy_mode_names();
+NameTable<Receiver> receiver_names();
 NameTable<RnicKind> rnic_kind_names();
 NameTable<VerbsDcqcn> verbs_dcqcn_names();
 NameTable<Topology> topology_names();

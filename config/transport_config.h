@@ -36,6 +36,25 @@ enum class EntropyMode : uint8_t {
 };
 std::string_view entropy_mode_name(EntropyMode mode);  // "per-qp", "spray"
 
+// How a responder takes data packets that arrive out of order.
+enum class Receiver : uint8_t {
+  // Classic RoCE: only the next expected PSN is accepted; a gap draws one NAK and the requester
+  // goes back to it, resending everything after it.
+  kGoBackN,
+  // As NICs that place out-of-order data (and Ultra Ethernet's reliable unordered delivery): a
+  // packet is placed by its PSN wherever it falls in the window, a message completes once all
+  // its PSNs are in, and a PSN still missing once later ones have run far enough ahead is
+  // reported lost on its own; the requester resends only that one.
+  kOutOfOrder,
+};
+std::string_view receiver_name(Receiver receiver);  // "go-back-n", "out-of-order"
+
+// `transport.out_of_order`: the out-of-order receiver's reach.
+struct OutOfOrderConfig {
+  uint32_t window = 1024;    // PSNs ahead of the next expected one a responder can place
+  uint32_t loss_after = 64;  // a PSN still missing when one this far past it arrives is lost
+};
+
 // `transport.entropy`.
 struct EntropyConfig {
   EntropyMode mode = EntropyMode::kPerQp;
@@ -87,6 +106,8 @@ struct TransportConfig {
   // refused rather than ignored.
   bool retransmission_model_set = false;
   EntropyConfig entropy;
+  Receiver receiver = Receiver::kGoBackN;
+  OutOfOrderConfig out_of_order;
   DcqcnConfig dcqcn;
 };
 

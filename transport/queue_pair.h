@@ -97,11 +97,14 @@ struct RequesterQp {
   SendState state = SendState::kIdle;
   bool timer_event_pending : 1 = false;
   bool failed : 1 = false;
+  bool resend_pending : 1 = false;  // out-of-order receivers: a PSN queued to be sent again
   // Adaptive retransmission: when the current stall began (the last progress, or the first packet
   // sent with nothing outstanding), as retransmit_timing::StallClock stamps it.
   uint16_t progress_stamp = 0;
 
-  bool has_packet_to_send() const { return !failed && next_psn < next_post_psn; }
+  bool has_packet_to_send() const {
+    return !failed && (next_psn < next_post_psn || resend_pending);
+  }
   bool has_unacknowledged() const { return acked_psn < highest_sent_psn; }
 };
 

@@ -1,5 +1,6 @@
-// The requester half of a connection: cutting flows into packets, acknowledgements, go-back-N,
-// the retransmission timer, and the reaction to CNPs.
+// The requester half of a connection: cutting flows into packets, acknowledgements, go-back-N
+// (or, to out-of-order receivers, one packet sent again per NAK), the retransmission timer, and
+// the reaction to CNPs.
 #include <algorithm>
 
 #include "nic/frame_size.h"
@@ -14,6 +15,7 @@ namespace etwire::transport {
 
 nic::Packet Transport::next_data_packet(uint32_t requester, clock::Nanos now) {
   RequesterQp& qp = requesters_[requester];
+  if (qp.resend_pending) return resend_packet(requester, now);
   const TransportPort& port = ports_[qp.port];
   FlowSlot& flow = flows_[qp.cursor];
   const uint32_t index = qp.cursor_packet;
@@ -106,6 +108,7 @@ void Transport::on_retransmit_timer(uint32_t requester, clock::Nanos now) {
     return;
   }
   go_back_to(qp, qp.acked_psn);
+  if (qp.resend_pending) prune_resends(requester);  // the go-back sends them all
   arm_retransmit_timer(requester, now);
   make_ready(requester, now);
 }
@@ -117,6 +120,10 @@ void Transport::on_acknowledge(uint32_t requester, const nic::Packet& packet, cl
   if (packet.aeth_syndrome == nic::aeth::kNakSequenceError) {
     ++counters.naks_received;
     ++qp.counters.naks_received;
+    if (config_.receiver == config::Receiver::kOutOfOrder) {
+      resend_one(requester, psn, now);
+      return;
+    }
     // Everything before the PSN the responder expects has arrived; resend from there.
     if (psn > qp.acked_psn) acknowledge_through(qp, psn - 1, now);
     if (psn < qp.acked_psn || psn > qp.highest_sent_psn) return;  // stale: already resolved
@@ -132,7 +139,10 @@ void Transport::on_acknowledge(uint32_t requester, const nic::Packet& packet, cl
   ++counters.acks_received;
   // After a go-back, the responder may acknowledge packets the requester is about to resend:
   // anything up to the highest PSN ever sent counts.
-  if (psn + 1 > qp.acked_psn && psn < qp.highest_sent_psn) acknowledge_through(qp, psn, now);
+  if (psn + 1 > qp.acked_psn && psn < qp.highest_sent_psn) {
+    acknowledge_through(qp, psn, now);
+    if (qp.resend_pending) prune_resends(requester);
+  }
 }
 
 bool Transport::retries_exhausted(RequesterQp& qp, clock::Nanos now) {
@@ -190,6 +200,50 @@ void Transport::go_back_to(RequesterQp& qp, uint64_t psn) {
   qp.cursor_packet = slot == kNoFlow ? 0 : static_cast<uint32_t>(psn - flows_[slot].first_psn);
 }
 
+void Transport::resend_one(uint32_t requester, uint64_t psn, clock::Nanos now) {
+  RequesterQp& qp = requesters_[requester];
+  // Acknowledged since, or not sent yet (a go-back after a timeout will send it anyway).
+  if (qp.failed || psn < qp.acked_psn || psn >= qp.next_psn) return;
+  // Each NAK names another lost packet, not a retry of the last one: only adaptive
+  // retransmission's time without progress ends the connection here.
+  if (config_.retransmission == config::Retransmission::kAdaptive &&
+      retransmit_timing::StallClock(config_).exhausted(qp.progress_stamp, now)) {
+    fail_connection(requester, now);
+    return;
+  }
+  resends_[requester].push_back(psn);
+  qp.resend_pending = true;
+  make_ready(requester, now);
+}
+
+nic::Packet Transport::resend_packet(uint32_t requester, clock::Nanos now) {
+  RequesterQp& qp = requesters_[requester];
+  RingQueue<uint64_t>& resends = resends_[requester];
+  const uint64_t psn = resends.pop_front();
+  // Send that one packet as the cursor would, then put the cursor back where it was.
+  const uint64_t next_psn = qp.next_psn;
+  const uint32_t cursor = qp.cursor;
+  const uint32_t cursor_packet = qp.cursor_packet;
+  qp.resend_pending = false;
+  go_back_to(qp, psn);
+  const nic::Packet packet = next_data_packet(requester, now);
+  qp.next_psn = next_psn;
+  qp.cursor = cursor;
+  qp.cursor_packet = cursor_packet;
+  qp.resend_pending = !resends.empty();
+  return packet;
+}
+
+void Transport::prune_resends(uint32_t requester) {
+  RequesterQp& qp = requesters_[requester];
+  RingQueue<uint64_t>& resends = resends_[requester];
+  for (size_t n = resends.size(); n > 0; --n) {
+    const uint64_t psn = resends.pop_front();
+    if (psn >= qp.acked_psn && psn < qp.next_psn) resends.push_back(psn);
+  }
+  qp.resend_pending = !resends.empty();
+}
+
 void Transport::on_cnp(uint32_t requester, clock::Nanos now) {
   RequesterQp& qp = requesters_[requester];
   qp.reaction_point.on_cnp(now);  // counts every CNP, whether DCQCN is on or not
@@ -202,6 +256,7 @@ void Transport::fail_connection(uint32_t requester, clock::Nanos now) {
   RequesterQp& qp = requesters_[requester];
   if (qp.head != kNoFlow) end_busy(qp, now);
   qp.failed = true;
+  qp.resend_pending = false;
   qp.timeout_at = clock::kNever;
   qp.cursor = kNoFlow;
   qp.undelivered = kNoFlow;

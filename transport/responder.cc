@@ -1,5 +1,6 @@
-// The responder half of a connection: in-order acceptance, coalesced ACKs, NAK on a sequence
-// error, delivery of whole messages, and the ECN notification point.
+// The responder half of a connection: in-order acceptance with a NAK on a sequence error, or
+// out-of-order placement with a NAK per lost PSN (transport.receiver); coalesced ACKs, delivery
+// of whole messages, and the ECN notification point.
 #include "nic/frame/wire_format.h"
 #include "nic/frame_size.h"
 #include "transport/psn.h"
@@ -26,7 +27,81 @@ bool ends_message(uint8_t op) {
   }
 }
 
+uint32_t immediate_of(const nic::Packet& packet) {
+  return frame::has_immediate(packet.opcode) ? packet.immediate : 0;
+}
+
 }  // namespace
+
+void Transport::complete_message(ResponderQp& qp, uint32_t immediate, clock::Nanos now) {
+  ++qp.message_sequence;
+  if (qp.local_requester == kNoQp) {
+    observer_.on_delivered_to_responder(qp.remote_qpn, now, qp.ecn_marks_for_remote, immediate);
+    qp.ecn_marks_for_remote = 0;
+    return;
+  }
+  RequesterQp& requester = requesters_[qp.local_requester];
+  if (!requester.failed) deliver_flow(requester, now);
+}
+
+void Transport::place_out_of_order(uint32_t responder, const nic::Packet& packet, uint64_t psn,
+                                   bool ack_requested, clock::Nanos now) {
+  ResponderQp& qp = responders_[responder];
+  ReorderWindow& window = windows_[responder];
+  const bool ahead = psn > qp.expected_psn;
+  if (psn < qp.expected_psn ||
+      (ahead && window.reaches(psn, qp.expected_psn) && window.placed(psn))) {
+    // A duplicate: a resend of what had arrived after all. Tell the requester how far we are.
+    if (ack_requested) queue_acknowledge(qp, nic::aeth::kAck, qp.expected_psn - 1);
+    return;
+  }
+  if (ahead) {
+    // Ahead of a gap: placed by its PSN, if the window reaches it (else it is as good as lost,
+    // and reported so once later PSNs run far enough past it).
+    if (window.reaches(psn, qp.expected_psn)) {
+      window.place(psn);
+      qp.counters.bytes += packet.payload_bytes;
+      if (ends_message(packet.opcode)) window.ends().push_back({psn, immediate_of(packet)});
+    }
+    report_losses(qp, window, psn);
+    // Nothing is acknowledged before the first PSN has come.
+    if (ack_requested && qp.expected_psn > 0) {
+      queue_acknowledge(qp, nic::aeth::kAck, qp.expected_psn - 1);
+    }
+    return;
+  }
+  // The expected PSN: it and every placed PSN right after it are now in order, and the messages
+  // they end complete in order.
+  qp.counters.bytes += packet.payload_bytes;
+  if (ends_message(packet.opcode)) complete_message(qp, immediate_of(packet), now);
+  uint64_t next = psn + 1;
+  while (window.take(next)) ++next;
+  qp.expected_psn = next;
+  std::vector<ReorderWindow::MessageEnd>& ends = window.ends();
+  while (!ends.empty()) {
+    auto first = std::min_element(ends.begin(), ends.end(),
+                                  [](const auto& a, const auto& b) { return a.psn < b.psn; });
+    if (first->psn >= next) break;
+    const uint32_t immediate = first->immediate;
+    ends.erase(first);
+    complete_message(qp, immediate, now);
+  }
+  // A gap filled moves the acknowledged point past what was placed ahead of it: say so at once.
+  if (ack_requested || next > psn + 1) queue_acknowledge(qp, nic::aeth::kAck, next - 1);
+}
+
+void Transport::report_losses(ResponderQp& qp, ReorderWindow& window, uint64_t arrived) {
+  const uint64_t loss_after = config_.out_of_order.loss_after;
+  if (arrived < qp.expected_psn + loss_after) return;
+  // Every PSN at least loss_after behind this arrival that has not come is lost, not late.
+  const uint64_t through = arrived - loss_after;
+  for (uint64_t psn = std::max(qp.expected_psn, window.reported_through); psn <= through; ++psn) {
+    if (window.reaches(psn, qp.expected_psn) && window.placed(psn)) continue;
+    ++ports_[qp.port].counters.missing_packets;
+    queue_acknowledge(qp, nic::aeth::kNakSequenceError, psn);
+  }
+  window.reported_through = std::max(window.reported_through, through + 1);
+}
 
 void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Nanos now) {
   ResponderQp& qp = responders_[responder];
@@ -48,21 +123,15 @@ void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Na
 
   const uint64_t psn = widen_psn(packet.psn, qp.expected_psn);
   const bool ack_requested = (packet.bth_flags & nic::bth_flag::kAckRequest) != 0;
+  if (config_.receiver == config::Receiver::kOutOfOrder) {
+    place_out_of_order(responder, packet, psn, ack_requested, now);
+    return;
+  }
   if (psn == qp.expected_psn) {
     ++qp.expected_psn;
     qp.nak_outstanding = false;
     qp.counters.bytes += packet.payload_bytes;
-    if (ends_message(packet.opcode)) {
-      ++qp.message_sequence;
-      if (requester == nullptr) {
-        observer_.on_delivered_to_responder(
-            qp.remote_qpn, now, qp.ecn_marks_for_remote,
-            frame::has_immediate(packet.opcode) ? packet.immediate : 0);
-        qp.ecn_marks_for_remote = 0;
-      } else if (!requester->failed) {
-        deliver_flow(*requester, now);
-      }
-    }
+    if (ends_message(packet.opcode)) complete_message(qp, immediate_of(packet), now);
     if (ack_requested) queue_acknowledge(qp, nic::aeth::kAck, psn);
   } else if (psn < qp.expected_psn) {
     // A duplicate: the requester went back further than needed, or our ACK was lost. Tell it

@@ -118,6 +118,7 @@ void Transport::open_requester(uint32_t port, uint32_t qpn, uint32_t remote_port
   const uint64_t line_rate = ports_[port].speed_bps;
   requester.pacer = clock::LineRateTimer(line_rate);
   requester.reaction_point.reset(&config_.dcqcn, line_rate, scheduler_.now());
+  if (config_.receiver == config::Receiver::kOutOfOrder) resends_.emplace_back();
   // Its responder may be here already.
   if (remote_qpn < responder_by_qpn_.size() && responder_by_qpn_[remote_qpn] != kNoQp) {
     ResponderQp& responder = responders_[responder_by_qpn_[remote_qpn]];
@@ -142,6 +143,9 @@ void Transport::open_responder(uint32_t port, uint32_t qpn, uint32_t remote_port
   responder.qpn = qpn;
   responder.remote_qpn = remote_qpn;
   responder.udp_source_port = udp_source_port;
+  if (config_.receiver == config::Receiver::kOutOfOrder) {
+    windows_.emplace_back(config_.out_of_order.window);
+  }
   // Its requester may be here already.
   if (remote_qpn < requester_by_qpn_.size() && requester_by_qpn_[remote_qpn] != kNoQp &&
       requesters_[requester_by_qpn_[remote_qpn]].remote_qpn == qpn) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "clock/scheduler.h"
+#include "common/ring_queue.h"
 #include "config/qos_config.h"
 #include "config/transport_config.h"
 #include "nic/frame_size.h"
@@ -25,6 +26,7 @@
 #include "transport/flow_record.h"
 #include "transport/qp_counters.h"
 #include "transport/queue_pair.h"
+#include "transport/reorder_window.h"
 #include "transport/transport_port.h"
 
 namespace etwire::transport {
@@ -143,6 +145,11 @@ class Transport final : public clock::EventHandler {
   void on_acknowledge(uint32_t requester, const nic::Packet& packet, clock::Nanos now);
   void acknowledge_through(RequesterQp& qp, uint64_t psn, clock::Nanos now);
   void go_back_to(RequesterQp& qp, uint64_t psn);
+  // Out-of-order receivers: a NAK names one lost PSN, which alone is sent again.
+  void resend_one(uint32_t requester, uint64_t psn, clock::Nanos now);
+  nic::Packet resend_packet(uint32_t requester, clock::Nanos now);
+  // Drops queued resends the requester no longer owes (acknowledged, or left to a go-back).
+  void prune_resends(uint32_t requester);
   void on_cnp(uint32_t requester, clock::Nanos now);
   void on_retransmit_timer(uint32_t requester, clock::Nanos now);
   void arm_retransmit_timer(uint32_t requester, clock::Nanos now);
@@ -161,6 +168,14 @@ class Transport final : public clock::EventHandler {
 
   // Responder (responder.cc).
   void on_data(uint32_t responder, const nic::Packet& packet, clock::Nanos now);
+  // The out-of-order receiver's on_data (transport.receiver: out-of-order).
+  void place_out_of_order(uint32_t responder, const nic::Packet& packet, uint64_t psn,
+                          bool ack_requested, clock::Nanos now);
+  // NAKs every PSN still missing `loss_after` behind the one that just `arrived`, once each.
+  void report_losses(ResponderQp& qp, ReorderWindow& window, uint64_t arrived);
+  // A message the responder took in full: to its requester's flow record when the requester is
+  // here, else to the observer with the message's immediate.
+  void complete_message(ResponderQp& qp, uint32_t immediate, clock::Nanos now);
   void queue_acknowledge(ResponderQp& qp, uint8_t syndrome, uint64_t psn);
   void queue_cnp(ResponderQp& qp, clock::Nanos now);
   void deliver_flow(RequesterQp& requester, clock::Nanos now);
@@ -180,6 +195,10 @@ class Transport final : public clock::EventHandler {
   std::vector<ResponderQp> responders_;
   std::vector<uint32_t> requester_by_qpn_;
   std::vector<uint32_t> responder_by_qpn_;
+  // Out-of-order receivers only, by slot: each requester's PSNs to send again, each responder's
+  // window.
+  std::vector<RingQueue<uint64_t>> resends_;
+  std::vector<ReorderWindow> windows_;
   FlowPool flows_;
   TransportTotals totals_;
   uint64_t next_flow_id_ = 0;

@@ -293,21 +293,30 @@ class Checker : private CheckReporter {
     }
   }
 
-  // A hardware RNIC puts its own source port on its packets (from the QP's flow label).
-  void entropy() {
-    if (config_.transport.entropy.mode == config::EntropyMode::kPerQp ||
-        config_.verbs.rnic != config::RnicKind::kHardware) {
-      return;
-    }
-    for (const auto& port : config_.ports) {
-      if (port.backend != config::Backend::kVerbs) continue;
+  // A hardware RNIC puts its own source port on its packets (from the QP's flow label), and
+  // takes out-of-order data as its firmware is set.
+  void hardware_rnic_transport() {
+    if (config_.verbs.rnic != config::RnicKind::kHardware) return;
+    const config::TransportConfig& t = config_.transport;
+    const auto first_rnic = std::find_if(config_.ports.begin(), config_.ports.end(), [](auto& p) {
+      return p.backend == config::Backend::kVerbs;
+    });
+    if (first_rnic == config_.ports.end()) return;
+    if (t.entropy.mode != config::EntropyMode::kPerQp) {
       error(Problem::kBackend, "transport.entropy.mode",
             fmt::format("port \"{}\" is a hardware RNIC, which chooses the UDP source port of "
                         "its packets itself (from the QP's flow label): etwire cannot spray its "
                         "entropy; leave transport.entropy out, or run the software RNIC "
                         "(verbs.rnic: software)",
-                        port.name));
-      return;
+                        first_rnic->name));
+    }
+    if (t.receiver != config::Receiver::kGoBackN) {
+      error(Problem::kBackend, "transport.receiver",
+            fmt::format("port \"{}\" is a hardware RNIC, which places out-of-order data or not "
+                        "as its firmware is set (on NVIDIA NICs with adaptive routing on, see "
+                        "mlxreg); etwire does not set it: leave transport.receiver out, or run "
+                        "the software RNIC (verbs.rnic: software)",
+                        first_rnic->name));
     }
   }
 
@@ -463,7 +472,7 @@ void check_config(const config::RunConfig& config, const SectionPresence& presen
   check.path_mtu();
   check.ip_family();
   check.retransmission();
-  check.entropy();
+  check.hardware_rnic_transport();
   check.dcqcn();
   check.fabric(present);
   check.dpdk(present);

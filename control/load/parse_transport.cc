@@ -97,6 +97,28 @@ void parse_entropy(MapReader& section, config::EntropyConfig& out) {
   section.finish();
 }
 
+void parse_out_of_order(MapReader& parent, config::TransportConfig& out) {
+  DocumentContext& ctx = parent.context();
+  parent.choice("receiver", out.receiver, config::receiver_names());
+  MapReader section = parent.section("out_of_order");
+  if (parent.has("out_of_order") && out.receiver != config::Receiver::kOutOfOrder) {
+    ctx.error(Problem::kInconsistent, parent.get("out_of_order"), parent.key_path("out_of_order"),
+              "out_of_order applies to receiver out-of-order; a go-back-n receiver takes only "
+              "the next PSN");
+    return;
+  }
+  section.integer("window", out.out_of_order.window, 2, 1u << 20);
+  const bool loss_after = section.integer("loss_after", out.out_of_order.loss_after, 1, 1u << 20);
+  if (out.out_of_order.loss_after >= out.out_of_order.window) {
+    const char* key = loss_after ? "loss_after" : "window";
+    ctx.error(Problem::kInconsistent, section.get(key), section.key_path(key),
+              fmt::format("loss_after ({}) must be below window ({}): a PSN is reported lost "
+                          "only by one the window can still place",
+                          out.out_of_order.loss_after, out.out_of_order.window));
+  }
+  section.finish();
+}
+
 void parse_transport(MapReader& section, config::TransportConfig& out) {
   section.choice("op", out.op, config::rdma_op_names());
   parse_pmtu(section, out);
@@ -119,6 +141,7 @@ void parse_transport(MapReader& section, config::TransportConfig& out) {
   const bool naks_set = section.boolean("naks_count_as_retries", out.naks_count_as_retries);
   check_retransmission(section, out, first_timeout_set, naks_set);
   out.retransmission_model_set = model_set || first_timeout_set || naks_set;
+  parse_out_of_order(section, out);
   MapReader entropy = section.section("entropy");
   parse_entropy(entropy, out.entropy);
   MapReader dcqcn = section.section("dcqcn");

@@ -1,0 +1,154 @@
+// The out-of-order receiver (transport.receiver: out-of-order): packets are placed by PSN, a
+// lost one is reported on its own once later ones ran loss_after past it and is the only one
+// sent again, reordering costs nothing, a tail loss falls back to the timer's go-back, and a
+// window too small for what is in flight costs resends but completes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "clock/virtual_clock.h"
+#include "tests/transport/ideal_wire.h"
+#include "tests/transport/recording_observer.h"
+#include "tests/transport/twin_rig.h"
+#include "transport/transport.h"
+
+namespace etwire::transport {
+namespace {
+
+using testing::IdealWire;
+using testing::RecordingObserver;
+using testing::Verdict;
+
+constexpr uint64_t k100G = 100'000'000'000;
+
+config::TransportConfig out_of_order(uint32_t window, uint32_t loss_after) {
+  config::TransportConfig config;
+  config.pmtu = 1024;
+  config.receiver = config::Receiver::kOutOfOrder;
+  config.out_of_order = {window, loss_after};
+  return config;
+}
+
+// One message of `packets` packets from port 0 to port 1 over an ideal wire that loses each PSN
+// of `lost` once: the PSNs sent, in order, and the flow's record.
+struct OneMessage {
+  std::vector<uint32_t> psns;
+  FlowRecord record;
+  TransportPortCounters sender;
+  TransportPortCounters receiver;
+};
+
+OneMessage send_one_message(const config::TransportConfig& config, uint32_t packets,
+                            std::vector<uint32_t> lost) {
+  clock::VirtualClock clock;
+  IdealWire wire(clock, 2, k100G, 1'000);
+  RecordingObserver observer;
+  Transport transport(config, clock, observer);
+  transport.add_port(wire.port(0), {}, {});
+  transport.add_port(wire.port(1), {}, {});
+  wire.set_hook([&lost](nic::Packet& packet, clock::Nanos) {
+    const auto it = std::find(lost.begin(), lost.end(), packet.psn);
+    if (!packet.is_data() || it == lost.end()) return Verdict::kDeliver;
+    lost.erase(it);
+    return Verdict::kDrop;
+  });
+  const auto connection = transport.connect(0, 1, 49152);
+  transport.post(connection, uint64_t{packets} * config.pmtu, {});
+  while (!clock.idle()) clock.poll();
+  OneMessage out;
+  for (const auto& sent : wire.sent()) {
+    if (sent.packet.is_data()) out.psns.push_back(sent.packet.psn);
+  }
+  EXPECT_EQ(observer.finished.size(), 1u);
+  if (!observer.finished.empty()) out.record = observer.finished.front();
+  out.sender = transport.port_counters(0);
+  out.receiver = transport.port_counters(1);
+  return out;
+}
+
+TEST(OutOfOrderReceiver, ALostPacketIsReportedOnItsOwnAndSentAloneAgain) {
+  const OneMessage got = send_one_message(out_of_order(1024, 8), 64, {5});
+  EXPECT_EQ(got.record.status, FlowStatus::kCompleted);
+  EXPECT_EQ(got.record.retransmitted_packets, 1u);
+  // PSN 5 is sent again right after the NAK that PSN 13's arrival drew, then the rest goes on.
+  ASSERT_EQ(got.psns.size(), 65u);
+  EXPECT_EQ(std::count(got.psns.begin(), got.psns.end(), 5u), 2);
+  EXPECT_EQ(got.receiver.naks_sent, 1u);
+  EXPECT_EQ(got.receiver.missing_packets, 1u);
+  EXPECT_EQ(got.sender.timeouts, 0u);
+  // Go-back-N resends everything after the loss that had left by the time the NAK came.
+  config::TransportConfig go_back_n = out_of_order(1024, 8);
+  go_back_n.receiver = config::Receiver::kGoBackN;
+  const OneMessage classic = send_one_message(go_back_n, 64, {5});
+  EXPECT_GT(classic.record.retransmitted_packets, 10u);
+  EXPECT_LT(got.record.finished_at, classic.record.finished_at);
+}
+
+TEST(OutOfOrderReceiver, EachOfSeveralLossesIsSentOnceAgain) {
+  const OneMessage got = send_one_message(out_of_order(1024, 8), 64, {3, 4, 20, 40});
+  EXPECT_EQ(got.record.status, FlowStatus::kCompleted);
+  EXPECT_EQ(got.record.retransmitted_packets, 4u);
+  EXPECT_EQ(got.receiver.naks_sent, 4u);
+  EXPECT_EQ(got.sender.timeouts, 0u);
+}
+
+TEST(OutOfOrderReceiver, ALostResendOrTailWaitsForTheTimerAndGoesBack) {
+  // The last packet has nothing after it to report it: the timer finds it.
+  const OneMessage tail = send_one_message(out_of_order(1024, 8), 64, {63});
+  EXPECT_EQ(tail.record.status, FlowStatus::kCompleted);
+  EXPECT_EQ(tail.sender.timeouts, 1u);
+  // PSN 5 lost twice: its resend too, which no later PSN reports.
+  const OneMessage twice = send_one_message(out_of_order(1024, 8), 64, {5, 5});
+  EXPECT_EQ(twice.record.status, FlowStatus::kCompleted);
+  EXPECT_EQ(twice.sender.timeouts, 1u);
+}
+
+TEST(OutOfOrderReceiver, AWindowTooSmallCostsResendsButCompletes) {
+  // With PSN 0 lost, PSNs 16 and on are past a 16-PSN window until it is resent: they are not
+  // placed, and each is reported lost in turn.
+  const OneMessage got = send_one_message(out_of_order(16, 8), 64, {0});
+  EXPECT_EQ(got.record.status, FlowStatus::kCompleted);
+  EXPECT_GT(got.record.retransmitted_packets, 1u);
+  EXPECT_LT(got.record.retransmitted_packets, 64u);
+}
+
+// Two senders into one port of a single switch whose link to it swaps a frame with the one
+// ahead of it now and then (a lossy fault's reordering): what the receiver made of it.
+TransportPortCounters reordered_incast(config::Receiver receiver) {
+  config::FabricConfig fabric;
+  fabric.ecn.enabled = false;
+  config::FabricFault reorder;
+  reorder.kind = config::FaultKind::kLossy;
+  reorder.link = "p1";
+  reorder.reorder_probability = 0.05;
+  fabric.faults.push_back(reorder);
+  config::TransportConfig config = out_of_order(1024, 64);
+  config.receiver = receiver;
+  testing::TwinRig rig(fabric, config, 3);
+  for (const uint32_t src : {0u, 2u}) {
+    rig.transport.post(rig.transport.connect(src, 1, static_cast<uint16_t>(49152 + src)), 1 << 20,
+                       {});
+  }
+  rig.run();
+  EXPECT_EQ(rig.observer.finished.size(), 2u);
+  for (const FlowRecord& record : rig.observer.finished) {
+    EXPECT_EQ(record.status, FlowStatus::kCompleted);
+  }
+  EXPECT_GT(rig.twin.switch_port_counters(rig.twin.layout().host_switch_port(1)).reordered, 0u);
+  TransportPortCounters total = rig.transport.port_counters(0);
+  total.retransmitted_packets += rig.transport.port_counters(2).retransmitted_packets;
+  total.naks_sent = rig.transport.port_counters(1).naks_sent;
+  return total;
+}
+
+TEST(OutOfOrderReceiver, ReorderedPacketsArePlacedWhereGoBackNResends) {
+  const TransportPortCounters placed = reordered_incast(config::Receiver::kOutOfOrder);
+  EXPECT_EQ(placed.retransmitted_packets, 0u);
+  EXPECT_EQ(placed.naks_sent, 0u);
+  const TransportPortCounters classic = reordered_incast(config::Receiver::kGoBackN);
+  EXPECT_GT(classic.retransmitted_packets, 0u);
+  EXPECT_GT(classic.naks_sent, 0u);
+}
+
+}  // namespace
+}  // namespace etwire::transport
