@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "clock/virtual_clock.h"
+#include "config/enum_names.h"
 #include "config/fabric_config.h"
 #include "config/transport_config.h"
 #include "transport/transport.h"
@@ -75,6 +76,16 @@ constexpr const char* kUsage =
     "                [--order ascending|shifted] [--peers N] [--retransmission adaptive|fixed]\n"
     "                [--partitions P [--threads T]] [--load-balancing MODE]\n"
     "                [--receiver go-back-n|out-of-order]";
+
+// The value a flag's argument names in the configuration's spellings; exits on any other.
+template <class E>
+E named(config::NameTable<E> table, const std::string& flag, const std::string& name) {
+  for (const config::NamedValue<E>& entry : table) {
+    if (entry.name == name) return entry.value;
+  }
+  std::fprintf(stderr, "bench_dataplane: %s takes no %s\n", flag.c_str(), name.c_str());
+  std::exit(2);
+}
 
 Options parse(int argc, char** argv) {
   Options options;
@@ -120,29 +131,11 @@ Options parse(int argc, char** argv) {
       continue;
     }
     if (flag == "--load-balancing") {
-      const std::string name = argv[++i];
-      bool known = false;
-      for (const auto mode : {config::LoadBalancing::kEcmp, config::LoadBalancing::kSpray,
-                              config::LoadBalancing::kFlowlet, config::LoadBalancing::kAdaptive}) {
-        if (config::load_balancing_name(mode) == name) {
-          options.load_balancing = mode;
-          known = true;
-        }
-      }
-      if (!known) {
-        std::fprintf(stderr, "bench_dataplane: unknown load balancing %s\n", name.c_str());
-        std::exit(2);
-      }
+      options.load_balancing = named(config::load_balancing_names(), flag, argv[++i]);
       continue;
     }
     if (flag == "--receiver") {
-      const std::string name = argv[++i];
-      if (name != "go-back-n" && name != "out-of-order") {
-        std::fprintf(stderr, "bench_dataplane: unknown receiver %s\n", name.c_str());
-        std::exit(2);
-      }
-      options.receiver =
-          name == "go-back-n" ? config::Receiver::kGoBackN : config::Receiver::kOutOfOrder;
+      options.receiver = named(config::receiver_names(), flag, argv[++i]);
       continue;
     }
     const uint64_t value = std::strtoull(argv[++i], nullptr, 10);

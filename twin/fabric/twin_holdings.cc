@@ -30,7 +30,7 @@ config::LoadBalancing tier_mode(const config::LoadBalancingConfig& config, Switc
     case SwitchRole::kSuperSpine:
       return config.super_spine;
     case SwitchRole::kSingle:
-      break;
+      break;  // one link to each port: nothing to balance
   }
   return config::LoadBalancing::kEcmp;
 }

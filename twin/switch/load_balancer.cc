@@ -4,18 +4,9 @@
 
 namespace etwire::twin {
 
-namespace {
-
-config::LoadBalancing mode_of(config::LoadBalancing mode, const SwitchInfo& info) {
-  // A single switch has one link to each port: nothing to balance.
-  return info.role == SwitchRole::kSingle ? config::LoadBalancing::kEcmp : mode;
-}
-
-}  // namespace
-
 LoadBalancer::LoadBalancer(config::LoadBalancing mode, const config::LoadBalancingConfig& settings,
                            const SwitchInfo& info, SplitMix64 random)
-    : mode_(mode_of(mode, info)),
+    : mode_(mode),
       spray_order_(settings.spray),
       seed_(info.ecmp_seed),
       first_port_(info.first_port),
