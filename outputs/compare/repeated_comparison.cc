@@ -72,12 +72,16 @@ RunComparison compare_repeats(std::vector<RunDigest> a, std::vector<RunDigest> b
   RunComparison c = compare_runs(a.front(), b.front(), tolerances, label_a, label_b);
   if (a.size() == 1 && b.size() == 1) return c;
   Samples samples_a, samples_b;
+  // A repeat stopped before it measured any collective (interrupted early: the command warns
+  // of every run that did not complete) has no sample to give; it is listed, not compared.
   for (const RunDigest& run : a) {
     c.repeats_a.push_back(run.dir);
+    if (run.collectives.empty()) continue;
     collect(compare_runs(run, b.front(), tolerances, label_a, label_b), true, samples_a);
   }
   for (const RunDigest& run : b) {
     c.repeats_b.push_back(run.dir);
+    if (run.collectives.empty()) continue;
     collect(compare_runs(a.front(), run, tolerances, label_a, label_b), false, samples_b);
   }
   // (The instance count has no tolerance: compare_runs judges it never.)

@@ -146,5 +146,17 @@ TEST(RepeatSpread, EachMetricsMeanSpreadAndVariationOverTheRuns) {
   EXPECT_NE(one.find("cct (us)  100.00   -     -     1"), std::string::npos) << one;
 }
 
+TEST(RepeatedComparison, ARepeatThatMeasuredNothingIsListedNotCompared) {
+  // Repeat 2 was interrupted before its first collective completed.
+  std::vector<RunDigest> a = runs("a", {100, 102});
+  a.push_back(digest("/a2", 0));
+  a.back().status = "interrupted";
+  a.back().collectives.clear();
+  const RunComparison c = compare_repeats(a, a, Tolerances(), "A", "B");
+  EXPECT_EQ(c.repeats_a.size(), 3u);
+  EXPECT_EQ(cct_of(c).a_runs, 2u);
+  EXPECT_DOUBLE_EQ(*cct_of(c).a, 101);
+}
+
 }  // namespace
 }  // namespace etwire::outputs
