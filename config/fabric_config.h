@@ -127,6 +127,18 @@ struct LoadBalancingConfig {
   }
 };
 
+// `fabric.trimming`: a switch that would drop a data packet for want of buffer cuts it to its
+// headers and forwards those in a class of their own, so the receiver learns of the loss at once.
+struct TrimmingConfig {
+  bool enabled = false;
+  // The 802.1p class the headers travel in: the highest by default, ahead of the queues that
+  // overflowed. Lossy whatever PFC says of the class, as a header is never paused for.
+  uint8_t priority = 7;
+  // The headers wait apart from the switch buffer (which is full when they are cut), in at most
+  // this many bytes of their class's queue on each egress port; beyond it they are dropped.
+  uint64_t queue_bytes = 64 * 1024;
+};
+
 // Three-tier Clos: consecutive leaves form pods, each a leaf-spine fabric of its own; spine s of
 // every pod connects to the same group of super_spines super-spines (spine s's group), which
 // join the pods.
@@ -224,6 +236,7 @@ struct FabricConfig {
   ThreeTierConfig three_tier;
   RailsConfig rails;
   LoadBalancingConfig load_balancing;
+  TrimmingConfig trimming;
   double drop_probability = 0;  // on every link
   // The twin in this many partitions of its leaves, each on a clock of its own, which threads run
   // side by side (parallel virtual time, docs/fabric-twin.md). Part of the model: results depend

@@ -38,6 +38,10 @@ struct PortCounters {
   uint64_t missing_packets = 0;
   uint64_t retransmitted_packets = 0;
   uint64_t timeouts = 0;
+  // The port's QPs' counters of the same names (transport::QpCounters).
+  uint64_t sprayed_packets = 0;
+  uint64_t reordered_packets = 0;
+  uint64_t trimmed_packets = 0;
 
   bool operator==(const PortCounters&) const = default;
 };
@@ -51,7 +55,7 @@ struct PortCounterField {
   std::string_view congestion_column;
 };
 
-inline constexpr std::array<PortCounterField, 19> kPortCounterFields{{
+inline constexpr std::array<PortCounterField, 22> kPortCounterFields{{
     {"tx_bytes", "etwire_port_transmit_bytes_total",
      "Wire bytes the port sent, preamble and gap included.", &PortCounters::tx_bytes, ""},
     {"rx_bytes", "etwire_port_receive_bytes_total",
@@ -107,6 +111,17 @@ inline constexpr std::array<PortCounterField, 19> kPortCounterFields{{
      "RoCE data packets the port sent again.", &PortCounters::retransmitted_packets, "retransmits"},
     {"timeouts", "etwire_port_timeouts_total", "Retransmission timeouts of the port's queue pairs.",
      &PortCounters::timeouts, "timeouts"},
+    {"sprayed_packets", "etwire_port_sprayed_packets_total",
+     "RoCE data packets the port sent on a UDP source port other than their queue pair's own "
+     "(sprayed entropy).",
+     &PortCounters::sprayed_packets, ""},
+    {"reordered_packets", "etwire_port_reordered_packets_total",
+     "RoCE data packets that arrived at the port's receiving queue pairs ahead of an earlier PSN "
+     "still missing.",
+     &PortCounters::reordered_packets, ""},
+    {"trimmed_packets", "etwire_port_trimmed_packets_total",
+     "RoCE data packets that arrived at the port cut to their headers by a switch.",
+     &PortCounters::trimmed_packets, ""},
 }};
 
 // A member without a row would be counted but never shown.
@@ -123,6 +138,9 @@ inline void set_transport_counters(PortCounters& counters,
   counters.cnps_sent = transport.cnps_sent;
   counters.cnps_received = transport.cnps_received;
   counters.timeouts = transport.timeouts;
+  counters.sprayed_packets = transport.sprayed_packets;
+  counters.reordered_packets = transport.reordered_packets;
+  counters.trimmed_packets = transport.trimmed_packets;
 }
 
 inline PortCounters& operator+=(PortCounters& total, const PortCounters& more) {

@@ -86,4 +86,11 @@ inline constexpr uint32_t wire_bytes_of_frame(uint32_t bytes_without_fcs) {
   return std::max(bytes_without_fcs + kFcsBytes, kMinimumFrameBytes) + kPreambleAndGapBytes;
 }
 
+// The wire bytes of a packet cut to its headers (fabric.trimming): its padded payload gone, the
+// frame still at least the Ethernet minimum.
+inline uint32_t trimmed_wire_bytes(const Packet& packet) {
+  const uint32_t padded_payload = (packet.payload_bytes + 3) & ~3u;
+  return std::max(packet.wire_bytes - padded_payload, kMinimumFrameBytes + kPreambleAndGapBytes);
+}
+
 }  // namespace etwire::nic

@@ -90,6 +90,10 @@ struct Packet {
   uint8_t pfc_priority = 0;
   uint16_t pfc_quanta = 0;
 
+  // Cut to its headers by a twin switch that would otherwise have dropped it (fabric.trimming):
+  // its payload is gone (payload_bytes 0), and the receiver reports the PSN lost at once.
+  bool trimmed = false;
+
   // RDMA payload bytes (not counting pad or ICRC), and the bytes the packet occupies on the wire
   // including every header, pad, ICRC, FCS, preamble and inter-frame gap: the figure that sets
   // serialization time and buffer occupancy.

@@ -255,14 +255,14 @@ void FlowCsvWriter::append(const transport::FlowRecord& record) {
 QueueCsvWriter::QueueCsvWriter(std::string path) : file_(std::move(path)) {
   file_.buffer() +=
       "time_ns,switch_port,priority,depth_bytes,depth_packets,max_depth_bytes,ecn_marked,drops,"
-      "paused,utilization\n";
+      "trimmed,paused,utilization\n";
 }
 
 void QueueCsvWriter::append(const dataplane::QueueRow& row, std::string_view switch_port) {
   const twin::QueueSample& q = row.queue;
-  fmt::format_to(std::back_inserter(file_.buffer()), "{},{},{},{},{},{},{},{},{},{:.4f}\n", row.at,
-                 switch_port, q.priority, q.depth_bytes, q.depth_packets, q.max_depth_bytes,
-                 q.ecn_marked, q.drops, q.paused ? 1 : 0, row.utilization);
+  fmt::format_to(std::back_inserter(file_.buffer()), "{},{},{},{},{},{},{},{},{},{},{:.4f}\n",
+                 row.at, switch_port, q.priority, q.depth_bytes, q.depth_packets, q.max_depth_bytes,
+                 q.ecn_marked, q.drops, q.trimmed, q.paused ? 1 : 0, row.utilization);
   ++rows_;
   file_.appended();
 }

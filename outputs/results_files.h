@@ -59,7 +59,8 @@ class FlowCsvWriter final : public engine::FlowSink {
 };
 
 // queues.csv: the header, then one line per queue sample: time_ns, switch_port (its name),
-// priority, depth_bytes, depth_packets, max_depth_bytes, ecn_marked, drops, paused, utilization.
+// priority, depth_bytes, depth_packets, max_depth_bytes, ecn_marked, drops, trimmed, paused,
+// utilization.
 class QueueCsvWriter final : public dataplane::QueueSink {
  public:
   explicit QueueCsvWriter(std::string path);

@@ -35,6 +35,13 @@ struct QpCounters {
   uint64_t ecn_marked_received = 0;    // responder: CE-marked data packets
   uint64_t cnps_sent = 0;              // responder
   uint64_t cnps_received = 0;          // requester
+  // Requester: data packets sent on a UDP source port other than the QP's own
+  // (transport.entropy: spray), retransmissions included.
+  uint64_t sprayed_packets = 0;
+  // Responder: data packets that arrived ahead of a PSN still missing (overtaken, or after a
+  // loss), whether placed (out-of-order receivers) or discarded (go-back-N).
+  uint64_t reordered_packets = 0;
+  uint64_t trimmed_packets = 0;  // responder: data packets that arrived cut to their headers
 
   bool operator==(const QpCounters&) const = default;
 };
@@ -57,7 +64,7 @@ struct QpCounterField {
   uint8_t roles;
 };
 
-inline constexpr std::array<QpCounterField, 10> kQpCounterFields{{
+inline constexpr std::array<QpCounterField, 13> kQpCounterFields{{
     {"messages", "etwire_qp_messages_total",
      "Messages the QP completed: acknowledged in full (requester) or delivered (responder).",
      &QpCounters::messages, kRequesterCounts | kResponderCounts},
@@ -85,6 +92,15 @@ inline constexpr std::array<QpCounterField, 10> kQpCounterFields{{
     {"cnps_received", "etwire_qp_cnps_received_total",
      "Congestion notification packets the QP received.", &QpCounters::cnps_received,
      kRequesterCounts},
+    {"sprayed_packets", "etwire_qp_sprayed_packets_total",
+     "RoCE data packets the QP sent on a UDP source port other than its own (sprayed entropy).",
+     &QpCounters::sprayed_packets, kRequesterCounts},
+    {"reordered_packets", "etwire_qp_reordered_packets_total",
+     "RoCE data packets that arrived at the QP ahead of an earlier PSN still missing.",
+     &QpCounters::reordered_packets, kResponderCounts},
+    {"trimmed_packets", "etwire_qp_trimmed_packets_total",
+     "RoCE data packets that arrived at the QP cut to their headers by a switch.",
+     &QpCounters::trimmed_packets, kResponderCounts},
 }};
 
 static_assert(sizeof(QpCounters) == kQpCounterFields.size() * sizeof(uint64_t),

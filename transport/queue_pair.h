@@ -32,7 +32,9 @@ struct RequesterCounts {
 struct ResponderCounts {
   uint64_t bytes = 0;    // payload accepted in order
   uint64_t packets = 0;  // data packets that arrived, duplicates and out-of-order ones included
+  uint64_t reordered_packets = 0;  // arrived ahead of a PSN still missing
   uint32_t naks_sent = 0;
+  uint32_t trimmed_packets = 0;  // arrived cut to their headers
   uint32_t ecn_marked_received = 0;
   uint32_t cnps_sent = 0;
 };
@@ -110,29 +112,42 @@ struct RequesterQp {
 
 inline constexpr uint32_t kNoQp = ~0u;
 
+// ResponderQp::requester_or_marks at or above this: the requester is in another transport.
+inline constexpr uint32_t kRemoteRequester = 1u << 31;
+
 // Ordered widest first, as RequesterQp is.
 struct ResponderQp {
   uint64_t expected_psn = 0;
-  // Go-back-N from the responder's side (with nak_outstanding): one NAK per gap, and another
-  // only when the requester has visibly started over (an out-of-order PSN at or below the
-  // highest one seen since the NAK) and the gap is still there, i.e. the resend itself was lost.
-  // Without the second NAK a lost resend costs a full retransmission timeout.
-  uint64_t highest_out_of_order_psn = 0;
   clock::Nanos last_cnp_at = clock::kNever;
   ResponderCounts counters;
   uint32_t port = 0;         // index in the transport
   uint32_t remote_port = 0;  // the requester's port, as packets name it
   uint32_t qpn = 0;          // its own QP number
   uint32_t remote_qpn = 0;   // the requester's QP number: ACKs and CNPs go there
-  // The requester when this transport holds it too (both ports are its own), else kNoQp: the
-  // requester's flow records then take each delivery directly.
-  uint32_t local_requester = kNoQp;
+  // Go-back-N from the responder's side (with nak_outstanding): one NAK per gap, and another
+  // only when the requester has visibly started over (an out-of-order PSN at or below the
+  // highest one seen since the NAK) and the gap is still there, i.e. the resend itself was lost.
+  // Without the second NAK a lost resend costs a full retransmission timeout. The PSN's low 32
+  // bits: PSNs in flight span less than 2^23, so a serial comparison orders them.
+  uint32_t highest_out_of_order_psn = 0;
+  // One word for what a responder has one or the other of. Below kRemoteRequester: the slot of
+  // its requester, which this transport holds too (both ports are its own), whose flow records
+  // then take each delivery directly. Else kRemoteRequester plus the CE marks seen since the
+  // last delivered message, which the requester's transport learns with the delivery.
+  uint32_t requester_or_marks = kRemoteRequester;
   uint32_t message_sequence = 0;  // MSN: messages completed, carried in the AETH
-  // Without a local requester, CE marks seen since the last delivered message (the flow records
-  // are kept by the requester's transport, which learns of them with the delivery).
-  uint32_t ecn_marks_for_remote = 0;
   uint16_t udp_source_port = 0;
   bool nak_outstanding = false;
+
+  bool has_local_requester() const { return requester_or_marks < kRemoteRequester; }
+  uint32_t ecn_marks_for_remote() const { return requester_or_marks - kRemoteRequester; }
+  void count_mark_for_remote() {
+    if (requester_or_marks != UINT32_MAX) ++requester_or_marks;  // saturates: 2^31 - 1 marks
+  }
+  // Whether `psn` is at or below the highest out-of-order PSN seen (serial order).
+  bool at_or_below_highest_out_of_order(uint64_t psn) const {
+    return static_cast<int32_t>(static_cast<uint32_t>(psn) - highest_out_of_order_psn) <= 0;
+  }
 };
 
 }  // namespace etwire::transport

@@ -5,6 +5,7 @@
 // per message in the window).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -19,7 +20,8 @@ class ReorderWindow {
   };
 
   // The bits round up to whole words; the window stays what was asked.
-  explicit ReorderWindow(uint32_t window) : bits_((window + 63) / 64, 0), window_(window) {}
+  explicit ReorderWindow(uint32_t window)
+      : bits_((window + 63) / 64, 0), reported_(bits_.size(), 0), window_(window) {}
 
   // Whether `psn` (at or after `expected`) falls where the window can place it.
   bool reaches(uint64_t psn, uint64_t expected) const { return psn - expected < window_; }
@@ -29,10 +31,17 @@ class ReorderWindow {
   bool take(uint64_t psn) {
     uint64_t& bits = bits_[word(psn)];
     const uint64_t bit = uint64_t{1} << (psn & 63);
-    const bool was = (bits & bit) != 0;
+    if ((bits & bit) == 0) return false;
     bits &= ~bit;
-    return was;
+    reported_[word(psn)] &= ~bit;
+    return true;
   }
+  // A PSN reported lost ahead of the loss_after rule (its headers arrived trimmed): that rule
+  // passes it over, so it is not asked for twice, until it arrives (placed and taken, or
+  // forget_report when it comes in order).
+  void mark_reported(uint64_t psn) { reported_[word(psn)] |= uint64_t{1} << (psn & 63); }
+  bool reported(uint64_t psn) const { return (reported_[word(psn)] >> (psn & 63)) & 1; }
+  void forget_report(uint64_t psn) { reported_[word(psn)] &= ~(uint64_t{1} << (psn & 63)); }
 
   // Message ends, in the order they arrived (not necessarily their PSNs').
   std::vector<MessageEnd>& ends() { return ends_; }
@@ -44,6 +53,7 @@ class ReorderWindow {
   size_t word(uint64_t psn) const { return (psn / 64) % bits_.size(); }
 
   std::vector<uint64_t> bits_;
+  std::vector<uint64_t> reported_;
   uint64_t window_;
   std::vector<MessageEnd> ends_;
 };

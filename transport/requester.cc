@@ -59,6 +59,10 @@ nic::Packet Transport::next_data_packet(uint32_t requester, clock::Nanos now) {
   TransportPortCounters& counters = ports_[qp.port].counters;
   ++counters.data_packets;
   counters.data_bytes += packet.wire_bytes;
+  if (packet.udp_source_port != qp.udp_source_port) {  // only ever with sprayed entropy
+    ++counters.sprayed_packets;
+    ++sprayed_[requester];
+  }
   if (psn < qp.highest_sent_psn) {
     ++flow.retransmitted_packets;
     ++counters.retransmitted_packets;

@@ -35,12 +35,12 @@ uint32_t immediate_of(const nic::Packet& packet) {
 
 void Transport::complete_message(ResponderQp& qp, uint32_t immediate, clock::Nanos now) {
   ++qp.message_sequence;
-  if (qp.local_requester == kNoQp) {
-    observer_.on_delivered_to_responder(qp.remote_qpn, now, qp.ecn_marks_for_remote, immediate);
-    qp.ecn_marks_for_remote = 0;
+  if (!qp.has_local_requester()) {
+    observer_.on_delivered_to_responder(qp.remote_qpn, now, qp.ecn_marks_for_remote(), immediate);
+    qp.requester_or_marks = kRemoteRequester;
     return;
   }
-  RequesterQp& requester = requesters_[qp.local_requester];
+  RequesterQp& requester = requesters_[qp.requester_or_marks];
   if (!requester.failed) deliver_flow(requester, now);
 }
 
@@ -55,7 +55,20 @@ void Transport::place_out_of_order(uint32_t responder, const nic::Packet& packet
     if (ack_requested) queue_acknowledge(qp, nic::aeth::kAck, qp.expected_psn - 1);
     return;
   }
+  if (packet.trimmed) {
+    // Its payload was cut away on the way: lost, and known to be, so reported now rather than
+    // once later PSNs run loss_after past it.
+    if (window.reaches(psn, qp.expected_psn)) {
+      ++ports_[qp.port].counters.missing_packets;
+      queue_acknowledge(qp, nic::aeth::kNakSequenceError, psn);
+      window.mark_reported(psn);
+    }
+    // No loss_after rule from here: the headers overtook the data queued ahead of them at the
+    // switch that cut them, so a trimmed PSN says nothing of the PSNs before it.
+    return;
+  }
   if (ahead) {
+    count_reordered(qp);
     // Ahead of a gap: placed by its PSN, if the window reaches it (else it is as good as lost,
     // and reported so once later PSNs run far enough past it).
     if (window.reaches(psn, qp.expected_psn)) {
@@ -74,6 +87,7 @@ void Transport::place_out_of_order(uint32_t responder, const nic::Packet& packet
   // they end complete in order.
   qp.counters.bytes += packet.payload_bytes;
   if (ends_message(packet.opcode)) complete_message(qp, immediate_of(packet), now);
+  window.forget_report(psn);  // made when its headers came trimmed
   uint64_t next = psn + 1;
   while (window.take(next)) ++next;
   qp.expected_psn = next;
@@ -96,7 +110,9 @@ void Transport::report_losses(ResponderQp& qp, ReorderWindow& window, uint64_t a
   // Every PSN at least loss_after behind this arrival that has not come is lost, not late.
   const uint64_t through = arrived - loss_after;
   for (uint64_t psn = std::max(qp.expected_psn, window.reported_through); psn <= through; ++psn) {
-    if (window.reaches(psn, qp.expected_psn) && window.placed(psn)) continue;
+    if (window.reaches(psn, qp.expected_psn) && (window.placed(psn) || window.reported(psn))) {
+      continue;
+    }
     ++ports_[qp.port].counters.missing_packets;
     queue_acknowledge(qp, nic::aeth::kNakSequenceError, psn);
   }
@@ -105,7 +121,7 @@ void Transport::report_losses(ResponderQp& qp, ReorderWindow& window, uint64_t a
 
 void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Nanos now) {
   ResponderQp& qp = responders_[responder];
-  RequesterQp* requester = qp.local_requester == kNoQp ? nullptr : &requesters_[qp.local_requester];
+  RequesterQp* requester = qp.has_local_requester() ? &requesters_[qp.requester_or_marks] : nullptr;
   TransportPortCounters& counters = ports_[qp.port].counters;
   ++qp.counters.packets;
 
@@ -114,7 +130,7 @@ void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Na
     ++counters.ecn_marked_received;
     ++qp.counters.ecn_marked_received;
     if (requester == nullptr) {
-      ++qp.ecn_marks_for_remote;
+      qp.count_mark_for_remote();
     } else if (requester->undelivered != kNoFlow) {
       ++flows_[requester->undelivered].ecn_marks;
     }
@@ -123,8 +139,18 @@ void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Na
 
   const uint64_t psn = widen_psn(packet.psn, qp.expected_psn);
   const bool ack_requested = (packet.bth_flags & nic::bth_flag::kAckRequest) != 0;
+  if (packet.trimmed) {
+    ++counters.trimmed_packets;
+    ++qp.counters.trimmed_packets;
+  }
   if (config_.receiver == config::Receiver::kOutOfOrder) {
     place_out_of_order(responder, packet, psn, ack_requested, now);
+    return;
+  }
+  if (packet.trimmed) {
+    // Go-back-N: a trimmed PSN is a gap that starts there. Asking for it at once spares waiting
+    // for the next packet to show the gap, or for a timeout when it was the message's last.
+    if (psn >= qp.expected_psn) report_gap(qp, psn + 1, psn);
     return;
   }
   if (psn == qp.expected_psn) {
@@ -138,16 +164,26 @@ void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Na
     // again how far we are.
     if (ack_requested) queue_acknowledge(qp, nic::aeth::kAck, qp.expected_psn - 1);
   } else {
-    // A gap: a packet was lost. Ask for a resend from the first missing PSN; later out-of-order
-    // packets of the same pass are dropped silently.
-    const bool requester_started_over = psn <= qp.highest_out_of_order_psn;
-    if (!qp.nak_outstanding || requester_started_over) {
-      counters.missing_packets += psn - qp.expected_psn;
-      qp.nak_outstanding = true;
-      queue_acknowledge(qp, nic::aeth::kNakSequenceError, qp.expected_psn);
-    }
-    qp.highest_out_of_order_psn = psn;
+    count_reordered(qp);
+    report_gap(qp, psn, psn);
   }
+}
+
+void Transport::report_gap(ResponderQp& qp, uint64_t gap_end, uint64_t arrived) {
+  // A gap: every PSN from the expected one to gap_end (not included) is missing. Ask for a
+  // resend from the first; later out-of-order packets of the same pass are dropped silently.
+  const bool requester_started_over = qp.at_or_below_highest_out_of_order(arrived);
+  if (!qp.nak_outstanding || requester_started_over) {
+    ports_[qp.port].counters.missing_packets += gap_end - qp.expected_psn;
+    qp.nak_outstanding = true;
+    queue_acknowledge(qp, nic::aeth::kNakSequenceError, qp.expected_psn);
+  }
+  qp.highest_out_of_order_psn = static_cast<uint32_t>(arrived);
+}
+
+void Transport::count_reordered(ResponderQp& qp) {
+  ++ports_[qp.port].counters.reordered_packets;
+  ++qp.counters.reordered_packets;
 }
 
 void Transport::deliver_flow(RequesterQp& requester, clock::Nanos now) {

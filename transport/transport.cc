@@ -119,10 +119,11 @@ void Transport::open_requester(uint32_t port, uint32_t qpn, uint32_t remote_port
   requester.pacer = clock::LineRateTimer(line_rate);
   requester.reaction_point.reset(&config_.dcqcn, line_rate, scheduler_.now());
   if (config_.receiver == config::Receiver::kOutOfOrder) resends_.emplace_back();
+  if (config_.entropy.mode == config::EntropyMode::kSpray) sprayed_.push_back(0);
   // Its responder may be here already.
   if (remote_qpn < responder_by_qpn_.size() && responder_by_qpn_[remote_qpn] != kNoQp) {
     ResponderQp& responder = responders_[responder_by_qpn_[remote_qpn]];
-    if (responder.remote_qpn == qpn) responder.local_requester = slot;
+    if (responder.remote_qpn == qpn) responder.requester_or_marks = slot;
   }
 }
 
@@ -149,7 +150,7 @@ void Transport::open_responder(uint32_t port, uint32_t qpn, uint32_t remote_port
   // Its requester may be here already.
   if (remote_qpn < requester_by_qpn_.size() && requester_by_qpn_[remote_qpn] != kNoQp &&
       requesters_[requester_by_qpn_[remote_qpn]].remote_qpn == qpn) {
-    responder.local_requester = requester_by_qpn_[remote_qpn];
+    responder.requester_or_marks = requester_by_qpn_[remote_qpn];
   }
 }
 
@@ -286,7 +287,8 @@ void Transport::paced_rates_bps(std::vector<double>& per_port) const {
 namespace etwire::transport {
 
 void Transport::append_qp_stats(std::vector<QpStats>& out, clock::Nanos now) {
-  for (RequesterQp& qp : requesters_) {
+  for (size_t slot = 0; slot < requesters_.size(); ++slot) {
+    RequesterQp& qp = requesters_[slot];
     QpStats& stats = out.emplace_back();
     stats.role = QpRole::kRequester;
     stats.port = ports_[qp.port].id;
@@ -299,6 +301,7 @@ void Transport::append_qp_stats(std::vector<QpStats>& out, clock::Nanos now) {
     stats.counters.retransmitted_packets = qp.counters.retransmitted_packets;
     stats.counters.naks_received = qp.counters.naks_received;
     stats.counters.timeouts = qp.counters.timeouts;
+    if (!sprayed_.empty()) stats.counters.sprayed_packets = sprayed_[slot];
     stats.counters.cnps_received = qp.reaction_point.cnps_received();
     stats.rate_cuts = qp.reaction_point.rate_cuts();
     stats.min_rate_bps = qp.reaction_point.min_rate_bps();
@@ -325,6 +328,8 @@ void Transport::append_qp_stats(std::vector<QpStats>& out, clock::Nanos now) {
     stats.counters.naks_sent = qp.counters.naks_sent;
     stats.counters.ecn_marked_received = qp.counters.ecn_marked_received;
     stats.counters.cnps_sent = qp.counters.cnps_sent;
+    stats.counters.reordered_packets = qp.counters.reordered_packets;
+    stats.counters.trimmed_packets = qp.counters.trimmed_packets;
   }
 }
 

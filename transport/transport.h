@@ -173,6 +173,10 @@ class Transport final : public clock::EventHandler {
                           bool ack_requested, clock::Nanos now);
   // NAKs every PSN still missing `loss_after` behind the one that just `arrived`, once each.
   void report_losses(ResponderQp& qp, ReorderWindow& window, uint64_t arrived);
+  // Go-back-N: PSNs from the expected one up to `gap_end` (not included) are missing, seen as
+  // `arrived` came; one NAK per pass of the requester.
+  void report_gap(ResponderQp& qp, uint64_t gap_end, uint64_t arrived);
+  void count_reordered(ResponderQp& qp);
   // A message the responder took in full: to its requester's flow record when the requester is
   // here, else to the observer with the message's immediate.
   void complete_message(ResponderQp& qp, uint32_t immediate, clock::Nanos now);
@@ -199,6 +203,10 @@ class Transport final : public clock::EventHandler {
   // window.
   std::vector<RingQueue<uint64_t>> resends_;
   std::vector<ReorderWindow> windows_;
+  // Sprayed entropy only (transport.entropy.mode: spray), by requester slot: its data packets
+  // sent on a source port other than its own. Kept apart so that a QP that never sprays pays
+  // nothing for it.
+  std::vector<uint64_t> sprayed_;
   FlowPool flows_;
   TransportTotals totals_;
   uint64_t next_flow_id_ = 0;

@@ -35,8 +35,11 @@ struct TransportPortCounters {
   // Data packets the port's responders found missing from their sequence, counted when the gap
   // is seen: lost (or overtaken) on the way, wherever that was, device or wire or fabric.
   uint64_t missing_packets = 0;
-  uint64_t pauses_received = 0;   // PFC frames with a non-zero time
-  uint64_t resumes_received = 0;  // PFC frames with time 0
+  uint64_t sprayed_packets = 0;    // the port's QPs' (QpCounters)
+  uint64_t reordered_packets = 0;  // the port's QPs' (QpCounters)
+  uint64_t trimmed_packets = 0;    // the port's QPs' (QpCounters)
+  uint64_t pauses_received = 0;    // PFC frames with a non-zero time
+  uint64_t resumes_received = 0;   // PFC frames with time 0
   uint64_t timeouts = 0;
   uint64_t stale_packets = 0;  // for a failed QP or an unknown QP number: dropped
 };

@@ -16,6 +16,7 @@ struct QueueSample {
   double average_depth_bytes = 0;  // time-weighted, since the twin was built
   uint64_t enqueued_packets = 0;
   uint64_t drops = 0;
+  uint64_t trimmed = 0;  // cut to their headers instead of dropped (fabric.trimming)
   uint64_t ecn_marked = 0;
   bool paused = false;  // PFC from the link partner holds this class now
 };

@@ -30,6 +30,9 @@ struct WireCounters {
   // At a switch port: frames that overtook the one ahead of them in their queue (a lossy link's
   // reorder probability).
   uint64_t reordered = 0;
+  // At a switch port: data packets headed for its egress queues that found no room and were cut
+  // to their headers instead of dropped (fabric.trimming).
+  uint64_t trimmed = 0;
 
   // PFC frames: pauses (quanta > 0) and resumes (quanta 0) this port sent and received.
   uint64_t pfc_pauses_sent = 0;
@@ -49,6 +52,7 @@ struct WireCounters {
     drops_no_route += other.drops_no_route;
     drops_bad_icrc += other.drops_bad_icrc;
     reordered += other.reordered;
+    trimmed += other.trimmed;
     pfc_pauses_sent += other.pfc_pauses_sent;
     pfc_resumes_sent += other.pfc_resumes_sent;
     pfc_pauses_received += other.pfc_pauses_received;
@@ -62,6 +66,6 @@ struct WireCounters {
   }
 };
 // A counter added above must be added to operator+= too.
-static_assert(sizeof(WireCounters) == 15 * sizeof(uint64_t));
+static_assert(sizeof(WireCounters) == 16 * sizeof(uint64_t));
 
 }  // namespace etwire::twin

@@ -386,6 +386,18 @@ class Checker : private CheckReporter {
                             loopback, f.leaf_spine.ports_per_leaf));
       }
     }
+    if (f.trimming.enabled) {
+      for (const auto& port : config_.ports) {
+        if (!on_fabric_twin(config_, port) || port.qos.data.priority != f.trimming.priority) {
+          continue;
+        }
+        warning(Problem::kInconsistent, "fabric.trimming.priority",
+                fmt::format("port \"{}\" sends data on priority {} too: trimmed headers wait "
+                            "behind the queue they were cut from instead of overtaking it",
+                            port.name, port.qos.data.priority));
+        break;
+      }
+    }
     for (const auto& item : f.port_overrides) {
       const config::PortConfig* port = config_.find_port(item.port);
       if (port && !on_fabric_twin(config_, *port)) {

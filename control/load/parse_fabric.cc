@@ -135,6 +135,20 @@ void parse_load_balancing(MapReader& section, config::Topology topology,
   section.finish();
 }
 
+void parse_trimming(MapReader& section, config::TrimmingConfig& out) {
+  section.boolean("enabled", out.enabled);
+  section.integer("priority", out.priority, 0, 7);
+  section.bytes("queue", out.queue_bytes, 128, kMaxBuffer);
+  for (const char* key : {"priority", "queue"}) {
+    if (!section.has(key) || out.enabled) continue;
+    section.context().error(Problem::kInconsistent, section.get(key), section.key_path(key),
+                            fmt::format("{} applies to trimmed headers, and trimming is off: "
+                                        "give enabled: true",
+                                        key));
+  }
+  section.finish();
+}
+
 void parse_three_tier(MapReader& section, config::ThreeTierConfig& out) {
   section.integer("leaves_per_pod", out.leaves_per_pod, 1, 4096);
   section.integer("super_spines", out.super_spines, 1, 1024);
@@ -321,6 +335,8 @@ void parse_fabric(MapReader& section, const std::string& config_dir, config::Fab
   } else {
     parse_load_balancing(load_balancing, out.topology, out.load_balancing);
   }
+  MapReader trimming = section.section("trimming");
+  parse_trimming(trimming, out.trimming);
   section.real("drop_probability", out.drop_probability, RealRange{0, 1, false});
   section.integer("partitions", out.partitions, 1, 4096);
   check_against_buffer(ctx, ctx.source_map(), out, section.path(), out.ecn, out.pfc);

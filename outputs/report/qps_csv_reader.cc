@@ -49,8 +49,11 @@ void read_qps_csv(const std::filesystem::path& path, engine::RunResults& results
   const size_t peer = csv.column("peer");
   const size_t qp_index = csv.column("qp_index");
   std::array<size_t, transport::kQpCounterFields.size()> counters{};
+  // A qps.csv written before a counter existed has no column for it: read as 0.
+  constexpr size_t kNoColumn = SIZE_MAX;
   for (size_t f = 0; f < counters.size(); ++f) {
-    counters[f] = csv.column(transport::kQpCounterFields[f].name);
+    const std::string_view name = transport::kQpCounterFields[f].name;
+    counters[f] = csv.has_column(name) ? csv.column(name) : kNoColumn;
   }
   const size_t rate_cuts = csv.column("rate_cuts");
   const size_t min_rate = csv.column("min_rate_bps");
@@ -81,6 +84,7 @@ void read_qps_csv(const std::filesystem::path& path, engine::RunResults& results
       qp.qp_index = static_cast<uint32_t>(whole(csv, qp_index, "qp_index"));
     }
     for (size_t f = 0; f < counters.size(); ++f) {
+      if (counters[f] == kNoColumn) continue;
       s.counters.*transport::kQpCounterFields[f].member =
           whole(csv, counters[f], transport::kQpCounterFields[f].name);
     }

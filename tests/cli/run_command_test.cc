@@ -359,7 +359,7 @@ TEST(RunCommand, QueueSamplesGoToQueuesCsvWithoutChangingTheRun) {
   std::getline(rows, line);
   EXPECT_EQ(line,
             "time_ns,switch_port,priority,depth_bytes,depth_packets,max_depth_bytes,ecn_marked,"
-            "drops,paused,utilization");
+            "drops,trimmed,paused,utilization");
   size_t count = 0;
   size_t queued = 0;
   double busiest = 0;
@@ -368,13 +368,13 @@ TEST(RunCommand, QueueSamplesGoToQueuesCsvWithoutChangingTheRun) {
     std::vector<std::string> field;
     std::istringstream cells(line);
     for (std::string cell; std::getline(cells, cell, ',');) field.push_back(cell);
-    ASSERT_EQ(field.size(), 10u) << line;
+    ASSERT_EQ(field.size(), 11u) << line;
     ++count;
     EXPECT_EQ(std::stoll(field[0]) % 10'000, 0) << line;
     ports.insert(field[1]);
     if (std::stoull(field[3]) > 0) ++queued;
     EXPECT_LE(std::stoull(field[3]), std::stoull(field[5])) << line;
-    busiest = std::max(busiest, std::stod(field[9]));
+    busiest = std::max(busiest, std::stod(field[10]));
   }
   EXPECT_GT(count, 1000u);
   EXPECT_GT(queued, 0u);

@@ -44,5 +44,16 @@ TEST(FrameSize, ControlPackets) {
   EXPECT_EQ(frame_bytes(roce(opcode::kSendOnly, 0), {}), 64u);
 }
 
+TEST(FrameSize, ATrimmedPacketKeepsItsHeadersAndTheMinimumFrame) {
+  Packet first = roce(opcode::kWriteFirst, 4096);
+  first.wire_bytes = wire_bytes(first, {6, true});
+  // The RETH stays: 82 + 16 on IPv4, here IPv6 (+20) with a VLAN tag (+4).
+  EXPECT_EQ(trimmed_wire_bytes(first), 82u + 16 + 20 + 4);
+  // A padded payload goes with its pad; a middle packet cut to 62 frame bytes is sent as 64.
+  Packet middle = roce(opcode::kWriteMiddle, 1001);
+  middle.wire_bytes = wire_bytes(middle, {});
+  EXPECT_EQ(trimmed_wire_bytes(middle), 84u);
+}
+
 }  // namespace
 }  // namespace etwire::nic

@@ -89,10 +89,10 @@ TEST(QpsCsv, OneRowPerHalfInPortRoleQpOrderWithEmptyFieldsForWhatDoesNotExist) {
   EXPECT_EQ(lines[0] + "\n", qps_csv_header());
   // Port a's requesters first, by QP number (the even q: qpn 12, 10, ..., 2).
   EXPECT_EQ(lines[1],
-            "requester,a,c,2,102,\"train, the big one\",2,7,0,0,0,10,10,0,0,0,0,0,1,1,"
+            "requester,a,c,2,102,\"train, the big one\",2,7,0,0,0,10,10,0,0,0,0,0,1,0,0,0,1,"
             "25000000000,60000000000,1000");
   // A responder has no rate figures, and this one no job or ranks: empty, not 0.
-  EXPECT_EQ(lines[13], "responder,c,a,112,12,,,,,0,0,0,0,0,0,0,0,4,0,,,,");
+  EXPECT_EQ(lines[13], "responder,c,a,112,12,,,,,0,0,0,0,0,0,0,0,4,0,0,0,0,,,,");
 }
 
 TEST(QpsCsv, AggregationHostsAreNamedAfterThePortsAndReadBack) {

@@ -262,7 +262,7 @@ TEST(PortCsvWriter, WritesEveryCounterAndLeavesAbsentOnesEmpty) {
   header += ",paced_rate_bps\n";
   EXPECT_EQ(text.substr(0, header.size()), header);
   EXPECT_EQ(text.substr(header.size()),
-            "5000,host0,100,,0,0,0,0,0,0,0,0,7,0,0,0,0,0,0,0,0,2500000000\n");
+            "5000,host0,100,,0,0,0,0,0,0,0,0,7,0,0,0,0,0,0,0,0,0,0,0,2500000000\n");
 }
 
 TEST(ReportCharts, ThroughputAndCongestionFromPortSamples) {

@@ -7,19 +7,15 @@
 #include <algorithm>
 
 #include "clock/virtual_clock.h"
-#include "tests/transport/ideal_wire.h"
-#include "tests/transport/recording_observer.h"
+#include "tests/transport/one_message.h"
 #include "tests/transport/twin_rig.h"
 #include "transport/transport.h"
 
 namespace etwire::transport {
 namespace {
 
-using testing::IdealWire;
-using testing::RecordingObserver;
-using testing::Verdict;
-
-constexpr uint64_t k100G = 100'000'000'000;
+using testing::OneMessage;
+using testing::send_one_message;
 
 config::TransportConfig out_of_order(uint32_t window, uint32_t loss_after) {
   config::TransportConfig config;
@@ -27,43 +23,6 @@ config::TransportConfig out_of_order(uint32_t window, uint32_t loss_after) {
   config.receiver = config::Receiver::kOutOfOrder;
   config.out_of_order = {window, loss_after};
   return config;
-}
-
-// One message of `packets` packets from port 0 to port 1 over an ideal wire that loses each PSN
-// of `lost` once: the PSNs sent, in order, and the flow's record.
-struct OneMessage {
-  std::vector<uint32_t> psns;
-  FlowRecord record;
-  TransportPortCounters sender;
-  TransportPortCounters receiver;
-};
-
-OneMessage send_one_message(const config::TransportConfig& config, uint32_t packets,
-                            std::vector<uint32_t> lost) {
-  clock::VirtualClock clock;
-  IdealWire wire(clock, 2, k100G, 1'000);
-  RecordingObserver observer;
-  Transport transport(config, clock, observer);
-  transport.add_port(wire.port(0), {}, {});
-  transport.add_port(wire.port(1), {}, {});
-  wire.set_hook([&lost](nic::Packet& packet, clock::Nanos) {
-    const auto it = std::find(lost.begin(), lost.end(), packet.psn);
-    if (!packet.is_data() || it == lost.end()) return Verdict::kDeliver;
-    lost.erase(it);
-    return Verdict::kDrop;
-  });
-  const auto connection = transport.connect(0, 1, 49152);
-  transport.post(connection, uint64_t{packets} * config.pmtu, {});
-  while (!clock.idle()) clock.poll();
-  OneMessage out;
-  for (const auto& sent : wire.sent()) {
-    if (sent.packet.is_data()) out.psns.push_back(sent.packet.psn);
-  }
-  EXPECT_EQ(observer.finished.size(), 1u);
-  if (!observer.finished.empty()) out.record = observer.finished.front();
-  out.sender = transport.port_counters(0);
-  out.receiver = transport.port_counters(1);
-  return out;
 }
 
 TEST(OutOfOrderReceiver, ALostPacketIsReportedOnItsOwnAndSentAloneAgain) {
@@ -82,6 +41,18 @@ TEST(OutOfOrderReceiver, ALostPacketIsReportedOnItsOwnAndSentAloneAgain) {
   const OneMessage classic = send_one_message(go_back_n, 64, {5});
   EXPECT_GT(classic.record.retransmitted_packets, 10u);
   EXPECT_LT(got.record.finished_at, classic.record.finished_at);
+}
+
+TEST(OutOfOrderReceiver, SprayedPsnsAreCountedOnTheirSender) {
+  // With the QP's own port 0xC000, PSNs whose step is 0 (one in four) leave on it.
+  config::TransportConfig config = out_of_order(1024, 8);
+  config.entropy.mode = config::EntropyMode::kSpray;
+  config.entropy.values = 4;
+  const OneMessage got = send_one_message(config, 64, {});
+  EXPECT_EQ(got.sender.sprayed_packets, 48u);
+  EXPECT_EQ(got.receiver.reordered_packets, 0u);
+  const OneMessage plain = send_one_message(out_of_order(1024, 8), 64, {});
+  EXPECT_EQ(plain.sender.sprayed_packets, 0u);
 }
 
 TEST(OutOfOrderReceiver, EachOfSeveralLossesIsSentOnceAgain) {
@@ -138,6 +109,7 @@ TransportPortCounters reordered_incast(config::Receiver receiver) {
   TransportPortCounters total = rig.transport.port_counters(0);
   total.retransmitted_packets += rig.transport.port_counters(2).retransmitted_packets;
   total.naks_sent = rig.transport.port_counters(1).naks_sent;
+  total.reordered_packets = rig.transport.port_counters(1).reordered_packets;
   return total;
 }
 
@@ -145,9 +117,12 @@ TEST(OutOfOrderReceiver, ReorderedPacketsArePlacedWhereGoBackNResends) {
   const TransportPortCounters placed = reordered_incast(config::Receiver::kOutOfOrder);
   EXPECT_EQ(placed.retransmitted_packets, 0u);
   EXPECT_EQ(placed.naks_sent, 0u);
+  EXPECT_GT(placed.reordered_packets, 0u);
   const TransportPortCounters classic = reordered_incast(config::Receiver::kGoBackN);
   EXPECT_GT(classic.retransmitted_packets, 0u);
   EXPECT_GT(classic.naks_sent, 0u);
+  // Each overtaken packet arrives ahead of the one it overtook, whatever the receiver does next.
+  EXPECT_GT(classic.reordered_packets, 0u);
 }
 
 }  // namespace

@@ -210,5 +210,56 @@ TEST(QpCounters, TheRateIntegralFollowsEveryCutAndIncrease) {
   EXPECT_DOUBLE_EQ(rp.min_rate_bps(), cut);  // increases do not move the minimum
 }
 
+TEST(QpCounters, SprayedReorderedAndTrimmedAddUpToThePortCounters) {
+  // Sprayed entropy, out-of-order receivers and a switch that trims what it has no room for:
+  // every packet of the three new counters is counted on its QP and its port alike.
+  config::FabricConfig fabric = lossy_single_switch();
+  fabric.drop_probability = 0;
+  fabric.buffer.size_bytes = 128 * 1024;
+  fabric.buffer.ingress_reserve_bytes = 0;
+  fabric.trimming.enabled = true;
+  config::TransportConfig config = paper_dcqcn();
+  config.receiver = config::Receiver::kOutOfOrder;
+  config.entropy.mode = config::EntropyMode::kSpray;
+  config.entropy.values = 4;
+  constexpr uint32_t kSenders = 6;
+  TwinRig rig(fabric, config, kSenders + 1, 5);
+  for (uint32_t sender = 0; sender < kSenders; ++sender) {
+    rig.transport.post(
+        rig.transport.connect(sender, kSenders, static_cast<uint16_t>(0xC000 + sender)), 512 * 1024,
+        {});
+  }
+  rig.run();
+  std::vector<QpStats> qps;
+  rig.transport.append_qp_stats(qps, rig.clock.now());
+  Totals totals;
+  for (const QpStats& qp : qps) {
+    (qp.role == QpRole::kRequester ? totals.requesters : totals.responders) += qp.counters;
+  }
+  TransportPortCounters ports;
+  for (uint32_t port = 0; port <= kSenders; ++port) {
+    const TransportPortCounters& counters = rig.transport.port_counters(port);
+    ports.sprayed_packets += counters.sprayed_packets;
+    ports.reordered_packets += counters.reordered_packets;
+    ports.trimmed_packets += counters.trimmed_packets;
+  }
+  EXPECT_GT(ports.sprayed_packets, 0u);
+  EXPECT_GT(ports.reordered_packets, 0u);
+  EXPECT_GT(ports.trimmed_packets, 0u);
+  EXPECT_EQ(totals.requesters.sprayed_packets, ports.sprayed_packets);
+  EXPECT_EQ(totals.responders.reordered_packets, ports.reordered_packets);
+  EXPECT_EQ(totals.responders.trimmed_packets, ports.trimmed_packets);
+  EXPECT_EQ(totals.responders.sprayed_packets, 0u);
+  EXPECT_EQ(totals.requesters.reordered_packets + totals.requesters.trimmed_packets, 0u);
+  // Three PSNs in four leave on a source port other than the QP's own; a resend takes its
+  // PSN's port, so the share moves with which PSNs were trimmed (the exact count of a run
+  // without losses: OutOfOrderReceiver.SprayedPsnsAreCountedOnTheirSender).
+  EXPECT_NEAR(
+      static_cast<double>(ports.sprayed_packets) / static_cast<double>(totals.requesters.packets),
+      0.75, 0.05);
+  EXPECT_EQ(ports.trimmed_packets,
+            rig.twin.switch_port_counters(rig.twin.layout().host_switch_port(kSenders)).trimmed);
+}
+
 }  // namespace
 }  // namespace etwire::transport

@@ -57,6 +57,7 @@ FabricTwin::FabricTwin(const config::FabricConfig& config, std::shared_ptr<Fabri
       pfc_frame_bytes_(nic::pfc_frame(0, 0, 0, 0).wire_bytes),
       per_port_buffer_(config.buffer.mode == config::BufferMode::kPerPort),
       queue_packet_limit_(config.buffer.queue_packets),
+      trimming_(config.trimming),
       partition_(partition) {
   if (auto problem = buffer_problem(config.buffer, *layout_)) throw SetupError(std::move(*problem));
   hold(partitioning);
@@ -108,6 +109,7 @@ QueueSample FabricTwin::queue(size_t switch_port, uint8_t priority) const {
   sample.average_depth_bytes = stats.depth.average_bytes(now);
   sample.enqueued_packets = stats.enqueued_packets;
   sample.drops = stats.drops;
+  sample.trimmed = stats.trimmed;
   sample.ecn_marked = stats.ecn_marked;
   sample.paused = port.egress.paused(priority, now);
   return sample;

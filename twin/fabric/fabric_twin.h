@@ -198,6 +198,12 @@ class FabricTwin final : private clock::EventHandler {
   void frame_arrives(uint32_t link, clock::Nanos now);
   void deliver_to_host(uint32_t host_slot, uint32_t slot, clock::Nanos now);
   void arrive_at_switch(uint32_t switch_port, uint32_t slot, clock::Nanos now);
+  // What the egress queue of `route` (a global switch port) may take of a packet, in bytes
+  // of the switch's buffer and in the queue's packet limit; nothing when it is full.
+  BufferCharge admit(const SwitchPort& ingress, SwitchPort& egress, uint32_t route,
+                     uint8_t priority, uint32_t bytes, bool lossless);
+  // A packet the egress queue had no room for: cut to its headers when trimming, else dropped.
+  void trim_or_drop(uint32_t egress_index, uint32_t slot, clock::Nanos now);
   void try_start(uint32_t switch_port, clock::Nanos now);
   // RED on an ECN-capable packet of a port's queue; a marked packet becomes CE and is counted.
   // `joining`: the packet is joining the queue at `now` (else leaving it).
@@ -245,6 +251,7 @@ class FabricTwin final : private clock::EventHandler {
   uint32_t pfc_frame_bytes_;  // wire bytes of a PFC frame
   bool per_port_buffer_;
   uint32_t queue_packet_limit_;  // fabric.buffer.queue_packets; 0: none
+  config::TrimmingConfig trimming_;
   PacketPool pool_;
   // What this twin holds, in the order of the fabric's indexes; events name them by where they
   // are kept here, crossings by the fabric's index.

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "nic/frame_size.h"
 #include "twin/fabric/fabric_twin.h"
 #include "twin/fabric/twin_event.h"
 
@@ -143,21 +144,10 @@ void FabricTwin::arrive_at_switch(uint32_t ingress_index, uint32_t slot, clock::
                     }));
   const uint32_t egress_index = port_slot_[route];
   SwitchPort& egress = switch_ports_[egress_index];
-  EgressQueueStats& queue = egress.egress.stats(priority);
-  // Lossless traffic is bounded per ingress port by PFC, so with a per-port buffer it is charged
-  // to its ingress port's share; lossy traffic to the share of the port it waits for. A queue
-  // counted in packets that is full admits nothing, whatever bytes the buffer has left.
   const bool lossless = ingress.pfc.lossless(priority);
-  const uint32_t share = per_port_buffer_ && lossless ? ingress.global_index : route;
-  const bool queue_full =
-      queue_packet_limit_ > 0 && egress.egress.queued_packets(priority) >= queue_packet_limit_;
-  const BufferCharge charge =
-      queue_full ? BufferCharge{}
-                 : buffers_[ingress.buffer].try_charge(ingress.global_index, share, bytes);
+  const BufferCharge charge = admit(ingress, egress, route, priority, bytes, lossless);
   if (!charge.admitted()) {
-    ++egress.counters.drops_buffer;
-    ++queue.drops;
-    pool_.release(slot);
+    trim_or_drop(egress_index, slot, now);
     return;
   }
 
@@ -177,6 +167,45 @@ void FabricTwin::arrive_at_switch(uint32_t ingress_index, uint32_t slot, clock::
                                                                ingress.pfc.generation(priority))));
   }
   try_start(egress_index, now);
+}
+
+BufferCharge FabricTwin::admit(const SwitchPort& ingress, SwitchPort& egress, uint32_t route,
+                               uint8_t priority, uint32_t bytes, bool lossless) {
+  // A queue counted in packets that is full admits nothing, whatever bytes the buffer has left.
+  if (queue_packet_limit_ > 0 && egress.egress.queued_packets(priority) >= queue_packet_limit_) {
+    return BufferCharge{};
+  }
+  const uint32_t share = per_port_buffer_ && lossless ? ingress.global_index : route;
+  return buffers_[ingress.buffer].try_charge(ingress.global_index, share, bytes);
+}
+
+void FabricTwin::trim_or_drop(uint32_t egress_index, uint32_t slot, clock::Nanos now) {
+  SwitchPort& egress = switch_ports_[egress_index];
+  nic::Packet& packet = pool_[slot];
+  EgressQueueStats& queue = egress.egress.stats(packet.priority);
+  if (trimming_.enabled && packet.is_data() && !packet.trimmed) {
+    // Cut to its headers, which go on ahead of the queues that overflowed: the receiver hears
+    // of the loss within a one-way delay instead of a gap or a timeout later. The headers wait
+    // apart from the buffer, which is full, in a queue of bounded bytes; they are lossy and
+    // never marked (a CE on them would count the same congestion twice).
+    const uint32_t header_bytes = nic::trimmed_wire_bytes(packet);
+    if (egress.egress.depth_bytes(trimming_.priority) + header_bytes <= trimming_.queue_bytes) {
+      ++egress.counters.trimmed;
+      ++queue.trimmed;
+      packet.trimmed = true;
+      packet.wire_bytes = header_bytes;
+      packet.payload_bytes = 0;
+      packet.priority = trimming_.priority;
+      egress.egress.enqueue(
+          packet.priority,
+          QueuedPacket{slot, header_bytes, BufferCharge::held_apart(), kNoSwitchPort, false}, now);
+      try_start(egress_index, now);
+      return;
+    }
+  }
+  ++egress.counters.drops_buffer;
+  ++queue.drops;
+  pool_.release(slot);
 }
 
 void FabricTwin::try_start(uint32_t port_index, clock::Nanos now) {

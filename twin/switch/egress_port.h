@@ -36,6 +36,9 @@ struct EgressQueueStats {
   QueueDepth depth;  // bytes waiting, not counting the packet on the wire
   uint64_t enqueued_packets = 0;
   uint64_t drops = 0;  // tail drops of packets headed for this queue
+  // Data packets headed for this queue that found no room and went on cut to their headers in
+  // the trimming class (fabric.trimming); not drops.
+  uint64_t trimmed = 0;
   uint64_t ecn_marked = 0;
 };
 

@@ -19,6 +19,8 @@
 namespace etwire::twin {
 
 inline constexpr uint32_t kNotCharged = UINT32_MAX;
+// BufferCharge::share_port of a packet held apart from the buffer (trimmed headers).
+inline constexpr uint32_t kHeldApart = UINT32_MAX - 1;
 
 // Where a packet's bytes were charged: the reserve of an ingress port or a share (a port index,
 // or 0 for the shared pool's single share). Exactly one of the two is set when admitted.
@@ -27,6 +29,8 @@ struct BufferCharge {
   uint32_t share_port = kNotCharged;
 
   bool admitted() const { return reserve_port != kNotCharged || share_port != kNotCharged; }
+  // Admitted outside the buffer: its queue bounds it (fabric.trimming.queue).
+  static constexpr BufferCharge held_apart() { return {kNotCharged, kHeldApart}; }
 };
 
 class SwitchBuffer {
@@ -52,7 +56,7 @@ class SwitchBuffer {
   void release(const BufferCharge& charge, uint32_t bytes) {
     if (charge.reserve_port != kNotCharged) {
       reserved_used_[charge.reserve_port - first_port_] -= bytes;
-    } else {
+    } else if (charge.share_port != kHeldApart) {
       used_[shared_ ? 0 : charge.share_port - first_port_] -= bytes;
     }
   }
