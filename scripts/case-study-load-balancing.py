@@ -35,7 +35,8 @@ import yaml
 # The modules beside this script; no __pycache__ left in the source tree by CI's --check.
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import lb_case_runs as lb  # noqa: E402  (beside this script)
+import lb_case_findings  # noqa: E402  (beside this script)
+import lb_case_runs as lb  # noqa: E402
 import lb_case_sections as sections_of  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -76,7 +77,7 @@ def today(etwire, out):
     with open(A2A_CONFIG) as f:
         config = yaml.safe_load(f)
     runs = all_runs(etwire, out)
-    made = sections_of.make(runs, config)
+    made = sections_of.make(runs, config, lb_case_findings.findings)
     return ({name: body + "\n" for name, body in made.sections.items()}, made.images)
 
 

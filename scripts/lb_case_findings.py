@@ -74,7 +74,7 @@ def criterion(v, single):
         f"2. **The criterion holds.** Adaptive routing with out-of-order receivers: p99 "
         f"{us(v.fct('adaptive-ooo'))} us, {ratio:.3f} times the bound of {us(v.bound.ns)} us "
         f"({100 * (ratio - 1):.1f} % above it; seeds 1-3: {min(seeds):.3f} to {max(seeds):.3f}), "
-        f"and no packet sent again. What is left is not the paths: without DCQCN it is "
+        f"and no packet sent again. Little of what is left is the paths: without DCQCN it is "
         f"{v.ratio('adaptive-ooo-dcqcn-off'):.3f}, and one 64-port switch, which has no path to "
         f"choose, ends at {off:.3f} times its own bound with queues of up to {host / 1e3:,.0f} KB "
         f"toward the hosts: the all-to-all's own incast at the receivers' ports, which no choice "

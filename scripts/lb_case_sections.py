@@ -185,8 +185,9 @@ def wrap(paragraphs):
         .replace("\u00a0", " ") for p in paragraphs)
 
 
-def make(runs, config):
-    import lb_case_findings
+def make(runs, config, findings):
+    """The page's sections and images; findings(runs, config, bound, single) gives items 1-6 as
+    paragraphs (lb_case_findings, which uses this module's helpers)."""
     first = runs["a2a/ecmp-gbn"].collectives[0]
     size, group = int(first["trace_bytes"]), int(first["group_size"])
     bound = lb.Bound(config, size, group, "leaf-spine")
@@ -199,6 +200,6 @@ def make(runs, config):
         "references": references_table(runs, bound, single),
         "seeds": seeds_table(runs, bound),
         "mix": mix_table(runs) + "\n\nWhere its queues were:\n\n" + costs_table(runs, "mix"),
-        "findings": wrap(lb_case_findings.findings(runs, config, bound, single)),
+        "findings": wrap(findings(runs, config, bound, single)),
     }
     return Made(sections, plots(runs, bound))
