@@ -23,3 +23,8 @@ OUT=${OUT:-$(dirname "$0")}
   --compute-us 100 --out "$OUT/allreduce_16m_16r/allreduce"
 "$ETWIRE" synth microbench --collective all_to_all --bytes 4MiB --ranks 16 --iterations 1 \
   --compute-us 100 --out "$OUT/alltoall_4m_16r/alltoall"
+
+# The load-balancing case study (configs/case-study-load-balancing.yaml): a 64-rank all-to-all,
+# 64 KiB to each peer, one per trace iteration.
+"$ETWIRE" synth microbench --collective all_to_all --bytes 4MiB --ranks 64 --iterations 1 \
+  --compute-us 100 --out "$OUT/alltoall_4m_64r/alltoall"

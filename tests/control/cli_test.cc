@@ -23,9 +23,10 @@ testing::CommandResult etwire_stdout(const std::string& args) {
 }
 
 TEST(ValidateCommand, ShippedConfigsPass) {
-  for (const char* name : {"loopback-demo.yaml", "twin-congestion.yaml", "dpdk-lab.yaml",
-                           "dpdk-ring.yaml", "verbs-lab.yaml", "verbs-software.yaml",
-                           "case-study-moe-mix.yaml", "three-tier-rails.yaml"}) {
+  for (const char* name :
+       {"loopback-demo.yaml", "twin-congestion.yaml", "dpdk-lab.yaml", "dpdk-ring.yaml",
+        "verbs-lab.yaml", "verbs-software.yaml", "case-study-moe-mix.yaml",
+        "case-study-load-balancing.yaml", "three-tier-rails.yaml"}) {
     auto r = etwire(std::string("validate configs/") + name);
     EXPECT_EQ(r.code, 0) << r.output;
     EXPECT_THAT(r.output, HasSubstr(std::string("OK configs/") + name + ": "));
