@@ -73,6 +73,10 @@ struct Packet {
   // BTH.
   uint8_t opcode = 0;
   uint8_t bth_flags = 0;
+  // Not BTH: cut to its headers by a twin switch that would otherwise have dropped it
+  // (fabric.trimming); its payload is gone (payload_bytes 0), and the receiver reports the PSN
+  // lost at once. Here, where the BTH leaves padding, the packet stays 72 bytes.
+  bool trimmed = false;
   uint32_t dest_qpn = 0;
   uint32_t psn = 0;
 
@@ -90,10 +94,6 @@ struct Packet {
   uint8_t pfc_priority = 0;
   uint16_t pfc_quanta = 0;
 
-  // Cut to its headers by a twin switch that would otherwise have dropped it (fabric.trimming):
-  // its payload is gone (payload_bytes 0), and the receiver reports the PSN lost at once.
-  bool trimmed = false;
-
   // RDMA payload bytes (not counting pad or ICRC), and the bytes the packet occupies on the wire
   // including every header, pad, ICRC, FCS, preamble and inter-frame gap: the figure that sets
   // serialization time and buffer occupancy.
@@ -104,5 +104,8 @@ struct Packet {
     return kind == PacketKind::kRoce && opcode <= opcode::kWriteOnlyWithImmediate;
   }
 };
+// The twin's pool, its links and every queue of packets copy it whole: a field added where
+// there is no padding left costs every packet.
+static_assert(sizeof(Packet) == 72, "nic::Packet grew");
 
 }  // namespace etwire::nic
