@@ -198,10 +198,6 @@ class FabricTwin final : private clock::EventHandler {
   void frame_arrives(uint32_t link, clock::Nanos now);
   void deliver_to_host(uint32_t host_slot, uint32_t slot, clock::Nanos now);
   void arrive_at_switch(uint32_t switch_port, uint32_t slot, clock::Nanos now);
-  // What the egress queue of `route` (a global switch port) may take of a packet, in bytes
-  // of the switch's buffer and in the queue's packet limit; nothing when it is full.
-  BufferCharge admit(const SwitchPort& ingress, SwitchPort& egress, uint32_t route,
-                     uint8_t priority, uint32_t bytes, bool lossless);
   // A packet the egress queue had no room for: cut to its headers when trimming, else dropped.
   void trim_or_drop(uint32_t egress_index, uint32_t slot, clock::Nanos now);
   void try_start(uint32_t switch_port, clock::Nanos now);

@@ -144,8 +144,16 @@ void FabricTwin::arrive_at_switch(uint32_t ingress_index, uint32_t slot, clock::
                     }));
   const uint32_t egress_index = port_slot_[route];
   SwitchPort& egress = switch_ports_[egress_index];
+  // Lossless traffic is bounded per ingress port by PFC, so with a per-port buffer it is charged
+  // to its ingress port's share; lossy traffic to the share of the port it waits for. A queue
+  // counted in packets that is full admits nothing, whatever bytes the buffer has left.
   const bool lossless = ingress.pfc.lossless(priority);
-  const BufferCharge charge = admit(ingress, egress, route, priority, bytes, lossless);
+  const uint32_t share = per_port_buffer_ && lossless ? ingress.global_index : route;
+  const bool queue_full =
+      queue_packet_limit_ > 0 && egress.egress.queued_packets(priority) >= queue_packet_limit_;
+  const BufferCharge charge =
+      queue_full ? BufferCharge{}
+                 : buffers_[ingress.buffer].try_charge(ingress.global_index, share, bytes);
   if (!charge.admitted()) {
     trim_or_drop(egress_index, slot, now);
     return;
@@ -169,16 +177,6 @@ void FabricTwin::arrive_at_switch(uint32_t ingress_index, uint32_t slot, clock::
   try_start(egress_index, now);
 }
 
-BufferCharge FabricTwin::admit(const SwitchPort& ingress, SwitchPort& egress, uint32_t route,
-                               uint8_t priority, uint32_t bytes, bool lossless) {
-  // A queue counted in packets that is full admits nothing, whatever bytes the buffer has left.
-  if (queue_packet_limit_ > 0 && egress.egress.queued_packets(priority) >= queue_packet_limit_) {
-    return BufferCharge{};
-  }
-  const uint32_t share = per_port_buffer_ && lossless ? ingress.global_index : route;
-  return buffers_[ingress.buffer].try_charge(ingress.global_index, share, bytes);
-}
-
 void FabricTwin::trim_or_drop(uint32_t egress_index, uint32_t slot, clock::Nanos now) {
   SwitchPort& egress = switch_ports_[egress_index];
   nic::Packet& packet = pool_[slot];
@@ -196,9 +194,9 @@ void FabricTwin::trim_or_drop(uint32_t egress_index, uint32_t slot, clock::Nanos
       packet.wire_bytes = header_bytes;
       packet.payload_bytes = 0;
       packet.priority = trimming_.priority;
-      egress.egress.enqueue(
-          packet.priority,
-          QueuedPacket{slot, header_bytes, BufferCharge::held_apart(), kNoSwitchPort, false}, now);
+      const BufferCharge apart = buffers_[egress.buffer].hold_apart(header_bytes);
+      egress.egress.enqueue(packet.priority,
+                            QueuedPacket{slot, header_bytes, apart, kNoSwitchPort, false}, now);
       try_start(egress_index, now);
       return;
     }

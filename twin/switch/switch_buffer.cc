@@ -20,11 +20,11 @@ SwitchBuffer::SwitchBuffer(const config::SwitchBuffer& config, uint32_t first_po
       limit_(shared_ ? pool_after_reserves(config, ports)
                      : pool_after_reserves(config, ports) / ports),
       used_(shared_ ? 1 : ports, 0),
-      reserved_used_(ports, 0) {}
+      reserved_used_(ports + 1, 0) {}
 
 uint64_t SwitchBuffer::used_bytes() const {
   return std::accumulate(used_.begin(), used_.end(), uint64_t{0}) +
-         std::accumulate(reserved_used_.begin(), reserved_used_.end(), uint64_t{0});
+         std::accumulate(reserved_used_.begin(), reserved_used_.end() - 1, uint64_t{0});
 }
 
 }  // namespace etwire::twin

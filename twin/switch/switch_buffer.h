@@ -19,8 +19,6 @@
 namespace etwire::twin {
 
 inline constexpr uint32_t kNotCharged = UINT32_MAX;
-// BufferCharge::share_port of a packet held apart from the buffer (trimmed headers).
-inline constexpr uint32_t kHeldApart = UINT32_MAX - 1;
 
 // Where a packet's bytes were charged: the reserve of an ingress port or a share (a port index,
 // or 0 for the shared pool's single share). Exactly one of the two is set when admitted.
@@ -29,8 +27,6 @@ struct BufferCharge {
   uint32_t share_port = kNotCharged;
 
   bool admitted() const { return reserve_port != kNotCharged || share_port != kNotCharged; }
-  // Admitted outside the buffer: its queue bounds it (fabric.trimming.queue).
-  static constexpr BufferCharge held_apart() { return {kNotCharged, kHeldApart}; }
 };
 
 class SwitchBuffer {
@@ -56,9 +52,16 @@ class SwitchBuffer {
   void release(const BufferCharge& charge, uint32_t bytes) {
     if (charge.reserve_port != kNotCharged) {
       reserved_used_[charge.reserve_port - first_port_] -= bytes;
-    } else if (charge.share_port != kHeldApart) {
+    } else {
       used_[shared_ ? 0 : charge.share_port - first_port_] -= bytes;
     }
+  }
+  // Admits `bytes` outside the buffer, whatever it holds: the caller bounds them (trimmed
+  // headers, fabric.trimming.queue). Released as any charge is, into a reserve of their own past
+  // the ports', which used_bytes() leaves out.
+  BufferCharge hold_apart(uint32_t bytes) {
+    reserved_used_.back() += bytes;
+    return {first_port_ + static_cast<uint32_t>(reserved_used_.size() - 1), kNotCharged};
   }
 
   // Bytes held, in total.
@@ -74,7 +77,7 @@ class SwitchBuffer {
   uint64_t reserve_;
   uint64_t limit_;
   std::vector<uint64_t> used_;           // one entry (shared) or one per port
-  std::vector<uint64_t> reserved_used_;  // one per port
+  std::vector<uint64_t> reserved_used_;  // one per port, then the bytes held apart
 };
 
 }  // namespace etwire::twin
