@@ -24,6 +24,7 @@
 #include "dataplane/dpdk/dpdk_data_plane.h"
 #include "engine/run_engine.h"
 #include "nic/dpdk/eal.h"
+#include "tests/dataplane_dpdk/shell_eal.h"
 #include "tests/testing/loopback_options.h"
 #include "tests/testing/test_paths.h"
 #include "trace/synth/synth.h"
@@ -32,10 +33,6 @@ namespace etwire::dataplane {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Three lcores whatever the machine has: lcore 2 shares CPU 0 with the main lcore.
-constexpr const char* kEalArgs =
-    R"([--no-pci, --no-huge, --no-shconf, -m, "512", --lcores, "0@0,1@1,2@0"])";
 
 struct Collect final : engine::FlowSink {
   void append(const transport::FlowRecord& record) override { records.push_back(record); }
@@ -66,7 +63,7 @@ mapping:
 telemetry:
   metrics: {{listen: "127.0.0.1:0"}}
 )",
-                     trace, kEalArgs, ports);
+                     trace, kShellEalArgs, ports);
 }
 
 std::string ring_ports(const std::string& a_extra, const std::string& b_extra) {
