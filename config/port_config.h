@@ -10,6 +10,7 @@
 
 #include "config/addresses.h"
 #include "config/qos_config.h"
+#include "config/transport_config.h"
 
 namespace etwire::config {
 
@@ -104,6 +105,10 @@ struct PortConfig {
   uint32_t mtu = 4200;  // IP MTU of the link, as on a Linux netdev
   uint16_t vlan = 0;    // 802.1Q VLAN id; 0 = untagged
   PortQos qos;
+  // How this port's responders take data that arrives out of order; nullopt = transport.receiver.
+  // On a hardware RNIC it says what the NIC's firmware does (etwire does not set it), for
+  // `run --predict`'s twin of the port.
+  std::optional<Receiver> receiver;
   // The emulator (emulators[].name) whose process drives this port; "" with no emulators section.
   std::string emulator;
   // The first QP number the port gives on the wire; nullopt = mapping.addressing.qpn_base.

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "config/dcqcn_config.h"
 
@@ -106,9 +107,27 @@ struct TransportConfig {
   // refused rather than ignored.
   bool retransmission_model_set = false;
   EntropyConfig entropy;
+  // The receiver of every port that does not name its own (ports[].receiver).
   Receiver receiver = Receiver::kGoBackN;
+  // Resolved by the loader from ports[].receiver: each run port's receiver, by run port index,
+  // when some port's differs from `receiver`; empty when every port takes `receiver`. A requester
+  // follows its responder's (a NAK means something else to each), so the table covers every run
+  // port, those other processes drive included.
+  std::vector<Receiver> port_receivers;
   OutOfOrderConfig out_of_order;
   DcqcnConfig dcqcn;
+
+  // The receiver of run port `port` (`receiver` for a port the table does not cover).
+  Receiver receiver_of(uint32_t port) const {
+    return port < port_receivers.size() ? port_receivers[port] : receiver;
+  }
+  bool any_out_of_order() const {
+    if (receiver == Receiver::kOutOfOrder) return true;
+    for (Receiver r : port_receivers) {
+      if (r == Receiver::kOutOfOrder) return true;
+    }
+    return false;
+  }
 };
 
 }  // namespace etwire::config

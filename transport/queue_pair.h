@@ -100,6 +100,8 @@ struct RequesterQp {
   bool timer_event_pending : 1 = false;
   bool failed : 1 = false;
   bool resend_pending : 1 = false;  // out-of-order receivers: a PSN queued to be sent again
+  // Its responder places out-of-order data: a NAK asks for one PSN, not for a go-back.
+  bool to_out_of_order : 1 = false;
   // Adaptive retransmission: when the current stall began (the last progress, or the first packet
   // sent with nothing outstanding), as retransmit_timing::StallClock stamps it.
   uint16_t progress_stamp = 0;

@@ -124,7 +124,7 @@ void Transport::on_acknowledge(uint32_t requester, const nic::Packet& packet, cl
   if (packet.aeth_syndrome == nic::aeth::kNakSequenceError) {
     ++counters.naks_received;
     ++qp.counters.naks_received;
-    if (config_.receiver == config::Receiver::kOutOfOrder) {
+    if (qp.to_out_of_order) {
       resend_one(requester, psn, now);
       return;
     }

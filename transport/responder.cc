@@ -122,7 +122,8 @@ void Transport::report_losses(ResponderQp& qp, ReorderWindow& window, uint64_t a
 void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Nanos now) {
   ResponderQp& qp = responders_[responder];
   RequesterQp* requester = qp.has_local_requester() ? &requesters_[qp.requester_or_marks] : nullptr;
-  TransportPortCounters& counters = ports_[qp.port].counters;
+  TransportPort& port = ports_[qp.port];
+  TransportPortCounters& counters = port.counters;
   ++qp.counters.packets;
 
   // Notification point: every CE-marked arrival counts, in order or not; CNPs are paced per QP.
@@ -143,7 +144,7 @@ void Transport::on_data(uint32_t responder, const nic::Packet& packet, clock::Na
     ++counters.trimmed_packets;
     ++qp.counters.trimmed_packets;
   }
-  if (config_.receiver == config::Receiver::kOutOfOrder) {
+  if (port.receiver == config::Receiver::kOutOfOrder) {
     place_out_of_order(responder, packet, psn, ack_requested, now);
     return;
   }

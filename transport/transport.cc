@@ -56,7 +56,10 @@ class Transport::PortReceiver final : public nic::PacketReceiver {
 
 Transport::Transport(const config::TransportConfig& config, clock::Scheduler& scheduler,
                      FlowObserver& observer)
-    : config_(config), scheduler_(scheduler), observer_(observer) {
+    : config_(config),
+      scheduler_(scheduler),
+      observer_(observer),
+      any_out_of_order_(config.any_out_of_order()) {
   if (config_.pmtu == 0) throw std::invalid_argument("transport: pmtu must be positive");
 }
 
@@ -80,6 +83,7 @@ uint32_t Transport::add_port(nic::Port& port, const config::PortQos& qos,
   added.qos = qos;
   added.format = format;
   added.speed_bps = port.speed_bps();
+  added.receiver = config_.receiver_of(id);
   added.wire = clock::LineRateTimer(added.speed_bps);
   receivers_.push_back(std::make_unique<PortReceiver>(*this, index));
   port.set_receiver(receivers_.back().get());
@@ -118,7 +122,8 @@ void Transport::open_requester(uint32_t port, uint32_t qpn, uint32_t remote_port
   const uint64_t line_rate = ports_[port].speed_bps;
   requester.pacer = clock::LineRateTimer(line_rate);
   requester.reaction_point.reset(&config_.dcqcn, line_rate, scheduler_.now());
-  if (config_.receiver == config::Receiver::kOutOfOrder) resends_.emplace_back();
+  requester.to_out_of_order = config_.receiver_of(remote_port) == config::Receiver::kOutOfOrder;
+  if (any_out_of_order_) resends_.emplace_back();
   if (config_.entropy.mode == config::EntropyMode::kSpray) sprayed_.push_back(0);
   // Its responder may be here already.
   if (remote_qpn < responder_by_qpn_.size() && responder_by_qpn_[remote_qpn] != kNoQp) {
@@ -144,8 +149,9 @@ void Transport::open_responder(uint32_t port, uint32_t qpn, uint32_t remote_port
   responder.qpn = qpn;
   responder.remote_qpn = remote_qpn;
   responder.udp_source_port = udp_source_port;
-  if (config_.receiver == config::Receiver::kOutOfOrder) {
-    windows_.emplace_back(config_.out_of_order.window);
+  if (any_out_of_order_) {
+    const bool places = ports_[port].receiver == config::Receiver::kOutOfOrder;
+    windows_.emplace_back(places ? config_.out_of_order.window : 0);
   }
   // Its requester may be here already.
   if (remote_qpn < requester_by_qpn_.size() && requester_by_qpn_[remote_qpn] != kNoQp &&

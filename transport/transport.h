@@ -199,8 +199,9 @@ class Transport final : public clock::EventHandler {
   std::vector<ResponderQp> responders_;
   std::vector<uint32_t> requester_by_qpn_;
   std::vector<uint32_t> responder_by_qpn_;
-  // Out-of-order receivers only, by slot: each requester's PSNs to send again, each responder's
-  // window.
+  // With an out-of-order receiver on any port only, by slot: each requester's PSNs to send
+  // again, each responder's window (empty on a go-back-N port).
+  bool any_out_of_order_ = false;
   std::vector<RingQueue<uint64_t>> resends_;
   std::vector<ReorderWindow> windows_;
   // Sprayed entropy only (transport.entropy.mode: spray), by requester slot: its data packets

@@ -11,6 +11,7 @@
 #include "clock/time.h"
 #include "common/ring_queue.h"
 #include "config/qos_config.h"
+#include "config/transport_config.h"
 #include "nic/frame_size.h"
 #include "nic/packet.h"
 #include "nic/port.h"
@@ -50,6 +51,7 @@ struct TransportPort {
   config::PortQos qos;
   nic::FrameFormat format;
   uint64_t speed_bps = 0;
+  config::Receiver receiver = config::Receiver::kGoBackN;  // how its responders take data
   clock::LineRateTimer wire;
   RingQueue<uint32_t> ready;  // requester QPs that may send now, round-robin
   std::array<RingQueue<nic::Packet>, kPriorities> control;  // ACK/NAK/CNP waiting, per class

@@ -314,9 +314,18 @@ class Checker : private CheckReporter {
       error(Problem::kBackend, "transport.receiver",
             fmt::format("port \"{}\" is a hardware RNIC, which places out-of-order data or not "
                         "as its firmware is set (on NVIDIA NICs with adaptive routing on, see "
-                        "mlxreg); etwire does not set it: leave transport.receiver out, or run "
-                        "the software RNIC (verbs.rnic: software)",
+                        "mlxreg); etwire does not set it: leave transport.receiver out (a port's "
+                        "own receiver: says what its NIC does, for run --predict), or run the "
+                        "software RNIC (verbs.rnic: software)",
                         first_rnic->name));
+    }
+    for (const config::PortConfig& port : config_.ports) {
+      if (port.backend != config::Backend::kVerbs || !port.receiver) continue;
+      warning(Problem::kBackend, child_path(port.key_path, "receiver"),
+              fmt::format("port \"{}\" is a hardware RNIC: receiver {} says what its firmware "
+                          "does, which etwire neither sets nor reads; run --predict's twin of "
+                          "the port receives that way",
+                          port.name, config::receiver_name(*port.receiver)));
     }
   }
 

@@ -40,6 +40,19 @@ void derive_path_mtu(config::RunConfig& config) {
   config.transport.pmtu = pmtu;
 }
 
+void derive_port_receivers(config::RunConfig& config) {
+  config::TransportConfig& transport = config.transport;
+  transport.port_receivers.clear();
+  const bool all_alike =
+      std::all_of(config.ports.begin(), config.ports.end(), [&](const config::PortConfig& port) {
+        return port.receiver.value_or(transport.receiver) == transport.receiver;
+      });
+  if (all_alike) return;
+  for (const config::PortConfig& port : config.ports) {
+    transport.port_receivers.push_back(port.receiver.value_or(transport.receiver));
+  }
+}
+
 void derive_leaf_spine(config::RunConfig& config) {
   config::FabricConfig& fabric = config.fabric;
   config::LeafSpineConfig& ls = fabric.leaf_spine;

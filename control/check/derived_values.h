@@ -18,6 +18,10 @@ void derive_port_addresses(config::RunConfig& config);
 // transport.pmtu auto: the largest RoCE path MTU that every port's MTU carries.
 void derive_path_mtu(config::RunConfig& config);
 
+// transport.port_receivers from ports[].receiver: filled (every run port's receiver) when a port
+// names one other than transport.receiver, cleared otherwise.
+void derive_port_receivers(config::RunConfig& config);
+
 // Leaf-spine and three-tier: each tier's uplink speed from its oversubscription, or (when the file
 // gives uplink_speed) the oversubscription from it, using the fastest loopback port's speed
 // (config/fabric_shape.h).

@@ -151,6 +151,8 @@ void parse_port_entry(MapReader& section, std::vector<config::PortConfig>& out,
   section.text("emulator", port.emulator);
   MapReader qos = section.section("qos");
   parse_qos(qos, port.qos);
+  config::Receiver receiver = config::Receiver::kGoBackN;
+  if (section.choice("receiver", receiver, config::receiver_names())) port.receiver = receiver;
   MapReader dpdk = section.section("dpdk");
   parse_dpdk_port(dpdk, port.speed_bps, port.dpdk);
   MapReader verbs = section.section("verbs");

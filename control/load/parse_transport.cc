@@ -97,14 +97,16 @@ void parse_entropy(MapReader& section, config::EntropyConfig& out) {
   section.finish();
 }
 
-void parse_out_of_order(MapReader& parent, config::TransportConfig& out) {
+void parse_out_of_order(MapReader& parent, config::TransportConfig& out,
+                        bool some_port_out_of_order) {
   DocumentContext& ctx = parent.context();
   parent.choice("receiver", out.receiver, config::receiver_names());
   MapReader section = parent.section("out_of_order");
-  if (parent.has("out_of_order") && out.receiver != config::Receiver::kOutOfOrder) {
+  if (parent.has("out_of_order") && out.receiver != config::Receiver::kOutOfOrder &&
+      !some_port_out_of_order) {
     ctx.error(Problem::kInconsistent, parent.get("out_of_order"), parent.key_path("out_of_order"),
-              "out_of_order applies to receiver out-of-order; a go-back-n receiver takes only "
-              "the next PSN");
+              "out_of_order applies to out-of-order receivers (transport.receiver or a port's "
+              "receiver); a go-back-n receiver takes only the next PSN");
     return;
   }
   section.integer("window", out.out_of_order.window, 2, 1u << 20);
@@ -119,7 +121,8 @@ void parse_out_of_order(MapReader& parent, config::TransportConfig& out) {
   section.finish();
 }
 
-void parse_transport(MapReader& section, config::TransportConfig& out) {
+void parse_transport(MapReader& section, config::TransportConfig& out,
+                     bool some_port_out_of_order) {
   section.choice("op", out.op, config::rdma_op_names());
   parse_pmtu(section, out);
   std::string version;
@@ -141,7 +144,7 @@ void parse_transport(MapReader& section, config::TransportConfig& out) {
   const bool naks_set = section.boolean("naks_count_as_retries", out.naks_count_as_retries);
   check_retransmission(section, out, first_timeout_set, naks_set);
   out.retransmission_model_set = model_set || first_timeout_set || naks_set;
-  parse_out_of_order(section, out);
+  parse_out_of_order(section, out, some_port_out_of_order);
   MapReader entropy = section.section("entropy");
   parse_entropy(entropy, out.entropy);
   MapReader dcqcn = section.section("dcqcn");

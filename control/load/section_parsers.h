@@ -59,7 +59,9 @@ void parse_mapping(MapReader& section, const config::WorkloadConfig& workload,
 // `config_dir` resolves collectives.graph, which is read here.
 void parse_collectives(MapReader& section, const std::string& config_dir,
                        config::CollectivesConfig& out);
-void parse_transport(MapReader& section, config::TransportConfig& out);
+// `some_port_out_of_order`: a port's own receiver (ports[].receiver) is out-of-order, so
+// transport.out_of_order applies even when transport.receiver is go-back-n.
+void parse_transport(MapReader& section, config::TransportConfig& out, bool some_port_out_of_order);
 // `config_dir` resolves fabric.infragraph.
 void parse_fabric(MapReader& section, const std::string& config_dir, config::FabricConfig& out);
 void parse_telemetry(MapReader& section, config::TelemetryConfig& out);

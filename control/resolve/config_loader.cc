@@ -111,7 +111,11 @@ SectionPresence read_sections(const YAML::Node& root, const std::string& default
   MapReader collectives = top.section("collectives");
   parse_collectives(collectives, config_dir, config.collectives);
   MapReader transport = top.section("transport");
-  parse_transport(transport, config.transport);
+  const bool some_port_out_of_order =
+      std::any_of(config.ports.begin(), config.ports.end(), [](const config::PortConfig& port) {
+        return port.receiver == config::Receiver::kOutOfOrder;
+      });
+  parse_transport(transport, config.transport, some_port_out_of_order);
   present.fabric = top.has("fabric");
   MapReader fabric = top.section("fabric");
   parse_fabric(fabric, config_dir, config.fabric);
@@ -264,6 +268,7 @@ void resolve(RunPlan& plan, const LoadOptions& options, const RunPlan* reuse) {
   config::RunConfig& config = plan.config;
   derive_port_addresses(config);
   derive_path_mtu(config);
+  derive_port_receivers(config);
   derive_leaf_spine(config);
   check_config(config, plan.present, plan.source_map, plan.diagnostics);
   plan.twin = twin::configure_twin(config);

@@ -7,7 +7,9 @@
 #include <algorithm>
 
 #include "clock/virtual_clock.h"
+#include "tests/transport/ideal_wire.h"
 #include "tests/transport/one_message.h"
+#include "tests/transport/recording_observer.h"
 #include "tests/transport/twin_rig.h"
 #include "transport/transport.h"
 
@@ -81,6 +83,49 @@ TEST(OutOfOrderReceiver, AWindowTooSmallCostsResendsButCompletes) {
   EXPECT_EQ(got.record.status, FlowStatus::kCompleted);
   EXPECT_GT(got.record.retransmitted_packets, 1u);
   EXPECT_LT(got.record.retransmitted_packets, 64u);
+}
+
+// Port 0 sends one message to port 1, whose own receiver places out-of-order data, and one to
+// port 2, which takes the transport's go-back-N; the wire loses PSN 5 of each once. The sender
+// resends as each responder asks: the one PSN to port 1, everything after it to port 2.
+TEST(OutOfOrderReceiver, EachPortReceivesAsItsOwnSettingSays) {
+  config::TransportConfig config = out_of_order(1024, 8);
+  config.receiver = config::Receiver::kGoBackN;
+  config.port_receivers = {config::Receiver::kGoBackN, config::Receiver::kOutOfOrder,
+                           config::Receiver::kGoBackN};
+  clock::VirtualClock clock;
+  testing::IdealWire wire(clock, 3, 100'000'000'000, 1'000);
+  testing::RecordingObserver observer;
+  Transport transport(config, clock, observer);
+  for (size_t p = 0; p < 3; ++p) transport.add_port(wire.port(p), {}, {});
+  std::vector<uint32_t> to_lose = {1, 2};  // the ports whose PSN 5 is still to be lost
+  wire.set_hook([&to_lose](nic::Packet& packet, clock::Nanos) {
+    const auto it = std::find(to_lose.begin(), to_lose.end(), packet.dst_port);
+    if (!packet.is_data() || packet.psn != 5 || it == to_lose.end()) {
+      return testing::Verdict::kDeliver;
+    }
+    to_lose.erase(it);
+    return testing::Verdict::kDrop;
+  });
+  for (const uint32_t to : {1u, 2u}) {
+    transport.post(transport.connect(0, to, static_cast<uint16_t>(49152 + to)), 64 * config.pmtu,
+                   {});
+  }
+  while (!clock.idle()) clock.poll();
+  ASSERT_EQ(observer.finished.size(), 2u);
+  for (const FlowRecord& record : observer.finished) {
+    SCOPED_TRACE(record.dst_port);
+    EXPECT_EQ(record.status, FlowStatus::kCompleted);
+    if (record.dst_port == 1) {
+      EXPECT_EQ(record.retransmitted_packets, 1u);
+    } else {
+      EXPECT_GT(record.retransmitted_packets, 10u);
+    }
+  }
+  EXPECT_EQ(transport.port_counters(1).naks_sent, 1u);
+  EXPECT_EQ(transport.port_counters(1).missing_packets, 1u);
+  EXPECT_EQ(transport.port_counters(2).naks_sent, 1u);
+  EXPECT_EQ(transport.port_counters(0).timeouts, 0u);
 }
 
 // Two senders into one port of a single switch whose link to it swaps a frame with the one
