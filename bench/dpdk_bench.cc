@@ -2,7 +2,7 @@
 // the transport's pacing on the wall clock. Both on net_null, so nothing but etwire and DPDK is
 // measured.
 //
-//   bench_dpdk [--seconds S] [--skip-testpmd] [--skip-capture] [--skip-pacing]
+//   bench_dpdk [--seconds S] [--skip-testpmd] [--skip-capture] [--skip-spray] [--skip-pacing]
 //              [--rates G,G,...] [--tx-descriptors N]
 //
 // Frames: WRITE MIDDLE packets of a full PMTU (1024 and 4096 bytes), IPv4, with the ICRC, built
@@ -50,6 +50,7 @@ struct Options {
   double seconds = 3;
   bool testpmd = true;
   bool capture = true;
+  bool spray = true;
   bool pacing = true;
   std::vector<double> rates_gbps = {1, 10, 25, 100, 200, 400};
   uint16_t tx_descriptors = 0;  // 0: what a run gives a port of that speed
@@ -87,9 +88,10 @@ nic::dpdk::DpdkPortSetup null_port(uint16_t device, uint32_t pmtu, uint64_t spee
 // Frames per second of DpdkPort::transmit on one core. With `capture_snap` above 0, the port also
 // captures (telemetry.record.pcap) into a ring of frames of that many bytes, sized as a DPDK run's
 // (FrameCaptureRing::kWallClockBytes), which a writer thread writes to a file under /tmp; `lost` is
-// then the share of frames the ring had no room for.
+// then the share of frames the ring had no room for. With `spray_values` above 0, each frame's UDP
+// source port is the next of that many (transport.entropy spray, every 1).
 double etwire_mpps(uint32_t pmtu, double seconds, uint32_t& frame_bytes, uint32_t capture_snap = 0,
-                   double* lost = nullptr) {
+                   double* lost = nullptr, uint32_t spray_values = 0) {
   frame::PayloadPattern payload(pmtu, pmtu);
   nic::WireDirectory directory;
   directory.add(0, one_route());
@@ -125,6 +127,9 @@ double etwire_mpps(uint32_t pmtu, double seconds, uint32_t& frame_bytes, uint32_
   while (true) {
     for (int i = 0; i < 4096; ++i) {
       packet.psn = static_cast<uint32_t>(sent + i) & nic::kPsnMask;
+      if (spray_values > 0) {
+        packet.udp_source_port = static_cast<uint16_t>(0xC000 | ((sent + i) % spray_values));
+      }
       port.transmit(packet, 0);
     }
     sent += 4096;
@@ -270,6 +275,19 @@ Pacing pacing(uint64_t speed_bps, uint32_t pmtu, uint16_t tx_descriptors) {
   return result;
 }
 
+// The transmit loop with a new UDP source port on every frame (transport.entropy spray) beside
+// the same loop on one source port.
+void print_spray_table(double seconds) {
+  std::printf("\nTransmit with the source port sprayed over 256 values, every frame, same loop\n");
+  std::printf("%6s %13s %13s %9s\n", "pmtu", "per_qp_Mpps", "spray_Mpps", "ratio");
+  for (uint32_t pmtu : {4096u, 1024u}) {
+    uint32_t frame_bytes = 0;
+    const double one = etwire_mpps(pmtu, seconds, frame_bytes);
+    const double sprayed = etwire_mpps(pmtu, seconds, frame_bytes, 0, nullptr, 256);
+    std::printf("%6u %13.2f %13.2f %9.2f\n", pmtu, one, sprayed, sprayed / one);
+  }
+}
+
 // The transmit loop capturing every frame (telemetry.record.pcap), headers only and whole, beside
 // the same loop without capture.
 void print_capture_table(double seconds) {
@@ -301,6 +319,8 @@ int main(int argc, char** argv) {
       options.testpmd = false;
     } else if (flag == "--skip-capture") {
       options.capture = false;
+    } else if (flag == "--skip-spray") {
+      options.spray = false;
     } else if (flag == "--skip-pacing") {
       options.pacing = false;
     } else if (flag == "--rates" && i + 1 < argc) {
@@ -319,8 +339,8 @@ int main(int argc, char** argv) {
       options.tx_descriptors = static_cast<uint16_t>(std::atoi(argv[++i]));
     } else {
       std::printf(
-          "usage: bench_dpdk [--seconds S] [--skip-testpmd] [--skip-capture] [--skip-pacing] "
-          "[--rates G,G,...] [--tx-descriptors N]\n");
+          "usage: bench_dpdk [--seconds S] [--skip-testpmd] [--skip-capture] [--skip-spray] "
+          "[--skip-pacing] [--rates G,G,...] [--tx-descriptors N]\n");
       return flag == "--help" || flag == "-h" ? 0 : 2;
     }
   }
@@ -343,6 +363,7 @@ int main(int argc, char** argv) {
   }
   // The same transmit loop capturing every frame (telemetry.record.pcap), headers only and whole.
   if (options.capture) print_capture_table(options.seconds);
+  if (options.spray) print_spray_table(options.seconds);
   if (!options.pacing) {
     rte_eal_cleanup();
     return 0;

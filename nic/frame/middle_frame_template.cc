@@ -17,6 +17,17 @@ PsnWordShift::PsnWordShift(const PayloadPattern& payload, uint32_t payload_and_p
       tables_[k][b] = payload.extend(crc32_update_be_words(0, &word, 1), payload_and_pad) ^ none;
     }
   }
+  // The source port is the high half of the UDP header's first word; four words follow it to
+  // the payload (the rest of the UDP header, the BTH), which the shift passes over as zeros.
+  const std::array<uint32_t, 4> after{};
+  for (uint32_t k = 0; k < 2; ++k) {
+    for (uint32_t b = 0; b < 256; ++b) {
+      const uint32_t word = b << (24 - 8 * k);
+      const uint32_t reg =
+          crc32_update_be_words(crc32_update_be_words(0, &word, 1), after.data(), after.size());
+      source_port_tables_[k][b] = payload.extend(reg, payload_and_pad) ^ none;
+    }
+  }
 }
 
 void MiddleFrameTemplate::build(const FrameWriter& writer, const PsnWordShift& shift,
@@ -53,6 +64,7 @@ void MiddleFrameTemplate::build(const FrameWriter& writer, const PsnWordShift& s
       crc32_update_be_words(kIcrcSeed, words.data(), covered_words), payload_and_pad_);
   key_ = header_key(first);
   payload_bytes_ = first.payload_bytes;
+  source_port_ = first.udp_source_port;
   bth_flags_ = first.bth_flags;
 }
 

@@ -1,6 +1,7 @@
 // The steady state of a connection's traffic is a run of full-PMTU MIDDLE packets that differ
-// only in their PSN (and now and then the ACK-request bit). Their headers are the same bytes every
-// time, and the ICRC's CRC register over everything in front of the PSN word is the same number.
+// only in their PSN (and now and then the ACK-request bit, and under transport.entropy spray the
+// UDP source port). Their other headers are the same bytes every time, and the ICRC's CRC
+// register over everything in front of the PSN word is the same number.
 // A template keeps both: a frame then costs a copy of the headers, the PSN word stored, one word
 // of CRC, the payload's precomputed shift and the ICRC stored, instead of assembling and CRC'ing
 // a dozen header words (FrameWriter::write_around_payload, which the template reproduces byte for
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -21,10 +23,11 @@
 
 namespace etwire::frame {
 
-// How the PSN word (ACK-request bit and PSN, the last word before the payload) of a frame with
-// `payload_and_pad` payload bytes moves the ICRC register: the CRC is linear, so the word's effect
-// through its own CRC step and the payload after it is the XOR of its four bytes' effects, four
-// tables made once. Shared by every template of that payload length.
+// How the fields a MIDDLE frame of `payload_and_pad` payload bytes varies move its ICRC register:
+// the PSN word (ACK-request bit and PSN, the last word before the payload) and the UDP source
+// port (the first word of the UDP header, 16 bytes before the PSN word whatever the IP version).
+// The CRC is linear, so a field's effect through the CRC steps and the payload after it is the
+// XOR of its bytes' effects, tables made once. Shared by every template of that payload length.
 class PsnWordShift {
  public:
   // The pattern must outlive the shift.
@@ -34,6 +37,10 @@ class PsnWordShift {
     return tables_[0][psn_word >> 24] ^ tables_[1][(psn_word >> 16) & 0xFF] ^
            tables_[2][(psn_word >> 8) & 0xFF] ^ tables_[3][psn_word & 0xFF];
   }
+  // The register's change when the source port changes by `port_change` (old XOR new).
+  uint32_t source_port(uint16_t port_change) const {
+    return source_port_tables_[0][port_change >> 8] ^ source_port_tables_[1][port_change & 0xFF];
+  }
   const PayloadPattern& payload() const { return payload_; }
   uint32_t payload_and_pad() const { return payload_and_pad_; }
 
@@ -41,6 +48,7 @@ class PsnWordShift {
   const PayloadPattern& payload_;
   uint32_t payload_and_pad_;
   std::array<std::array<uint32_t, 256>, 4> tables_;
+  std::array<std::array<uint32_t, 256>, 2> source_port_tables_;
 };
 
 class MiddleFrameTemplate {
@@ -58,11 +66,12 @@ class MiddleFrameTemplate {
   void build(const FrameWriter& writer, const PsnWordShift& shift, const nic::Packet& prototype,
              uint32_t dest_qpn, const FrameAddresses& addresses, uint8_t* scratch);
 
-  // Built, and for a packet whose every header field but the PSN and the ACK-request bit is the
-  // prototype's. The destination QP number is not compared: a template belongs to one
-  // connection, and writes the wire number it was built with.
+  // Built, and for a packet whose every header field but the PSN, the ACK-request bit and the UDP
+  // source port is the prototype's. The destination QP number is not compared: a template
+  // belongs to one connection, and writes the wire number it was built with.
   bool fits(const nic::Packet& packet) const {
-    return header_key(packet) == key_ && packet.payload_bytes == payload_bytes_ &&
+    return ((header_key(packet) ^ key_) & ~kSourcePortBits) == 0 &&
+           packet.payload_bytes == payload_bytes_ &&
            (packet.bth_flags & ~nic::bth_flag::kAckRequest) == bth_flags_;
   }
 
@@ -87,10 +96,18 @@ class MiddleFrameTemplate {
     }
     std::memcpy(payload - kMaxHeaderBytes, header_.data(), kMaxHeaderBytes);
     store_be32(payload - 4, psn_word);  // the PSN word ends the BTH, the last header
-    store_icrc(payload + payload_and_pad_,
-               icrc_from_register(register_without_psn_ ^ (*shift_)(psn_word)));
+    uint32_t reg = register_without_psn_ ^ (*shift_)(psn_word);
+    if (packet.udp_source_port != source_port_) [[unlikely]] {
+      store_be16(payload - kSourcePortBeforePayload, packet.udp_source_port);
+      reg ^= shift_->source_port(packet.udp_source_port ^ source_port_);
+    }
+    store_icrc(payload + payload_and_pad_, icrc_from_register(reg));
     return length_;
   }
+
+  // Where the UDP source port starts, counted back from the payload of a MIDDLE frame: the UDP
+  // header (8 bytes) and the BTH (12) lie between, whatever the IP version and tagging.
+  static constexpr uint32_t kSourcePortBeforePayload = 20;
 
  private:
   const PsnWordShift* shift_ = nullptr;
@@ -107,6 +124,7 @@ class MiddleFrameTemplate {
   // succeeds), its payload length and its BTH flags without the ACK-request bit.
   uint64_t key_ = kNotBuilt;
   uint32_t payload_bytes_ = 0;
+  uint16_t source_port_ = 0;  // the prototype's, in the headers kept
   uint8_t bth_flags_ = 0;
 
   // The eight bytes of a packet from its UDP source port to its opcode (priority, DSCP, ECN,
@@ -125,6 +143,9 @@ class MiddleFrameTemplate {
   }
   // No packet has it: its ICRC fault flag, a bool, would be 0xFF.
   static constexpr uint64_t kNotBuilt = ~uint64_t{0};
+  // The source port's bits of a header key: its first two bytes in memory.
+  static constexpr uint64_t kSourcePortBits =
+      std::endian::native == std::endian::little ? 0xFFFFull : 0xFFFFull << 48;
 };
 
 // A power of two: the DPDK port finds a connection's template with a shift, not a multiply.

@@ -1,5 +1,6 @@
 // The template writes exactly the frames FrameWriter writes, for every format, both MIDDLE
-// opcodes, any PSN and either ACK-request bit, and refuses packets whose headers differ.
+// opcodes, any PSN, either ACK-request bit and any UDP source port (sprayed entropy), and refuses
+// packets whose other headers differ.
 #include "nic/frame/middle_frame_template.h"
 
 #include <gtest/gtest.h>
@@ -48,6 +49,8 @@ TEST_F(MiddleFrameTemplateTest, WritesWhatTheWriterWrites) {
         packet.psn = static_cast<uint32_t>(random()) & nic::kPsnMask;
         packet.bth_flags = (i % 3 == 0) ? prototype.bth_flags | nic::bth_flag::kAckRequest
                                         : prototype.bth_flags & ~nic::bth_flag::kAckRequest;
+        // Half of them on another source port, as a sprayed QP's.
+        if (i % 2 == 1) packet.udp_source_port = static_cast<uint16_t>(random());
         ASSERT_TRUE(frame_template.fits(packet));
         const uint32_t headers = frame_template.header_bytes();
         ASSERT_EQ(headers, FrameWriter::header_bytes(packet, format.ip_version, format.vlan));
@@ -81,7 +84,6 @@ TEST_F(MiddleFrameTemplateTest, RefusesPacketsWithOtherHeaders) {
   };
   EXPECT_TRUE(differs([](nic::Packet& p) { p.opcode = nic::opcode::kSendMiddle; }));
   EXPECT_TRUE(differs([](nic::Packet& p) { p.payload_bytes = kPmtu - 4; }));
-  EXPECT_TRUE(differs([](nic::Packet& p) { p.udp_source_port ^= 1; }));
   EXPECT_TRUE(differs([](nic::Packet& p) { p.dscp ^= 1; }));
   EXPECT_TRUE(differs([](nic::Packet& p) { p.ecn = nic::ecn::kCe; }));
   EXPECT_TRUE(differs([](nic::Packet& p) { p.priority ^= 1; }));
@@ -92,6 +94,7 @@ TEST_F(MiddleFrameTemplateTest, RefusesPacketsWithOtherHeaders) {
   EXPECT_TRUE(differs([](nic::Packet& p) { p.kind = nic::PacketKind::kPfcPause; }));
   EXPECT_TRUE(differs([](nic::Packet& p) { p.icrc_bad = true; }));
   EXPECT_FALSE(differs([](nic::Packet& p) { p.psn ^= 0x123; }));
+  EXPECT_FALSE(differs([](nic::Packet& p) { p.udp_source_port ^= 0x1234; }));
   // The QP number is the template's own: the connection's, whatever the packet says.
   EXPECT_FALSE(differs([](nic::Packet& p) { p.dest_qpn ^= 1; }));
   EXPECT_FALSE(differs([](nic::Packet& p) { p.bth_flags ^= nic::bth_flag::kAckRequest; }));
