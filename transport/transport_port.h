@@ -50,8 +50,9 @@ struct TransportPort {
   uint32_t id = 0;  // how packets name the port (Packet::src_port / dst_port)
   config::PortQos qos;
   nic::FrameFormat format;
+  // How its responders take data; in the byte the fields above leave before speed_bps.
+  config::Receiver receiver = config::Receiver::kGoBackN;
   uint64_t speed_bps = 0;
-  config::Receiver receiver = config::Receiver::kGoBackN;  // how its responders take data
   clock::LineRateTimer wire;
   RingQueue<uint32_t> ready;  // requester QPs that may send now, round-robin
   std::array<RingQueue<nic::Packet>, kPriorities> control;  // ACK/NAK/CNP waiting, per class
