@@ -24,21 +24,14 @@
 #include "dataplane/dpdk/dpdk_data_plane.h"
 #include "engine/run_engine.h"
 #include "nic/dpdk/eal.h"
-#include "tests/dataplane_dpdk/shell_eal.h"
+#include "tests/dataplane_dpdk/shell_support.h"
 #include "tests/testing/loopback_options.h"
 #include "tests/testing/test_paths.h"
-#include "trace/synth/synth.h"
 
 namespace etwire::dataplane {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Collect final : engine::FlowSink {
-  void append(const transport::FlowRecord& record) override { records.push_back(record); }
-  void flush() override {}
-  std::vector<transport::FlowRecord> records;
-};
 
 struct ShellRun {
   engine::RunResults results;
@@ -78,13 +71,7 @@ class DpdkShell : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new fs::path(etwire::testing::make_scratch_dir("dpdk-shell"));
-    synth::MicrobenchSpec spec;
-    spec.collective = trace::CollectiveType::kAllToAll;
-    spec.bytes = 256 << 10;
-    spec.ranks = 8;
-    spec.iterations = 2;
-    trace_ = new std::string((*dir_ / "t").string());
-    synth::write_microbench(spec, *trace_);
+    trace_ = new std::string(write_all_to_all((*dir_ / "t").string(), 256 << 10));
   }
   static void TearDownTestSuite() {
     delete dir_;

@@ -34,9 +34,8 @@
 #include "engine/run_engine.h"
 #include "nic/dpdk/eal.h"
 #include "nic/frame/frame_reader.h"
-#include "tests/dataplane_dpdk/shell_eal.h"
+#include "tests/dataplane_dpdk/shell_support.h"
 #include "tests/testing/test_paths.h"
-#include "trace/synth/synth.h"
 
 namespace etwire::dataplane {
 namespace {
@@ -178,12 +177,6 @@ class ReorderingDevice {
   std::atomic<bool> stopping_{false};
 };
 
-struct Collect final : engine::FlowSink {
-  void append(const transport::FlowRecord& record) override { records.push_back(record); }
-  void flush() override {}
-  std::vector<transport::FlowRecord> records;
-};
-
 // What the capture of one port shows of the sprayed entropy.
 struct EntropySeen {
   uint64_t data_frames = 0;
@@ -244,13 +237,7 @@ class ReorderingDeviceTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     dir_ = new fs::path(etwire::testing::make_scratch_dir("dpdk-reorder"));
-    synth::MicrobenchSpec spec;
-    spec.collective = trace::CollectiveType::kAllToAll;
-    spec.bytes = 1 << 20;
-    spec.ranks = 8;
-    spec.iterations = 2;
-    trace_ = new std::string((*dir_ / "t").string());
-    synth::write_microbench(spec, *trace_);
+    trace_ = new std::string(write_all_to_all((*dir_ / "t").string(), 1 << 20));
   }
   static void TearDownTestSuite() {
     delete dir_;
