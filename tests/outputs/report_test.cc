@@ -3,10 +3,12 @@
 // charts' figures from hand-made files, bounded series, and the page with one run and with two.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "engine/run_results.h"
 #include "outputs/compare/comparison_report.h"
@@ -422,6 +424,51 @@ TEST(HtmlReport, TheQpsThatMetTheMostCongestionFromQpsCsv) {
   fs::remove(dir / "qps.csv");
   EXPECT_NE(html_report({load_report_run(dir, "demo")}).find("qps.csv is not there"),
             std::string::npos);
+}
+
+// qps.csv without `columns` (plain fields, none quoted), as a run before they existed wrote it.
+void drop_columns(const fs::path& path, const std::vector<std::string>& columns) {
+  std::istringstream in(read(path));
+  std::string out;
+  std::vector<bool> keep;
+  for (std::string line; std::getline(in, line);) {
+    std::vector<std::string> fields;
+    std::istringstream cells(line + ",");
+    for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(cell);
+    if (keep.empty()) {
+      for (const std::string& name : fields) {
+        keep.push_back(std::find(columns.begin(), columns.end(), name) == columns.end());
+      }
+    }
+    std::string row;
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (keep[i]) row += (row.empty() ? "" : ",") + fields[i];
+    }
+    out += row + "\n";
+  }
+  write(path, out);
+}
+
+TEST(HtmlReport, AQpsCsvWrittenBeforeACounterExistedReadsItAsZero) {
+  RunResults results = sample();
+  results.qps = two_qp_halves();
+  results.qps[0].stats.counters.sprayed_packets = 5;
+  results.qps[1].stats.counters.reordered_packets = 4;
+  results.qps[1].stats.counters.trimmed_packets = 2;
+  results.qps_counted = true;
+  const fs::path dir = results_dir("report-html-old-qps", results);
+  write_qps_csv(results, (dir / "qps.csv").string());
+  EXPECT_EQ(load_report_run(dir, "demo").results.qps, results.qps);
+  drop_columns(dir / "qps.csv", {"sprayed_packets", "reordered_packets", "trimmed_packets"});
+  ASSERT_EQ(read(dir / "qps.csv").find("sprayed"), std::string::npos);
+  const ReportRun run = load_report_run(dir, "demo");
+  ASSERT_EQ(run.results.qps.size(), 2u);
+  for (engine::QpRecord& qp : results.qps) {
+    qp.stats.counters.sprayed_packets = 0;
+    qp.stats.counters.reordered_packets = 0;
+    qp.stats.counters.trimmed_packets = 0;
+  }
+  EXPECT_EQ(run.results.qps, results.qps) << "every other counter as written";
 }
 
 TEST(HtmlReport, AQpsCsvRowItCannotReadNamesTheLine) {
