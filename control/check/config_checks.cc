@@ -314,9 +314,9 @@ class Checker : private CheckReporter {
       error(Problem::kBackend, "transport.receiver",
             fmt::format("port \"{}\" is a hardware RNIC, which places out-of-order data or not "
                         "as its firmware is set (on NVIDIA NICs with adaptive routing on, see "
-                        "mlxreg); etwire does not set it: leave transport.receiver out (a port's "
-                        "own receiver: says what its NIC does, for run --predict), or run the "
-                        "software RNIC (verbs.rnic: software)",
+                        "mlxreg); etwire does not set it: leave transport.receiver out (a "
+                        "port's receiver can say what its NIC does, for run --predict), or run "
+                        "the software RNIC (verbs.rnic: software)",
                         first_rnic->name));
     }
     for (const config::PortConfig& port : config_.ports) {
