@@ -302,8 +302,9 @@ telemetry:
       engine.capture_frames(out.string());
       device.start();
       run.results = engine.run();
+      // Before the ports and their pools go: the device reads the frames it moves.
+      device.stop();
     }
-    device.stop();
     run.flows = std::move(sink.records);
     run.overtaken = device.overtaken();
     run.lost = device.lost();
