@@ -24,9 +24,7 @@ ETWIRE or --etwire names the binary (default build/release/etwire).
 
 import argparse
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -35,31 +33,24 @@ import yaml
 # The modules beside this script; no __pycache__ left in the source tree by CI's --check.
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import lb_case_findings  # noqa: E402  (beside this script)
+import generated_page  # noqa: E402  (beside this script)
+import lb_case_findings  # noqa: E402
 import lb_case_runs as lb  # noqa: E402
 import lb_case_sections as sections_of  # noqa: E402
 
+TOOL = "case-study-load-balancing"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 A2A_CONFIG = os.path.join(ROOT, "configs", "case-study-load-balancing.yaml")
 MIX_CONFIG = os.path.join(ROOT, "configs", "case-study-moe-mix.yaml")
 # The mix's runs sample the queues as the all-to-all's configuration does; no event is added.
 MIX_SAMPLES = ["telemetry.record.queue_sample_interval=50us"]
-BLOCK = re.compile(r"(<!-- generated: (\w+) -->\n)(.*?)(<!-- end of generated: \2 -->)", re.S)
 
 
 def run(etwire, config, out, name, settings):
     target = os.path.join(out, name)
     if etwire is None:  # --from: the files are there already
         return lb.Run(target)
-    args = [etwire, "run", config, "--out", target, "--no-progress", "--no-metrics"]
-    for setting in settings:
-        args += ["--set", setting]
-    print(f"running {name}", file=sys.stderr)
-    proc = subprocess.run(args, capture_output=True, text=True)
-    if proc.returncode != 0:
-        sys.exit(f"case-study-load-balancing: the {name} run failed ({proc.returncode}):\n"
-                 f"{proc.stderr[-2000:]}")
-    return lb.Run(target)
+    return lb.Run(generated_page.run_etwire(TOOL, etwire, config, target, name, settings))
 
 
 def all_runs(etwire, out):
@@ -81,37 +72,6 @@ def today(etwire, out):
     return ({name: body + "\n" for name, body in made.sections.items()}, made.images)
 
 
-def read_doc(doc):
-    with open(doc) as f:
-        text = f.read()
-    missing = set(sections_of.NAMES) - {m.group(2) for m in BLOCK.finditer(text)}
-    if missing:
-        sys.exit(f"case-study-load-balancing: {doc} has no generated section "
-                 f"{', '.join(sorted(missing))} (<!-- generated: NAME --> ... "
-                 "<!-- end of generated: NAME -->)")
-    return text
-
-
-def stale_images(doc, images):
-    stale = []
-    for name, body in images.items():
-        path = os.path.join(os.path.dirname(os.path.abspath(doc)), name)
-        if not os.path.exists(path) or open(path).read() != body:
-            stale.append(name)
-    return stale
-
-
-def write(doc, text, sections, images):
-    with open(doc, "w") as f:
-        f.write(BLOCK.sub(lambda m: m.group(1) + sections.get(m.group(2), m.group(3))
-                          + m.group(4), text))
-    for name, body in images.items():
-        path = os.path.join(os.path.dirname(os.path.abspath(doc)), name)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w") as f:
-            f.write(body)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--etwire", default=os.environ.get(
@@ -126,7 +86,7 @@ def main():
     if not args.kept and not os.access(args.etwire, os.X_OK):
         parser.error(f"--etwire: {args.etwire} is not an executable (build it: scripts/setup.sh)")
     doc = args.check or args.write
-    text = read_doc(doc) if doc else None
+    text = generated_page.read_page(TOOL, doc, sections_of.NAMES) if doc else None
     if args.kept:
         sections, images = today(None, args.kept)
     else:
@@ -136,23 +96,7 @@ def main():
         finally:
             if not args.out:
                 shutil.rmtree(out, ignore_errors=True)
-    if not doc:
-        for name, body in sections.items():
-            print(f"<!-- generated: {name} -->\n{body}<!-- end of generated: {name} -->\n")
-        return 0
-    stale = [m.group(2) for m in BLOCK.finditer(text) if m.group(3) != sections.get(m.group(2))]
-    stale += stale_images(doc, images)
-    if args.check:
-        if stale:
-            print(f"{doc}: {', '.join(stale)} differ from what the runs give today; run "
-                  f"scripts/case-study-load-balancing.py --write {doc} and read the diff",
-                  file=sys.stderr)
-            return 1
-        print(f"{doc}: every generated section and image is today's")
-        return 0
-    write(doc, text, sections, images)
-    print(f"{doc}: {len(stale)} part(s) rewritten" + (f": {', '.join(stale)}" if stale else ""))
-    return 0
+    return generated_page.settle(TOOL, doc, bool(args.check), text, sections, images)
 
 
 if __name__ == "__main__":

@@ -25,11 +25,14 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import textwrap
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import generated_page  # noqa: E402  (beside this script)
+
+TOOL = "case-study-moe-mix"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONFIG = os.path.join(ROOT, "configs", "case-study-moe-mix.yaml")
 # A 400 Gb/s port carries at most this much RDMA payload at PMTU 4096 (GB/s).
@@ -53,15 +56,8 @@ SAMPLES = ["telemetry.record.queue_sample_interval=10us"]
 
 
 def run(etwire, out, name, settings):
-    target = os.path.join(out, name)
-    args = [etwire, "run", CONFIG, "--out", target, "--no-progress", "--no-metrics"]
-    for setting in settings + SAMPLES:
-        args += ["--set", setting]
-    proc = subprocess.run(args, capture_output=True, text=True)
-    if proc.returncode != 0:
-        sys.exit(f"case-study-moe-mix: the {name} run failed ({proc.returncode}):\n"
-                 f"{proc.stderr[-2000:]}")
-    return target
+    return generated_page.run_etwire(TOOL, etwire, CONFIG, os.path.join(out, name), name,
+                                     settings + SAMPLES)
 
 
 class Run:
@@ -307,18 +303,15 @@ def findings(runs):
 
 SECTIONS = {"results": results_table, "iterations": iterations_table, "seeds": seeds_table,
             "windows": windows_table, "rates": rates_table, "findings": findings}
-BLOCK = re.compile(r"(<!-- generated: (\w+) -->\n)(.*?)(<!-- end of generated: \2 -->)", re.S)
 
 
 def sections(etwire, out):
     runs = {}
     for name, _, settings in RUNS:
-        print(f"running {name}", file=sys.stderr)
         runs[name] = Run(run(etwire, out, name, settings))
     for seed in SEEDS:
         for name, settings in ((f"mixed-seed-{seed}", []),
                                (f"mixed-dcqcn-off-seed-{seed}", ["transport.dcqcn.enabled=false"])):
-            print(f"running {name}", file=sys.stderr)
             runs[name] = Run(run(etwire, out, name, settings + [f"run.seed={seed}"]))
     return {name: make(runs) + "\n" for name, make in SECTIONS.items()}
 
@@ -335,38 +328,14 @@ def main():
     if not os.access(args.etwire, os.X_OK):
         parser.error(f"--etwire: {args.etwire} is not an executable (build it: scripts/setup.sh)")
     doc = args.check or args.write
-    text = None
-    if doc:
-        with open(doc) as f:
-            text = f.read()
-        missing = set(SECTIONS) - {m.group(2) for m in BLOCK.finditer(text)}
-        if missing:
-            sys.exit(f"case-study-moe-mix: {doc} has no generated section {', '.join(sorted(missing))}"
-                     " (<!-- generated: NAME --> ... <!-- end of generated: NAME -->)")
+    text = generated_page.read_page(TOOL, doc, SECTIONS) if doc else None
     out = args.out or tempfile.mkdtemp(prefix="etwire-case-study-")
     try:
         today = sections(args.etwire, out)
     finally:
         if not args.out:
             shutil.rmtree(out, ignore_errors=True)
-    if not doc:
-        for name, body in today.items():
-            print(f"<!-- generated: {name} -->\n{body}<!-- end of generated: {name} -->\n")
-        return 0
-    stale = [m.group(2) for m in BLOCK.finditer(text) if m.group(3) != today.get(m.group(2))]
-    if args.check:
-        if stale:
-            print(f"{doc}: the sections {', '.join(stale)} differ from what the runs give today; "
-                  f"run scripts/case-study-moe-mix.py --write {doc} and read the diff",
-                  file=sys.stderr)
-            return 1
-        print(f"{doc}: every generated section is today's")
-        return 0
-    with open(doc, "w") as f:
-        f.write(BLOCK.sub(lambda m: m.group(1) + today.get(m.group(2), m.group(3)) + m.group(4),
-                          text))
-    print(f"{doc}: {len(stale)} section(s) rewritten" + (f": {', '.join(stale)}" if stale else ""))
-    return 0
+    return generated_page.settle(TOOL, doc, bool(args.check), text, today)
 
 
 if __name__ == "__main__":
