@@ -67,20 +67,11 @@ std::string ring_ports(const std::string& a_extra, const std::string& b_extra) {
       a_extra, b_extra);
 }
 
-class DpdkShell : public ::testing::Test {
+class DpdkShell : public AllToAllSuite<256 << 10> {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new fs::path(etwire::testing::make_scratch_dir("dpdk-shell"));
-    trace_ = new std::string(write_all_to_all((*dir_ / "t").string(), 256 << 10));
-  }
-  static void TearDownTestSuite() {
-    delete dir_;
-    delete trace_;
-  }
-
   control::RunPlan load(const std::string& ports) {
-    auto loaded = control::load_config_text(config_text(*trace_, ports),
-                                            (*dir_ / "shell.yaml").string(), dir_->string());
+    auto loaded = control::load_config_text(config_text(trace_, ports),
+                                            (dir_ / "shell.yaml").string(), dir_.string());
     EXPECT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
     return loaded;
   }
@@ -152,13 +143,8 @@ class DpdkShell : public ::testing::Test {
     }
   }
 
-  static fs::path* dir_;
-  static std::string* trace_;
   std::string skip_reason_;
 };
-
-fs::path* DpdkShell::dir_ = nullptr;
-std::string* DpdkShell::trace_ = nullptr;
 
 TEST_F(DpdkShell, OnTheMainLcore) {
   const auto run = run_dpdk(ring_ports("", ""));

@@ -233,17 +233,8 @@ struct DeviceRun {
   EntropySeen entropy;
 };
 
-class ReorderingDeviceTest : public ::testing::Test {
+class ReorderingDeviceTest : public AllToAllSuite<1 << 20> {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new fs::path(etwire::testing::make_scratch_dir("dpdk-reorder"));
-    trace_ = new std::string(write_all_to_all((*dir_ / "t").string(), 1 << 20));
-  }
-  static void TearDownTestSuite() {
-    delete dir_;
-    delete trace_;
-  }
-
   // Ranks 0-3 on port a, 4-7 on port b. The retransmit timeout is long enough that no pause of a
   // busy machine fires it: what is resent here was asked for.
   std::string config_text(const std::string& receiver, uint16_t a, uint16_t b) const {
@@ -269,12 +260,12 @@ telemetry:
   metrics: {{listen: "127.0.0.1:0"}}
   record: {{pcap: true}}
 )",
-                       *trace_, kShellEalArgs, receiver, kSprayEvery, kSprayValues, a, b);
+                       trace_, kShellEalArgs, receiver, kSprayEvery, kSprayValues, a, b);
   }
 
   control::RunPlan load(const std::string& receiver, uint16_t a, uint16_t b) {
     auto loaded = control::load_config_text(config_text(receiver, a, b),
-                                            (*dir_ / "reorder.yaml").string(), dir_->string());
+                                            (dir_ / "reorder.yaml").string(), dir_.string());
     EXPECT_TRUE(loaded.ok()) << loaded.diagnostics.to_text();
     return loaded;
   }
@@ -289,7 +280,7 @@ telemetry:
     }
     ReorderingDevice device;
     auto loaded = load(receiver, device.port_id(0), device.port_id(1));
-    const fs::path out = *dir_ / receiver;
+    const fs::path out = dir_ / receiver;
     Collect sink;
     engine::RunOptions options;
     options.flows = &sink;
@@ -339,13 +330,8 @@ telemetry:
     return total;
   }
 
-  static fs::path* dir_;
-  static std::string* trace_;
   std::string skip_reason_;
 };
-
-fs::path* ReorderingDeviceTest::dir_ = nullptr;
-std::string* ReorderingDeviceTest::trace_ = nullptr;
 
 TEST_F(ReorderingDeviceTest, AnOutOfOrderReceiverPlacesOvertakenPacketsWithoutResending) {
   const auto run = run_through_device("out-of-order");
