@@ -51,6 +51,45 @@ std::string describe_ports(const config::RunConfig& config) {
   return text.empty() ? "no ports" : text;
 }
 
+// What the transport does beyond classic RoCE, "" when nothing: sprayed source ports and
+// out-of-order receivers (on every port, or on some).
+std::string describe_transport_modes(const config::RunConfig& config) {
+  const config::TransportConfig& t = config.transport;
+  std::string text;
+  if (t.entropy.mode == config::EntropyMode::kSpray) {
+    text += fmt::format(", source ports sprayed over {} (every {})", t.entropy.values,
+                        plural(t.entropy.every, "packet"));
+  }
+  size_t out_of_order = 0;
+  for (size_t p = 0; p < config.ports.size(); ++p) {
+    if (t.receiver_of(static_cast<uint32_t>(p)) == config::Receiver::kOutOfOrder) ++out_of_order;
+  }
+  if (out_of_order == config.ports.size() && out_of_order > 0) {
+    text += ", out-of-order receivers";
+  } else if (out_of_order > 0) {
+    text += fmt::format(", out-of-order receivers on {} of {} ports", out_of_order,
+                        config.ports.size());
+  }
+  return text;
+}
+
+// The switches' load balancing when not ECMP everywhere, and trimming when on; "" otherwise.
+std::string describe_switch_modes(const config::FabricConfig& fabric) {
+  const config::LoadBalancingConfig& lb = fabric.load_balancing;
+  std::string text;
+  if (!(lb.leaf == config::LoadBalancing::kEcmp && lb.spine == config::LoadBalancing::kEcmp &&
+        lb.super_spine == config::LoadBalancing::kEcmp)) {
+    text +=
+        fmt::format(", load balancing {} at the leaves, {} at the spines",
+                    config::load_balancing_name(lb.leaf), config::load_balancing_name(lb.spine));
+    if (fabric.topology == config::Topology::kThreeTier) {
+      text += fmt::format(", {} at the super-spines", config::load_balancing_name(lb.super_spine));
+    }
+  }
+  if (fabric.trimming.enabled) text += ", trimming";
+  return text;
+}
+
 }  // namespace
 
 std::string describe_fabric(const RunPlan& loaded) {
@@ -76,6 +115,7 @@ std::string describe_fabric(const RunPlan& loaded) {
   text += fmt::format(", cables {} one way, switches {}",
                       format_duration_ns(fabric.propagation_delay_ns),
                       format_duration_ns(fabric.switch_latency_ns));
+  text += describe_switch_modes(fabric);
   if (!fabric.infragraph_nics.empty()) {
     text += fmt::format(" (fabric.infragraph: {} host NICs)", fabric.infragraph_nics.size());
   }
@@ -90,6 +130,7 @@ std::string summarize_config(const RunPlan& loaded) {
       "{}, {}, PMTU {}{}, {}, DCQCN {}", describe_jobs(loaded), describe_ports(config),
       config.transport.pmtu, config.transport.pmtu_auto ? " (auto)" : "",
       config::rdma_op_name(config.transport.op), config.transport.dcqcn.enabled ? "on" : "off");
+  text += describe_transport_modes(config);
   if (twin) text += ", " + describe_fabric(loaded);
   return text;
 }

@@ -1,5 +1,6 @@
 // The one-line description of a loaded configuration that `etwire validate` prints on success:
-// jobs and their ranks, ports by backend and speed, path MTU, DCQCN, and the fabric twin.
+// jobs and their ranks, ports by backend and speed, path MTU, DCQCN, sprayed source ports and
+// out-of-order receivers when set, and the fabric twin (its load balancing and trimming when set).
 #pragma once
 
 #include <string>
