@@ -692,6 +692,15 @@ def server_alive(proc, name, log_path):
     return alive
 
 
+def wait_until_ready(name, port, timeout, alive):
+    """Until the server on `port` answers /-/ready with 200. Prometheus answers its query API
+    with 503 until its TSDB has started, which takes seconds on a busy machine."""
+    def ready():
+        status, _ = http_get("http://127.0.0.1:%d/-/ready" % port, timeout=2)
+        return True if status == 200 else None
+    poll_until("%s ready on 127.0.0.1:%d" % (name, port), timeout, ready, alive)
+
+
 def wait_for_scrape_target(api, alive):
     """Until Prometheus has tried to scrape the etwire target once (up 0 counts)."""
     def probe():
@@ -748,6 +757,7 @@ def case_dashboards(ctx):
     api = PrometheusApi(prom_port)
     alive = server_alive(prom, "prometheus", log_path)
     try:
+        wait_until_ready("prometheus", prom_port, 60, alive)
         wait_for_scrape_target(api, alive)
         results = os.path.join(ctx.workdir, "results")
         run = EtwireRun(ctx.procs, ctx.etwire, ctx.source_dir, ctx.workdir, [
@@ -916,11 +926,7 @@ def start_pushgateway(procs, workdir):
                             "--persistence.file="],  # in memory, not /var/lib/prometheus
                            cwd=workdir, stdout=log, stderr=subprocess.STDOUT)
     alive = server_alive(proc, "prometheus-pushgateway", log_path)
-
-    def ready():
-        status, _ = http_get("http://127.0.0.1:%d/-/ready" % port, timeout=2)
-        return True if status == 200 else None
-    poll_until("prometheus-pushgateway ready on 127.0.0.1:%d" % port, 15, ready, alive)
+    wait_until_ready("prometheus-pushgateway", port, 15, alive)
     return port, log_path
 
 
