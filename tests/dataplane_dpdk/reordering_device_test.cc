@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -54,6 +55,8 @@ constexpr uint32_t kSprayValues = 4;
 class ReorderingDirection {
  public:
   ReorderingDirection(rte_ring* from, rte_ring* to) : from_(from), to_(to) {}
+  ReorderingDirection(const ReorderingDirection&) = delete;
+  ReorderingDirection& operator=(const ReorderingDirection&) = delete;
 
   // Moves what waits; returns whether anything did.
   bool pass() {
@@ -74,12 +77,15 @@ class ReorderingDirection {
   uint64_t lost = 0;       // frames the receiving ring had no room for
 
  private:
-  // The destination QP number of a RoCEv2 data frame (untagged IPv4: the BTH at byte 42), or
-  // nullopt for any other frame.
-  static std::optional<uint32_t> data_connection(rte_mbuf* frame) {
+  // The destination QP number of a RoCEv2 data frame, or nullopt for any other frame.
+  std::optional<uint32_t> data_connection(rte_mbuf* frame) {
     if (rte_pktmbuf_pkt_len(frame) <= kDataFrameBytes) return std::nullopt;
-    const auto* bytes = rte_pktmbuf_mtod(frame, const uint8_t*);
-    return (uint32_t{bytes[47]} << 16) | (uint32_t{bytes[48]} << 8) | bytes[49];
+    frame::ParsedFrame parsed;
+    if (reader_.parse(rte_pktmbuf_mtod(frame, const uint8_t*), rte_pktmbuf_data_len(frame),
+                      parsed) != frame::FrameStatus::kRoce) {
+      return std::nullopt;
+    }
+    return parsed.packet.dest_qpn;
   }
 
   void take(rte_mbuf* frame) {
@@ -105,6 +111,8 @@ class ReorderingDirection {
 
   rte_ring* from_;
   rte_ring* to_;
+  frame::PayloadPattern pattern_{4096, 4096};
+  frame::FrameReader reader_{pattern_};
   uint64_t data_frames_ = 0;
   rte_mbuf* held_ = nullptr;
   uint32_t held_connection_ = 0;
@@ -126,8 +134,8 @@ class ReorderingDevice {
     // rings_: a's TX, a's RX, b's TX, b's RX.
     ids_[0] = make_device(fmt::format("reorder{}a", instance), rings_[1], rings_[0]);
     ids_[1] = make_device(fmt::format("reorder{}b", instance), rings_[3], rings_[2]);
-    a_to_b_ = ReorderingDirection(rings_[0], rings_[3]);
-    b_to_a_ = ReorderingDirection(rings_[2], rings_[1]);
+    a_to_b_.emplace(rings_[0], rings_[3]);
+    b_to_a_.emplace(rings_[2], rings_[1]);
   }
   ~ReorderingDevice() {
     stop();
@@ -143,11 +151,11 @@ class ReorderingDevice {
   void start() {
     thread_ = std::thread([this] {
       while (!stopping_.load(std::memory_order_relaxed)) {
-        const bool moved = a_to_b_.pass() | b_to_a_.pass();
+        const bool moved = a_to_b_->pass() | b_to_a_->pass();
         if (!moved) std::this_thread::yield();
       }
-      a_to_b_.release();
-      b_to_a_.release();
+      a_to_b_->release();
+      b_to_a_->release();
     });
     cpu_set_t set;
     CPU_ZERO(&set);
@@ -159,8 +167,8 @@ class ReorderingDevice {
     if (thread_.joinable()) thread_.join();
   }
 
-  uint64_t overtaken() const { return a_to_b_.overtaken + b_to_a_.overtaken; }
-  uint64_t lost() const { return a_to_b_.lost + b_to_a_.lost; }
+  uint64_t overtaken() const { return a_to_b_->overtaken + b_to_a_->overtaken; }
+  uint64_t lost() const { return a_to_b_->lost + b_to_a_->lost; }
 
  private:
   static uint16_t make_device(const std::string& name, rte_ring* rx, rte_ring* tx) {
@@ -171,8 +179,9 @@ class ReorderingDevice {
 
   std::array<rte_ring*, 4> rings_{};
   std::array<uint16_t, 2> ids_{};
-  ReorderingDirection a_to_b_{nullptr, nullptr};
-  ReorderingDirection b_to_a_{nullptr, nullptr};
+  // Made once the rings are (the reader in each keeps a reference to its own pattern).
+  std::optional<ReorderingDirection> a_to_b_;
+  std::optional<ReorderingDirection> b_to_a_;
   std::thread thread_;
   std::atomic<bool> stopping_{false};
 };
@@ -215,8 +224,8 @@ EntropySeen read_entropy(const fs::path& capture) {
   }
   pcap_close(file);
   for (const auto& [connection, steps] : ports) {
-    std::map<uint16_t, int> distinct;
-    for (const auto& [step, port] : steps) ++distinct[port];
+    std::set<uint16_t> distinct;
+    for (const auto& [step, port] : steps) distinct.insert(port);
     seen.most_ports_of_one_connection =
         std::max(seen.most_ports_of_one_connection, distinct.size());
     // Each step has its own port.
