@@ -6,15 +6,14 @@
 #include <unistd.h>
 #include <wireshark.h>
 #include <wiretap/wtap.h>
-#include <wsutil/wslog.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <mutex>
 #include <stdexcept>
 
 #include "common/output_path.h"
+#include "nic/capture/wiretap_library.h"
 
 namespace etwire::nic::capture {
 
@@ -36,28 +35,6 @@ constexpr uint16_t kIsbUsrDeliv = 8;
 
 // Records go out in writes of this many bytes at least.
 constexpr size_t kBufferBytes = size_t{1} << 20;
-
-// libwiretap keeps tables of file types filled once per process; they are never freed, since
-// capture files may be opened until the process ends.
-void init_wiretap() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    // Its log, never initialised by a program that is not Wireshark's, would print every record
-    // written at debug level; the level must be set before the library's first call.
-    ws_log_set_level(LOG_LEVEL_WARNING);
-    wtap_init(FALSE);
-  });
-}
-
-// libwiretap's description of an error; takes `info`, which it allocated.
-std::string describe(int err, gchar* info) {
-  std::string text = wtap_strerror(err);
-  if (info != nullptr) {
-    text += fmt::format(" ({})", info);
-    g_free(info);
-  }
-  return text;
-}
 
 // The section header and the interface description, written and closed through libwiretap, the
 // reference writer of the format.
@@ -105,8 +82,8 @@ struct Header {
     dumper = wtap_dump_fdopen(own, wtap_pcapng_file_type_subtype(), WTAP_UNCOMPRESSED, &params,
                               &err, &info);
     if (dumper == nullptr) {
-      throw std::runtime_error(
-          fmt::format("{}: cannot create the capture file: {}", path, describe(err, info)));
+      throw std::runtime_error(fmt::format("{}: cannot create the capture file: {}", path,
+                                           describe_wiretap_error(err, info)));
     }
     bytes = static_cast<uint64_t>(wtap_get_bytes_dumped(dumper));
   }
@@ -120,7 +97,7 @@ struct Header {
       g_free(info);
       return {};
     }
-    return describe(err, info);
+    return describe_wiretap_error(err, info);
   }
   ~Header() {
     if (dumper != nullptr) close();
