@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `etwire replay CONFIG LAB_DIR`, the as-sent prediction of a run from its
+capture files.
+
+    python3 tests/cli/replay_e2e_test.py --etwire build/release/etwire --source-dir . --case NAME
+
+Cases:
+
+  twin       configs/twin-congestion.yaml, one iteration, marking low enough that the run marks,
+             answers with CNPs and pauses, captured on every port. The run was the twin itself,
+             so its frames replayed through the same twin arrive exactly as they did in the run:
+             for every port, every count of as-sent.json's lab side (frames, data, bytes, CE
+             marks, CNPs, pauses, first and last data arrival) equals the twin's, none held, none
+             missing. Replayed through a twin that marks from a lower queue, the same frames come
+             out with more CE marks, the lab's side unchanged: the twin's model acts, not the run.
+  dpdk_ring  configs/dpdk-ring.yaml on its two net_ring ports at 500 Mb/s (slow enough for the
+             capture writer to keep every frame), then replayed: every data frame the files say
+             was sent to a port arrived there in the lab and in the twin; DPDK stamps a burst at
+             one instant, so the twin's wires held frames until they were free.
+  refusals   Each with exit 2 and a message naming what is wrong: a results directory without
+             capture files (the file and telemetry.record.pcap), a configuration whose ports have
+             other addresses than the captured frames (the file, the frame), a capture cut by a
+             snap length, a file that is not a capture, an invalid configuration.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testing"))
+from e2e_cases import run_case  # noqa: E402
+
+CONGESTED = ("workload.iterations=1", "workload.warmup_iterations=0", "fabric.ecn.kmin=20KB",
+             "fabric.ecn.kmax=200KB", "collectives.chunk_size=64KiB")
+SLOW_RING = ("ports[0].speed=500Mbps", "ports[1].speed=500Mbps")
+TALLY = ("frames", "data_frames", "data_bytes", "ce_marked", "cnps", "pauses", "first_data_ns",
+         "last_data_ns")
+
+
+def sets(values):
+    return [arg for value in values for arg in ("--set", value)]
+
+
+def run(args, config, out, *values):
+    proc = subprocess.run(
+        [args.etwire, "run", os.path.join(args.source_dir, config), "--out", out, "--no-metrics",
+         "--no-progress", *sets(("telemetry.record.pcap=true",) + values)],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def replay(args, config, lab, *values, out=None):
+    cmd = [args.etwire, "replay", os.path.join(args.source_dir, config), lab, *sets(values)]
+    if out:
+        cmd += ["--out", out]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+
+def as_sent(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def case_twin(args, work):
+    lab = os.path.join(work, "lab")
+    run(args, "configs/twin-congestion.yaml", lab, *CONGESTED)
+    proc = replay(args, "configs/twin-congestion.yaml", lab, *CONGESTED)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "warning" not in proc.stderr, proc.stderr
+    same = as_sent(os.path.join(lab, "as-sent", "as-sent.json"))
+    totals = {key: 0 for key in TALLY}
+    for port in same["ports"]:
+        for key in TALLY:
+            assert port["lab"][key] == port["twin"][key], (port["name"], key, port)
+            totals[key] += port["lab"][key]
+        assert port["held"] == 0 and port["frames_not_captured"] == 0, port
+        assert port["twin"]["data_frames"] == port["data_sent_to"], port
+    assert same["twin"]["drops"] == 0, same["twin"]
+    assert totals["ce_marked"] > 0 and totals["cnps"] > 0 and totals["pauses"] > 0, totals
+
+    lower = os.path.join(work, "lower")
+    proc = replay(args, "configs/twin-congestion.yaml", lab, *CONGESTED, "fabric.ecn.kmin=5KB",
+                  "fabric.ecn.kmax=50KB", out=lower)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    marked = as_sent(os.path.join(lower, "as-sent.json"))
+    lab_marks = sum(p["lab"]["ce_marked"] for p in marked["ports"])
+    twin_marks = sum(p["twin"]["ce_marked"] for p in marked["ports"])
+    assert lab_marks == totals["ce_marked"], (lab_marks, totals)
+    assert twin_marks > lab_marks, (twin_marks, lab_marks)
+    for port in marked["ports"]:
+        assert port["twin"]["data_frames"] == port["data_sent_to"], port
+    return (f"{len(same['ports'])} ports exact ({totals['data_frames']} data frames, "
+            f"{totals['ce_marked']} CE marks, {totals['cnps']} CNPs, {totals['pauses']} pauses); "
+            f"lower thresholds: {twin_marks} marks against the run's {lab_marks}")
+
+
+def case_dpdk_ring(args, work):
+    lab = os.path.join(work, "lab")
+    run(args, "configs/dpdk-ring.yaml", lab, *SLOW_RING)
+    proc = replay(args, "configs/dpdk-ring.yaml", lab, *SLOW_RING)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    doc = as_sent(os.path.join(lab, "as-sent", "as-sent.json"))
+    held = 0
+    for port in doc["ports"]:
+        assert port["frames_not_captured"] == 0, port
+        assert port["data_sent_to"] > 0, port
+        assert port["lab"]["data_frames"] == port["data_sent_to"], port
+        assert port["twin"]["data_frames"] == port["data_sent_to"], port
+        held += port["held"]
+    assert held > 0, doc["ports"]
+    assert doc["twin"]["drops"] == 0, doc["twin"]
+    return f"{[p['data_sent_to'] for p in doc['ports']]} data frames each way, {held} held"
+
+
+def expect_refused(proc, *fragments):
+    assert proc.returncode == 2, (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
+    for fragment in fragments:
+        assert fragment in proc.stderr, (fragment, proc.stderr[-2000:])
+
+
+def case_refusals(args, work):
+    ring = "configs/dpdk-ring.yaml"
+    empty = os.path.join(work, "empty")
+    os.makedirs(empty)
+    expect_refused(replay(args, ring, empty), os.path.join(empty, "capture", "left.pcapng"),
+                   "telemetry.record.pcap")
+
+    lab = os.path.join(work, "lab")
+    run(args, ring, lab, *SLOW_RING)
+    expect_refused(replay(args, ring, lab, "ports[0].ipv4=10.77.0.1", "ports[1].ipv4=10.77.1.1"),
+                   os.path.join(lab, "capture"), "frame 1: sent to an IP address that no port")
+
+    cut = os.path.join(work, "cut")
+    run(args, ring, cut, *SLOW_RING, "telemetry.capture.snap_length=128")
+    expect_refused(replay(args, ring, cut), "snap length", "capture.snap_length: 0")
+
+    with open(os.path.join(lab, "capture", "right.pcapng"), "w") as f:
+        f.write("not a capture\n")
+    expect_refused(replay(args, ring, lab), os.path.join(lab, "capture", "right.pcapng"))
+
+    expect_refused(replay(args, ring, lab, "transport.pmtu=5000"), "pmtu")
+    return "no capture, other addresses, cut frames, not a capture, bad configuration: refused"
+
+
+CASES = {"twin": case_twin, "dpdk_ring": case_dpdk_ring, "refusals": case_refusals}
+
+if __name__ == "__main__":
+    sys.exit(run_case(CASES, "replay"))
