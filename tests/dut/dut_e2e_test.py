@@ -52,8 +52,12 @@ Cases:
               the instantaneous queue, over three runs a side (`etwire compare` of repeated
               runs), the lab's gather is within 10 % of the predictions and its CE marks and
               CNPs within 20 % (Release builds). DCQCN off: no CNPs, no cuts, and RED's queue overflows: drops
-              and go-back-N retransmissions. Goodput and completion time of lab and prediction
-              go to --record.
+              and go-back-N retransmissions. Every run is also replayed as sent (`etwire
+              replay` of its capture): on the instantaneous queue, per run, the twin fed what the
+              lab sent delivers its last data frame within 10 % of the lab's time, and its CE
+              marks and lost frames are within 20 % of the lab's (lost: or 20 frames). Goodput
+              and completion time of lab and predictions go to --record. --ns3-point lossy runs
+              a shallower RED on a 20 Mb/s link instead (recorded, not gated).
   any_ran     Fails unless at least one device case ran (rather than skipped) in this test run:
               reads the status files the cases left in --status-dir.
 
@@ -110,6 +114,10 @@ def main():
                         "tests/etwire-dut-ns3-router beside --etwire)")
     parser.add_argument("--ns3-qw", type=float, default=1.0,
                         help="ns3_red_ecn: RED's queue weight (1: the instantaneous queue)")
+    parser.add_argument("--ns3-point", choices=["case", "lossy"], default="case",
+                        help="ns3_red_ecn: the router's operating point (tests/dut/ns3_cases.py, "
+                        "NS3_POINTS); the tolerances are asserted at the case's, on the "
+                        "instantaneous queue")
     args = parser.parse_args()
     args.source_dir = os.path.abspath(args.source_dir)
     if not args.ns3_router:
