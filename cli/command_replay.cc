@@ -27,6 +27,10 @@ CommandAction add_replay_command(CLI::App& app) {
                   "Override a key as the lab run did, or to change the twin's model: "
                   "KEY.PATH=VALUE, e.g. fabric.ecn.kmin=20KB (repeatable)")
       ->allow_extra_args(false);
+  sub->add_option("--profile", opts->profile,
+                  "A device profile (etwire calibrate writes one): the twin's model of the device "
+                  "under test, applied before --set")
+      ->check(CLI::ExistingFile);
   sub->add_option("-o,--out", opts->out, "The folder for as-sent.json (default LAB_DIR/as-sent)");
   return [opts]() -> int { return runner::replay_as_sent_run(*opts); };
 }

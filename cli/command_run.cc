@@ -3,11 +3,20 @@
 // nccl-tests-style report on stdout. Serves Prometheus metrics while it runs (and for
 // telemetry.metrics.linger after), and pushes them to a Pushgateway at the end when one is
 // configured.
+#include <fmt/format.h>
+
+#include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/time_scale_option.h"
+#include "control/load/device_profile.h"
+#include "control/resolve/config_loader.h"
+#include "control/resolve/twin_prediction.h"
 #include "runner/configured_run.h"
+#include "runner/exit_codes.h"
 #include "runner/predicted_run.h"
 #include "runner/repeated_run.h"
 
@@ -19,7 +28,35 @@ struct RunCommandOptions {
   runner::RunRequest run;
   bool predict = false;
   uint32_t repeats = 1;
+  std::string profile;
 };
+
+// Runs with a device profile: the prediction's model with --predict; the run's own when every
+// port is on the twin already (the run is a prediction); refused for a run on devices alone.
+int run_with_profile(RunCommandOptions& opts) {
+  std::vector<std::string> profile;
+  try {
+    profile = control::read_device_profile(opts.profile);
+  } catch (const control::DeviceProfileError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return runner::kExitBadInput;
+  }
+  if (opts.predict) return runner::run_with_prediction(opts.run, opts.repeats, profile);
+  control::LoadOptions options;
+  options.overrides = opts.run.overrides;
+  options.read_traces = false;
+  const control::RunPlan plan = control::load_config_file(opts.run.config, options);
+  if (plan.ok() && !control::all_ports_on_loopback(plan)) {
+    std::cerr << fmt::format(
+        "error: --profile: a device profile is the twin's model of the device under test; a run "
+        "on {}'s devices uses it with --predict (or replay it as sent: etwire replay)\n",
+        opts.run.config);
+    return runner::kExitBadInput;
+  }
+  opts.run.overrides.insert(opts.run.overrides.begin(), profile.begin(), profile.end());
+  return opts.repeats > 1 ? runner::run_repeatedly(opts.run, opts.repeats)
+                          : runner::run_configuration(opts.run);
+}
 
 }  // namespace
 
@@ -70,7 +107,13 @@ CommandAction add_run_command(CLI::App& app) {
                   "directory as repeated runs. With --predict, the prediction is repeated too "
                   "(default: 1, a single run into <results>)")
       ->check(CLI::Range(1u, 1000u));
+  cmd->add_option("--profile", opts->profile,
+                  "A device profile (etwire calibrate writes one): the fabric twin's model of the "
+                  "device under test, for the prediction with --predict, or for a run whose ports "
+                  "are all on the twin; applied before --set")
+      ->check(CLI::ExistingFile);
   return [opts]() -> int {
+    if (!opts->profile.empty()) return run_with_profile(*opts);
     if (opts->predict) return runner::run_with_prediction(opts->run, opts->repeats);
     if (opts->repeats > 1) return runner::run_repeatedly(opts->run, opts->repeats);
     return runner::run_configuration(opts->run);

@@ -21,6 +21,7 @@ CommandAction add_sweep_command(CLI::App& app);
 CommandAction add_devices_command(CLI::App& app);
 CommandAction add_compare_command(CLI::App& app);
 CommandAction add_replay_command(CLI::App& app);
+CommandAction add_calibrate_command(CLI::App& app);
 CommandAction add_report_command(CLI::App& app);
 CommandAction add_timeline_command(CLI::App& app);
 CommandAction add_schema_command(CLI::App& app);

@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
   remember(add_devices_command(app));
   remember(add_compare_command(app));
   remember(add_replay_command(app));
+  remember(add_calibrate_command(app));
   remember(add_report_command(app));
   remember(add_timeline_command(app));
   remember(add_schema_command(app));

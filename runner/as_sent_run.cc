@@ -11,6 +11,7 @@
 
 #include "clock/virtual_clock.h"
 #include "cluster/session.h"
+#include "control/load/device_profile.h"
 #include "control/resolve/config_loader.h"
 #include "control/resolve/twin_prediction.h"
 #include "outputs/output_file.h"
@@ -23,34 +24,6 @@
 namespace etwire::runner {
 
 namespace {
-
-PortsByAddress ports_by_address(const control::RunPlan& plan) {
-  PortsByAddress ports;
-  const auto add = [&ports](size_t port, const config::Ipv4Address& v4,
-                            const std::optional<config::Ipv6Address>& v6) {
-    std::array<uint8_t, 16> bytes{};
-    for (int i = 0; i < 4; ++i) bytes[i] = static_cast<uint8_t>(v4.value >> (24 - 8 * i));
-    ports.emplace(address_key(4, bytes), port);
-    if (v6) ports.emplace(address_key(6, v6->bytes), port);
-  };
-  for (size_t p = 0; p < plan.config.ports.size(); ++p) {
-    add(p, plan.config.ports[p].ipv4, plan.config.ports[p].ipv6);
-  }
-  for (size_t job = 0; job < plan.addresses->jobs(); ++job) {
-    for (const control::RankEndpoint& rank : plan.addresses->job(job)) {
-      if (rank.host >= 0) add(rank.port, rank.ipv4, rank.ipv6);
-    }
-  }
-  return ports;
-}
-
-struct PortReplay {
-  std::string name;
-  uint64_t frames_not_captured = 0;  // handed to the lab's capture, not in its file
-  uint64_t data_sent_to = 0;
-  twin::ArrivalTally lab;
-  twin::ReplayedHost twin;
-};
 
 nlohmann::json tally_json(const twin::ArrivalTally& tally) {
   return {{"frames", tally.frames},
@@ -102,68 +75,10 @@ void print_port(const PortReplay& port) {
 
 namespace {
 
-// The twin's plan of the lab's configuration (as `run --predict` makes it), or nullptr after
-// printing why there is none.
-std::shared_ptr<const control::RunPlan> prediction_plan(const AsSentRequest& request) {
-  control::LoadOptions options;
-  options.overrides = request.overrides;
-  const control::RunPlan lab = control::load_config_file(request.config, options);
-  const cluster::Session& session = cluster::Session::current();
-  if (settle_loaded_config(session, request.config, lab, lab.ok() && lab.addresses.has_value(),
-                           fmt::format("{}: invalid: {} error{}; nothing was replayed",
-                                       request.config, lab.diagnostics.error_count(),
-                                       lab.diagnostics.error_count() == 1 ? "" : "s")) != kExitOk) {
-    return nullptr;
-  }
-  auto plan = std::make_shared<const control::RunPlan>(
-      control::all_ports_on_loopback(lab)
-          ? lab
-          : control::derive_plan(lab, control::twin_prediction(), options));
-  if (!plan->ok() || !plan->twin.layout || !plan->addresses) {
-    for (const control::Diagnostic& d : plan->diagnostics.items()) {
-      std::cerr << control::format_diagnostic(d) << "\n";
-    }
-    std::cerr << fmt::format("error: {}: the fabric twin cannot be built from it{}\n",
-                             request.config,
-                             plan->twin.problem ? ": " + plan->twin.problem->message() : "");
-    return nullptr;
-  }
-  return plan;
-}
-
-// Opens every port's capture; throws CaptureReadError naming a missing or unreadable one.
-std::vector<std::unique_ptr<CapturedPortFrames>> open_captures(const control::RunPlan& plan,
-                                                               const std::string& lab,
-                                                               const PortsByAddress& ports) {
-  std::vector<std::unique_ptr<CapturedPortFrames>> captures;
-  for (size_t p = 0; p < plan.config.ports.size(); ++p) {
-    const std::filesystem::path path =
-        std::filesystem::path(lab) / "capture" / (plan.config.ports[p].name + ".pcapng");
-    std::error_code error;
-    if (!std::filesystem::is_regular_file(path, error)) {
-      throw nic::capture::CaptureReadError(
-          fmt::format("{}: no such capture file: the lab run must record its frames "
-                      "(telemetry.record.pcap: true) into {}",
-                      path.string(), lab));
-    }
-    captures.push_back(
-        std::make_unique<CapturedPortFrames>(path.string(), p, plan.config.ports[p].qos, ports));
-  }
-  std::optional<clock::Nanos> origin;
-  for (const auto& capture : captures) {
-    if (const auto first = capture->first_stamp())
-      origin = std::min(origin.value_or(*first), *first);
-  }
-  for (const auto& capture : captures) capture->set_origin(origin.value_or(0));
-  return captures;
-}
-
-nlohmann::json twin_counters_json(const twin::FabricTwin& twin, const twin::AsSentResult& result) {
-  twin::WireCounters sum;
-  for (size_t p = 0; p < twin.layout().switch_ports(); ++p) sum += twin.switch_port_counters(p);
-  for (size_t h = 0; h < twin.ports(); ++h) sum += twin.host_counters(h);
-  return {{"end_ns", result.end},
-          {"events", result.events},
+nlohmann::json twin_counters_json(const LabReplay& replay) {
+  const twin::WireCounters& sum = replay.fabric;
+  return {{"end_ns", replay.result.end},
+          {"events", replay.result.events},
           {"ecn_marked", sum.ecn_marked},
           {"drops", sum.drops()},
           {"drops_buffer", sum.drops_buffer},
@@ -173,17 +88,16 @@ nlohmann::json twin_counters_json(const twin::FabricTwin& twin, const twin::AsSe
 }
 
 // Prints the table and writes <out>/as-sent.json.
-int report_as_sent(const AsSentRequest& request, const twin::FabricTwin& twin,
-                   const twin::AsSentResult& result, const std::vector<PortReplay>& ports,
-                   uint64_t passed_over) {
-  const nlohmann::json fabric = twin_counters_json(twin, result);
+int report_as_sent(const AsSentRequest& request, const LabReplay& replay) {
+  const nlohmann::json fabric = twin_counters_json(replay);
+  const twin::AsSentResult& result = replay.result;
   std::cout << fmt::format(
       "As sent: the frames of {} replayed through the fabric twin ({} events, {:.3f} ms of "
       "traffic; {} frames neither RoCEv2 nor PFC passed over)\n",
-      request.lab, result.events, static_cast<double>(result.end) / 1e6, passed_over);
+      request.lab, result.events, static_cast<double>(result.end) / 1e6, replay.passed_over);
   nlohmann::json out_ports = nlohmann::json::array();
   uint64_t not_captured = 0;
-  for (const PortReplay& port : ports) {
+  for (const PortReplay& port : replay.ports) {
     out_ports.push_back({{"name", port.name},
                          {"data_sent_to", port.data_sent_to},
                          {"sent", port.twin.sent},
@@ -223,59 +137,101 @@ int report_as_sent(const AsSentRequest& request, const twin::FabricTwin& twin,
 
 }  // namespace
 
+std::shared_ptr<const control::RunPlan> load_twin_plan(const std::string& config,
+                                                       const std::vector<std::string>& overrides,
+                                                       const std::string& profile,
+                                                       const std::string& verb, bool quiet) {
+  control::LoadOptions options;
+  if (!profile.empty()) {
+    try {
+      options.overrides = control::read_device_profile(profile);
+    } catch (const control::DeviceProfileError& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      return nullptr;
+    }
+  }
+  options.overrides.insert(options.overrides.end(), overrides.begin(), overrides.end());
+  const control::RunPlan lab = control::load_config_file(config, options);
+  if (!lab.ok() || !lab.addresses) {
+    settle_loaded_config(cluster::Session::current(), config, lab, false,
+                         fmt::format("{}: invalid: {} error{}; nothing was {}", config,
+                                     lab.diagnostics.error_count(),
+                                     lab.diagnostics.error_count() == 1 ? "" : "s", verb));
+    return nullptr;
+  }
+  // The twin's plan speaks for the replay: the lab's would warn that the fabric section is
+  // ignored by devices, which is true of the lab run and not of this.
+  auto plan = std::make_shared<const control::RunPlan>(
+      control::all_ports_on_loopback(lab)
+          ? lab
+          : control::derive_plan(lab, control::twin_prediction(), options));
+  const bool usable = plan->ok() && plan->twin.layout && plan->addresses;
+  for (const control::Diagnostic& d : plan->diagnostics.items()) {
+    if (!quiet || !usable) std::cerr << control::format_diagnostic(d) << "\n";
+  }
+  if (!usable) {
+    std::cerr << fmt::format("error: {}: the fabric twin cannot be built from it{}\n", config,
+                             plan->twin.problem ? ": " + plan->twin.problem->message() : "");
+    return nullptr;
+  }
+  return plan;
+}
+
+LabReplay replay_lab(const control::RunPlan& plan, const std::string& lab) {
+  const config::RunConfig& config = plan.config;
+  const PortsByAddress addresses = ports_by_address(plan);
+  clock::VirtualClock clock;
+  twin::FabricTwin twin(config.fabric, *plan.twin.layout, clock, config.run.seed);
+  const std::vector<std::unique_ptr<CapturedPortFrames>> captures =
+      open_lab_captures(plan, lab, addresses);
+  std::vector<twin::SentFrames*> sources;
+  for (const auto& capture : captures) sources.push_back(capture.get());
+  LabReplay replay;
+  replay.result = twin::replay_as_sent(twin, clock, sources);
+  for (const auto& capture : captures) capture->finish();
+  replay.ports.resize(config.ports.size());
+  for (size_t p = 0; p < replay.ports.size(); ++p) {
+    PortReplay& port = replay.ports[p];
+    port.name = config.ports[p].name;
+    port.lab = captures[p]->received();
+    port.twin = replay.result.hosts[p];
+    replay.passed_over += captures[p]->not_replayed();
+    if (const auto statistics = captures[p]->statistics()) {
+      port.frames_not_captured =
+          statistics->received - std::min(statistics->received, statistics->delivered);
+    }
+    for (const auto& capture : captures) {
+      const std::vector<uint64_t>& sent = capture->data_sent_to();
+      if (p < sent.size()) port.data_sent_to += sent[p];
+    }
+  }
+  for (size_t p = 0; p < twin.layout().switch_ports(); ++p) {
+    replay.fabric += twin.switch_port_counters(p);
+  }
+  for (size_t h = 0; h < twin.ports(); ++h) replay.fabric += twin.host_counters(h);
+  return replay;
+}
+
 int replay_as_sent_run(const AsSentRequest& request) {
   if (cluster::Session::current().size() > 1) {
     std::cerr << "error: replay is not built for several processes; run it without mpirun\n";
     return kExitBadInput;
   }
-  const auto plan = prediction_plan(request);
+  const auto plan = load_twin_plan(request.config, request.overrides, request.profile, "replayed");
   if (!plan) return kExitBadInput;
-  const config::RunConfig& config = plan->config;
-  const PortsByAddress addresses = ports_by_address(*plan);
-  clock::VirtualClock clock;
-  std::unique_ptr<twin::FabricTwin> built;
-  try {
-    built = std::make_unique<twin::FabricTwin>(config.fabric, *plan->twin.layout, clock,
-                                               config.run.seed);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << fmt::format("error: {}: the fabric twin cannot be built: {}\n", request.config,
-                             e.what());
-    return kExitBadInput;
-  }
-  twin::FabricTwin& twin = *built;
-  if (config.fabric.sender_jitter_ns > 0) {
+  if (plan->config.fabric.sender_jitter_ns > 0) {
     std::cout
         << "note: fabric.sender_jitter does not act here: frames go at their captured times\n";
   }
-  std::vector<std::unique_ptr<CapturedPortFrames>> captures;
-  twin::AsSentResult result;
   try {
-    captures = open_captures(*plan, request.lab, addresses);
-    std::vector<twin::SentFrames*> sources;
-    for (const auto& capture : captures) sources.push_back(capture.get());
-    result = twin::replay_as_sent(twin, clock, sources);
-    for (const auto& capture : captures) capture->finish();
+    return report_as_sent(request, replay_lab(*plan, request.lab));
   } catch (const nic::capture::CaptureReadError& e) {
     std::cerr << "error: " << e.what() << "\n";
-    return kExitBadInput;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << fmt::format("error: {}: the fabric twin cannot be built: {}\n", request.config,
+                             e.what());
   }
-  std::vector<PortReplay> ports(config.ports.size());
-  uint64_t passed_over = 0;
-  for (size_t p = 0; p < ports.size(); ++p) {
-    ports[p].name = config.ports[p].name;
-    ports[p].lab = captures[p]->received();
-    ports[p].twin = result.hosts[p];
-    passed_over += captures[p]->not_replayed();
-    if (const auto statistics = captures[p]->statistics()) {
-      ports[p].frames_not_captured =
-          statistics->received - std::min(statistics->received, statistics->delivered);
-    }
-    for (const auto& capture : captures) {
-      const std::vector<uint64_t>& sent = capture->data_sent_to();
-      if (p < sent.size()) ports[p].data_sent_to += sent[p];
-    }
-  }
-  return report_as_sent(request, twin, result, ports, passed_over);
+  return kExitBadInput;
 }
 
 }  // namespace etwire::runner

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 
 namespace etwire::runner {
 
@@ -84,7 +85,10 @@ bool CapturedPortFrames::next(twin::SentFrame& out) {
     const bool readable = parse(parsed);
     const clock::Nanos at = record_.stamp - origin_;
     if (record_.direction == nic::capture::Direction::kReceive) {
-      if (readable) received_.count(parsed.packet, at);
+      if (readable) {
+        received_.count(parsed.packet, at);
+        if (on_received_) on_received_(parsed.packet, at);
+      }
       continue;
     }
     if (!readable) {
@@ -125,6 +129,52 @@ void CapturedPortFrames::finish() {
   twin::SentFrame ignored;
   while (next(ignored)) {
   }
+}
+
+PortsByAddress ports_by_address(const control::RunPlan& plan) {
+  PortsByAddress ports;
+  const auto add = [&ports](size_t port, const config::Ipv4Address& v4,
+                            const std::optional<config::Ipv6Address>& v6) {
+    std::array<uint8_t, 16> bytes{};
+    for (int i = 0; i < 4; ++i) bytes[i] = static_cast<uint8_t>(v4.value >> (24 - 8 * i));
+    ports.emplace(address_key(4, bytes), port);
+    if (v6) ports.emplace(address_key(6, v6->bytes), port);
+  };
+  for (size_t p = 0; p < plan.config.ports.size(); ++p) {
+    add(p, plan.config.ports[p].ipv4, plan.config.ports[p].ipv6);
+  }
+  for (size_t job = 0; job < plan.addresses->jobs(); ++job) {
+    for (const control::RankEndpoint& rank : plan.addresses->job(job)) {
+      if (rank.host >= 0) add(rank.port, rank.ipv4, rank.ipv6);
+    }
+  }
+  return ports;
+}
+
+std::vector<std::unique_ptr<CapturedPortFrames>> open_lab_captures(const control::RunPlan& plan,
+                                                                   const std::string& lab,
+                                                                   const PortsByAddress& ports) {
+  std::vector<std::unique_ptr<CapturedPortFrames>> captures;
+  for (size_t p = 0; p < plan.config.ports.size(); ++p) {
+    const std::filesystem::path path =
+        std::filesystem::path(lab) / "capture" / (plan.config.ports[p].name + ".pcapng");
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error)) {
+      throw nic::capture::CaptureReadError(
+          fmt::format("{}: no such capture file: the lab run must record its frames "
+                      "(telemetry.record.pcap: true) into {}",
+                      path.string(), lab));
+    }
+    captures.push_back(
+        std::make_unique<CapturedPortFrames>(path.string(), p, plan.config.ports[p].qos, ports));
+  }
+  std::optional<clock::Nanos> origin;
+  for (const auto& capture : captures) {
+    if (const auto first = capture->first_stamp())
+      origin = std::min(origin.value_or(*first), *first);
+  }
+  for (const auto& capture : captures) capture->set_origin(origin.value_or(0));
+  return captures;
 }
 
 }  // namespace etwire::runner

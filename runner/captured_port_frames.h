@@ -6,12 +6,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "config/qos_config.h"
+#include "control/plan/run_plan.h"
 #include "nic/capture/capture_reader.h"
 #include "nic/frame/frame_reader.h"
 #include "nic/frame/payload_pattern.h"
@@ -39,6 +42,11 @@ class CapturedPortFrames final : public twin::SentFrames {
   }
   // Stamps are counted from `origin` from here on; set before the first next().
   void set_origin(clock::Nanos origin) { origin_ = origin; }
+  // Shown every inbound RoCEv2 or PFC frame as it is read (its stamp from the origin), besides
+  // received()'s count.
+  void set_on_received(std::function<void(const nic::Packet&, clock::Nanos)> listener) {
+    on_received_ = std::move(listener);
+  }
 
   // The next frame the port sent. Throws nic::capture::CaptureReadError naming the file and the
   // frame: a frame without its direction (not a capture etwire wrote), one cut by a snap length,
@@ -74,8 +82,19 @@ class CapturedPortFrames final : public twin::SentFrames {
   bool pending_ = false;  // record_ holds a frame not yet used
   clock::Nanos origin_ = 0;
   twin::ArrivalTally received_;
+  std::function<void(const nic::Packet&, clock::Nanos)> on_received_;
   std::vector<uint64_t> data_sent_to_;
   uint64_t not_replayed_ = 0;
 };
+
+// The ports of `plan` by every address its ports and ranks have.
+PortsByAddress ports_by_address(const control::RunPlan& plan);
+
+// Every port's capture in `lab` (<lab>/capture/<port>.pcapng), by configured port, their stamps
+// counted from the earliest frame of all. Throws nic::capture::CaptureReadError naming a missing
+// or unreadable file.
+std::vector<std::unique_ptr<CapturedPortFrames>> open_lab_captures(const control::RunPlan& plan,
+                                                                   const std::string& lab,
+                                                                   const PortsByAddress& ports);
 
 }  // namespace etwire::runner

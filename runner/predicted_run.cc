@@ -16,7 +16,30 @@
 
 namespace etwire::runner {
 
-int run_with_prediction(const RunRequest& opts, uint32_t repeats) {
+namespace {
+
+// The lab's plan with a device profile's overrides before its own: what the prediction is
+// derived from. nullptr after printing why it cannot be.
+std::unique_ptr<const control::RunPlan> profiled_plan(const RunRequest& opts,
+                                                      const std::vector<std::string>& profile) {
+  control::LoadOptions options;
+  options.overrides = profile;
+  options.overrides.insert(options.overrides.end(), opts.overrides.begin(), opts.overrides.end());
+  auto plan =
+      std::make_unique<const control::RunPlan>(control::load_config_file(opts.config, options));
+  if (plan->ok()) return plan;
+  for (const control::Diagnostic& d : plan->diagnostics.items()) {
+    std::cerr << control::format_diagnostic(d) << "\n";
+  }
+  std::cerr << fmt::format(
+      "error: {}: invalid with the device profile's settings; nothing was run\n", opts.config);
+  return nullptr;
+}
+
+}  // namespace
+
+int run_with_prediction(const RunRequest& opts, uint32_t repeats,
+                        const std::vector<std::string>& profile) {
   if (cluster::Session::current().size() > 1) {
     std::cerr << "error: --predict is not built for a run split between emulator processes; run "
                  "the prediction on its own, with --set ports[N].backend=loopback for each port "
@@ -40,8 +63,13 @@ int run_with_prediction(const RunRequest& opts, uint32_t repeats) {
   }
   RunRequest prediction = measured;
   prediction.no_metrics = true;
-  prediction.plan = std::make_shared<const control::RunPlan>(
-      control::derive_plan(*lab, control::twin_prediction(), load_options));
+  std::unique_ptr<const control::RunPlan> profiled;
+  if (!profile.empty()) {
+    profiled = profiled_plan(opts, profile);
+    if (!profiled) return kExitBadInput;
+  }
+  prediction.plan = std::make_shared<const control::RunPlan>(control::derive_plan(
+      profiled ? *profiled : *lab, control::twin_prediction(), load_options, lab.get()));
   const std::filesystem::path out =
       std::filesystem::path(opts.out.empty() ? lab->config.telemetry.output_dir : opts.out);
   prediction.out = (out / "prediction").string();

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "runner/configured_run.h"
 
@@ -12,6 +14,9 @@ namespace etwire::runner {
 // Returns the exit code of the measurement, or the prediction's when it did not complete. With
 // `repeats` above 1 each is a series (repeated_run.h): <results>/prediction/repeat-K, then
 // <results>/repeat-K.
-int run_with_prediction(const RunRequest& opts, uint32_t repeats = 1);
+// `profile`: a device profile's overrides (control/load/device_profile.h), applied to the
+// prediction only, before the run's own --set.
+int run_with_prediction(const RunRequest& opts, uint32_t repeats = 1,
+                        const std::vector<std::string>& profile = {});
 
 }  // namespace etwire::runner

@@ -17,10 +17,17 @@ Cases:
              capture writer to keep every frame), then replayed: every data frame the files say
              was sent to a port arrived there in the lab and in the twin; DPDK stamps a burst at
              one instant, so the twin's wires held frames until they were free.
+  calibrate  The twin run of `twin`, marking from 20 KB, calibrated (etwire calibrate) with the
+             configuration's own thresholds (150 KB, where its queues never reach) at port h0: the
+             profile sets a marking curve; replayed with it (replay --profile), the frames sent to
+             h0 come out CE-marked within 10 % as often as in the run, where without it the twin
+             marks none of them. A run on devices refuses --profile without --predict.
   refusals   Each with exit 2 and a message naming what is wrong: a results directory without
              capture files (the file and telemetry.record.pcap), a configuration whose ports have
              other addresses than the captured frames (the file, the frame), a capture cut by a
-             snap length, a file that is not a capture, an invalid configuration.
+             snap length, a file that is not a capture, an invalid configuration; calibrate
+             without capture files or with a port the configuration lacks; a device profile
+             that sets more than the twin's model (its file, line and column).
 """
 
 import json
@@ -31,8 +38,8 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testing"))
 from e2e_cases import run_case  # noqa: E402
 
-CONGESTED = ("workload.iterations=1", "workload.warmup_iterations=0", "fabric.ecn.kmin=20KB",
-             "fabric.ecn.kmax=200KB", "collectives.chunk_size=64KiB")
+SMALL = ("workload.iterations=1", "workload.warmup_iterations=0", "collectives.chunk_size=64KiB")
+CONGESTED = SMALL + ("fabric.ecn.kmin=20KB", "fabric.ecn.kmax=200KB")
 SLOW_RING = ("ports[0].speed=500Mbps", "ports[1].speed=500Mbps")
 TALLY = ("frames", "data_frames", "data_bytes", "ce_marked", "cnps", "pauses", "first_data_ns",
          "last_data_ns")
@@ -50,11 +57,22 @@ def run(args, config, out, *values):
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 
-def replay(args, config, lab, *values, out=None):
+def replay(args, config, lab, *values, out=None, profile=None):
     cmd = [args.etwire, "replay", os.path.join(args.source_dir, config), lab, *sets(values)]
     if out:
         cmd += ["--out", out]
+    if profile:
+        cmd += ["--profile", profile]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+
+def calibrate(args, config, lab, *argv):
+    return subprocess.run([args.etwire, "calibrate", os.path.join(args.source_dir, config), lab,
+                           *argv], capture_output=True, text=True, timeout=300)
+
+
+def port_of(doc, name):
+    return next(p for p in doc["ports"] if p["name"] == name)
 
 
 def as_sent(path):
@@ -113,6 +131,37 @@ def case_dpdk_ring(args, work):
     return f"{[p['data_sent_to'] for p in doc['ports']]} data frames each way, {held} held"
 
 
+def case_calibrate(args, work):
+    lab = os.path.join(work, "lab")
+    run(args, "configs/twin-congestion.yaml", lab, *CONGESTED)
+    profile = os.path.join(work, "profile.yaml")
+    proc = calibrate(args, "configs/twin-congestion.yaml", lab, *sets(SMALL), "--port", "h0",
+                     "--out", profile)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    with open(profile) as f:
+        text = f.read()
+    assert '- "fabric.ecn.kmin=' in text and '- "fabric.ecn.kmax=' in text, text
+
+    plain = os.path.join(work, "plain")
+    proc = replay(args, "configs/twin-congestion.yaml", lab, *SMALL, out=plain)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    fitted = os.path.join(work, "fitted")
+    proc = replay(args, "configs/twin-congestion.yaml", lab, *SMALL, out=fitted, profile=profile)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    before = port_of(as_sent(os.path.join(plain, "as-sent.json")), "h0")
+    after = port_of(as_sent(os.path.join(fitted, "as-sent.json")), "h0")
+    marks = after["lab"]["ce_marked"]
+    assert marks > 0 and before["twin"]["ce_marked"] == 0, (before, after)
+    assert abs(after["twin"]["ce_marked"] - marks) <= 0.1 * marks, (after, text)
+
+    proc = subprocess.run([args.etwire, "run", os.path.join(args.source_dir, "configs/dpdk-ring.yaml"),
+                           "--profile", profile, "--no-metrics"],
+                          capture_output=True, text=True, timeout=60)
+    expect_refused(proc, "--profile", "--predict")
+    return (f"h0: {marks} CE marks in the run, {after['twin']['ce_marked']} replayed with the "
+            f"profile, {before['twin']['ce_marked']} without")
+
+
 def expect_refused(proc, *fragments):
     assert proc.returncode == 2, (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
     for fragment in fragments:
@@ -140,10 +189,21 @@ def case_refusals(args, work):
     expect_refused(replay(args, ring, lab), os.path.join(lab, "capture", "right.pcapng"))
 
     expect_refused(replay(args, ring, lab, "transport.pmtu=5000"), "pmtu")
-    return "no capture, other addresses, cut frames, not a capture, bad configuration: refused"
+
+    expect_refused(calibrate(args, ring, empty), os.path.join(empty, "capture", "left.pcapng"))
+    expect_refused(calibrate(args, ring, cut, "--port", "middle"), "--port middle: no such port",
+                   "left right")
+    profile = os.path.join(work, "profile.yaml")
+    with open(profile, "w") as f:
+        f.write('set:\n  - "fabric.ecn.kmin=10KB"\n  - "transport.pmtu=1024"\n')
+    expect_refused(replay(args, ring, cut, profile=profile), f"{profile}:3:5: transport.pmtu")
+    return ("no capture, other addresses, cut frames, not a capture, bad configuration; "
+            "calibrate without captures or with an unknown port; a profile beyond the model: "
+            "refused")
 
 
-CASES = {"twin": case_twin, "dpdk_ring": case_dpdk_ring, "refusals": case_refusals}
+CASES = {"twin": case_twin, "dpdk_ring": case_dpdk_ring, "calibrate": case_calibrate,
+         "refusals": case_refusals}
 
 if __name__ == "__main__":
     sys.exit(run_case(CASES, "replay"))
