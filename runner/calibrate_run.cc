@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <span>
 #include <sstream>
 
 #include "control/load/device_profile.h"
@@ -139,6 +141,28 @@ DeviceFit fit_from(const control::RunPlan& plan, const std::vector<CrossingsTo>&
   return fit_device(input);
 }
 
+// The configuration's marking curve in frames of the fit's size, its pmax and weight the nearest
+// the search steps through; nullopt where it does not mark.
+std::optional<twin::MarkingFit> configured_marking(const control::RunPlan& plan,
+                                                   const DeviceFit& fit) {
+  const config::EcnMarking& ecn = plan.config.fabric.ecn;
+  if (!ecn.enabled) return std::nullopt;
+  const auto nearest = [](std::span<const double> ladder, double value) {
+    return *std::min_element(ladder.begin(), ladder.end(), [&](double a, double b) {
+      return std::abs(std::log(a / value)) < std::abs(std::log(b / value));
+    });
+  };
+  twin::MarkingFit m;
+  m.kmin =
+      static_cast<uint32_t>(std::llround(static_cast<double>(ecn.kmin_bytes) / fit.frame_bytes));
+  m.kmax = std::max(
+      m.kmin + 1,
+      static_cast<uint32_t>(std::llround(static_cast<double>(ecn.kmax_bytes) / fit.frame_bytes)));
+  m.pmax = nearest(twin::pmax_ladder(), ecn.pmax);
+  m.weight = nearest(averaging_weights(), ecn.average_weight);
+  return m;
+}
+
 int calibrate(const CalibrateRequest& request, const control::RunPlan& plan) {
   const std::optional<size_t> port =
       calibrated_port(plan, request.port,
@@ -158,8 +182,9 @@ int calibrate(const CalibrateRequest& request, const control::RunPlan& plan) {
   }
   const DeviceFit fit = fit_from(plan, runs, *port);
   const uint64_t configured = plan.config.ports[*port].speed_bps;
-  const auto choice =
-      choose_profile({request.config, request.overrides, request.labs, *port, configured}, fit);
+  const auto choice = choose_profile({request.config, request.overrides, request.labs, *port,
+                                      configured, configured_marking(plan, fit)},
+                                     fit);
   if (!choice) return kExitFailure;
   const std::vector<std::string>& overrides = choice->overrides;
   std::vector<Residuals> residuals;

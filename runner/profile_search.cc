@@ -80,6 +80,32 @@ std::vector<twin::MarkingFit> neighbours(const twin::MarkingFit& m) {
   return out;
 }
 
+// Moves `marking` a step at a time while a step brings the replays closer than `best`, which
+// takes each better profile (`rest` and the curve). False when a plan could not be built.
+bool refine(Search& search, twin::MarkingFit marking, const std::vector<std::string>& rest,
+            uint32_t frame_bytes, ProfileChoice& best) {
+  uint64_t events = 0;
+  for (int step = 0; step < kRefineSteps && events < kRefineEvents; ++step) {
+    bool moved = false;
+    for (const twin::MarkingFit& n : neighbours(marking)) {
+      std::vector<std::string> candidate = rest;
+      for (const std::string& o : marking_overrides(n, frame_bytes)) candidate.push_back(o);
+      const auto scored = search.evaluate(candidate);
+      if (!scored) return false;
+      events += scored->events;
+      if (scored->score < best.score) {
+        best.overrides = candidate;
+        best.score = scored->score;
+        best.replays = scored->replays;
+        marking = n;
+        moved = true;
+      }
+    }
+    if (!moved) break;
+  }
+  return true;
+}
+
 }  // namespace
 
 double residual_score(const PortReplay& port) {
@@ -110,7 +136,6 @@ std::optional<ProfileChoice> choose_profile(const ProfileSearchInput& input, con
   if (!configured) return std::nullopt;
   ProfileChoice best{
       {}, configured->score, configured->score, configured->replays, configured->replays, 0};
-  bool with_marking = false;
   // Every combination of the groups the fit set.
   for (uint32_t mask = 1; mask < (1u << present.size()); ++mask) {
     std::vector<const std::vector<std::string>*> chosen;
@@ -124,37 +149,19 @@ std::optional<ProfileChoice> choose_profile(const ProfileSearchInput& input, con
       best.overrides = candidate;
       best.score = scored->score;
       best.replays = scored->replays;
-      with_marking = std::find(chosen.begin(), chosen.end(), &groups.marking) != chosen.end();
     }
   }
-  if (with_marking) {
-    // The rest of the chosen profile stays; the marking curve moves a step at a time.
-    std::vector<std::string> rest;
-    for (const std::string& o : best.overrides) {
-      if (std::find(groups.marking.begin(), groups.marking.end(), o) == groups.marking.end()) {
-        rest.push_back(o);
-      }
+  // The marking curve moves a step at a time from the fit's and from the configuration's, the
+  // rest of the chosen profile staying as it is.
+  std::vector<std::string> rest;
+  for (const std::string& o : best.overrides) {
+    if (std::find(groups.marking.begin(), groups.marking.end(), o) == groups.marking.end()) {
+      rest.push_back(o);
     }
-    twin::MarkingFit marking = *fit.marking;
-    uint64_t events = 0;
-    for (int step = 0; step < kRefineSteps && events < kRefineEvents; ++step) {
-      bool moved = false;
-      for (const twin::MarkingFit& n : neighbours(marking)) {
-        std::vector<std::string> candidate = rest;
-        for (const std::string& o : marking_overrides(n, fit.frame_bytes)) candidate.push_back(o);
-        const auto scored = search.evaluate(candidate);
-        if (!scored) return std::nullopt;
-        events += scored->events;
-        if (scored->score < best.score) {
-          best.overrides = candidate;
-          best.score = scored->score;
-          best.replays = scored->replays;
-          marking = n;
-          moved = true;
-        }
-      }
-      if (!moved) break;
-    }
+  }
+  for (const auto& start : {fit.marking, input.configured_marking}) {
+    if (!start) continue;
+    if (!refine(search, *start, rest, fit.frame_bytes, best)) return std::nullopt;
   }
   best.replays_run = search.replays_run();
   return best;

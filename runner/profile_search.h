@@ -22,6 +22,9 @@ struct ProfileSearchInput {
   std::vector<std::string> labs;
   size_t port = 0;
   uint64_t configured_rate_bps = 0;
+  // The configuration's own marking curve in frames of the fit's size, where it marks: the
+  // refinement also starts from it.
+  std::optional<twin::MarkingFit> configured_marking;
 };
 
 struct ProfileChoice {
