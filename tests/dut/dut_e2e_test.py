@@ -55,7 +55,9 @@ Cases:
               and go-back-N retransmissions. Every run is also replayed as sent (`etwire
               replay` of its capture): on the instantaneous queue, per run, the twin fed what the
               lab sent delivers its last data frame within 10 % of the lab's time, and its CE
-              marks and lost frames are within 20 % of the lab's (lost: or 20 frames). Goodput
+              marks and lost frames are within 20 % of the lab's (lost: or 20 frames); the same
+              holds replayed with the device profile `etwire calibrate` fits to the three
+              DCQCN-on runs (the DCQCN-off run held out of the fit). Goodput
               and completion time of lab and predictions go to --record. --ns3-point lossy runs
               a shallower RED on a 20 Mb/s link instead (recorded, not gated).
   any_ran     Fails unless at least one device case ran (rather than skipped) in this test run:

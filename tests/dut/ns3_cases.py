@@ -129,8 +129,8 @@ def ns3_run(args, work, trace, macs, *, dcqcn, red, bottleneck_bps, sender_bps, 
     assert replay.returncode == 0, replay.stderr
     with open(os.path.join(out, "as-sent", "as-sent.json")) as f:
         as_sent = json.load(f)
-    return {"out": out, "run": run, "measured": measured, "predicted": predicted,
-            "as_sent": as_sent,
+    return {"out": out, "config": config, "run": run, "measured": measured,
+            "predicted": predicted, "as_sent": as_sent,
             "red": red_stats, "host": host, "wall_s": wall, "qps": qp_sums(out),
             "predicted_qps": qp_sums(os.path.join(out, "prediction")),
             "compare": compare.stdout, "cpu_wait": run.cpu_wait}
@@ -163,15 +163,36 @@ def run_figures(r, bytes_sent):
     }
 
 
-def as_sent_figures(doc):
-    """The receiving port (rx) of the as-sent replay: what reached it in the lab (its capture)
+def as_sent_figures(doc, prefix="as_sent"):
+    """The receiving port (rx) of an as-sent replay: what reached it in the lab (its capture)
     and in the twin fed the frames the lab sent; lost = data frames sent to it less those."""
     rx = next(p for p in doc["ports"] if p["name"] == "rx")
-    figures = {"as_sent_frames_not_captured": sum(p["frames_not_captured"] for p in doc["ports"])}
+    figures = {f"{prefix}_frames_not_captured":
+               sum(p["frames_not_captured"] for p in doc["ports"])}
     for side in ("lab", "twin"):
-        figures[f"as_sent_{side}_ce"] = rx[side]["ce_marked"]
-        figures[f"as_sent_{side}_lost"] = rx["data_sent_to"] - rx[side]["data_frames"]
-        figures[f"as_sent_{side}_last_ms"] = rx[side]["last_data_ns"] / 1e6
+        figures[f"{prefix}_{side}_ce"] = rx[side]["ce_marked"]
+        figures[f"{prefix}_{side}_lost"] = rx["data_sent_to"] - rx[side]["data_frames"]
+        figures[f"{prefix}_{side}_last_ms"] = rx[side]["last_data_ns"] / 1e6
+    return figures
+
+
+def calibrated_figures(args, work, runs, config_of):
+    """etwire calibrate on the DCQCN-on runs (`runs[:-1]`, their rx port), then every run replayed
+    as sent with the profile: the last, DCQCN off, is held out of the fit. Figures prefixed
+    "calibrated"."""
+    profile = os.path.join(work, "device-profile.yaml")
+    fit = etwire(args, "calibrate", config_of(runs[0]), *[r["out"] for r in runs[:-1]],
+                 "--port", "rx", "--out", profile, check=False)
+    assert fit.returncode == 0, fit.stderr
+    print(fit.stdout)
+    figures = []
+    for r in runs:
+        out = os.path.join(r["out"], "as-sent-calibrated")
+        replay = etwire(args, "replay", config_of(r), r["out"], "--profile", profile, "--out", out,
+                        check=False)
+        assert replay.returncode == 0, replay.stderr
+        with open(os.path.join(out, "as-sent.json")) as f:
+            figures.append(as_sent_figures(json.load(f), "calibrated"))
     return figures
 
 
@@ -183,14 +204,16 @@ AS_SENT_PERCENT = 20
 AS_SENT_LOST_FLOOR = 20
 
 
-def check_as_sent(fig):
-    assert fig["as_sent_frames_not_captured"] == 0, fig
-    lab_last, twin_last = fig["as_sent_lab_last_ms"], fig["as_sent_twin_last_ms"]
+def check_as_sent(fig, prefix="as_sent"):
+    def f(name):
+        return fig[f"{prefix}_{name}"]
+    assert f("frames_not_captured") == 0, fig
+    lab_last, twin_last = f("lab_last_ms"), f("twin_last_ms")
     assert abs(twin_last - lab_last) <= AS_SENT_LAST_SHARE * lab_last, fig
     share = AS_SENT_PERCENT / 100
-    assert abs(fig["as_sent_twin_ce"] - fig["as_sent_lab_ce"]) <= share * fig["as_sent_lab_ce"], fig
-    lost_band = max(share * fig["as_sent_lab_lost"], AS_SENT_LOST_FLOOR)
-    assert abs(fig["as_sent_twin_lost"] - fig["as_sent_lab_lost"]) <= lost_band, fig
+    assert abs(f("twin_ce") - f("lab_ce")) <= share * f("lab_ce"), fig
+    lost_band = max(share * f("lab_lost"), AS_SENT_LOST_FLOOR)
+    assert abs(f("twin_lost") - f("lab_lost")) <= lost_band, fig
 
 
 # With DCQCN on and RED on the instantaneous queue, the lab's gather time may differ from the
@@ -255,6 +278,9 @@ def case_ns3_red_ecn(args, work):
     off = ns3_run(args, work, trace, macs, dcqcn=False, red=red, **rates)
     f_ons = [run_figures(on, bytes_sent) for on in ons]
     f_off = run_figures(off, bytes_sent)
+    calibrated = calibrated_figures(args, work, [*ons, off], lambda r: r["config"])
+    for fig, more in zip([*f_ons, f_off], calibrated):
+        fig.update(more)
     append_records(args, [{"device": "ns3_red", "run": label, "qw": red["qw"],
                            "point": args.ns3_point, **fig}
                           for label, fig in [("dcqcn_on", f) for f in f_ons] +
@@ -283,6 +309,7 @@ def case_ns3_red_ecn(args, work):
             assert f_on["cct_ms"] >= (1 - NS3_CCT_FLOOR_SHARE) * f_on["prediction_cct_ms"], f_on
         for fig in (*f_ons, f_off):
             check_as_sent(fig)
+            check_as_sent(fig, "calibrated")
     f_on = f_ons[0]
     for fig in (*f_ons, f_off):
         # The router's queue toward the receiver saw every frame the sender put on the wire, and
