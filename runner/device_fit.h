@@ -28,9 +28,9 @@ struct DeviceFitInput {
 struct DeviceFit {
   uint32_t frame_bytes = 0;  // the median data frame on the wire
   uint64_t rate_bps = 0;
-  bool rate_measured = false;  // false: the queue never stayed busy; the configured rate
-  uint64_t busy_pairs = 0;     // arrivals back to back behind a queue, the rate was read from
-  clock::Nanos least_delay = 0;
+  bool rate_measured = false;    // false: the queue never stayed busy; the configured rate
+  uint64_t busy_pairs = 0;       // arrivals back to back behind a queue, the rate was read from
+  clock::Nanos least_delay = 0;  // the 0.1th percentile of the frames' delays
   std::optional<clock::Nanos> propagation_ns;  // single switch only
   uint32_t most_frames_ahead = 0;              // the 99.9th percentile of what frames found
   std::optional<twin::MarkingFit> marking;     // when any frame came out marked
