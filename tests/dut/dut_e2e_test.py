@@ -13,7 +13,9 @@ Cases:
               bottleneck) and etwire compare. Every flow completes through go-back-N; what the
               senders put on the wire is exactly what the shaper forwarded plus what it dropped;
               the receiver got every frame the shaper forwarded; every frame sent beyond the
-              trace's own is counted as a retransmission.
+              trace's own is counted as a retransmission. Replayed as sent (its capture), the
+              twin's shaper drops within 20 % of the frames the lab's did and the last data frame
+              arrives within 10 % of the lab's time (Release builds).
   ovs_allreduce  Open vSwitch with its DPDK datapath (tests/dut/ovs_dpdk.py) between two net_memif
               ports, explicit in_port -> output flows: the bundled 8-rank all-reduce (two
               iterations), then configs/mixed-allreduce-alltoall.yaml's two jobs (32 MiB ring

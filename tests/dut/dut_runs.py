@@ -2,13 +2,15 @@
 an etwire port on a veth end, and the figures each case appends to --record."""
 
 import json
+import math
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testing"))
 from dpdk_runs import Skip, run_dpdk_etwire  # noqa: E402
 
-__all__ = ["Skip", "af_packet_port", "append_records", "etwire", "load_summary", "twin_buffer"]
+__all__ = ["Skip", "af_packet_port", "append_records", "as_sent_figures", "check_as_sent", "etwire",
+           "load_summary", "twin_buffer"]
 
 
 def etwire(args, *cmd, ns=None, timeout=300, check=True, measure_cpu=False):
@@ -47,3 +49,50 @@ def append_records(args, records):
         with open(args.record, "a") as f:
             for record in records:
                 f.write(json.dumps(record) + "\n")
+
+
+def as_sent_figures(doc, prefix="as_sent"):
+    """The receiving port (rx) of an as-sent replay (etwire replay's as-sent.json): what reached
+    it in the lab (its capture) and in the twin fed the frames the lab sent; lost = data frames
+    sent to it less those."""
+    rx = next(p for p in doc["ports"] if p["name"] == "rx")
+    figures = {f"{prefix}_frames_not_captured":
+               sum(p["frames_not_captured"] for p in doc["ports"])}
+    for side in ("lab", "twin"):
+        figures[f"{prefix}_{side}_ce"] = rx[side]["ce_marked"]
+        figures[f"{prefix}_{side}_lost"] = rx["data_sent_to"] - rx[side]["data_frames"]
+        figures[f"{prefix}_{side}_last_ms"] = rx[side]["last_data_ns"] / 1e6
+    return figures
+
+
+# The as-sent prediction against the lab: the last data frame's arrival within this share, CE
+# marks within AS_SENT_PERCENT, and data frames lost within AS_SENT_PERCENT or AS_SENT_LOST_FLOOR
+# frames, whichever is more (runs where the device dropped a handful). Over runs as a series (a
+# device in real time on a shared machine may drain slower in some runs than in others, which no
+# model of it can know): a metric fails only when the whole 95 % interval of the mean delta lies
+# beyond its band; a run alone, by its own delta.
+AS_SENT_LAST_SHARE = 0.10
+AS_SENT_PERCENT = 20
+AS_SENT_LOST_FLOOR = 20
+# Student's t at 97.5 % for 1 to 4 degrees of freedom.
+T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776}
+
+
+def check_as_sent(figs, prefix="as_sent"):
+    """figs: one run's figures or a series' (a list)."""
+    figs = figs if isinstance(figs, list) else [figs]
+    for fig in figs:
+        assert fig[f"{prefix}_frames_not_captured"] == 0, fig
+    share = AS_SENT_PERCENT / 100
+    for metric, band_of in (("last_ms", lambda lab: AS_SENT_LAST_SHARE * lab),
+                            ("ce", lambda lab: share * lab),
+                            ("lost", lambda lab: max(share * lab, AS_SENT_LOST_FLOOR))):
+        labs = [fig[f"{prefix}_lab_{metric}"] for fig in figs]
+        deltas = [fig[f"{prefix}_twin_{metric}"] - lab for fig, lab in zip(figs, labs)]
+        mean = sum(deltas) / len(deltas)
+        half = 0
+        if len(deltas) > 1:
+            sd = math.sqrt(sum((d - mean) ** 2 for d in deltas) / (len(deltas) - 1))
+            half = T_975[len(deltas) - 1] * sd / math.sqrt(len(deltas))
+        band = band_of(sum(labs) / len(labs))
+        assert mean - half <= band and mean + half >= -band, (prefix, metric, deltas, band, figs)

@@ -1,10 +1,12 @@
 """The Linux bridge with a tbf shaper as the device under test: an incast into an exact bottleneck
 with tail drop (docs/dut-validation.md)."""
 
+import json
 import math
 import os
 
-from dut_runs import Skip, af_packet_port, append_records, etwire, load_summary, twin_buffer
+from dut_runs import (Skip, af_packet_port, append_records, as_sent_figures, check_as_sent, etwire,
+                      load_summary, twin_buffer)
 from netns import DeviceUnavailable, Namespace
 from tbf_bridge import TbfBridge
 
@@ -67,6 +69,7 @@ fabric:
   ecn: {{enabled: false}}
 telemetry:
   output_dir: {out}
+  record: {{pcap: true}}
 """)
     try:
         with Namespace("tbf") as ns, TbfBridge(ns, macs, rate=f"{rate_bps // 1_000_000}mbit",
@@ -127,6 +130,15 @@ telemetry:
         assert compare.returncode == 0, f"beyond the tolerance:\n{compare.stdout}{compare.stderr}"
     ideal_ns = original * (1024 + 58 + 20) * 8 / rate_bps * 1e9
     assert cct >= ideal_ns, (cct, ideal_ns)
+    # As sent: the frames the senders put on their veths (their captures) through the twin's
+    # shaper at the times they left; its drops and the last arrival against the lab's, which load
+    # does not move (the load is in what was sent).
+    replay = etwire(args, "replay", config, out, check=False)
+    assert replay.returncode == 0, replay.stderr
+    with open(os.path.join(out, "as-sent", "as-sent.json")) as f:
+        as_sent = as_sent_figures(json.load(f))
+    if not os.environ.get("ETWIRE_SANITIZED"):
+        check_as_sent(as_sent)
     record = {
         "device": "tbf", "shaper_sent": device["shaper_sent"],
         "shaper_dropped": device["shaper_dropped"], "etwire_sent": sent,
@@ -138,7 +150,7 @@ telemetry:
         "prediction_retransmitted": sum(p["retransmitted_packets"] for p in predicted["ports"]),
         "prediction_failed_flows": predicted["failed_flows"],
         "etwire_cpu_s": run.cpu_wait.on_cpu_s, "etwire_cpu_wait_s": run.cpu_wait.waiting_s,
-        "cct_tolerance_percent": tolerance_percent,
+        "cct_tolerance_percent": tolerance_percent, **as_sent,
     }
     append_records(args, [record])
     return (f"shaper forwarded {device['shaper_sent']} and dropped {device['shaper_dropped']} of "
@@ -146,7 +158,10 @@ telemetry:
             f"({100 * ideal_ns / cct:.0f}% of the bottleneck); prediction: "
             f"{predicted['status']}, {record['prediction_cct_ms']:.0f} ms, "
             f"{record['prediction_failed_flows']} flows failed; etwire {run.cpu_wait}, "
-            f"{timeouts} timeouts, so within {allowed:.2f} times the prediction")
+            f"{timeouts} timeouts, so within {allowed:.2f} times the prediction; as sent: "
+            f"{as_sent['as_sent_twin_lost']} lost against {as_sent['as_sent_lab_lost']}, last "
+            f"arrival {as_sent['as_sent_twin_last_ms']:.0f} ms against "
+            f"{as_sent['as_sent_lab_last_ms']:.0f}")
 
 
 CASES = {"tbf_incast": case_tbf_incast}
