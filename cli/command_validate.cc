@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "control/load/device_profile.h"
 #include "control/plan/config_summary.h"
 #include "control/resolve/config_loader.h"
 #include "runner/device_check.h"
@@ -24,6 +25,7 @@ namespace {
 struct ValidateOptions {
   std::string config;
   std::vector<std::string> overrides;
+  std::string profile;
   bool skip_traces = false;
   bool devices = false;
 };
@@ -48,20 +50,38 @@ CommandAction add_validate_command(CLI::App& app) {
                 "Also set the run's devices up and check them as `run` does before its first "
                 "packet (DPDK ports; RDMA devices, port state, MTU, GID, DCQCN settings), then "
                 "release them");
+  cmd->add_option("--profile", opts->profile,
+                  "Check with a device profile's settings applied before --set, as run --predict "
+                  "--profile and replay --profile apply them to the twin")
+      ->check(CLI::ExistingFile);
   return [opts]() -> int {
     control::LoadOptions options;
-    options.overrides = opts->overrides;
+    if (!opts->profile.empty()) {
+      try {
+        options.overrides = control::read_device_profile(opts->profile);
+      } catch (const control::DeviceProfileError& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return runner::kExitBadInput;
+      }
+    }
+    options.overrides.insert(options.overrides.end(), opts->overrides.begin(),
+                             opts->overrides.end());
     options.read_traces = !opts->skip_traces;
     auto loaded = control::load_config_file(opts->config, options);
     // Under an MPI launcher the processes also agree on what they loaded and measure their clocks.
     const cluster::Session& session = cluster::Session::current();
     if (const int code = runner::settle_loaded_config(
             session, opts->config, loaded, loaded.ok(),
-            fmt::format("{}: invalid: {} error{}, {} warning{}", opts->config,
+            fmt::format("{}: invalid: {} error{}, {} warning{}{}", opts->config,
                         loaded.diagnostics.error_count(),
                         loaded.diagnostics.error_count() == 1 ? "" : "s",
                         loaded.diagnostics.warning_count(),
-                        loaded.diagnostics.warning_count() == 1 ? "" : "s"));
+                        loaded.diagnostics.warning_count() == 1 ? "" : "s",
+                        opts->profile.empty()
+                            ? ""
+                            : fmt::format(" (the device profile {}'s settings count as --set "
+                                          "before the command line's)",
+                                          opts->profile)));
         code != runner::kExitOk) {
       return code;
     }

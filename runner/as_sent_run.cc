@@ -153,10 +153,16 @@ std::shared_ptr<const control::RunPlan> load_twin_plan(const std::string& config
   options.overrides.insert(options.overrides.end(), overrides.begin(), overrides.end());
   const control::RunPlan lab = control::load_config_file(config, options);
   if (!lab.ok() || !lab.addresses) {
-    settle_loaded_config(cluster::Session::current(), config, lab, false,
-                         fmt::format("{}: invalid: {} error{}; nothing was {}", config,
-                                     lab.diagnostics.error_count(),
-                                     lab.diagnostics.error_count() == 1 ? "" : "s", verb));
+    settle_loaded_config(
+        cluster::Session::current(), config, lab, false,
+        fmt::format("{}: invalid: {} error{}; nothing was {}{}", config,
+                    lab.diagnostics.error_count(), lab.diagnostics.error_count() == 1 ? "" : "s",
+                    verb,
+                    profile.empty() ? ""
+                                    : fmt::format(" (the device profile {}'s settings "
+                                                  "count as --set before the command "
+                                                  "line's)",
+                                                  profile)));
     return nullptr;
   }
   // The twin's plan speaks for the replay: the lab's would warn that the fabric section is

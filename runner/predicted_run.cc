@@ -32,7 +32,9 @@ std::unique_ptr<const control::RunPlan> profiled_plan(const RunRequest& opts,
     std::cerr << control::format_diagnostic(d) << "\n";
   }
   std::cerr << fmt::format(
-      "error: {}: invalid with the device profile's settings; nothing was run\n", opts.config);
+      "error: {}: invalid with the device profile's settings (they count as --set before the "
+      "command line's); nothing was run\n",
+      opts.config);
   return nullptr;
 }
 

@@ -27,7 +27,8 @@ Cases:
              other addresses than the captured frames (the file, the frame), a capture cut by a
              snap length, a file that is not a capture, an invalid configuration; calibrate
              without capture files or with a port the configuration lacks; a device profile
-             that sets more than the twin's model (its file, line and column).
+             that sets more than the twin's model (its file, line and column), and one whose
+             value the twin refuses (validate --profile and replay --profile name it).
 """
 
 import json
@@ -197,6 +198,14 @@ def case_refusals(args, work):
     with open(profile, "w") as f:
         f.write('set:\n  - "fabric.ecn.kmin=10KB"\n  - "transport.pmtu=1024"\n')
     expect_refused(replay(args, ring, cut, profile=profile), f"{profile}:3:5: transport.pmtu")
+    # A profile whose value the twin refuses: named beside the configuration's error.
+    with open(profile, "w") as f:
+        f.write('set:\n  - "fabric.ecn.kmin=3MB"\n')
+    validate = subprocess.run([args.etwire, "validate", os.path.join(args.source_dir, ring),
+                               "--profile", profile], capture_output=True, text=True, timeout=60)
+    expect_refused(validate, "fabric.ecn.kmin", f"the device profile {profile}")
+    expect_refused(replay(args, ring, cut, profile=profile), "fabric.ecn.kmin",
+                   f"the device profile {profile}")
     return ("no capture, other addresses, cut frames, not a capture, bad configuration; "
             "calibrate without captures or with an unknown port; a profile beyond the model: "
             "refused")
