@@ -74,17 +74,13 @@ def today(etwire, out):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--etwire", default=os.environ.get(
-        "ETWIRE", os.path.join(ROOT, "build", "release", "etwire")))
+    generated_page.add_page_options(parser, ROOT)
     parser.add_argument("--out", help="keep the runs' result files here")
     parser.add_argument("--from", dest="kept", metavar="DIR",
                         help="read the result files of an earlier --out DIR; run nothing")
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--check", metavar="DOC")
-    mode.add_argument("--write", metavar="DOC")
     args = parser.parse_args()
-    if not args.kept and not os.access(args.etwire, os.X_OK):
-        parser.error(f"--etwire: {args.etwire} is not an executable (build it: scripts/setup.sh)")
+    if not args.kept:
+        generated_page.require_etwire(parser, args.etwire)
     doc = args.check or args.write
     text = generated_page.read_page(TOOL, doc, sections_of.NAMES) if doc else None
     if args.kept:

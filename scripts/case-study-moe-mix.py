@@ -318,15 +318,10 @@ def sections(etwire, out):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--etwire", default=os.environ.get(
-        "ETWIRE", os.path.join(ROOT, "build", "release", "etwire")))
+    generated_page.add_page_options(parser, ROOT)
     parser.add_argument("--out", help="keep the runs' result files here")
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--check", metavar="DOC")
-    mode.add_argument("--write", metavar="DOC")
     args = parser.parse_args()
-    if not os.access(args.etwire, os.X_OK):
-        parser.error(f"--etwire: {args.etwire} is not an executable (build it: scripts/setup.sh)")
+    generated_page.require_etwire(parser, args.etwire)
     doc = args.check or args.write
     text = generated_page.read_page(TOOL, doc, SECTIONS) if doc else None
     out = args.out or tempfile.mkdtemp(prefix="etwire-case-study-")

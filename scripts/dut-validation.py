@@ -141,15 +141,10 @@ def ns3_table(runs):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--etwire", default=os.environ.get(
-        "ETWIRE", os.path.join(ROOT, "build", "release", "etwire")))
+    generated_page.add_page_options(parser, ROOT)
     parser.add_argument("--record", default=RECORD)
-    mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--check", metavar="DOC")
-    mode.add_argument("--write", metavar="DOC")
     args = parser.parse_args()
-    if not os.access(args.etwire, os.X_OK):
-        parser.error(f"--etwire: {args.etwire} is not an executable (build it: scripts/setup.sh)")
+    generated_page.require_etwire(parser, args.etwire)
     with open(args.record) as f:
         rows = [json.loads(line) for line in f if line.strip()]
     doc = args.check or args.write

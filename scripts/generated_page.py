@@ -14,6 +14,21 @@ import sys
 BLOCK = re.compile(r"(<!-- generated: (\w+) -->\n)(.*?)(<!-- end of generated: \2 -->)", re.S)
 
 
+def add_page_options(parser, root):
+    """--etwire (ETWIRE or build/release/etwire under `root`), and --check DOC | --write DOC."""
+    parser.add_argument("--etwire", default=os.environ.get(
+        "ETWIRE", os.path.join(root, "build", "release", "etwire")))
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--check", metavar="DOC")
+    mode.add_argument("--write", metavar="DOC")
+
+
+def require_etwire(parser, etwire):
+    """Ends the script through `parser` unless `etwire` is an executable."""
+    if not os.access(etwire, os.X_OK):
+        parser.error(f"--etwire: {etwire} is not an executable (build it: scripts/setup.sh)")
+
+
 def run_etwire(tool, etwire, config, target, name, settings):
     """`etwire run config --set ...` into `target`; exits naming `tool` and the run when it fails."""
     args = [etwire, "run", config, "--out", target, "--no-progress", "--no-metrics"]
