@@ -3,7 +3,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include <regex>
+#include <algorithm>
+#include <string_view>
 
 namespace etwire::control {
 
@@ -16,8 +17,18 @@ std::string where(const std::string& path, const YAML::Mark& mark) {
 }  // namespace
 
 bool profile_may_set(const std::string& key) {
-  static const std::regex port_speed(R"(ports\[[0-9]+\]\.speed)");
-  return key.rfind("fabric.", 0) == 0 || std::regex_match(key, port_speed);
+  if (key.rfind("fabric.", 0) == 0) return true;
+  // ports[N].speed
+  constexpr std::string_view kOpen = "ports[";
+  constexpr std::string_view kClose = "].speed";
+  const std::string_view text = key;
+  if (text.size() <= kOpen.size() + kClose.size() || !text.starts_with(kOpen) ||
+      !text.ends_with(kClose)) {
+    return false;
+  }
+  const std::string_view index =
+      text.substr(kOpen.size(), text.size() - kOpen.size() - kClose.size());
+  return std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 std::vector<std::string> read_device_profile(const std::string& path) {

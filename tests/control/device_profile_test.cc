@@ -66,6 +66,9 @@ TEST(DeviceProfile, MaySetTheTwinsModelOnly) {
   EXPECT_TRUE(profile_may_set("ports[12].speed"));
   EXPECT_FALSE(profile_may_set("ports[0].mtu"));
   EXPECT_FALSE(profile_may_set("ports.speed"));
+  EXPECT_FALSE(profile_may_set("ports[].speed"));
+  EXPECT_FALSE(profile_may_set("ports[x].speed"));
+  EXPECT_FALSE(profile_may_set("ports[0].speed.x"));
   EXPECT_FALSE(profile_may_set("transport.pmtu"));
 }
 
