@@ -58,9 +58,8 @@ void print_port(const PortReplay& port) {
   const twin::ArrivalTally& twin = port.twin.arrived;
   print_row("data frames arrived", static_cast<double>(lab.data_frames),
             static_cast<double>(twin.data_frames));
-  print_row("data frames lost",
-            static_cast<double>(port.data_sent_to - std::min(port.data_sent_to, lab.data_frames)),
-            static_cast<double>(port.data_sent_to - std::min(port.data_sent_to, twin.data_frames)));
+  print_row("data frames lost", static_cast<double>(port.lost(lab)),
+            static_cast<double>(port.lost(twin)));
   print_row("CE marked arrived", static_cast<double>(lab.ce_marked),
             static_cast<double>(twin.ce_marked));
   print_row("CNPs arrived", static_cast<double>(lab.cnps), static_cast<double>(twin.cnps));
@@ -70,10 +69,6 @@ void print_port(const PortReplay& port) {
               static_cast<double>(twin.last_data) / 1e6, " ms");
   }
 }
-
-}  // namespace
-
-namespace {
 
 nlohmann::json twin_counters_json(const LabReplay& replay) {
   const twin::WireCounters& sum = replay.fabric;

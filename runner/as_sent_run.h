@@ -6,6 +6,7 @@
 // differs and this one does not, the sender was not ideal.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +46,11 @@ struct PortReplay {
   uint64_t frames_not_captured = 0;  // handed to the lab's capture, not in its file
   twin::ArrivalTally lab;
   twin::ReplayedHost twin;
+
+  // Data frames sent to the port that did not reach it, by the count of one side.
+  uint64_t lost(const twin::ArrivalTally& side) const {
+    return data_sent_to - std::min(data_sent_to, side.data_frames);
+  }
 };
 
 struct LabReplay {

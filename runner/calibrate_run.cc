@@ -36,10 +36,6 @@ double percent(double lab, double twin) {
   return lab == 0 ? 0 : 100 * (twin - lab) / lab;
 }
 
-uint64_t lost(const PortReplay& port, const twin::ArrivalTally& side) {
-  return port.data_sent_to - std::min(port.data_sent_to, side.data_frames);
-}
-
 std::string residual_line(const Residuals& r) {
   const PortReplay& b = r.before;
   const PortReplay& a = r.after;
@@ -48,8 +44,8 @@ std::string residual_line(const Residuals& r) {
       "profile {}; last data lab {:.3f} ms, twin {:.3f} ms, profile {:.3f} ms",
       r.lab, b.lab.ce_marked, b.twin.arrived.ce_marked,
       percent(b.lab.ce_marked, b.twin.arrived.ce_marked), a.twin.arrived.ce_marked,
-      percent(b.lab.ce_marked, a.twin.arrived.ce_marked), lost(b, b.lab), lost(b, b.twin.arrived),
-      lost(a, a.twin.arrived), b.lab.last_data / 1e6, b.twin.arrived.last_data / 1e6,
+      percent(b.lab.ce_marked, a.twin.arrived.ce_marked), b.lost(b.lab), b.lost(b.twin.arrived),
+      a.lost(a.twin.arrived), b.lab.last_data / 1e6, b.twin.arrived.last_data / 1e6,
       a.twin.arrived.last_data / 1e6);
 }
 

@@ -112,7 +112,7 @@ double residual_score(const PortReplay& port) {
   const twin::ArrivalTally& lab = port.lab;
   const twin::ArrivalTally& twin = port.twin.arrived;
   const auto lost = [&](const twin::ArrivalTally& side) {
-    return static_cast<double>(port.data_sent_to - std::min(port.data_sent_to, side.data_frames));
+    return static_cast<double>(port.lost(side));
   };
   const double marks =
       std::abs(static_cast<double>(twin.ce_marked) - static_cast<double>(lab.ce_marked)) /
