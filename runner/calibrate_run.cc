@@ -51,8 +51,10 @@ std::string residual_line(const Residuals& r) {
 
 std::string fit_lines(const DeviceFit& fit, const std::string& port, uint64_t configured) {
   std::ostringstream out;
-  out << fmt::format("port {}: {} data frames sent to it, {} lost; a frame is {} B on the wire\n",
-                     port, fit.sent, fit.lost, fit.frame_bytes);
+  out << fmt::format(
+      "port {}: {} data frames sent to it, {} lost, {} arrived with no copy in a sender's "
+      "capture; a frame is {} B on the wire\n",
+      port, fit.sent, fit.lost, fit.unmatched, fit.frame_bytes);
   out << fmt::format("rate: {} bps {} (configured {} bps)\n", fit.rate_bps,
                      fit.rate_measured
                          ? fmt::format("from {} arrivals behind a queue", fit.busy_pairs)

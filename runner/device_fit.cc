@@ -62,6 +62,7 @@ DeviceFit fit_device(const DeviceFitInput& input) {
   for (const CrossingsTo& run : input.runs) {
     fit.sent += run.data_sent;
     fit.lost += run.data_sent - std::min(run.data_sent, run.data_arrived);
+    fit.unmatched += run.unmatched;
     for (const Crossing& c : run.crossings) {
       sizes.push_back(c.wire_bytes);
       by_delay.push_back(&c);

@@ -37,6 +37,7 @@ struct DeviceFit {
   std::optional<uint32_t> queue_packets;       // when frames were lost
   uint64_t sent = 0;
   uint64_t lost = 0;
+  uint64_t unmatched = 0;  // arrivals no sender's capture holds a copy of (CrossingsTo::unmatched)
 };
 
 // Throws std::invalid_argument when no frame crossed.

@@ -70,8 +70,10 @@ TEST(DeviceFit, AQueueThatNeverStaysBusyLeavesTheConfiguredRate) {
 TEST(DeviceFit, MarksAndLossesGiveTheCurveAndTheQueueSize) {
   std::vector<CrossingsTo> runs{bursts(200, 12, 100'000, kRate)};
   runs[0].data_sent += 30;  // 30 frames never arrived
+  runs[0].unmatched = 4;
   const DeviceFit fit = fit_device(input_of(runs));
   EXPECT_EQ(fit.lost, 30u);
+  EXPECT_EQ(fit.unmatched, 4u);
   EXPECT_EQ(fit.most_frames_ahead, 11u);
   ASSERT_TRUE(fit.queue_packets.has_value());
   EXPECT_EQ(*fit.queue_packets, 12u);
