@@ -52,7 +52,8 @@ constexpr NamedValue<TopologyPath> kTopologyPaths[] = {{"pci-switch", TopologyPa
 constexpr NamedValue<Protocol> kProtocols[] = {
     {"simple", Protocol::kSimple}, {"ll", Protocol::kLl}, {"ll128", Protocol::kLl128}};
 constexpr NamedValue<BufferMode> kBufferModes[] = {{"shared", BufferMode::kShared},
-                                                   {"per-port", BufferMode::kPerPort}};
+                                                   {"per-port", BufferMode::kPerPort},
+                                                   {"dynamic", BufferMode::kDynamic}};
 constexpr NamedValue<EcnMarkPoint> kEcnMarkPoints[] = {{"dequeue", EcnMarkPoint::kDequeue},
                                                        {"enqueue", EcnMarkPoint::kEnqueue}};
 constexpr NamedValue<EcnSpacing> kEcnSpacings[] = {{"independent", EcnSpacing::kIndependent},

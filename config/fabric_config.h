@@ -22,8 +22,11 @@ std::string_view topology_name(Topology topology);
 enum class BufferMode : uint8_t {
   kShared,   // one pool for every port of a switch
   kPerPort,  // the size split evenly between a switch's ports
+  // One pool, each port's share bounded by `alpha` times what the pool has free (dynamic
+  // thresholds, as shared-buffer switch MMUs bound a queue).
+  kDynamic,
 };
-std::string_view buffer_mode_name(BufferMode mode);  // "shared", "per-port"
+std::string_view buffer_mode_name(BufferMode mode);  // "shared", "per-port", "dynamic"
 
 enum class EcmpHash : uint8_t {
   kUdpSourcePort,  // the RoCEv2 entropy field alone
@@ -169,9 +172,22 @@ struct SwitchBuffer {
   // before the rest is shared (switch MMUs call it the ingress minimum guarantee).
   uint64_t ingress_reserve_bytes = 16 * 1024;
   BufferMode mode = BufferMode::kShared;
+  // kDynamic: a port's share may hold at most this many times the bytes the pool has free.
+  double alpha = 1.0;
   // A drop-tail limit in packets on each egress queue (each class of each switch port), as a
   // router's queue counted in packets (Linux pfifo, ns-3's "100p"); 0: bytes alone limit it.
   uint32_t queue_packets = 0;
+};
+
+// A token-bucket shaper on a switch's egress port (as Linux tbf shapes one): tokens fill at
+// `rate_bps` up to `burst_bytes`, and a frame starts only once the bucket holds its wire bytes,
+// which it takes. A burst after an idle spell leaves at the link's speed, then frames follow at
+// the rate. PFC frames pass unshaped. rate_bps 0: no shaper.
+struct Shaper {
+  uint64_t rate_bps = 0;
+  uint64_t burst_bytes = 0;
+
+  bool shapes() const { return rate_bps != 0; }
 };
 
 // Settings for the link of one port, replacing the fabric-wide ones. Fully resolved: fields the
@@ -181,6 +197,7 @@ struct FabricPortOverride {
   std::string key_path;
   EcnMarking ecn;
   PfcConfig pfc;
+  Shaper shaper;  // of the switch port facing this port
   uint64_t propagation_delay_ns = 0;
   double drop_probability = 0;  // fault injection: each packet on the link dropped with this p
 };
@@ -232,6 +249,7 @@ struct FabricConfig {
   SwitchBuffer buffer;
   EcnMarking ecn;
   PfcConfig pfc;
+  Shaper shaper;  // on every switch port's egress
   LeafSpineConfig leaf_spine;
   ThreeTierConfig three_tier;
   RailsConfig rails;

@@ -265,6 +265,27 @@ class Checker : private CheckReporter {
     }
   }
 
+  // A frame larger than a shaper's bucket would never leave its port. The largest frame counted
+  // as the worst case of any port: IPv6, tagged, with RETH and ImmDt.
+  void shapers() {
+    const uint32_t largest = config_.transport.pmtu + nic::data_packet_overhead({6, true}) +
+                             nic::kRethBytes + nic::kImmediateBytes;
+    auto check = [&](const config::Shaper& shaper, const std::string& path) {
+      if (!shaper.shapes() || shaper.burst_bytes >= largest) return;
+      error(Problem::kInconsistent, path + ".shaper.burst",
+            fmt::format("a burst of {} bytes is smaller than a frame at path MTU {} (up to {} "
+                        "bytes on the wire): such a frame would never leave the shaper",
+                        shaper.burst_bytes, config_.transport.pmtu, largest));
+    };
+    check(config_.fabric.shaper, "fabric");
+    for (const auto& item : config_.fabric.port_overrides) {
+      // An override that gives no shaper of its own was judged as the fabric's.
+      if (item.shaper.burst_bytes != config_.fabric.shaper.burst_bytes) {
+        check(item.shaper, item.key_path);
+      }
+    }
+  }
+
   void ip_family() {
     if (config_.transport.ip_version != 6) return;
     for (const auto& port : config_.ports) {
@@ -491,6 +512,7 @@ void check_config(const config::RunConfig& config, const SectionPresence& presen
   check.one_backend();
   check.emulators();
   check.path_mtu();
+  check.shapers();
   check.ip_family();
   check.retransmission();
   check.hardware_rnic_transport();

@@ -173,6 +173,17 @@ void parse_rails(MapReader& section, config::RailsConfig& out) {
   section.finish();
 }
 
+// A shaper has no defaults that suit every device: it takes both its rate and its bucket.
+void parse_shaper(MapReader& section, config::Shaper& out) {
+  const bool rate = section.rate("rate", out.rate_bps, 1'000'000, 3'200'000'000'000ull);
+  const bool burst = section.bytes("burst", out.burst_bytes, 64, 1ull << 30);
+  if (rate || burst) {
+    section.require("rate", "the rate the shaper lets through (tbf's rate)");
+    section.require("burst", "the bytes its bucket holds, which leave at the link's speed");
+  }
+  section.finish();
+}
+
 void parse_port_override(MapReader& section, const config::FabricConfig& fabric,
                          config::FabricPortOverride& out) {
   out.key_path = section.path();
@@ -186,6 +197,9 @@ void parse_port_override(MapReader& section, const config::FabricConfig& fabric,
   parse_ecn(ecn, out.ecn);
   MapReader pfc = section.section("pfc");
   parse_pfc(pfc, out.pfc);
+  out.shaper = fabric.shaper;
+  MapReader shaper = section.section("shaper");
+  parse_shaper(shaper, out.shaper);
   section.duration("propagation_delay", out.propagation_delay_ns, 0, kSecond);
   section.real("drop_probability", out.drop_probability, RealRange{0, 1, false});
   section.finish();
@@ -289,11 +303,20 @@ void parse_fabric(MapReader& section, const std::string& config_dir, config::Fab
   buffer.choice("mode", out.buffer.mode, config::buffer_mode_names());
   buffer.bytes("ingress_reserve", out.buffer.ingress_reserve_bytes, 0, kMaxBuffer);
   buffer.integer("queue_packets", out.buffer.queue_packets, 0, 1u << 24);
+  if (buffer.real("alpha", out.buffer.alpha, RealRange{0, 1024, true}) &&
+      out.buffer.mode != config::BufferMode::kDynamic) {
+    ctx.error(Problem::kInconsistent, buffer.get("alpha"), buffer.key_path("alpha"),
+              fmt::format("alpha bounds the shares of a dynamic buffer, not of a {} one: give "
+                          "mode: dynamic",
+                          config::buffer_mode_name(out.buffer.mode)));
+  }
   buffer.finish();
   MapReader ecn = section.section("ecn");
   parse_ecn(ecn, out.ecn);
   MapReader pfc = section.section("pfc");
   parse_pfc(pfc, out.pfc);
+  MapReader shaper = section.section("shaper");
+  parse_shaper(shaper, out.shaper);
   MapReader leaf_spine = section.section("leaf_spine");
   parse_leaf_spine(leaf_spine, out.leaf_spine);
   const bool clos = out.topology != config::Topology::kSingleSwitch;

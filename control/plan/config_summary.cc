@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "common/duration.h"
@@ -73,7 +74,8 @@ std::string describe_transport_modes(const config::RunConfig& config) {
   return text;
 }
 
-// The switches' load balancing when not ECMP everywhere, and trimming when on; "" otherwise.
+// The switches' load balancing when not ECMP everywhere, trimming when on, a dynamic buffer and
+// shapers; "" otherwise.
 std::string describe_switch_modes(const config::FabricConfig& fabric) {
   const config::LoadBalancingConfig& lb = fabric.load_balancing;
   std::string text;
@@ -87,6 +89,18 @@ std::string describe_switch_modes(const config::FabricConfig& fabric) {
     }
   }
   if (fabric.trimming.enabled) text += ", trimming";
+  if (fabric.buffer.mode == config::BufferMode::kDynamic) {
+    text += fmt::format(", dynamic buffer thresholds (alpha {})", fabric.buffer.alpha);
+  }
+  if (fabric.shaper.shapes()) {
+    text += fmt::format(", every switch port shaped to {}", format_rate(fabric.shaper.rate_bps));
+  }
+  const auto shaped =
+      std::count_if(fabric.port_overrides.begin(), fabric.port_overrides.end(),
+                    [&](const config::FabricPortOverride& o) {
+                      return o.shaper.shapes() && o.shaper.rate_bps != fabric.shaper.rate_bps;
+                    });
+  if (shaped > 0) text += fmt::format(", shapers toward {} of the ports", shaped);
   return text;
 }
 

@@ -125,23 +125,28 @@ TEST(FabricTwinBuffer, ReservesThatLeaveNothingToShareAreRefused) {
   }
 }
 
-// Two 100G -> 25G streams through one 4-port switch: hosts 0 -> 2 and 1 -> 3.
-std::pair<uint64_t, uint64_t> peak_depths(config::BufferMode mode, uint64_t size) {
+// Two 100G -> 25G streams through one 4-port switch: hosts 0 -> 2 and 1 -> 3 (the second
+// only when `both`).
+std::pair<uint64_t, uint64_t> peak_depths(config::BufferMode mode, uint64_t size, double alpha = 1,
+                                          bool both = true) {
   config::FabricConfig config = quiet_fabric();
   config.buffer.size_bytes = size;
   config.buffer.ingress_reserve_bytes = 0;
   config.buffer.mode = mode;
+  config.buffer.alpha = alpha;
   clock::VirtualClock clock;
   std::vector<TwinPortSpec> ports{{"a", k100G}, {"b", k100G}, {"c", k25G}, {"d", k25G}};
   FabricTwin twin(config, ports, clock, 1);
   NicDriver driver(twin, clock);
   for (uint32_t i = 0; i < 100; ++i) {
     driver.send(data_packet(0, 2, 1000, i));
-    driver.send(data_packet(1, 3, 1000, i));
+    if (both) driver.send(data_packet(1, 3, 1000, i));
   }
   clock.run_until(clock::kNever);
   EXPECT_GT(twin.switch_port_counters(2).drops_buffer, 0u);
-  EXPECT_GT(twin.switch_port_counters(3).drops_buffer, 0u);
+  if (both) {
+    EXPECT_GT(twin.switch_port_counters(3).drops_buffer, 0u);
+  }
   return {twin.queue(2, 0).max_depth_bytes, twin.queue(3, 0).max_depth_bytes};
 }
 
@@ -153,6 +158,22 @@ TEST(FabricTwinBuffer, PerPortModeGivesEachPortAnEvenShare) {
   const auto shared = peak_depths(config::BufferMode::kShared, 40'000);
   EXPECT_EQ(shared.first + shared.second, 40'000u);
   EXPECT_EQ(shared.first, 20'000u);
+}
+
+TEST(FabricTwinBuffer, DynamicThresholdsBoundEachPortByAlphaTimesTheFreePool) {
+  // A share may hold alpha x what the pool has free: alone, a port's queue q stops where
+  // q + 1000 > alpha (40 kB - q), at 20 kB with alpha 1 (half the pool stays free for others)
+  // at 13 kB with alpha 1/2 and at 36 kB with alpha 8.
+  EXPECT_EQ(peak_depths(config::BufferMode::kDynamic, 40'000, 1, false).first, 20'000u);
+  EXPECT_EQ(peak_depths(config::BufferMode::kDynamic, 40'000, 0.5, false).first, 13'000u);
+  EXPECT_EQ(peak_depths(config::BufferMode::kDynamic, 40'000, 8, false).first, 36'000u);
+  // Two congested ports with alpha 1 each end near 40 kB / 3, one frame apart at most, where a
+  // shared pool gives each 20 kB and per-port shares 10 kB.
+  const auto [first, second] = peak_depths(config::BufferMode::kDynamic, 40'000);
+  EXPECT_GE(first, 13'000u);
+  EXPECT_LE(first, 14'000u);
+  EXPECT_GE(second, 13'000u);
+  EXPECT_LE(second, 14'000u);
 }
 
 }  // namespace

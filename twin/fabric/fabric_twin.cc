@@ -55,7 +55,7 @@ FabricTwin::FabricTwin(const config::FabricConfig& config, std::shared_ptr<Fabri
       layout_(own ? own : std::move(shared)),
       own_layout_(std::move(own)),
       pfc_frame_bytes_(nic::pfc_frame(0, 0, 0, 0).wire_bytes),
-      per_port_buffer_(config.buffer.mode == config::BufferMode::kPerPort),
+      per_port_buffer_(config.buffer.mode != config::BufferMode::kShared),
       queue_packet_limit_(config.buffer.queue_packets),
       trimming_(config.trimming),
       partition_(partition) {

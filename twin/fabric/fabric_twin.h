@@ -31,6 +31,7 @@
 #include "twin/switch/pfc_ingress.h"
 #include "twin/switch/red_marker.h"
 #include "twin/switch/switch_buffer.h"
+#include "twin/switch/token_bucket.h"
 #include "twin/wire_counters.h"
 
 namespace etwire::twin {
@@ -181,6 +182,7 @@ class FabricTwin final : private clock::EventHandler {
     uint32_t out_link = 0;
     clock::Nanos pause_refresh_ns = 0;  // how long before re-sending a pause still needed
     std::array<RedMarker::Average, kPriorities> red_average{};  // when `red` averages or spreads
+    TokenBucket shaper{};                                       // fabric.shaper; none by default
   };
 
   struct PfcStorm {
@@ -245,6 +247,8 @@ class FabricTwin final : private clock::EventHandler {
   std::shared_ptr<const FabricLayout> layout_;
   std::shared_ptr<FabricLayout> own_layout_;
   uint32_t pfc_frame_bytes_;  // wire bytes of a PFC frame
+  // Shares by port (per-port and dynamic buffers): lossless traffic then goes into its ingress
+  // port's share, which PFC bounds.
   bool per_port_buffer_;
   uint32_t queue_packet_limit_;  // fabric.buffer.queue_packets; 0: none
   config::TrimmingConfig trimming_;

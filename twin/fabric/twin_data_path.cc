@@ -233,12 +233,20 @@ void FabricTwin::try_start(uint32_t port_index, clock::Nanos now) {
     return;
   }
   const auto priority = static_cast<uint8_t>(next);
+  if (port.shaper.shapes()) {
+    const clock::Nanos ready = port.shaper.ready_at(egress.front_bytes(priority), now);
+    if (ready > now) {  // the bucket fills before the class's next frame may start
+      wake_at(port_index, ready);
+      return;
+    }
+  }
   if (link.reorder_probability > 0 && egress.queued_packets(priority) >= 2 &&
       link.reorders_frame()) {
     egress.swap_first_two(priority);
     ++port.counters.reordered;
   }
   const QueuedPacket packet = egress.pop(priority, now);
+  if (port.shaper.shapes()) port.shaper.take(packet.bytes);
   if (packet.ecn_capable && port.red.marks_on_dequeue()) {
     mark_if_congested(port, priority, pool_[packet.slot], false, now);
   }

@@ -152,6 +152,7 @@ void FabricTwin::build_switches(uint64_t seed, const config::SwitchBuffer& buffe
                     // Re-send a pause at half its lifetime: early enough that the partner never
                     // resumes in between, even with a frame of delay on the way.
                     pause_duration(0xFFFF, cable.speed_bps) / 2};
+    if (cable.shaper.shapes()) port.shaper = TokenBucket(cable.shaper, start_);
     switch_ports_.push_back(std::move(port));
   }
 }

@@ -72,6 +72,7 @@ void FabricLayout::add_host_cable(const config::FabricConfig& config, const Twin
   cable.drop_probability = exception ? exception->drop_probability : config.drop_probability;
   cable.ecn = exception ? exception->ecn : config.ecn;
   cable.pfc = exception ? exception->pfc : config.pfc;
+  cable.shaper = exception ? exception->shaper : config.shaper;
   SwitchPortInfo& port = switch_ports_[switch_port];
   port.cable = static_cast<uint32_t>(cables_.size());
   port.peer = cable.lower;
@@ -90,6 +91,7 @@ void FabricLayout::add_inner_cable(const config::FabricConfig& config, uint32_t 
   cable.drop_probability = config.drop_probability;
   cable.ecn = config.ecn;
   cable.pfc = config.pfc;
+  cable.shaper = config.shaper;
   std::string suffix;
   if (links > 1) suffix.append(":").append(std::to_string(link));
   const auto index = static_cast<uint32_t>(cables_.size());

@@ -93,6 +93,7 @@ struct CableInfo {
   // fabric-wide settings.
   config::EcnMarking ecn;
   config::PfcConfig pfc;
+  config::Shaper shaper;  // on the egress of the switch port(s) on this cable
 };
 
 class FabricLayout {

@@ -64,6 +64,8 @@ class EgressPort {
   }
 
   size_t queued_packets(uint8_t priority) const { return queues_[priority].size(); }
+  // The wire bytes of the oldest packet of a class that holds one.
+  uint32_t front_bytes(uint8_t priority) const { return queues_[priority].front().bytes; }
   // The second packet of a class goes before the first (a reordering fault).
   void swap_first_two(uint8_t priority) {
     RingQueue<QueuedPacket>& queue = queues_[priority];

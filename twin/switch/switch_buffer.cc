@@ -15,10 +15,13 @@ uint64_t pool_after_reserves(const config::SwitchBuffer& config, uint32_t ports)
 
 SwitchBuffer::SwitchBuffer(const config::SwitchBuffer& config, uint32_t first_port, uint32_t ports)
     : shared_(config.mode == config::BufferMode::kShared),
+      dynamic_(config.mode == config::BufferMode::kDynamic),
+      alpha_(config.alpha),
       first_port_(first_port),
       reserve_(config.ingress_reserve_bytes),
-      limit_(shared_ ? pool_after_reserves(config, ports)
-                     : pool_after_reserves(config, ports) / ports),
+      limit_(config.mode == config::BufferMode::kPerPort
+                 ? pool_after_reserves(config, ports) / ports
+                 : pool_after_reserves(config, ports)),
       used_(shared_ ? 1 : ports, 0),
       reserved_used_(ports + 1, 0) {}
 

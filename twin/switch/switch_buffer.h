@@ -1,9 +1,11 @@
 // The packet memory of one switch. Each switch port has a small reserve of its own for packets
-// it receives (as switch MMUs guarantee every ingress port a minimum), and the rest is either one
-// shared pool or split evenly into per-port shares. A packet goes into its ingress port's reserve
-// while that has room, else into a share: which share is the caller's choice (the twin charges
-// lossy traffic to the egress port, lossless traffic to the ingress port whose PFC account
-// bounds it). A packet that fits in neither is tail-dropped.
+// it receives (as switch MMUs guarantee every ingress port a minimum), and the rest is one shared
+// pool, split evenly into per-port shares, or one pool whose per-port shares are bounded by
+// dynamic thresholds: a share may hold at most alpha times what the pool has free, so that one
+// congested port leaves room for the next (Choudhury and Hahne). A packet goes into its ingress
+// port's reserve while that has room, else into a share: which share is the caller's choice (the
+// twin charges lossy traffic to the egress port, lossless traffic to the ingress port whose PFC
+// account bounds it). A packet that fits in neither is tail-dropped.
 //
 // The reserve is what keeps a full buffer fair between senders: without it, the free slots of a
 // full queue go to whichever sender's packet arrives first after a packet leaves, and senders
@@ -45,6 +47,13 @@ class SwitchBuffer {
     }
     uint64_t& used = used_[shared_ ? 0 : share_port - first_port_];
     if (used + bytes > limit_) return {};
+    if (dynamic_) {
+      const uint64_t free = limit_ - pool_used_;
+      if (bytes > free || static_cast<double>(used + bytes) > alpha_ * static_cast<double>(free)) {
+        return {};
+      }
+      pool_used_ += bytes;
+    }
     used += bytes;
     return {kNotCharged, share_port};
   }
@@ -54,6 +63,7 @@ class SwitchBuffer {
       reserved_used_[charge.reserve_port - first_port_] -= bytes;
     } else {
       used_[shared_ ? 0 : charge.share_port - first_port_] -= bytes;
+      if (dynamic_) pool_used_ -= bytes;
     }
   }
   // Admits `bytes` outside the buffer, whatever it holds: the caller bounds them (trimmed
@@ -66,16 +76,20 @@ class SwitchBuffer {
 
   // Bytes held, in total.
   uint64_t used_bytes() const;
-  // Bytes one share may hold: the pool (shared) or one port's part of it (per-port).
+  // Bytes one share may hold: the pool (shared), one port's part of it (per-port), or the pool
+  // when no other share holds any (dynamic, before its threshold).
   uint64_t limit_bytes() const { return limit_; }
   // Bytes reserved for each ingress port.
   uint64_t reserve_bytes() const { return reserve_; }
 
  private:
   bool shared_;
+  bool dynamic_;
+  double alpha_;
   uint32_t first_port_;
   uint64_t reserve_;
   uint64_t limit_;
+  uint64_t pool_used_ = 0;               // dynamic: what every share holds together
   std::vector<uint64_t> used_;           // one entry (shared) or one per port
   std::vector<uint64_t> reserved_used_;  // one per port, then the bytes held apart
 };
