@@ -33,7 +33,8 @@ fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=0}
 build="$root/build/fuzz"
 targets=(trace trace_binary trace_gzip trace_feeder_json trace_jsonizer_json comm_groups config
-         infragraph infragraph_import frame quantities summary_json faults nccl_graph)
+         infragraph infragraph_import frame quantities summary_json faults nccl_graph capture
+         device_profile)
 if [[ -n $only ]]; then
   [[ " ${targets[*]} " == *" $only "* ]] || { echo "fuzz.sh: no target $only" >&2; exit 2; }
   targets=("$only")
@@ -45,7 +46,7 @@ declare -A max_len=(
   [trace]=65536 [trace_binary]=65536 [trace_gzip]=65536 [trace_feeder_json]=65536
   [trace_jsonizer_json]=65536 [comm_groups]=8192 [config]=32768 [infragraph]=16384
   [infragraph_import]=16384 [frame]=9216 [quantities]=64 [summary_json]=65536 [faults]=8192
-  [nccl_graph]=16384)
+  [nccl_graph]=16384 [capture]=16384 [device_profile]=4096)
 
 if ! command -v clang++ >/dev/null; then
   echo "fuzz.sh: clang++ is missing (Debian packages clang and libclang-rt-14-dev; scripts/setup.sh --tests installs them)" >&2
