@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Makes the tables of docs/dut-validation.md that rest on a recorded sitting of lab runs.
 
-    scripts/dut-validation.py [--etwire BIN] [--record FILE] [--check DOC | --write DOC]
+    scripts/dut-validation.py [--etwire BIN] [--record FILE] [--tbf-record FILE]
+                              [--check DOC | --write DOC]
 
 The lab's figures (the ns-3 router's runs at three operating points, and their predictions as
 sent and calibrated, which replay the lab's own captures) come from a recorded sitting,
@@ -9,7 +10,9 @@ sent and calibrated, which replay the lab's own captures) come from a recorded s
 --case ns3_red_ecn --record FILE [--ns3-qw Q] [--ns3-point P]` appends, dated by the file's
 name. The ideal sender's prediction is the fabric twin's, run today from the configuration the
 test builds with its ports on the twin (about 10 s): a change that moves it leaves the page
-stale until it is rewritten. Without --check or --write the tables are printed.
+stale until it is rewritten. The tbf bridge's runs come likewise from --tbf-record (default
+docs/data/tbf-bridge-2026-12-02.jsonl, `--case tbf_incast --record FILE`), with the twin's
+prediction of the case run today. Without --check or --write the tables are printed.
 
 --write DOC   replaces the generated sections of DOC with today's.
 --check DOC   exits 1 naming each generated section of DOC that differs from today's.
@@ -25,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from types import SimpleNamespace
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -32,10 +36,12 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "dut"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "testing"))
 import generated_page  # noqa: E402  (beside this script)
 from ns3_cases import NS3_POINTS, ns3_config  # noqa: E402
+from tbf_cases import tbf_config, tbf_trace  # noqa: E402
 
 TOOL = "dut-validation"
-SECTIONS = ["ns3_as_sent", "ns3_ideal_sender"]
+SECTIONS = ["tbf_as_sent", "ns3_as_sent", "ns3_ideal_sender"]
 RECORD = os.path.join(ROOT, "docs", "data", "ns3-red-2026-12-02.jsonl")
+TBF_RECORD = os.path.join(ROOT, "docs", "data", "tbf-bridge-2026-12-02.jsonl")
 POINT_NAMES = {("case", 1.0): "case", ("case", 0.002): "averaged", ("lossy", 1.0): "shallow"}
 
 
@@ -48,6 +54,22 @@ def on_the_twin(text):
     return text.replace("record: {pcap: true}", "record: {pcap: false}")
 
 
+def run_on_the_twin(etwire, lab, out, *more):
+    """The twin's run of a lab configuration (its path): its summary.json."""
+    with open(lab) as f:
+        text = on_the_twin(f.read())
+    config = os.path.join(os.path.dirname(lab), "twin.yaml")
+    with open(config, "w") as f:
+        f.write(text)
+    proc = subprocess.run([etwire, "run", config, "--no-progress", "--no-metrics", *more],
+                          capture_output=True, text=True)
+    if proc.returncode not in (0, 1):
+        sys.exit(f"{TOOL}: the twin's run of {lab} failed ({proc.returncode}):\n"
+                 f"{proc.stderr[-2000:]}")
+    with open(os.path.join(out, "summary.json")) as f:
+        return json.load(f)
+
+
 def predict(etwire, work, trace, point, qw, dcqcn, seed):
     """The twin's prediction of one run: (gather ms, CE marks received at rx, retransmitted)."""
     spec = NS3_POINTS[point]
@@ -55,18 +77,7 @@ def predict(etwire, work, trace, point, qw, dcqcn, seed):
     lab = ns3_config(work, trace, out, ["02:00:00:00:00:10", "02:00:00:00:00:11"], dcqcn=dcqcn,
                      bottleneck_bps=spec["bottleneck_bps"], sender_bps=60_000_000,
                      red={**spec["red"], "qw": qw})
-    with open(lab) as f:
-        text = on_the_twin(f.read())
-    config = os.path.join(work, "twin.yaml")
-    with open(config, "w") as f:
-        f.write(text)
-    proc = subprocess.run([etwire, "run", config, "--no-progress", "--no-metrics", "--set",
-                           f"run.seed={seed}"], capture_output=True, text=True)
-    if proc.returncode not in (0, 1):
-        sys.exit(f"{TOOL}: the twin's run of {point} (QW {qw}) failed ({proc.returncode}):\n"
-                 f"{proc.stderr[-2000:]}")
-    with open(os.path.join(out, "summary.json")) as f:
-        summary = json.load(f)
+    summary = run_on_the_twin(etwire, lab, out, "--set", f"run.seed={seed}")
     return (summary["collectives"][0]["cct_ns"] / 1e6, summary["ports"][0]["ecn_marked_received"],
             sum(p["retransmitted_packets"] for p in summary["ports"]))
 
@@ -139,20 +150,49 @@ def ns3_table(runs):
     return "\n".join(lines) + "\n"
 
 
+def tbf_table(etwire, work, rows):
+    """The tbf bridge's recorded runs: the lab's gather and drops beside the ideal sender's
+    prediction (run today) and the two predictions as sent, through a link at the shaper's rate
+    (the case's twin) and through the shaper modelled as tbf is (rate, burst and limit)."""
+    trace = tbf_trace(SimpleNamespace(etwire=etwire), work)
+    out = os.path.join(work, "tbf-out")
+    macs = [f"02:00:00:00:00:1{i}" for i in range(4)]
+    ideal = run_on_the_twin(etwire, tbf_config(work, trace, out, macs), out)
+    ideal_ms = ideal["collectives"][0]["cct_ns"] / 1e6
+    ideal_resent = sum(p["retransmitted_packets"] for p in ideal["ports"])
+    lines = ["| run | gather, lab | ideal sender | dropped, lab | as sent, link at the rate | "
+             "as sent, tbf model | last arrival, as sent | tbf model | retransmitted, lab | "
+             "ideal sender |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for n, r in enumerate(rows, 1):
+        lab_last = r["as_sent_lab_last_ms"]
+        lines.append(
+            f"| {n} | {r['cct_ms']:.0f} ms | {pct(r['cct_ms'], ideal_ms)} | "
+            f"{count(r['shaper_dropped'])} | {pct(r['as_sent_lab_lost'], r['as_sent_twin_lost'])} "
+            f"| {pct(r['tbf_model_lab_lost'], r['tbf_model_twin_lost'])} | "
+            f"{pct(lab_last, r['as_sent_twin_last_ms'])} | "
+            f"{pct(lab_last, r['tbf_model_twin_last_ms'])} | {count(r['etwire_retransmitted'])} | "
+            f"{count(ideal_resent)} |")
+    return "\n".join(lines) + "\n"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     generated_page.add_page_options(parser, ROOT)
     parser.add_argument("--record", default=RECORD)
+    parser.add_argument("--tbf-record", default=TBF_RECORD)
     args = parser.parse_args()
     generated_page.require_etwire(parser, args.etwire)
     with open(args.record) as f:
         rows = [json.loads(line) for line in f if line.strip()]
+    with open(args.tbf_record) as f:
+        tbf_rows = [json.loads(line) for line in f if line.strip()]
     doc = args.check or args.write
     text = generated_page.read_page(TOOL, doc, SECTIONS) if doc else None
     work = tempfile.mkdtemp(prefix="etwire-dut-validation-")
     try:
         runs = ns3_ideal(args.etwire, work, rows)
-        today = {"ns3_as_sent": ns3_table(runs), "ns3_ideal_sender": ns3_findings(runs)}
+        today = {"tbf_as_sent": tbf_table(args.etwire, work, tbf_rows),
+                 "ns3_as_sent": ns3_table(runs), "ns3_ideal_sender": ns3_findings(runs)}
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return generated_page.settle(TOOL, doc, bool(args.check), text, today)

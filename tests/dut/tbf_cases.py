@@ -14,23 +14,31 @@ from tbf_bridge import TbfBridge
 # stretched by the time it waited for them, twice: the time its work takes, and the resends a
 # receiver that polls late lets the senders send past each loss (cpu_wait.py).
 TBF_CCT_RATIO = 2.5
+# The shaper: tbf's rate, its bucket (burst) and its queue (limit); tc's "kb" is 1024 bytes.
+TBF_RATE_BPS = 50_000_000
+TBF_BURST_BYTES = 32 * 1024
+TBF_LIMIT_BYTES = 64 * 1024
 # transport.retransmit_timeout below, in ns.
 RETRANSMIT_TIMEOUT_NS = 268_435_456
 
 
-def case_tbf_incast(args, work):
+def tbf_trace(args, work):
+    """The case's trace: a 1 MiB gather on four ranks."""
     trace = os.path.join(work, "gather")
     etwire(args, "synth", "microbench", "-c", "gather", "-b", "1MiB", "-n", "4", "-i", "1",
            "-o", trace)
-    macs = [f"02:00:00:00:00:1{i}" for i in range(4)]
-    rate_bps, limit_bytes = 50_000_000, 64 * 1024
-    buffer = twin_buffer(limit_bytes, ports=4, reserve=2048)
-    speed = f"{rate_bps // 1_000_000}Mbps"
+    return trace
+
+
+def tbf_config(work, trace, out, macs):
+    """The case's configuration (its path): four af_packet ports on the bridge's veths, and the
+    twin of the bridge for --predict."""
+    buffer = twin_buffer(TBF_LIMIT_BYTES, ports=4, reserve=2048)
+    speed = f"{TBF_RATE_BPS // 1_000_000}Mbps"
     # The receiving port polls on a worker lcore of its own: with all four ports on the main
     # lcore its socket ring overflowed (docs/dut-validation.md, "Pinning").
     ports = af_packet_port("rx", 0, macs[0], speed, lcore=1) + "".join(
         af_packet_port(f"tx{i}", i, macs[i], speed) for i in (1, 2, 3))
-    out = os.path.join(work, "out")
     config = os.path.join(work, "tbf.yaml")
     with open(config, "w") as f:
         f.write(f"""run:
@@ -71,8 +79,18 @@ telemetry:
   output_dir: {out}
   record: {{pcap: true}}
 """)
+    return config
+
+
+def case_tbf_incast(args, work):
+    trace = tbf_trace(args, work)
+    macs = [f"02:00:00:00:00:1{i}" for i in range(4)]
+    rate_bps, limit_bytes = TBF_RATE_BPS, TBF_LIMIT_BYTES
+    out = os.path.join(work, "out")
+    config = tbf_config(work, trace, out, macs)
     try:
         with Namespace("tbf") as ns, TbfBridge(ns, macs, rate=f"{rate_bps // 1_000_000}mbit",
+                                               burst=f"{TBF_BURST_BYTES // 1024}kb",
                                                limit=f"{limit_bytes // 1024}kb") as bridge:
             before = bridge.counters()
             run = etwire(args, "run", config, "--predict", "--no-metrics", ns=ns, check=False,
@@ -137,8 +155,10 @@ telemetry:
     assert replay.returncode == 0, replay.stderr
     with open(os.path.join(out, "as-sent", "as-sent.json")) as f:
         as_sent = as_sent_figures(json.load(f))
+    shaped = replay_through_tbf(args, work, config, out, rate_bps, limit_bytes)
     if not os.environ.get("ETWIRE_SANITIZED"):
         check_as_sent(as_sent)
+        check_as_sent(shaped, "tbf_model")
     record = {
         "device": "tbf", "shaper_sent": device["shaper_sent"],
         "shaper_dropped": device["shaper_dropped"], "etwire_sent": sent,
@@ -150,7 +170,7 @@ telemetry:
         "prediction_retransmitted": sum(p["retransmitted_packets"] for p in predicted["ports"]),
         "prediction_failed_flows": predicted["failed_flows"],
         "etwire_cpu_s": run.cpu_wait.on_cpu_s, "etwire_cpu_wait_s": run.cpu_wait.waiting_s,
-        "cct_tolerance_percent": tolerance_percent, **as_sent,
+        "cct_tolerance_percent": tolerance_percent, **as_sent, **shaped,
     }
     append_records(args, [record])
     return (f"shaper forwarded {device['shaper_sent']} and dropped {device['shaper_dropped']} of "
@@ -161,7 +181,41 @@ telemetry:
             f"{timeouts} timeouts, so within {allowed:.2f} times the prediction; as sent: "
             f"{as_sent['as_sent_twin_lost']} lost against {as_sent['as_sent_lab_lost']}, last "
             f"arrival {as_sent['as_sent_twin_last_ms']:.0f} ms against "
-            f"{as_sent['as_sent_lab_last_ms']:.0f}")
+            f"{as_sent['as_sent_lab_last_ms']:.0f}; through a tbf model "
+            f"{shaped['tbf_model_twin_lost']} lost, last arrival "
+            f"{shaped['tbf_model_twin_last_ms']:.0f} ms")
+
+
+# What Linux tbf counts of a frame (skb->len: no FCS) against what the twin's shaper counts (the
+# wire: FCS, preamble and gap as well), for this case's data frames: 1024 bytes of payload under
+# Ethernet, IPv4, UDP and BTH, and the ICRC.
+TBF_FRAME_BYTES = 14 + 20 + 8 + 12 + 1024 + 4
+TWIN_WIRE_BYTES = TBF_FRAME_BYTES + 4 + 20
+
+
+def replay_through_tbf(args, work, config, out, rate_bps, limit_bytes):
+    """The run replayed as sent through the bridge described as what it is: a token bucket of
+    the tbf's rate and burst (fabric.shaper, on every switch port: the senders' ports carry only
+    acknowledgements) and its byte limit, behind a link from the bridge to rx as fast as the veth
+    rather than at the shaper's rate. Rates and bytes in the twin's wire bytes. Figures prefixed
+    "tbf_model"."""
+    scale = TWIN_WIRE_BYTES / TBF_FRAME_BYTES
+    buffer = twin_buffer(round(limit_bytes * scale), ports=4, reserve=2048)
+    profile = os.path.join(work, "tbf-profile.yaml")
+    with open(profile, "w") as f:
+        f.write(f"""# The tbf bridge of the tbf_incast case, in the twin's wire bytes.
+set:
+  - ports[0].speed=10Gbps
+  - fabric.shaper.rate={round(rate_bps * scale)}bps
+  - fabric.shaper.burst={round(TBF_BURST_BYTES * scale)}
+  - fabric.buffer.size={buffer['size']}
+""")
+    replayed = os.path.join(out, "as-sent-tbf-model")
+    replay = etwire(args, "replay", config, out, "--profile", profile, "--out", replayed,
+                    check=False)
+    assert replay.returncode == 0, replay.stderr
+    with open(os.path.join(replayed, "as-sent.json")) as f:
+        return as_sent_figures(json.load(f), "tbf_model")
 
 
 CASES = {"tbf_incast": case_tbf_incast}
