@@ -182,7 +182,6 @@ class FabricTwin final : private clock::EventHandler {
     uint32_t out_link = 0;
     clock::Nanos pause_refresh_ns = 0;  // how long before re-sending a pause still needed
     std::array<RedMarker::Average, kPriorities> red_average{};  // when `red` averages or spreads
-    TokenBucket shaper{};                                       // fabric.shaper; none by default
   };
 
   struct PfcStorm {
@@ -261,10 +260,14 @@ class FabricTwin final : private clock::EventHandler {
   std::vector<SwitchBuffer> buffers_;    // one per switch held
   std::vector<LoadBalancer> balancers_;  // one per switch held
   bool balancing_ = false;               // some switch held is not in ECMP mode
-  std::vector<uint32_t> link_slot_;      // by global link: index in links_, or kNotHeld
-  std::vector<uint32_t> link_global_;    // by index in links_: the global link
-  std::vector<uint32_t> host_slot_;      // by global host (see kForeign)
-  std::vector<uint32_t> port_slot_;      // by global switch port (see kForeign)
+  // fabric.shaper: the bucket of each switch port held (by slot), when any port is shaped; kept
+  // apart from the ports, whose data path then pays one test of shaping_ per frame.
+  std::vector<TokenBucket> shapers_;
+  bool shaping_ = false;
+  std::vector<uint32_t> link_slot_;    // by global link: index in links_, or kNotHeld
+  std::vector<uint32_t> link_global_;  // by index in links_: the global link
+  std::vector<uint32_t> host_slot_;    // by global host (see kForeign)
+  std::vector<uint32_t> port_slot_;    // by global switch port (see kForeign)
   std::vector<WireCounters> foreign_counters_;
   std::vector<PfcStorm> storms_;
   uint32_t partition_ = 0;

@@ -233,12 +233,17 @@ void FabricTwin::try_start(uint32_t port_index, clock::Nanos now) {
     return;
   }
   const auto priority = static_cast<uint8_t>(next);
-  if (port.shaper.shapes()) {
-    const clock::Nanos ready = port.shaper.ready_at(egress.front_bytes(priority), now);
+  if (shaping_ && shapers_[port_index].shapes()) [[unlikely]] {
+    // The class's first frame takes its tokens here, once it may start. (Should a reordering
+    // fault below send the second frame first, that one leaves on the first one's tokens.)
+    TokenBucket& shaper = shapers_[port_index];
+    const uint32_t bytes = egress.front_bytes(priority);
+    const clock::Nanos ready = shaper.ready_at(bytes, now);
     if (ready > now) {  // the bucket fills before the class's next frame may start
       wake_at(port_index, ready);
       return;
     }
+    shaper.take(bytes);
   }
   if (link.reorder_probability > 0 && egress.queued_packets(priority) >= 2 &&
       link.reorders_frame()) {
@@ -246,7 +251,6 @@ void FabricTwin::try_start(uint32_t port_index, clock::Nanos now) {
     ++port.counters.reordered;
   }
   const QueuedPacket packet = egress.pop(priority, now);
-  if (port.shaper.shapes()) port.shaper.take(packet.bytes);
   if (packet.ecn_capable && port.red.marks_on_dequeue()) {
     mark_if_congested(port, priority, pool_[packet.slot], false, now);
   }

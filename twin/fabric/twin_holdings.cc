@@ -134,6 +134,7 @@ void FabricTwin::build_switches(uint64_t seed, const config::SwitchBuffer& buffe
                             SplitMix64::for_stream(seed, kSprayStreams + index));
     balancing_ = balancing_ || balancers_.back().mode() != config::LoadBalancing::kEcmp;
   }
+  shapers_.clear();
   for (uint32_t index = 0; index < layout_->switch_ports(); ++index) {
     if (!owns({Endpoint::Kind::kSwitchPort, index})) continue;
     const SwitchPortInfo& info = layout_->switch_port(index);
@@ -152,9 +153,11 @@ void FabricTwin::build_switches(uint64_t seed, const config::SwitchBuffer& buffe
                     // Re-send a pause at half its lifetime: early enough that the partner never
                     // resumes in between, even with a frame of delay on the way.
                     pause_duration(0xFFFF, cable.speed_bps) / 2};
-    if (cable.shaper.shapes()) port.shaper = TokenBucket(cable.shaper, start_);
+    shapers_.emplace_back(cable.shaper, start_);
+    shaping_ = shaping_ || cable.shaper.shapes();
     switch_ports_.push_back(std::move(port));
   }
+  if (!shaping_) shapers_ = {};
 }
 
 uint32_t FabricTwin::owned_slot(const std::vector<uint32_t>& slots, size_t index,

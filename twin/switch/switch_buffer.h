@@ -45,7 +45,12 @@ class SwitchBuffer {
       reserved += bytes;
       return {ingress_port, kNotCharged};
     }
-    uint64_t& used = used_[shared_ ? 0 : share_port - first_port_];
+    if (shared_) {  // the default: one share, the pool
+      if (used_[0] + bytes > limit_) return {};
+      used_[0] += bytes;
+      return {kNotCharged, share_port};
+    }
+    uint64_t& used = used_[share_port - first_port_];
     if (used + bytes > limit_) return {};
     if (dynamic_) {
       const uint64_t free = limit_ - pool_used_;
@@ -61,8 +66,10 @@ class SwitchBuffer {
   void release(const BufferCharge& charge, uint32_t bytes) {
     if (charge.reserve_port != kNotCharged) {
       reserved_used_[charge.reserve_port - first_port_] -= bytes;
+    } else if (shared_) {
+      used_[0] -= bytes;
     } else {
-      used_[shared_ ? 0 : charge.share_port - first_port_] -= bytes;
+      used_[charge.share_port - first_port_] -= bytes;
       if (dynamic_) pool_used_ -= bytes;
     }
   }

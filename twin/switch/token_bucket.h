@@ -37,8 +37,7 @@ class TokenBucket {
     return now + static_cast<clock::Nanos>((missing + rate_bps_ - 1) / rate_bps_);
   }
 
-  // Takes a starting frame's bytes. A frame that turned out larger than the one ready_at() was
-  // asked about (a reordering fault swapped it in) empties the bucket.
+  // Takes a starting frame's bytes (at most what the bucket holds).
   void take(uint32_t bytes) {
     const uint64_t need = needed(bytes);
     tokens_ = tokens_ >= need ? tokens_ - need : 0;
