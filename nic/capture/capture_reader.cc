@@ -4,6 +4,7 @@
 #include <wireshark.h>
 #include <wiretap/wtap.h>
 #include <wsutil/buffer.h>
+#include <ctime>
 
 #include "nic/capture/wiretap_library.h"
 
@@ -113,6 +114,15 @@ bool CaptureReader::next(CaptureRecord& out) {
                                          frames_ + 1, wtap_encap_description(header.pkt_encap)));
     }
     out.number = ++frames_;
+    // Stamps are kept in signed 64-bit nanoseconds: 1677 to 2262. A file's own stamp may lie
+    // anywhere (a damaged or foreign file), and would not fit.
+    constexpr time_t kLatestSecond = INT64_MAX / clock::kNanosPerSecond - 1;
+    if (record.ts.secs < -kLatestSecond || record.ts.secs > kLatestSecond) {
+      throw CaptureReadError(
+          fmt::format("{}: frame {}: its time stamp ({} s from 1970) is out of "
+                      "the range etwire reads (years 1678 to 2261)",
+                      path_, frames_, record.ts.secs));
+    }
     out.stamp = static_cast<clock::Nanos>(record.ts.secs) * clock::kNanosPerSecond +
                 static_cast<clock::Nanos>(record.ts.nsecs);
     out.direction = direction_of(record);
