@@ -3,6 +3,8 @@
 // file and the frame.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <vector>
@@ -97,6 +99,32 @@ TEST(CaptureReader, AFileCutShortNamesTheFrameAfterTheLastGoodOne) {
     FAIL() << "a cut file read to its end";
   } catch (const CaptureReadError& e) {
     EXPECT_NE(std::string(e.what()).find(path.string() + ": frame 2: "), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(CaptureReader, AStampBeyondWhatNanosecondsHoldIsRefusedWithItsFrame) {
+  const fs::path path = write_capture("late.pcapng", {{kEpoch, Direction::kTransmit, ramp(60, 0)}});
+  // The packet block's stamp (its high word follows the block type, length and interface) set to
+  // nanoseconds of about the year 2520.
+  std::vector<char> bytes(fs::file_size(path));
+  std::ifstream(path, std::ios::binary)
+      .read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  const char kPacketBlock[] = {6, 0, 0, 0};
+  const auto block = std::search(bytes.begin(), bytes.end(), kPacketBlock, kPacketBlock + 4);
+  ASSERT_NE(block, bytes.end());
+  const uint32_t high = 0xF0000000;
+  std::memcpy(&*(block + 12), &high, sizeof high);
+  std::ofstream(path, std::ios::binary)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  CaptureReader reader(path.string());
+  CaptureRecord record;
+  try {
+    reader.next(record);
+    FAIL() << "a stamp past 2262 read";
+  } catch (const CaptureReadError& e) {
+    EXPECT_NE(std::string(e.what()).find(path.string() + ": frame 1: its time stamp ("),
+              std::string::npos)
         << e.what();
   }
 }
