@@ -175,6 +175,12 @@ def tbf_table(etwire, work, rows):
     return "\n".join(lines) + "\n"
 
 
+def read_record(path):
+    """A recorded sitting: one JSON object a line."""
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     generated_page.add_page_options(parser, ROOT)
@@ -182,10 +188,7 @@ def main():
     parser.add_argument("--tbf-record", default=TBF_RECORD)
     args = parser.parse_args()
     generated_page.require_etwire(parser, args.etwire)
-    with open(args.record) as f:
-        rows = [json.loads(line) for line in f if line.strip()]
-    with open(args.tbf_record) as f:
-        tbf_rows = [json.loads(line) for line in f if line.strip()]
+    rows, tbf_rows = read_record(args.record), read_record(args.tbf_record)
     doc = args.check or args.write
     text = generated_page.read_page(TOOL, doc, SECTIONS) if doc else None
     work = tempfile.mkdtemp(prefix="etwire-dut-validation-")
