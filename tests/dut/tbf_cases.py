@@ -22,6 +22,12 @@ TBF_LIMIT_BYTES = 64 * 1024
 RETRANSMIT_TIMEOUT_NS = 268_435_456
 
 
+def tbf_twin_buffer(limit_bytes):
+    """The twin's switch buffer for the bridge: a queue toward rx of limit_bytes in all, over the
+    case's four ports with 2 KiB ingress reserves."""
+    return twin_buffer(limit_bytes, ports=4, reserve=2048)
+
+
 def tbf_trace(args, work):
     """The case's trace: a 1 MiB gather on four ranks."""
     trace = os.path.join(work, "gather")
@@ -33,7 +39,7 @@ def tbf_trace(args, work):
 def tbf_config(work, trace, out, macs):
     """The case's configuration (its path): four af_packet ports on the bridge's veths, and the
     twin of the bridge for --predict."""
-    buffer = twin_buffer(TBF_LIMIT_BYTES, ports=4, reserve=2048)
+    buffer = tbf_twin_buffer(TBF_LIMIT_BYTES)
     speed = f"{TBF_RATE_BPS // 1_000_000}Mbps"
     # The receiving port polls on a worker lcore of its own: with all four ports on the main
     # lcore its socket ring overflowed (docs/dut-validation.md, "Pinning").
@@ -200,7 +206,7 @@ def replay_through_tbf(args, work, config, out, rate_bps, limit_bytes):
     rather than at the shaper's rate. Rates and bytes in the twin's wire bytes. Figures prefixed
     "tbf_model"."""
     scale = TWIN_WIRE_BYTES / TBF_FRAME_BYTES
-    buffer = twin_buffer(round(limit_bytes * scale), ports=4, reserve=2048)
+    buffer = tbf_twin_buffer(round(limit_bytes * scale))
     profile = os.path.join(work, "tbf-profile.yaml")
     with open(profile, "w") as f:
         f.write(f"""# The tbf bridge of the tbf_incast case, in the twin's wire bytes.
