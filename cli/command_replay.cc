@@ -29,7 +29,8 @@ CommandAction add_replay_command(CLI::App& app) {
       ->allow_extra_args(false);
   sub->add_option("--profile", opts->profile,
                   "A device profile (etwire calibrate writes one): the twin's model of the device "
-                  "under test, applied before --set")
+                  "under test, applied after the one the configuration names (fabric.profile) and "
+                  "before --set")
       ->check(CLI::ExistingFile);
   sub->add_option("-o,--out", opts->out, "The folder for as-sent.json (default LAB_DIR/as-sent)");
   return [opts]() -> int { return runner::replay_as_sent_run(*opts); };

@@ -110,7 +110,8 @@ CommandAction add_run_command(CLI::App& app) {
   cmd->add_option("--profile", opts->profile,
                   "A device profile (etwire calibrate writes one): the fabric twin's model of the "
                   "device under test, for the prediction with --predict, or for a run whose ports "
-                  "are all on the twin; applied before --set")
+                  "are all on the twin; applied after the one the configuration names "
+                  "(fabric.profile) and before --set")
       ->check(CLI::ExistingFile);
   return [opts]() -> int {
     if (!opts->profile.empty()) return run_with_profile(*opts);

@@ -14,6 +14,7 @@
 #include "control/load/device_profile.h"
 #include "control/plan/config_summary.h"
 #include "control/resolve/config_loader.h"
+#include "control/resolve/twin_prediction.h"
 #include "runner/device_check.h"
 #include "runner/emulator_processes.h"
 #include "runner/exit_codes.h"
@@ -51,8 +52,9 @@ CommandAction add_validate_command(CLI::App& app) {
                 "packet (DPDK ports; RDMA devices, port state, MTU, GID, DCQCN settings), then "
                 "release them");
   cmd->add_option("--profile", opts->profile,
-                  "Check with a device profile's settings applied before --set, as run --predict "
-                  "--profile and replay --profile apply them to the twin")
+                  "Check with a device profile's settings applied before --set (and after those of "
+                  "the one fabric.profile names), as run --predict --profile and replay --profile "
+                  "apply them to the twin")
       ->check(CLI::ExistingFile);
   return [opts]() -> int {
     control::LoadOptions options;
@@ -68,20 +70,32 @@ CommandAction add_validate_command(CLI::App& app) {
                              opts->overrides.end());
     options.read_traces = !opts->skip_traces;
     auto loaded = control::load_config_file(opts->config, options);
+    // A lab's configuration is checked with the profile it names applied as well, as its
+    // prediction and replay apply it (a configuration on the twin has it applied already).
+    std::string profile = opts->profile;
+    if (!loaded.config.fabric.profile.empty() && !control::all_ports_on_loopback(loaded)) {
+      profile = loaded.config.fabric.profile;
+      try {
+        options.overrides = control::prediction_profile(loaded, options.overrides);
+      } catch (const control::DeviceProfileError& e) {
+        std::cerr << "error: " << e.what() << " (fabric.profile)\n";
+        return runner::kExitBadInput;
+      }
+      loaded = control::load_config_file(opts->config, options);
+    }
     // Under an MPI launcher the processes also agree on what they loaded and measure their clocks.
     const cluster::Session& session = cluster::Session::current();
     if (const int code = runner::settle_loaded_config(
             session, opts->config, loaded, loaded.ok(),
-            fmt::format("{}: invalid: {} error{}, {} warning{}{}", opts->config,
-                        loaded.diagnostics.error_count(),
-                        loaded.diagnostics.error_count() == 1 ? "" : "s",
-                        loaded.diagnostics.warning_count(),
-                        loaded.diagnostics.warning_count() == 1 ? "" : "s",
-                        opts->profile.empty()
-                            ? ""
-                            : fmt::format(" (the device profile {}'s settings count as --set "
-                                          "before the command line's)",
-                                          opts->profile)));
+            fmt::format(
+                "{}: invalid: {} error{}, {} warning{}{}", opts->config,
+                loaded.diagnostics.error_count(), loaded.diagnostics.error_count() == 1 ? "" : "s",
+                loaded.diagnostics.warning_count(),
+                loaded.diagnostics.warning_count() == 1 ? "" : "s",
+                profile.empty() ? ""
+                                : fmt::format(" (the device profile {}'s settings count as --set "
+                                              "before the command line's)",
+                                              profile)));
         code != runner::kExitOk) {
       return code;
     }

@@ -263,6 +263,11 @@ struct FabricConfig {
   std::vector<FabricPortOverride> port_overrides;
   std::vector<FabricFault> faults;             // in file order
   std::vector<InfraGraphNic> infragraph_nics;  // fabric.infragraph's host NICs; none without it
+  // fabric.profile: a device profile (etwire calibrate writes one), its path resolved against the
+  // configuration's directory; "" for none. Its settings apply wherever the twin stands for the
+  // device under test (a run on the twin, run --predict's prediction, replay), never to the ports
+  // of a run on devices: a profile's port speed is the device's queue rate, not the lab's link.
+  std::string profile;
 
   // The settings that apply to a port's link: its override, else the fabric-wide ones.
   const FabricPortOverride* override_for(std::string_view port) const;

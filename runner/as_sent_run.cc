@@ -146,18 +146,29 @@ std::shared_ptr<const control::RunPlan> load_twin_plan(const std::string& config
     }
   }
   options.overrides.insert(options.overrides.end(), overrides.begin(), overrides.end());
-  const control::RunPlan lab = control::load_config_file(config, options);
+  control::RunPlan lab = control::load_config_file(config, options);
+  // A lab's configuration keeps its own ports as loaded: the profile it names is the twin's, so
+  // it is read into the settings here (before --profile's and the command line's).
+  if (lab.ok() && !lab.config.fabric.profile.empty() && !control::all_ports_on_loopback(lab)) {
+    try {
+      options.overrides = control::prediction_profile(lab, options.overrides);
+    } catch (const control::DeviceProfileError& e) {
+      std::cerr << "error: " << e.what() << " (fabric.profile)\n";
+      return nullptr;
+    }
+    lab = control::load_config_file(config, options);
+  }
   if (!lab.ok() || !lab.addresses) {
     settle_loaded_config(
         cluster::Session::current(), config, lab, false,
         fmt::format("{}: invalid: {} error{}; nothing was {}{}", config,
                     lab.diagnostics.error_count(), lab.diagnostics.error_count() == 1 ? "" : "s",
                     verb,
-                    profile.empty() ? ""
-                                    : fmt::format(" (the device profile {}'s settings "
-                                                  "count as --set before the command "
-                                                  "line's)",
-                                                  profile)));
+                    profile.empty() && lab.config.fabric.profile.empty()
+                        ? ""
+                        : fmt::format(" (the device profile {}'s settings count as --set "
+                                      "before the command line's)",
+                                      profile.empty() ? lab.config.fabric.profile : profile)));
     return nullptr;
   }
   // The twin's plan speaks for the replay: the lab's would warn that the fabric section is

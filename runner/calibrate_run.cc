@@ -96,6 +96,7 @@ std::string profile_text(const CalibrateRequest& request, const std::string& fit
          "# `etwire calibrate` to the frames that crossed it. Use it with\n"
          "#   etwire run CONFIG --predict --profile FILE   or   etwire replay CONFIG LAB --profile "
          "FILE\n"
+         "# or name it in the configuration: fabric: {profile: FILE}\n"
          "#\n";
   std::istringstream lines(fit);
   for (std::string line; std::getline(lines, line);) out << "# " << line << "\n";
@@ -184,7 +185,13 @@ int calibrate(const CalibrateRequest& request, const control::RunPlan& plan) {
                                       configured, configured_marking(plan, fit)},
                                      fit);
   if (!choice) return kExitFailure;
-  const std::vector<std::string>& overrides = choice->overrides;
+  // The profile the configuration names was the starting point of every replay: the written one
+  // holds its settings too, before the fit's, so that naming it instead keeps them.
+  std::vector<std::string> overrides;
+  if (!plan.config.fabric.profile.empty()) {
+    overrides = control::read_device_profile(plan.config.fabric.profile);
+  }
+  overrides.insert(overrides.end(), choice->overrides.begin(), choice->overrides.end());
   std::vector<Residuals> residuals;
   for (size_t i = 0; i < request.labs.size(); ++i) {
     residuals.push_back({request.labs[i], choice->configured[i], choice->replays[i]});
@@ -192,9 +199,15 @@ int calibrate(const CalibrateRequest& request, const control::RunPlan& plan) {
   const std::string fit_text =
       fit_lines(fit, name, configured) +
       fmt::format(
-          "profile: {} settings, chosen by {} replays as sent (residual {:.3f}; {:.3f} "
+          "profile: {} settings{}, chosen by {} replays as sent (residual {:.3f}; {:.3f} "
           "as configured)\n",
-          overrides.size(), choice->replays_run, choice->score, choice->configured_score);
+          choice->overrides.size(),
+          plan.config.fabric.profile.empty()
+              ? ""
+              : fmt::format(" after the {} of {} (fabric.profile)",
+                            overrides.size() - choice->overrides.size(),
+                            plan.config.fabric.profile),
+          choice->replays_run, choice->score, choice->configured_score);
   std::cout << fit_text;
   std::cout << "residuals, replayed as sent (twin: as configured; profile: with the fit):\n";
   for (const Residuals& r : residuals) std::cout << "  " << residual_line(r) << "\n";
@@ -223,6 +236,8 @@ int calibrate_run(const CalibrateRequest& request) {
     std::cerr << "error: " << e.what() << "\n";
   } catch (const std::invalid_argument& e) {
     std::cerr << fmt::format("error: {}: {}\n", request.config, e.what());
+  } catch (const control::DeviceProfileError& e) {
+    std::cerr << "error: " << e.what() << " (fabric.profile)\n";
   }
   return kExitBadInput;
 }

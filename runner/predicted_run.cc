@@ -9,6 +9,7 @@
 
 #include "cluster/session.h"
 #include "config/fabric_config.h"
+#include "control/load/device_profile.h"
 #include "control/resolve/config_loader.h"
 #include "control/resolve/twin_prediction.h"
 #include "runner/exit_codes.h"
@@ -65,9 +66,16 @@ int run_with_prediction(const RunRequest& opts, uint32_t repeats,
   }
   RunRequest prediction = measured;
   prediction.no_metrics = true;
+  std::vector<std::string> settings;
+  try {
+    settings = control::prediction_profile(*lab, profile);
+  } catch (const control::DeviceProfileError& e) {
+    std::cerr << "error: " << e.what() << " (fabric.profile)\n";
+    return kExitBadInput;
+  }
   std::unique_ptr<const control::RunPlan> profiled;
-  if (!profile.empty()) {
-    profiled = profiled_plan(opts, profile);
+  if (!settings.empty()) {
+    profiled = profiled_plan(opts, settings);
     if (!profiled) return kExitBadInput;
   }
   prediction.plan = std::make_shared<const control::RunPlan>(control::derive_plan(
@@ -77,8 +85,12 @@ int run_with_prediction(const RunRequest& opts, uint32_t repeats,
   prediction.out = (out / "prediction").string();
   // Refused before the prediction runs, not after it.
   if (const int code = check_results_kind(out, repeats > 1); code != kExitOk) return code;
-  std::cout << fmt::format("Prediction: the fabric twin ({}) in place of the device under test\n",
-                           config::topology_name(lab->config.fabric.topology));
+  std::cout << fmt::format(
+      "Prediction: the fabric twin ({}) in place of the device under test{}\n",
+      config::topology_name(lab->config.fabric.topology),
+      lab->config.fabric.profile.empty()
+          ? ""
+          : fmt::format(", modelled by the device profile {}", lab->config.fabric.profile));
   const int predicted =
       repeats > 1 ? run_series(prediction, repeats, prediction.out) : run_configuration(prediction);
   if (stop_was_requested() || (predicted != kExitOk && predicted != kExitFailure)) {

@@ -15,7 +15,8 @@ namespace etwire::runner {
 // `repeats` above 1 each is a series (repeated_run.h): <results>/prediction/repeat-K, then
 // <results>/repeat-K.
 // `profile`: a device profile's overrides (control/load/device_profile.h), applied to the
-// prediction only, before the run's own --set.
+// prediction only, after those of the profile the configuration names (fabric.profile) and
+// before the run's own --set.
 int run_with_prediction(const RunRequest& opts, uint32_t repeats = 1,
                         const std::vector<std::string>& profile = {});
 

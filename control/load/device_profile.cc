@@ -17,6 +17,8 @@ std::string where(const std::string& path, const YAML::Mark& mark) {
 }  // namespace
 
 bool profile_may_set(const std::string& key) {
+  // A profile naming another would make the settings depend on which file names which.
+  if (key == "fabric.profile") return false;
   if (key.rfind("fabric.", 0) == 0) return true;
   // ports[N].speed
   constexpr std::string_view kOpen = "ports[";
@@ -62,8 +64,8 @@ std::vector<std::string> read_device_profile(const std::string& path) {
     const std::string key = text.substr(0, equals);
     if (!profile_may_set(key)) {
       throw DeviceProfileError(fmt::format(
-          "{}: {}: a device profile sets the twin's model only (keys under fabric., and "
-          "ports[N].speed)",
+          "{}: {}: a device profile sets the twin's model only (keys under fabric. other than "
+          "fabric.profile, and ports[N].speed)",
           where(path, entry.Mark()), key));
     }
     overrides.push_back(text);

@@ -1,8 +1,10 @@
 // A device profile: the device under test as the fabric twin models it, written by `etwire
 // calibrate` and read by `run --predict --profile` and `replay --profile`. The file is YAML; its
 // `set` list holds overrides (KEY.PATH=VALUE, as --set takes them) of the twin's model: keys under
-// `fabric.` and the speed of a port (`ports[N].speed`, the rate of the device's queue toward that
-// port). Everything else in the file (how the profile was fitted, its residuals) is for people.
+// `fabric.` (but not `fabric.profile`: a profile names no other) and the speed of a port
+// (`ports[N].speed`, the rate of the device's queue toward that port). A configuration names its
+// profile with `fabric.profile` (config/fabric_config.h). Everything else in the file (how the
+// profile was fitted, its residuals) is for people.
 #pragma once
 
 #include <stdexcept>

@@ -1,5 +1,5 @@
 // How a run configuration is loaded: --set overrides, whether the trace sets are read and whether
-// the traffic is planned.
+// the traffic is planned, whether a named device profile applies.
 #pragma once
 
 #include <string>
@@ -18,6 +18,11 @@ struct LoadOptions {
   // Writing the JSON Schema (config_schema.h): the sections' readers say what they expect into
   // this recorder, and the load stops once the sections are read (no trace, file or check).
   SchemaRecorder* schema = nullptr;
+  // When every port is on the twin, the run is the twin's and the device profile fabric.profile
+  // names applies: its settings before `overrides`. A lab's configuration keeps its ports as
+  // given; its prediction and replay apply the profile themselves (control/resolve/
+  // twin_prediction.h). Off once applied.
+  bool apply_named_profile = true;
 };
 
 }  // namespace etwire::control

@@ -6,6 +6,7 @@
 
 #include "common/exact_bytes.h"
 #include "common/units.h"
+#include "control/load/device_profile.h"
 #include "control/load/infragraph_import.h"
 #include "control/load/section_parsers.h"
 
@@ -287,11 +288,28 @@ void check_against_buffer(DocumentContext& ctx, const SourceMap& where,
   }
 }
 
+// fabric.profile: the file must read as a device profile now, so that validate reports it at the
+// key, before any run applies it (config_loader.cc).
+void parse_profile(MapReader& section, const std::string& config_dir, std::string& out) {
+  std::string text;
+  if (!section.text("profile", text) || text.empty()) return;
+  DocumentContext& ctx = section.context();
+  const std::string key = section.key_path("profile");
+  out = resolve_config_path(ctx, key, text, config_dir);
+  try {
+    read_device_profile(out);
+  } catch (const DeviceProfileError& e) {
+    ctx.error(Problem::kBadReference, section.get("profile"), key,
+              fmt::format("not a usable device profile: {}", e.what()));
+  }
+}
+
 }  // namespace
 
 void parse_fabric(MapReader& section, const std::string& config_dir, config::FabricConfig& out) {
   DocumentContext& ctx = section.context();
   import_infragraph(section, config_dir, out);
+  parse_profile(section, config_dir, out.profile);
   // Beside fabric.infragraph the shape keys are errors already: none is required.
   const bool from_graph = section.has("infragraph");
   section.choice("topology", out.topology, config::topology_names());

@@ -74,8 +74,8 @@ std::string describe_transport_modes(const config::RunConfig& config) {
   return text;
 }
 
-// The switches' load balancing when not ECMP everywhere, trimming when on, a dynamic buffer and
-// shapers; "" otherwise.
+// The switches' load balancing when not ECMP everywhere, trimming when on, a dynamic buffer,
+// shapers and the device profile named; "" otherwise.
 std::string describe_switch_modes(const config::FabricConfig& fabric) {
   const config::LoadBalancingConfig& lb = fabric.load_balancing;
   std::string text;
@@ -101,6 +101,7 @@ std::string describe_switch_modes(const config::FabricConfig& fabric) {
                       return o.shaper.shapes() && o.shaper.rate_bps != fabric.shaper.rate_bps;
                     });
   if (shaped > 0) text += fmt::format(", shapers toward {} of the ports", shaped);
+  if (!fabric.profile.empty()) text += fmt::format(", device profile {}", fabric.profile);
   return text;
 }
 

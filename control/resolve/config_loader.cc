@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
+#include <optional>
 
 #include "common/bounded_file.h"
 #include "control/check/capture_checks.h"
@@ -16,6 +17,7 @@
 #include "control/check/fault_checks.h"
 #include "control/check/job_filter.h"
 #include "control/check/twin_checks.h"
+#include "control/load/device_profile.h"
 #include "control/load/document_context.h"
 #include "control/load/entry_count.h"
 #include "control/load/key_path.h"
@@ -301,6 +303,28 @@ void resolve(RunPlan& plan, const LoadOptions& options, const RunPlan* reuse) {
   plan.config_digest = config_digest(plan.text, plan.settings);
 }
 
+// The options to read the configuration again with, when it names a device profile that applies
+// (load_options.h): the profile's settings, then the command line's. A profile that cannot be
+// read was reported at its key.
+std::optional<LoadOptions> with_named_profile(const config::RunConfig& read,
+                                              const LoadOptions& options) {
+  if (!options.apply_named_profile || read.fabric.profile.empty()) return std::nullopt;
+  const bool on_the_twin = std::all_of(
+      read.ports.begin(), read.ports.end(),
+      [](const config::PortConfig& port) { return port.backend == config::Backend::kLoopback; });
+  if (!on_the_twin) return std::nullopt;
+  LoadOptions profiled = options;
+  profiled.apply_named_profile = false;
+  try {
+    profiled.overrides = read_device_profile(read.fabric.profile);
+  } catch (const DeviceProfileError&) {
+    return std::nullopt;
+  }
+  profiled.overrides.insert(profiled.overrides.end(), options.overrides.begin(),
+                            options.overrides.end());
+  return profiled;
+}
+
 }  // namespace
 
 RunPlan load_config_text(const std::string& text, const std::string& name,
@@ -346,6 +370,9 @@ RunPlan load_config_text(const std::string& text, const std::string& name,
     // Nothing to resolve: the configuration is what could be read.
     plan.config = plan.as_read;
     return plan;
+  }
+  if (std::optional<LoadOptions> profiled = with_named_profile(plan.as_read, options)) {
+    return load_config_text(text, name, config_dir, *profiled);
   }
   plan.read_diagnostics = plan.diagnostics;
   resolve(plan, options, nullptr);

@@ -1,5 +1,7 @@
 #include "control/resolve/twin_prediction.h"
 
+#include "control/load/device_profile.h"
+
 namespace etwire::control {
 
 bool all_ports_on_loopback(const RunPlan& lab) {
@@ -25,6 +27,16 @@ PlanChange twin_prediction() {
   change.forget_sections = [](SectionPresence& present) { present.dpdk = false; };
   change.settings = {"predict: the fabric twin in place of every port; no capture"};
   return change;
+}
+
+std::vector<std::string> prediction_profile(const RunPlan& lab,
+                                            const std::vector<std::string>& extra) {
+  std::vector<std::string> settings;
+  if (!lab.config.fabric.profile.empty() && !all_ports_on_loopback(lab)) {
+    settings = read_device_profile(lab.config.fabric.profile);
+  }
+  settings.insert(settings.end(), extra.begin(), extra.end());
+  return settings;
 }
 
 }  // namespace etwire::control

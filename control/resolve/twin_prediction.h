@@ -4,6 +4,9 @@
 // frames are not the lab's). The jobs, their trace sets and their placement stay the lab's.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "control/plan/run_plan.h"
 #include "control/resolve/config_loader.h"
 
@@ -14,5 +17,12 @@ bool all_ports_on_loopback(const RunPlan& lab);
 
 // The change from the lab's configuration to the prediction's.
 PlanChange twin_prediction();
+
+// The settings the prediction of a lab's configuration takes as --set before the command line's:
+// those of the device profile its fabric.profile names (none without one; a plan on the twin
+// has them applied already, load_options.h), then `extra` (a profile given on the command line,
+// which so wins). Throws DeviceProfileError when the named profile cannot be read.
+std::vector<std::string> prediction_profile(const RunPlan& lab,
+                                            const std::vector<std::string>& extra);
 
 }  // namespace etwire::control

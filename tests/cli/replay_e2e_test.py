@@ -22,15 +22,25 @@ Cases:
              profile sets a marking curve; replayed with it (replay --profile), the frames sent to
              h0 come out CE-marked within 10 % as often as in the run, where without it the twin
              marks none of them. A run on devices refuses --profile without --predict.
+  named_profile  A device profile named in the configuration (fabric.profile) acts as --profile
+             does: configs/dpdk-ring.yaml at 500 Mb/s run with --predict and a profile that puts
+             the device's queues at 100 Mb/s; the prediction says it is modelled by the profile
+             and moves the crossing bytes no faster than 100 Mb/s, while the run's own ports
+             stay at 500 Mb/s (their bytes in less time than 100 Mb/s allows). Replayed, a
+             named profile gives exactly what --profile gives; calibrated with one named, the
+             written profile holds the named one's settings before the fit's.
   refusals   Each with exit 2 and a message naming what is wrong: a results directory without
              capture files (the file and telemetry.record.pcap), a configuration whose ports have
              other addresses than the captured frames (the file, the frame), a capture cut by a
              snap length, a file that is not a capture, an invalid configuration; calibrate
              without capture files or with a port the configuration lacks; a device profile
              that sets more than the twin's model (its file, line and column), and one whose
-             value the twin refuses (validate --profile and replay --profile name it).
+             value the twin refuses (validate --profile and replay --profile name it, and
+             validate names it when fabric.profile does); a fabric.profile that is not a
+             profile, at the key.
 """
 
+import csv
 import json
 import os
 import subprocess
@@ -163,6 +173,71 @@ def case_calibrate(args, work):
             f"profile, {before['twin']['ce_marked']} without")
 
 
+def crossing(results, port):
+    """The bytes the flows from port `port` (its index) to another port moved, and the time from the first one
+    posted to the last one finished, in seconds."""
+    with open(os.path.join(results, "flows.csv")) as f:
+        rows = [r for r in csv.DictReader(f) if r["src_port"] == port and r["dst_port"] != port]
+    assert rows, results
+    span = max(int(r["finished_ns"]) for r in rows) - min(int(r["posted_ns"]) for r in rows)
+    return sum(int(r["bytes"]) for r in rows), span / 1e9
+
+
+def slow_ring(args, work):
+    """configs/dpdk-ring.yaml with its ports at 500 Mb/s in the file itself: a --set of their
+    speed would come after a profile's, and so win over it in the prediction as well."""
+    with open(os.path.join(args.source_dir, "configs", "dpdk-ring.yaml")) as f:
+        text = f.read()
+    traces = os.path.join(os.path.abspath(args.source_dir), "configs", "traces")
+    path = os.path.join(work, "slow-ring.yaml")
+    with open(path, "w") as f:
+        f.write(text.replace("speed: 25Gbps", "speed: 500Mbps").replace(
+            "trace: traces/", f"trace: {traces}/"))
+    return path
+
+
+def case_named_profile(args, work):
+    ring = slow_ring(args, work)
+    profile = os.path.join(work, "slow.yaml")
+    with open(profile, "w") as f:
+        f.write('set:\n  - "ports[0].speed=100Mbps"\n  - "ports[1].speed=100Mbps"\n')
+    named = "fabric.profile=" + profile
+    out = os.path.join(work, "lab")
+    proc = subprocess.run([args.etwire, "run", ring, "--predict", "--out", out, "--no-metrics",
+                           "--no-progress", *sets(("telemetry.record.pcap=true", named))],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"modelled by the device profile {profile}" in proc.stdout, proc.stdout[-2000:]
+    predicted_bytes, predicted_s = crossing(os.path.join(out, "prediction"), "0")
+    assert predicted_s >= predicted_bytes * 8 / 100e6, (predicted_bytes, predicted_s)
+    lab_bytes, lab_s = crossing(out, "0")
+    assert lab_bytes == predicted_bytes and lab_s < lab_bytes * 8 / 100e6, (lab_bytes, lab_s)
+
+    # Replayed: the named profile is the --profile of the same file.
+    by_flag, by_key = os.path.join(work, "by-flag"), os.path.join(work, "by-key")
+    proc = replay(args, ring, out, out=by_flag, profile=profile)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = replay(args, ring, out, named, out=by_key)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    flag_doc, key_doc = (as_sent(os.path.join(d, "as-sent.json")) for d in (by_flag, by_key))
+    assert flag_doc["ports"] == key_doc["ports"], (flag_doc["ports"], key_doc["ports"])
+    to_right = port_of(key_doc, "right")["twin"]
+    assert to_right["last_data_ns"] - to_right["first_data_ns"] >= \
+        to_right["data_bytes"] * 8 / 100e6 * 1e9 * 0.9, to_right
+
+    # Calibrated with it named: the new profile starts with its settings.
+    fitted = os.path.join(work, "fitted.yaml")
+    proc = calibrate(args, ring, out, "--set", named, "--port", "right", "--out", fitted)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    with open(fitted) as f:
+        text = f.read()
+    entries = [line.strip()[3:-1] for line in text.split("\nset:\n", 1)[1].splitlines()]
+    assert entries[:2] == ["ports[0].speed=100Mbps", "ports[1].speed=100Mbps"], text
+    return (f"prediction {predicted_bytes} B from port 0 in {predicted_s * 1e3:.1f} ms (100 Mb/s "
+            f"allows no less than {predicted_bytes * 8 / 100e6 * 1e3:.1f}), lab "
+            f"{lab_s * 1e3:.1f} ms; replay by key = by flag; calibrate keeps the named settings")
+
+
 def expect_refused(proc, *fragments):
     assert proc.returncode == 2, (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
     for fragment in fragments:
@@ -206,13 +281,22 @@ def case_refusals(args, work):
     expect_refused(validate, "fabric.ecn.kmin", f"the device profile {profile}")
     expect_refused(replay(args, ring, cut, profile=profile), "fabric.ecn.kmin",
                    f"the device profile {profile}")
+    # Named in the configuration: the same value refused with the profile named, and a file
+    # that is not a profile refused at the key.
+    validate = subprocess.run([args.etwire, "validate", os.path.join(args.source_dir, ring),
+                               "--set", "fabric.profile=" + profile], capture_output=True,
+                              text=True, timeout=60)
+    expect_refused(validate, "fabric.ecn.kmin", f"the device profile {profile}")
+    not_profile = os.path.join(args.source_dir, "configs", "dpdk-ring.yaml")
+    expect_refused(replay(args, ring, cut, "fabric.profile=" + not_profile), "fabric.profile",
+                   "not a usable device profile", f"{not_profile}: not a device profile")
     return ("no capture, other addresses, cut frames, not a capture, bad configuration; "
             "calibrate without captures or with an unknown port; a profile beyond the model: "
             "refused")
 
 
 CASES = {"twin": case_twin, "dpdk_ring": case_dpdk_ring, "calibrate": case_calibrate,
-         "refusals": case_refusals}
+         "named_profile": case_named_profile, "refusals": case_refusals}
 
 if __name__ == "__main__":
     sys.exit(run_case(CASES, "replay"))
