@@ -44,11 +44,13 @@ def twin_buffer(queue_bytes, ports, reserve):
 
 
 def append_records(args, records):
-    """Appends each record (a dict of figures) as a JSON line to --record, if given."""
+    """Appends each record (a dict of figures) as a JSON line to --record, if given, with the
+    machine's load average over the last minute, since lab times depend on what else ran."""
     if args.record:
+        load = round(os.getloadavg()[0], 2)
         with open(args.record, "a") as f:
             for record in records:
-                f.write(json.dumps(record) + "\n")
+                f.write(json.dumps({**record, "load_average": load}) + "\n")
 
 
 def as_sent_figures(doc, prefix="as_sent"):

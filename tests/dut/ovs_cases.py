@@ -217,22 +217,18 @@ def run_back_to_back(args, work, label, jobs, *, iterations, dcqcn, same_lcores=
     """The same workload on two net_ring ports cabled to each other (dpdk.peer): no device. On
     the main lcore, or with same_lcores on the queues and lcores of the run through OVS (each
     frame stays on its queue's ring: nothing is handed over)."""
-    suffix = "-ring-lcores" if same_lcores else "-ring"
-    out = os.path.join(work, label + suffix)
-    config = os.path.join(work, label + suffix + ".yaml")
-    ports = (ring_port("a", 0, "b", "[1, 2]" if same_lcores else None) +
-             ring_port("b", 1, "a", "[2, 1]" if same_lcores else None))
-    ovs_config(config, f"dut-ring-{label}", jobs, ports, out, iterations=iterations,
-               lcores=OVS_ETWIRE_LCORES if same_lcores else "0", dcqcn=dcqcn)
+    config, out = back_to_back_config(work, label, jobs, iterations=iterations, dcqcn=dcqcn,
+                                      same_lcores=same_lcores)
     etwire(args, "run", config, "--no-metrics")
     summary = load_summary(out)
     assert summary["status"] == "completed" and summary["failed_flows"] == 0, summary["status"]
     return summary, load_flows(out)
 
 
-def case_ovs_allreduce(args, work):
-    traces = os.path.join(args.source_dir, "configs", "traces")
-    workloads = [
+def allreduce_workloads(source_dir):
+    """ovs_allreduce's workloads: (label, jobs [(name, trace)], iterations, DCQCN on)."""
+    traces = os.path.join(source_dir, "configs", "traces")
+    return [
         ("allreduce", [("allreduce", os.path.join(traces, "allreduce_8r", "allreduce"))], 2,
          False),
         # configs/mixed-allreduce-alltoall.yaml's two jobs (32 MiB ring all-reduces and 8 MiB
@@ -240,6 +236,23 @@ def case_ovs_allreduce(args, work):
         ("mixed", [("allreduce", os.path.join(traces, "allreduce_32m_8r", "allreduce")),
                    ("alltoall", os.path.join(traces, "alltoall_8r", "alltoall"))], 1, True),
     ]
+
+
+def back_to_back_config(work, label, jobs, *, iterations, dcqcn, same_lcores=False):
+    """The configuration of two net_ring ports cabled to each other (run_back_to_back) and where
+    it puts its results: (config, out)."""
+    suffix = "-ring-lcores" if same_lcores else "-ring"
+    out = os.path.join(work, label + suffix)
+    config = os.path.join(work, label + suffix + ".yaml")
+    ports = (ring_port("a", 0, "b", "[1, 2]" if same_lcores else None) +
+             ring_port("b", 1, "a", "[2, 1]" if same_lcores else None))
+    ovs_config(config, f"dut-ring-{label}", jobs, ports, out, iterations=iterations,
+               lcores=OVS_ETWIRE_LCORES if same_lcores else "0", dcqcn=dcqcn)
+    return config, out
+
+
+def case_ovs_allreduce(args, work):
+    workloads = allreduce_workloads(args.source_dir)
     details, records = [], []
     for label, jobs, iterations, dcqcn in workloads:
         out, measured, flows, predicted, device = run_through_ovs(
