@@ -3,7 +3,7 @@
 
     scripts/dut-validation.py [--etwire BIN] [--record FILE] [--tbf-record FILE]
                               [--tbf-one-spinner-record FILE] [--tbf-two-spinners-record FILE]
-                              [--ovs-record FILE]
+                              [--ovs-record FILE] [--ovs-first-record FILE]
                               [--check DOC | --write DOC]
 
 The lab's figures come from recorded sittings, the lines `tests/dut/dut_e2e_test.py --case NAME
@@ -17,7 +17,8 @@ The lab's figures come from recorded sittings, the lines `tests/dut/dut_e2e_test
   beside one on each CPU: --tbf-two-spinners-record (default
   docs/data/tbf-bridge-two-spinners-2026-12-02.jsonl);
 - Open vSwitch's runs of both cases: --ovs-record (default docs/data/ovs-dpdk-2026-12-02.jsonl;
-  `--case ovs_allreduce --case ovs_ecn_mark`).
+  `--case ovs_allreduce --case ovs_ecn_mark`), and an earlier sitting it is compared with:
+  --ovs-first-record (default docs/data/ovs-dpdk-2026-12-02-first.jsonl).
 Every ideal sender's prediction is the fabric twin's, run today from the configuration the
 case builds with its ports on the twin (about 20 s): a change that moves it leaves the page stale
 until it is rewritten. Without --check or --write the sections are printed.
@@ -59,6 +60,8 @@ def main():
     parser.add_argument("--tbf-two-spinners-record",
                         default=os.path.join(DATA, "tbf-bridge-two-spinners-2026-12-02.jsonl"))
     parser.add_argument("--ovs-record", default=os.path.join(DATA, "ovs-dpdk-2026-12-02.jsonl"))
+    parser.add_argument("--ovs-first-record",
+                        default=os.path.join(DATA, "ovs-dpdk-2026-12-02-first.jsonl"))
     args = parser.parse_args()
     generated_page.require_etwire(parser, args.etwire)
     quiet = read_record(args.tbf_record)
@@ -77,7 +80,8 @@ def main():
                  **dut_tables_ns3.sections(args.etwire, os.path.join(work, "ns3"),
                                            read_record(args.record)),
                  **dut_tables_ovs.sections(args.etwire, os.path.join(work, "ovs"), ROOT,
-                                           read_record(args.ovs_record))}
+                                           read_record(args.ovs_record),
+                                           read_record(args.ovs_first_record))}
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return generated_page.settle(TOOL, doc, bool(args.check), text, today)

@@ -27,7 +27,7 @@ def runs_table(rows, predicted):
     lines = ["| workload, collective | lab through OVS | prediction | back to back | b2b, OVS lcores "
              "| resent | OVS drops each way |", "|---|---|---|---|---|---|---|"]
     for label, kinds in predicted.items():
-        runs = [r for r in rows if r.get("workload") == label]
+        runs = [r for r in rows if r.get("workload") == label]  # not its as-sent runs
         drops = [r[k] for r in runs for k in r if k.startswith("ovs_dropped_toward_")]
         for n, (kind, twin) in enumerate(kinds.items()):
             cells = [r["collectives"][kind] for r in runs]
@@ -45,19 +45,54 @@ def runs_findings(rows, predicted):
     """The ratios the page reads: back to back against the twin, OVS's lcores against one, and
     OVS against the same lcores back to back; and the machine's load while it ran."""
     ratios = {"b2b": [], "lcores": [], "ovs": []}
-    for r in (r for r in rows if "workload" in r):
+    for r in (r for r in rows if "collectives" in r):
         for kind, c in r["collectives"].items():
             ratios["b2b"].append(c["back_to_back"]["cct_ms"] / predicted[r["workload"]][kind]["cct_ms"])
             ratios["lcores"].append(c["back_to_back_same_lcores"]["cct_ms"] / c["back_to_back"]["cct_ms"])
             ratios["ovs"].append(c["lab"]["cct_ms"] / c["back_to_back_same_lcores"]["cct_ms"])
     loads = [r["load_average"] for r in rows]
+    sent = [r for r in rows if r.get("workload") == "allreduce-as-sent"]
+    last = [100 * (r["as_sent_twin_last_ms"] - r["as_sent_lab_last_ms"]) /
+            r["as_sent_lab_last_ms"] for r in sent]
+    as_sent = (f"- **As sent** (the all-reduce once more with its ports captured, which slows "
+               f"etwire's lcores: {span([r['as_sent_lab_last_ms'] for r in sent])} ms to port b's "
+               f"last data frame): the twin fed the frames as they left delivers b's last data "
+               f"frame {span(last, '{:+.1f}')} % off the lab's time, and loses "
+               f"{span([r['as_sent_twin_lost'] for r in sent])} frames where the lab lost "
+               f"{span([r['as_sent_lab_lost'] for r in sent])}: " +
+               ("within the case's 10 %, so OVS adds to the time little the twin does not, and the "
+                "factors above are etwire's CPUs, which the ideal sender's prediction cannot "
+                "know.\n" if max(abs(x) for x in last) <= 10 else
+                "beyond the case's 10 %: OVS's timing is not what the twin models.\n")) \
+        if sent else ""
     return (f"- Back to back on one lcore takes {span(ratios['b2b'], '{:.2f}')} times the twin's "
             f"time.\n"
             f"- Spreading the same ports over the three lcores the OVS run needs costs "
             f"{span(ratios['lcores'], '{:.1f}')} times on this 2-core machine (load average "
             f"{span(loads, '{:.1f}')} while the cases ran).\n"
             f"- OVS, with its PMD sharing a CPU and every frame arriving on queue 1, adds another "
-            f"{span(ratios['ovs'], '{:.1f}')} times.\n")
+            f"{span(ratios['ovs'], '{:.1f}')} times.\n" + as_sent)
+
+
+def sitting_ratios(rows, earlier):
+    """How much longer an earlier sitting took than this one, through OVS and back to back: the
+    ratios of their mean CCTs per collective."""
+    def means(sitting, side):
+        cells = {}
+        for r in (r for r in sitting if "collectives" in r):
+            for kind, c in r["collectives"].items():
+                cells.setdefault((r["workload"], kind), []).append(c[side]["cct_ms"])
+        return {key: sum(v) / len(v) for key, v in cells.items()}
+    ratios = {}
+    for side in ("lab", "back_to_back"):
+        now, then = means(rows, side), means(earlier, side)
+        ratios[side] = [then[key] / now[key] for key in now if key in then]
+    return (f"- **An earlier sitting** (09:38 the same day, the first DUT runs on a machine "
+            f"just set up; docs/data/ovs-dpdk-2026-12-02-first.jsonl, load average "
+            f"{span([r['load_average'] for r in earlier], '{:.1f}')}): through OVS "
+            f"{span(ratios['lab'], '{:.1f}')} times this sitting's mean times, back to back "
+            f"{span(ratios['back_to_back'], '{:.2f}')} times: OVS's side of this machine varies "
+            f"between sittings, etwire's alone does not.\n")
 
 
 def ecn_table(rows):
@@ -79,8 +114,10 @@ def ecn_table(rows):
     return "\n".join(lines) + "\n"
 
 
-def sections(etwire, work, source_dir, rows):
-    """Every generated section of Open vSwitch, by name."""
+def sections(etwire, work, source_dir, rows, earlier):
+    """Every generated section of Open vSwitch, by name: `rows` the sitting tabled, `earlier`
+    another sitting it is compared with."""
     predicted = predict(etwire, work, source_dir)
-    return {"ovs_runs": runs_table(rows, predicted), "ovs_findings": runs_findings(rows, predicted),
+    return {"ovs_runs": runs_table(rows, predicted),
+            "ovs_findings": runs_findings(rows, predicted) + sitting_ratios(rows, earlier),
             "ovs_ecn": ecn_table(rows)}

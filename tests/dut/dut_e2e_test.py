@@ -27,7 +27,11 @@ Cases:
               what OVS counted as dropped toward it (its memif ring full); every retransmission
               has a missing packet or a timeout behind it; etwire compare of the prediction and
               the run succeeds. Lab and prediction CCT and busbw per collective type go to
-              --record; no tolerance is asserted (docs/dut-validation.md).
+              --record; no tolerance on the ideal sender's prediction is asserted (it measures
+              the machine's cores: docs/dut-validation.md). The all-reduce then runs once more
+              captured and is replayed as sent (etwire replay): port b's last data frame
+              arrives within 10 % of the lab's time, and lost frames are within 20 (Release
+              builds).
   ovs_ecn_mark  The same OVS with a flow rule above the forwarding ones marking CE
               (mod_nw_ecn:3) on every ECT(0) UDP 4791 frame from port a toward port b (the data;
               ACKs and CNPs go not-ECT), a 1 MiB all-to-all (two iterations, two QPs per peer),

@@ -53,11 +53,11 @@ def append_records(args, records):
                 f.write(json.dumps({**record, "load_average": load}) + "\n")
 
 
-def as_sent_figures(doc, prefix="as_sent"):
-    """The receiving port (rx) of an as-sent replay (etwire replay's as-sent.json): what reached
-    it in the lab (its capture) and in the twin fed the frames the lab sent; lost = data frames
-    sent to it less those."""
-    rx = next(p for p in doc["ports"] if p["name"] == "rx")
+def as_sent_figures(doc, prefix="as_sent", port="rx"):
+    """The receiving port (rx, or `port`) of an as-sent replay (etwire replay's as-sent.json):
+    what reached it in the lab (its capture) and in the twin fed the frames the lab sent; lost =
+    data frames sent to it less those."""
+    rx = next(p for p in doc["ports"] if p["name"] == port)
     figures = {f"{prefix}_frames_not_captured":
                sum(p["frames_not_captured"] for p in doc["ports"])}
     for side in ("lab", "twin"):
