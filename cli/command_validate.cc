@@ -73,8 +73,8 @@ CommandAction add_validate_command(CLI::App& app) {
     // A lab's configuration is checked with the profile it names applied as well, as its
     // prediction and replay apply it (a configuration on the twin has it applied already).
     std::string profile = opts->profile;
+    if (!loaded.config.fabric.profile.empty()) profile = loaded.config.fabric.profile;
     if (!loaded.config.fabric.profile.empty() && !control::all_ports_on_loopback(loaded)) {
-      profile = loaded.config.fabric.profile;
       try {
         options.overrides = control::prediction_profile(loaded, options.overrides);
       } catch (const control::DeviceProfileError& e) {

@@ -325,6 +325,26 @@ std::optional<LoadOptions> with_named_profile(const config::RunConfig& read,
   return profiled;
 }
 
+// A problem with a setting the named profile made says so, since it reads as a --set the
+// command line never gave.
+void name_profile_settings(RunPlan& plan, const std::string& profile, const LoadOptions& profiled,
+                           const std::vector<std::string>& own) {
+  const auto from_profile = [&](const Diagnostic& d) {
+    const auto& all = profiled.overrides;
+    return d.where.from_override() &&
+           std::find(all.begin(), all.end(), d.where.override_text) != all.end() &&
+           std::find(own.begin(), own.end(), d.where.override_text) == own.end();
+  };
+  Diagnostics named;
+  for (Diagnostic d : plan.diagnostics.items()) {
+    if (from_profile(d)) {
+      d.message += fmt::format(" (a setting of the device profile {}: fabric.profile)", profile);
+    }
+    named.add(std::move(d));
+  }
+  plan.diagnostics = std::move(named);
+}
+
 }  // namespace
 
 RunPlan load_config_text(const std::string& text, const std::string& name,
@@ -372,7 +392,9 @@ RunPlan load_config_text(const std::string& text, const std::string& name,
     return plan;
   }
   if (std::optional<LoadOptions> profiled = with_named_profile(plan.as_read, options)) {
-    return load_config_text(text, name, config_dir, *profiled);
+    RunPlan with = load_config_text(text, name, config_dir, *profiled);
+    name_profile_settings(with, plan.as_read.fabric.profile, *profiled, options.overrides);
+    return with;
   }
   plan.read_diagnostics = plan.diagnostics;
   resolve(plan, options, nullptr);

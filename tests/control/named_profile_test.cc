@@ -111,5 +111,23 @@ TEST(NamedProfile, RefusesAProfileThatCannotBeUsedAtItsKey) {
       << error->message;
 }
 
+TEST(NamedProfile, NamesItselfInAProblemWithItsSetting) {
+  const std::filesystem::path dir = folder_with_profile("bad-value", {"fabric.ecn.pmax=2"});
+  const RunPlan plan = load(kMinimalConfig, {"fabric.profile=" + (dir / "profile.yaml").string()});
+  const Diagnostic* error = testing::only_error(plan);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->key_path, "fabric.ecn.pmax");
+  EXPECT_NE(error->message.find("a setting of the device profile " +
+                                (dir / "profile.yaml").string() + ": fabric.profile"),
+            std::string::npos)
+      << error->message;
+  // The same value given on the command line is the command line's.
+  const RunPlan own = load(
+      kMinimalConfig, {"fabric.profile=" + (dir / "profile.yaml").string(), "fabric.ecn.pmax=2"});
+  for (const Diagnostic& d : own.diagnostics.items()) {
+    EXPECT_EQ(d.message.find("device profile"), std::string::npos) << d.message;
+  }
+}
+
 }  // namespace
 }  // namespace etwire::control
