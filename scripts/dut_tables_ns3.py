@@ -54,7 +54,8 @@ def ideal(etwire, work, trace, rows):
 
 
 def run_label(r, seed):
-    return f"{POINT_NAMES[r['point'], r['qw']]} | {'on ' + str(seed) if r['run'] == 'dcqcn_on' else 'off'}"
+    run = f"on {seed}" if r["run"] == "dcqcn_on" else "off"
+    return f"{POINT_NAMES[r['point'], r['qw']]} | {run}"
 
 
 def lab_table(runs):
@@ -84,7 +85,8 @@ def lab_findings(runs):
         if not on:
             continue
         bottleneck = NS3_POINTS[point]["bottleneck_bps"] / 1e6
-        out.append(f"- **{name}**, DCQCN on: the lab's goodput {span([r['goodput_mbps'] for r, _ in on], '{:.1f}')} Mb/s "
+        goodput = span([r["goodput_mbps"] for r, _ in on], "{:.1f}")
+        out.append(f"- **{name}**, DCQCN on: the lab's goodput {goodput} Mb/s "
                    f"of the {bottleneck:.0f} Mb/s bottleneck, the ideal sender's "
                    f"{span([p['goodput_mbps'] for _, p in on], '{:.1f}')}; CNPs "
                    f"{span([100 * r['cnps_sent'] / r['ecn_marked_received'] for r, _ in on])} % "

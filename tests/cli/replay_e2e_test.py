@@ -174,8 +174,8 @@ def case_calibrate(args, work):
 
 
 def crossing(results, port):
-    """The bytes the flows from port `port` (its index) to another port moved, and the time from the first one
-    posted to the last one finished, in seconds."""
+    """The bytes the flows from port `port` (its index) to another port moved, and the time from
+    the first one posted to the last one finished, in seconds."""
     with open(os.path.join(results, "flows.csv")) as f:
         rows = [r for r in csv.DictReader(f) if r["src_port"] == port and r["dst_port"] != port]
     assert rows, results
