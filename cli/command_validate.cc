@@ -31,6 +31,38 @@ struct ValidateOptions {
   bool devices = false;
 };
 
+// A lab's prediction as run --predict derives it, with the device profiles (the one the
+// configuration names, then --profile's) before the command line's --set: its problems, if any,
+// with exit 2. The lab's own plan is `lab`, loaded with `options`.
+int check_profiled_prediction(const std::string& config, const std::string& profile,
+                              const control::RunPlan& lab,
+                              const std::vector<std::string>& flag_profile,
+                              control::LoadOptions options) {
+  const std::vector<std::string> own = options.overrides;
+  try {
+    options.overrides = control::prediction_profile(lab, flag_profile);
+  } catch (const control::DeviceProfileError& e) {
+    std::cerr << "error: " << e.what() << " (fabric.profile)\n";
+    return runner::kExitBadInput;
+  }
+  options.overrides.insert(options.overrides.end(), own.begin(), own.end());
+  const control::RunPlan profiled = control::load_config_file(config, options);
+  const control::RunPlan prediction =
+      profiled.ok() ? control::derive_plan(profiled, control::twin_prediction(), options, &lab)
+                    : profiled;
+  if (prediction.ok()) return runner::kExitOk;
+  for (const control::Diagnostic& d : prediction.diagnostics.items()) {
+    if (d.severity == control::Severity::kError) {
+      std::cerr << control::format_diagnostic(d) << "\n";
+    }
+  }
+  std::cerr << fmt::format(
+      "{}: its prediction is invalid with the device profile {}'s settings (they count as --set "
+      "before the command line's)\n",
+      config, profile);
+  return runner::kExitBadInput;
+}
+
 }  // namespace
 
 CommandAction add_validate_command(CLI::App& app) {
@@ -57,30 +89,28 @@ CommandAction add_validate_command(CLI::App& app) {
                   "apply them to the twin")
       ->check(CLI::ExistingFile);
   return [opts]() -> int {
-    control::LoadOptions options;
+    std::vector<std::string> flag_profile;
     if (!opts->profile.empty()) {
       try {
-        options.overrides = control::read_device_profile(opts->profile);
+        flag_profile = control::read_device_profile(opts->profile);
       } catch (const control::DeviceProfileError& e) {
         std::cerr << "error: " << e.what() << "\n";
         return runner::kExitBadInput;
       }
     }
-    options.overrides.insert(options.overrides.end(), opts->overrides.begin(),
-                             opts->overrides.end());
+    control::LoadOptions options;
+    options.overrides = opts->overrides;
     options.read_traces = !opts->skip_traces;
     auto loaded = control::load_config_file(opts->config, options);
-    // A lab's configuration is checked with the profile it names applied as well, as its
-    // prediction and replay apply it (a configuration on the twin has it applied already).
-    std::string profile = opts->profile;
-    if (!loaded.config.fabric.profile.empty()) profile = loaded.config.fabric.profile;
-    if (!loaded.config.fabric.profile.empty() && !control::all_ports_on_loopback(loaded)) {
-      try {
-        options.overrides = control::prediction_profile(loaded, options.overrides);
-      } catch (const control::DeviceProfileError& e) {
-        std::cerr << "error: " << e.what() << " (fabric.profile)\n";
-        return runner::kExitBadInput;
-      }
+    const std::string profile =
+        opts->profile.empty() ? loaded.config.fabric.profile : opts->profile;
+    // A run on the twin takes the profiles as its own model (the loader applied the named one);
+    // a lab's ports stay as configured, and its prediction is checked with them below.
+    const bool on_the_twin = control::all_ports_on_loopback(loaded);
+    if (on_the_twin && !flag_profile.empty()) {
+      options.overrides = flag_profile;
+      options.overrides.insert(options.overrides.end(), opts->overrides.begin(),
+                               opts->overrides.end());
       loaded = control::load_config_file(opts->config, options);
     }
     // Under an MPI launcher the processes also agree on what they loaded and measure their clocks.
@@ -92,12 +122,20 @@ CommandAction add_validate_command(CLI::App& app) {
                 loaded.diagnostics.error_count(), loaded.diagnostics.error_count() == 1 ? "" : "s",
                 loaded.diagnostics.warning_count(),
                 loaded.diagnostics.warning_count() == 1 ? "" : "s",
-                profile.empty() ? ""
-                                : fmt::format(" (the device profile {}'s settings count as --set "
-                                              "before the command line's)",
-                                              profile)));
+                profile.empty() || !on_the_twin
+                    ? ""
+                    : fmt::format(" (the device profile {}'s settings count as --set before the "
+                                  "command line's)",
+                                  profile)));
         code != runner::kExitOk) {
       return code;
+    }
+    if (!on_the_twin && !profile.empty()) {
+      if (const int code =
+              check_profiled_prediction(opts->config, profile, loaded, flag_profile, options);
+          code != runner::kExitOk) {
+        return code;
+      }
     }
     if (opts->devices) {
       if (const int code = runner::check_devices(session, loaded); code != runner::kExitOk) {
@@ -106,7 +144,12 @@ CommandAction add_validate_command(CLI::App& app) {
       }
     }
     if (session.rank() == 0) {
-      std::cout << fmt::format("OK {}: {}{}\n", opts->config, control::summarize_config(loaded),
+      std::cout << fmt::format("OK {}: {}{}{}\n", opts->config, control::summarize_config(loaded),
+                               on_the_twin || profile.empty()
+                                   ? ""
+                                   : fmt::format(", its prediction checked with the device "
+                                                 "profile {}",
+                                                 profile),
                                !session.mpi() ? ""
                                : runner::twin_spread_over(loaded.config, session.size())
                                    ? fmt::format(", checked by the {} processes the fabric twin "

@@ -23,7 +23,8 @@ Cases:
              h0 come out CE-marked within 10 % as often as in the run, where without it the twin
              marks none of them. A run on devices refuses --profile without --predict.
   named_profile  A device profile named in the configuration (fabric.profile) acts as --profile
-             does: configs/dpdk-ring.yaml at 500 Mb/s run with --predict and a profile that puts
+             does: validate keeps the lab's ports as configured and checks the prediction with
+             it; configs/dpdk-ring.yaml at 500 Mb/s run with --predict and a profile that puts
              the device's queues at 100 Mb/s; the prediction says it is modelled by the profile
              and moves the crossing bytes no faster than 100 Mb/s, while the run's own ports
              stay at 500 Mb/s (their bytes in less time than 100 Mb/s allows). Replayed, a
@@ -202,6 +203,12 @@ def case_named_profile(args, work):
     with open(profile, "w") as f:
         f.write('set:\n  - "ports[0].speed=100Mbps"\n  - "ports[1].speed=100Mbps"\n')
     named = "fabric.profile=" + profile
+    # validate: the lab's ports as configured, its prediction checked with the profile.
+    proc = subprocess.run([args.etwire, "validate", ring, "--set", named], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "2 dpdk ports at 500 Mb/s" in proc.stdout, proc.stdout
+    assert f"its prediction checked with the device profile {profile}" in proc.stdout, proc.stdout
     out = os.path.join(work, "lab")
     proc = subprocess.run([args.etwire, "run", ring, "--predict", "--out", out, "--no-metrics",
                            "--no-progress", *sets(("telemetry.record.pcap=true", named))],
