@@ -7,6 +7,7 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "runner/device_check.h"
 #include "runner/emulator_processes.h"
 #include "runner/exit_codes.h"
+#include "runner/predicted_run.h"
 
 namespace etwire::cli {
 
@@ -38,14 +40,11 @@ int check_profiled_prediction(const std::string& config, const std::string& prof
                               const control::RunPlan& lab,
                               const std::vector<std::string>& flag_profile,
                               control::LoadOptions options) {
-  const std::vector<std::string> own = options.overrides;
-  try {
-    options.overrides = control::prediction_profile(lab, flag_profile);
-  } catch (const control::DeviceProfileError& e) {
-    std::cerr << "error: " << e.what() << " (fabric.profile)\n";
-    return runner::kExitBadInput;
-  }
-  options.overrides.insert(options.overrides.end(), own.begin(), own.end());
+  std::optional<std::vector<std::string>> settings =
+      runner::read_prediction_profile(lab, flag_profile);
+  if (!settings) return runner::kExitBadInput;
+  settings->insert(settings->end(), options.overrides.begin(), options.overrides.end());
+  options.overrides = std::move(*settings);
   const control::RunPlan profiled = control::load_config_file(config, options);
   const control::RunPlan prediction =
       profiled.ok() ? control::derive_plan(profiled, control::twin_prediction(), options, &lab)

@@ -8,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <utility>
 
 #include "clock/virtual_clock.h"
 #include "cluster/session.h"
@@ -18,6 +19,7 @@
 #include "runner/captured_port_frames.h"
 #include "runner/emulator_processes.h"
 #include "runner/exit_codes.h"
+#include "runner/predicted_run.h"
 #include "twin/fabric/fabric_twin.h"
 #include "twin/replay/as_sent_replay.h"
 
@@ -150,12 +152,10 @@ std::shared_ptr<const control::RunPlan> load_twin_plan(const std::string& config
   // A lab's configuration keeps its own ports as loaded: the profile it names is the twin's, so
   // it is read into the settings here (before --profile's and the command line's).
   if (lab.ok() && !lab.config.fabric.profile.empty() && !control::all_ports_on_loopback(lab)) {
-    try {
-      options.overrides = control::prediction_profile(lab, options.overrides);
-    } catch (const control::DeviceProfileError& e) {
-      std::cerr << "error: " << e.what() << " (fabric.profile)\n";
-      return nullptr;
-    }
+    std::optional<std::vector<std::string>> settings =
+        read_prediction_profile(lab, options.overrides);
+    if (!settings) return nullptr;
+    options.overrides = std::move(*settings);
     lab = control::load_config_file(config, options);
   }
   if (!lab.ok() || !lab.addresses) {

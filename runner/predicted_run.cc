@@ -41,6 +41,16 @@ std::unique_ptr<const control::RunPlan> profiled_plan(const RunRequest& opts,
 
 }  // namespace
 
+std::optional<std::vector<std::string>> read_prediction_profile(
+    const control::RunPlan& lab, const std::vector<std::string>& extra) {
+  try {
+    return control::prediction_profile(lab, extra);
+  } catch (const control::DeviceProfileError& e) {
+    std::cerr << "error: " << e.what() << " (fabric.profile)\n";
+    return std::nullopt;
+  }
+}
+
 int run_with_prediction(const RunRequest& opts, uint32_t repeats,
                         const std::vector<std::string>& profile) {
   if (cluster::Session::current().size() > 1) {
@@ -66,16 +76,11 @@ int run_with_prediction(const RunRequest& opts, uint32_t repeats,
   }
   RunRequest prediction = measured;
   prediction.no_metrics = true;
-  std::vector<std::string> settings;
-  try {
-    settings = control::prediction_profile(*lab, profile);
-  } catch (const control::DeviceProfileError& e) {
-    std::cerr << "error: " << e.what() << " (fabric.profile)\n";
-    return kExitBadInput;
-  }
+  const std::optional<std::vector<std::string>> settings = read_prediction_profile(*lab, profile);
+  if (!settings) return kExitBadInput;
   std::unique_ptr<const control::RunPlan> profiled;
-  if (!settings.empty()) {
-    profiled = profiled_plan(opts, settings);
+  if (!settings->empty()) {
+    profiled = profiled_plan(opts, *settings);
     if (!profiled) return kExitBadInput;
   }
   prediction.plan = std::make_shared<const control::RunPlan>(control::derive_plan(

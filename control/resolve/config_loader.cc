@@ -28,6 +28,7 @@
 #include "control/plan/cable_check.h"
 #include "control/plan/inputs_digest.h"
 #include "control/plan/traffic_plan.h"
+#include "control/resolve/twin_prediction.h"
 #include "trace/trace_error.h"
 #include "trace/trace_set.h"
 
@@ -308,11 +309,9 @@ void resolve(RunPlan& plan, const LoadOptions& options, const RunPlan* reuse) {
 // read was reported at its key.
 std::optional<LoadOptions> with_named_profile(const config::RunConfig& read,
                                               const LoadOptions& options) {
-  if (!options.apply_named_profile || read.fabric.profile.empty()) return std::nullopt;
-  const bool on_the_twin = std::all_of(
-      read.ports.begin(), read.ports.end(),
-      [](const config::PortConfig& port) { return port.backend == config::Backend::kLoopback; });
-  if (!on_the_twin) return std::nullopt;
+  if (!options.apply_named_profile || read.fabric.profile.empty() || !all_ports_on_loopback(read)) {
+    return std::nullopt;
+  }
   LoadOptions profiled = options;
   profiled.apply_named_profile = false;
   try {

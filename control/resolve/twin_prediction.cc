@@ -5,7 +5,11 @@
 namespace etwire::control {
 
 bool all_ports_on_loopback(const RunPlan& lab) {
-  for (const config::PortConfig& port : lab.config.ports) {
+  return all_ports_on_loopback(lab.config);
+}
+
+bool all_ports_on_loopback(const config::RunConfig& config) {
+  for (const config::PortConfig& port : config.ports) {
     if (port.backend != config::Backend::kLoopback) return false;
   }
   return true;

@@ -14,6 +14,7 @@ namespace etwire::control {
 
 // Whether every port of the plan is a loopback port already (then the run is the prediction).
 bool all_ports_on_loopback(const RunPlan& lab);
+bool all_ports_on_loopback(const config::RunConfig& config);
 
 // The change from the lab's configuration to the prediction's.
 PlanChange twin_prediction();
