@@ -45,26 +45,27 @@ def run_pair(args, pair, work):
         log_path = os.path.join(work, f"{side}-{pair}.log")
         sides[side] = (*start(binary, args.command, out, cpu, log_path), log_path)
     # Each side's time is until its own end: polled, as either may end first.
-    # A side that fails ends the other: the pair measures nothing then.
+    # A side that fails ends the other (the pair measures nothing then), and is the one reported.
     walls = {}
+    failed = None
     while len(walls) < len(sides):
         for side, (proc, _, _) in sides.items():
             if side not in walls and proc.poll() is not None:
                 walls[side] = time.monotonic() - began
-                if proc.returncode != 0:
+                if proc.returncode != 0 and failed is None:
+                    failed = side
                     for other, _, _ in sides.values():
                         if other.poll() is None:
                             other.kill()
         time.sleep(0.01)
-    for side in ("before", "after"):
-        proc, log, log_path = sides[side]
-        code = proc.returncode
+    for proc, log, _ in sides.values():
         log.close()
-        if code != 0:
-            with open(log_path) as f:
-                tail = f.read()[-2000:]
-            sys.exit(f"side_by_side: the {side} build exited {code} in pair {pair + 1} "
-                     f"({log_path}):\n{tail}")
+    if failed is not None:
+        proc, _, log_path = sides[failed]
+        with open(log_path) as f:
+            tail = f.read()[-2000:]
+        sys.exit(f"side_by_side: the {failed} build exited {proc.returncode} in pair {pair + 1} "
+                 f"({log_path}):\n{tail}")
     return walls["before"], walls["after"], cpus
 
 
