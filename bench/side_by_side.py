@@ -4,8 +4,9 @@
 This machine's speed drifts by a tenth or more from one run to the next (it is shared), so two
 builds timed one after the other compare the machine as much as the builds. Here both run at
 once, each pinned to a core of its own, and the cores are swapped from one pair to the next: both
-meet the same drift, and each pair gives a ratio (after's wall time / before's) that does not
-depend on it. Prints every pair and the median, least and greatest ratio.
+meet the same drift, and each pair gives a ratio (after's wall time / before's) taken under the
+same conditions. Single pairs still spread (by about a tenth here); read the median of a dozen.
+Prints every pair and the median, least and greatest ratio.
 
     bench/side_by_side.py --before OLD/etwire --after NEW/etwire [--pairs 12] [--cpus 0,1]
                           [--work DIR] -- run CONFIG [more etwire run options]
