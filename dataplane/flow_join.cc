@@ -43,13 +43,51 @@ uint64_t FlowJoin::posted(uint32_t requester_qpn, uint64_t bytes, const transpor
   return flow.flow_id;
 }
 
-void FlowJoin::delivered(uint32_t requester_qpn, clock::Nanos at, uint32_t ecn_marks,
-                         uint32_t immediate) {
+void FlowJoin::delivered_later(uint32_t requester_qpn, clock::Nanos at, uint32_t ecn_marks,
+                               uint32_t immediate, std::vector<Told>& told) {
+  take_delivery(requester_qpn, at, ecn_marks, immediate, &told);
+}
+
+void FlowJoin::finished_later(const transport::FlowRecord& record, std::vector<Told>& told) {
+  take_finish(record, &told);
+}
+
+void FlowJoin::tell(const Told& told) {
+  switch (told.kind) {
+    case Told::Kind::kDelivered:
+      observer_.on_flow_delivered(told.record);
+      return;
+    case Told::Kind::kFinished:
+      ++released_;
+      observer_.on_flow_finished(told.record);
+      return;
+    case Told::Kind::kDeliveredToResponder:
+      observer_.on_delivered_to_responder(told.record.qpn, told.record.delivered_at,
+                                          told.record.ecn_marks, told.immediate);
+      return;
+  }
+}
+
+void FlowJoin::tell_or_keep(Told::Kind kind, const transport::FlowRecord& record,
+                            uint32_t immediate, std::vector<Told>* later) {
+  if (later == nullptr) {
+    tell({kind, immediate, record});
+  } else {
+    later->push_back({kind, immediate, record});
+  }
+}
+
+void FlowJoin::take_delivery(uint32_t requester_qpn, clock::Nanos at, uint32_t ecn_marks,
+                             uint32_t immediate, std::vector<Told>* later) {
   Connection& connection = connection_of(requester_qpn);
   if (connection.here == HalvesHere::kResponder) {
     // Posted in another process: whoever replays the receiving rank matches it to its receive.
     ++connection.deliveries;
-    observer_.on_delivered_to_responder(requester_qpn, at, ecn_marks, immediate);
+    transport::FlowRecord record;
+    record.qpn = requester_qpn;
+    record.delivered_at = at;
+    record.ecn_marks = ecn_marks;
+    tell_or_keep(Told::Kind::kDeliveredToResponder, record, immediate, later);
     return;
   }
   const uint64_t delivery = connection.deliveries++;
@@ -71,20 +109,20 @@ void FlowJoin::delivered(uint32_t requester_qpn, clock::Nanos at, uint32_t ecn_m
   record.delivered_at = at;
   record.ecn_marks = ecn_marks;
   // The engine may post or open connections from here; the deque keeps `connection` in place.
-  observer_.on_flow_delivered(record);
-  release(connection);
+  tell_or_keep(Told::Kind::kDelivered, record, 0, later);
+  release(connection, later);
 }
 
-void FlowJoin::finished(const transport::FlowRecord& record) {
+void FlowJoin::take_finish(const transport::FlowRecord& record, std::vector<Told>* later) {
   Connection& connection = connection_of(record.qpn);
   const uint64_t index = connection.finishes++ - connection.released;
   PostedFlow& flow = connection.flows[index];
   flow.finished = true;
   flow.record = record;
-  release(connection);
+  release(connection, later);
 }
 
-void FlowJoin::release(Connection& connection) {
+void FlowJoin::release(Connection& connection, std::vector<Told>* later) {
   // In posting order: a finished message waits for its delivery (the responder's report) unless
   // it failed, and the ones after it wait for it.
   while (!connection.flows.empty()) {
@@ -102,8 +140,7 @@ void FlowJoin::release(Connection& connection) {
     }
     connection.flows.pop_front();
     ++connection.released;
-    ++released_;
-    observer_.on_flow_finished(record);
+    tell_or_keep(Told::Kind::kFinished, record, 0, later);
   }
 }
 

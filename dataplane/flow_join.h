@@ -9,8 +9,10 @@
 // connection. A transport that holds both halves reports the delivery with a record; that is the
 // same report.
 //
-// Single-threaded: every report reaches it on one thread (rings bring them there from other
-// cores). Costs are per message, not per packet.
+// Reports reach it on one thread (rings bring them there from other cores), or, between a
+// partitioned twin's windows, on several threads at once, each taking the reports of connections
+// apart from the others' and keeping what it would tell the engine for the engine's thread
+// (delivered_later, finished_later, tell). Costs are per message, not per packet.
 #pragma once
 
 #include <cstdint>
@@ -57,12 +59,32 @@ class FlowJoin final : public transport::FlowObserver {
   // `ecn_marks` CE-marked packets and its last packet's `immediate` (passed on for a message
   // posted in another process).
   void delivered(uint32_t requester_qpn, clock::Nanos at, uint32_t ecn_marks,
-                 uint32_t immediate = 0);
+                 uint32_t immediate = 0) {
+    take_delivery(requester_qpn, at, ecn_marks, immediate, nullptr);
+  }
   // The requester's transport finished its next message; `record` is its sending-side record.
-  void finished(const transport::FlowRecord& record);
+  void finished(const transport::FlowRecord& record) { take_finish(record, nullptr); }
 
   // Flows posted and not yet reported finished to the engine.
   uint64_t in_progress() const { return posted_ - released_; }
+
+  // What the join tells the engine about a report taken in on another thread: kept, in order,
+  // and told on the engine's thread by tell(), in the turn of the report it came from.
+  struct Told {
+    enum class Kind : uint8_t { kDelivered, kFinished, kDeliveredToResponder };
+    Kind kind = Kind::kDelivered;
+    uint32_t immediate = 0;        // kDeliveredToResponder
+    transport::FlowRecord record;  // kDeliveredToResponder: qpn, delivered_at and ecn_marks
+  };
+  // delivered() and finished() taken in off the engine's thread: what they would tell the engine
+  // is appended to `told` instead. Threads may take reports at once when no two take reports of
+  // one connection, and none posts or adds a connection meanwhile; one connection's reports are
+  // taken in their order, as the engine would see them.
+  void delivered_later(uint32_t requester_qpn, clock::Nanos at, uint32_t ecn_marks,
+                       uint32_t immediate, std::vector<Told>& told);
+  void finished_later(const transport::FlowRecord& record, std::vector<Told>& told);
+  // On the engine's thread: tells the engine what a report taken in later came to.
+  void tell(const Told& told);
 
   // Reports from a transport on this thread.
   void on_flow_delivered(const transport::FlowRecord& record) override {
@@ -100,15 +122,21 @@ class FlowJoin final : public transport::FlowObserver {
   };
 
   Connection& connection_of(uint32_t requester_qpn);
-  // Tells the engine of the finished flows at the head of the connection that may go.
-  void release(Connection& connection);
+  // The reports: what they come to is told to the engine at once (`later` nullptr) or kept there.
+  void take_delivery(uint32_t requester_qpn, clock::Nanos at, uint32_t ecn_marks,
+                     uint32_t immediate, std::vector<Told>* later);
+  void take_finish(const transport::FlowRecord& record, std::vector<Told>* later);
+  // The finished flows at the head of the connection that may go.
+  void release(Connection& connection, std::vector<Told>* later);
+  void tell_or_keep(Told::Kind kind, const transport::FlowRecord& record, uint32_t immediate,
+                    std::vector<Told>* later);
 
   transport::FlowObserver& observer_;
   // A deque: the engine may open connections from inside a report, while one is referenced.
   std::deque<Connection> connections_;
   std::vector<uint32_t> connection_of_requester_;  // by requester QP number
   uint64_t posted_ = 0;
-  uint64_t released_ = 0;
+  uint64_t released_ = 0;  // finished flows told to the engine
 };
 
 }  // namespace etwire::dataplane

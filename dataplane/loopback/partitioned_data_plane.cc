@@ -30,10 +30,20 @@ class PartitionedDataPlane::Partition final : public transport::FlowObserver,
     uint32_t requester_qpn = 0;    // kDeliveredHere
     uint32_t ecn_marks = 0;
     uint32_t immediate = 0;
+    uint32_t requester_partition = 0;  // the partition of the message's requester
+    // What the flow join made of it at the window's end: FlowJoin::Told entries of a thread.
+    uint32_t told_thread = 0;
+    uint32_t told_first = 0;
+    uint32_t told_count = 0;
   };
 
-  Partition(const config::TransportConfig& config, clock::VirtualClock& clock)
-      : clock_(clock), worker_(config, clock, *this) {}
+  // `requester_partition`: the partition of each requester, by QP number (the join's key).
+  Partition(const config::TransportConfig& config, clock::VirtualClock& clock, uint32_t index,
+            const std::vector<uint32_t>& requester_partition)
+      : clock_(clock),
+        worker_(config, clock, *this),
+        index_(index),
+        requester_partition_(requester_partition) {}
 
   Worker& worker() { return worker_; }
   const Worker& worker() const { return worker_; }
@@ -47,15 +57,26 @@ class PartitionedDataPlane::Partition final : public transport::FlowObserver,
     clock_.run_at(at, this, slot);
   }
 
+  // A transport reports a message's delivery with a record, and its finish, where it holds the
+  // requester: here.
   void on_flow_delivered(const transport::FlowRecord& record) override {
-    reports_.push_back({ReportKind::kDelivered, clock_.now(), record, 0, 0, 0});
+    reports_.push_back({ReportKind::kDelivered, clock_.now(), record, 0, 0, 0, index_});
   }
   void on_flow_finished(const transport::FlowRecord& record) override {
-    reports_.push_back({ReportKind::kFinished, clock_.now(), record, 0, 0, 0});
+    reports_.push_back({ReportKind::kFinished, clock_.now(), record, 0, 0, 0, index_});
   }
   void on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now, uint32_t ecn_marks,
                                  uint32_t immediate) override {
-    reports_.push_back({ReportKind::kDeliveredHere, now, {}, requester_qpn, ecn_marks, immediate});
+    // A QP no connection names stays here, where the join refuses it.
+    const uint32_t requester_partition =
+        requester_qpn < requester_partition_.size() ? requester_partition_[requester_qpn] : index_;
+    reports_.push_back({ReportKind::kDeliveredHere,
+                        now,
+                        {},
+                        requester_qpn,
+                        ecn_marks,
+                        immediate,
+                        requester_partition});
   }
 
  private:
@@ -72,35 +93,100 @@ class PartitionedDataPlane::Partition final : public transport::FlowObserver,
 
   clock::VirtualClock& clock_;
   Worker worker_;
+  const uint32_t index_;
+  const std::vector<uint32_t>& requester_partition_;
   std::vector<Report> reports_;
   SlotPool<Post> posts_;
 };
 
-// Hands a window's reports to the flow join at their times, as events on the engine's clock: the
-// tag is the partition (high half) and the report's index there.
+// The flow join of a window's reports, at the window's end on the window's threads: the thread
+// of the requester's partition (partition mod threads) takes a message's reports, so a
+// connection's are taken on one thread, in the order the engine sees them (time, partition,
+// report). Messages the engine posts in a window act in the next one, so the join of a window
+// needs nothing of the engine's work in it. Spread over processes, every process's reports come
+// in first (gather).
+class PartitionedDataPlane::JoinTail final : public twin::PartitionedTwin::WindowTail {
+ public:
+  JoinTail(PartitionedDataPlane& plane, FlowJoin& join)
+      : plane_(plane),
+        join_(join),
+        told_(plane.partitions_.size()),
+        heads_(plane.partitions_.size()) {}
+
+  void gather() override { plane_.share_reports(); }
+
+  void work(uint32_t thread, uint32_t threads) override {
+    std::vector<FlowJoin::Told>& told = told_[thread];
+    told.clear();
+    std::vector<uint32_t>& heads = heads_[thread];
+    heads.assign(plane_.partitions_.size(), 0);
+    for (;;) {
+      Partition::Report* report = next(heads, thread, threads);
+      if (report == nullptr) return;
+      report->told_thread = thread;
+      report->told_first = static_cast<uint32_t>(told.size());
+      switch (report->kind) {
+        case Partition::ReportKind::kDelivered:
+          join_.delivered_later(report->record.qpn, report->record.delivered_at,
+                                report->record.ecn_marks, 0, told);
+          break;
+        case Partition::ReportKind::kFinished:
+          join_.finished_later(report->record, told);
+          break;
+        case Partition::ReportKind::kDeliveredHere:
+          join_.delivered_later(report->requester_qpn, report->at, report->ecn_marks,
+                                report->immediate, told);
+          break;
+      }
+      report->told_count = static_cast<uint32_t>(told.size()) - report->told_first;
+    }
+  }
+
+  const std::vector<FlowJoin::Told>& told(uint32_t thread) const { return told_[thread]; }
+
+ private:
+  // The earliest report of this thread's not yet taken (by time, then partition), or nullptr.
+  Partition::Report* next(std::vector<uint32_t>& heads, uint32_t thread, uint32_t threads) {
+    Partition::Report* earliest = nullptr;
+    uint32_t from = 0;
+    for (uint32_t p = 0; p < heads.size(); ++p) {
+      std::vector<Partition::Report>& reports = plane_.partitions_[p]->reports();
+      uint32_t& head = heads[p];
+      while (head < reports.size() && reports[head].requester_partition % threads != thread) {
+        ++head;
+      }
+      if (head < reports.size() && (earliest == nullptr || reports[head].at < earliest->at)) {
+        earliest = &reports[head];
+        from = p;
+      }
+    }
+    if (earliest != nullptr) ++heads[from];
+    return earliest;
+  }
+
+  PartitionedDataPlane& plane_;
+  FlowJoin& join_;
+  std::vector<std::vector<FlowJoin::Told>> told_;  // by thread
+  std::vector<std::vector<uint32_t>> heads_;       // by thread: the next report of each partition
+};
+
+// Hands a window's reports, as the flow join took them, to the engine at their times, as events
+// on the engine's clock: the tag is the partition (high half) and the report's index there.
 class PartitionedDataPlane::ReportRelay final : public clock::EventHandler {
  public:
-  ReportRelay(std::vector<std::unique_ptr<Partition>>& partitions, FlowJoin& join)
-      : partitions_(partitions), join_(join) {}
+  ReportRelay(std::vector<std::unique_ptr<Partition>>& partitions, const JoinTail& tail,
+              FlowJoin& join)
+      : partitions_(partitions), tail_(tail), join_(join) {}
 
   void on_event(uint64_t tag, clock::Nanos) override {
     const Partition::Report& report = partitions_[tag >> 32]->reports()[static_cast<uint32_t>(tag)];
-    switch (report.kind) {
-      case Partition::ReportKind::kDelivered:
-        join_.on_flow_delivered(report.record);
-        return;
-      case Partition::ReportKind::kFinished:
-        join_.on_flow_finished(report.record);
-        return;
-      case Partition::ReportKind::kDeliveredHere:
-        join_.on_delivered_to_responder(report.requester_qpn, report.at, report.ecn_marks,
-                                        report.immediate);
-        return;
-    }
+    const std::vector<FlowJoin::Told>& told = tail_.told(report.told_thread);
+    for (uint32_t i = 0; i < report.told_count; ++i) join_.tell(told[report.told_first + i]);
   }
 
  private:
   std::vector<std::unique_ptr<Partition>>& partitions_;
+  const JoinTail& tail_;
   FlowJoin& join_;
 };
 
@@ -214,7 +300,8 @@ PartitionedDataPlane::PartitionedDataPlane(const config::RunConfig& config,
         "without the capture");
   }
   for (uint32_t p = 0; p < twin_.partitions(); ++p) {
-    partitions_.push_back(std::make_unique<Partition>(config.transport, twin_.clock(p)));
+    partitions_.push_back(
+        std::make_unique<Partition>(config.transport, twin_.clock(p), p, requester_partition_));
   }
   for (size_t p = 0; p < specs().size(); ++p) {
     const auto run_port = static_cast<uint32_t>(p);
@@ -223,11 +310,20 @@ PartitionedDataPlane::PartitionedDataPlane(const config::RunConfig& config,
     partition_of(run_port).worker().add_port(twin_.port(p), run_port, 0, port.qos,
                                              nic::frame_format(config, port));
   }
-  relay_ = std::make_unique<ReportRelay>(partitions_, join());
+  join_tail_ = std::make_unique<JoinTail>(*this, join());
+  twin_.set_window_tail(join_tail_.get());
+  relay_ = std::make_unique<ReportRelay>(partitions_, *join_tail_, join());
   capture_if_recorded(config, [this](twin::Endpoint endpoint, twin::FrameTap* tap) {
     twin_.set_frame_tap(endpoint, tap);
   });
   twin_.set_threads(threads_to_use(threads, spread.session));
+}
+
+transport::ConnectionId PartitionedDataPlane::connect(const WireConnection& connection) {
+  const uint32_t requester = connection.requester.qpn;
+  if (requester >= requester_partition_.size()) requester_partition_.resize(requester + 1, 0);
+  requester_partition_[requester] = twin_.partition_of_host(connection.requester.port);
+  return TwinDataPlane::connect(connection);
 }
 
 Worker& PartitionedDataPlane::worker_of(uint32_t port) {
@@ -292,7 +388,6 @@ void PartitionedDataPlane::poll() {
   if (start == clock::kNever) return;
   const clock::Nanos end = start + twin_.lookahead();
   twin_.run_window(end);
-  if (twin_.spread()) share_reports();
   if (sampling_) sampling_->flush();
   for (uint32_t p = 0; p < partitions_.size(); ++p) {
     const std::vector<Partition::Report>& reports = partitions_[p]->reports();

@@ -3,9 +3,10 @@
 // own clock, run window by window on several threads; the engine on a clock of its own, between
 // windows, on the caller's thread.
 //
-// What the engine does in a window it does after the partitions ran it: the flow reports of the
-// window reach it at their times, in a fixed order (partition, then report), through the flow
-// join; its own events up to the window's end run among them. What it asks of the data plane
+// What the engine does in a window it does after the partitions ran it: the flow join takes the
+// window's flow reports on the window's threads as it closes, and what they came to reaches the
+// engine at their times, in a fixed order (partition, then report); its own events up to the
+// window's end run among them. What it asks of the data plane
 // acts one lookahead later (the window's length, the shortest delay of a cut cable): a message it
 // posts at t is posted on its requester's transport at t + lookahead, past the end of every
 // partition's window, as a host's collective library reacts a little after a completion. So the
@@ -67,6 +68,8 @@ class PartitionedDataPlane final : public TwinDataPlane {
   uint64_t events_run() const override;
   void post(transport::ConnectionId connection, uint64_t bytes,
             const transport::FlowTags& tags) override;
+  // Notes the partition of the requester, for the flow join's threads.
+  transport::ConnectionId connect(const WireConnection& connection) override;
   // Spread over processes: every process's QP halves once the run finished; before, none (false).
   bool append_qp_stats(std::vector<transport::QpStats>& out) override;
   void settle_counters() override;
@@ -84,6 +87,7 @@ class PartitionedDataPlane final : public TwinDataPlane {
 
  private:
   class Partition;
+  class JoinTail;
   class ReportRelay;
   class QueueSampling;
   struct Settled;
@@ -112,7 +116,11 @@ class PartitionedDataPlane final : public TwinDataPlane {
 
   clock::VirtualClock engine_clock_;
   twin::PartitionedTwin twin_;
+  // The partition of each requester, by QP number: read by the partitions' threads in a window,
+  // written by connect() between windows.
+  std::vector<uint32_t> requester_partition_;
   std::vector<std::unique_ptr<Partition>> partitions_;
+  std::unique_ptr<JoinTail> join_tail_;
   std::unique_ptr<ReportRelay> relay_;
   std::unique_ptr<QueueSampling> sampling_;  // with telemetry.record.queue_sample_interval
   SpreadOver spread_;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 namespace etwire::dataplane {
@@ -165,6 +166,105 @@ TEST(FlowJoin, HalvesInOtherProcessesAreNotWaitedFor) {
   EXPECT_EQ(receiver_side.remote[1].immediate, 0xdefu);
   EXPECT_TRUE(receiver_side.delivered.empty());
   EXPECT_EQ(receiver.in_progress(), 0u);
+}
+
+// Reports taken in off the engine's thread: nothing reaches the engine until told, and what is
+// told is what taking them at once would have told, in the same order.
+TEST(FlowJoin, ReportsTakenLaterTellTheEngineTheSameWhenTold) {
+  Engine at_once;
+  Engine later;
+  FlowJoin now_join(at_once);
+  FlowJoin later_join(later);
+  for (FlowJoin* join : {&now_join, &later_join}) {
+    join->add_connection(3, 0x100, 5, 0x101);
+    join->posted(0x100, 100, {}, 10);
+    join->posted(0x100, 200, {}, 11);
+    join->posted(0x100, 300, {}, 12);
+  }
+  now_join.finished(sender_record(0x100, 500, transport::FlowStatus::kRetryExceeded));
+  now_join.delivered(0x100, 400, 2);  // the failed one's: ignored
+  now_join.delivered(0x100, 600, 1);
+  now_join.finished(sender_record(0x100, 700));
+
+  std::vector<FlowJoin::Told> told;
+  later_join.finished_later(sender_record(0x100, 500, transport::FlowStatus::kRetryExceeded), told);
+  later_join.delivered_later(0x100, 400, 2, 0, told);
+  later_join.delivered_later(0x100, 600, 1, 0, told);
+  later_join.finished_later(sender_record(0x100, 700), told);
+  EXPECT_TRUE(later.delivered.empty());
+  EXPECT_TRUE(later.finished.empty());
+  EXPECT_EQ(later_join.in_progress(), 3u);  // nothing told yet
+  ASSERT_EQ(told.size(), 3u);
+  EXPECT_EQ(told[0].kind, FlowJoin::Told::Kind::kFinished);
+  EXPECT_EQ(told[1].kind, FlowJoin::Told::Kind::kDelivered);
+  EXPECT_EQ(told[2].kind, FlowJoin::Told::Kind::kFinished);
+  for (const FlowJoin::Told& one : told) later_join.tell(one);
+
+  EXPECT_EQ(later_join.in_progress(), now_join.in_progress());
+  ASSERT_EQ(later.finished.size(), at_once.finished.size());
+  ASSERT_EQ(later.delivered.size(), at_once.delivered.size());
+  for (size_t i = 0; i < later.finished.size(); ++i) {
+    EXPECT_EQ(later.finished[i].flow_id, at_once.finished[i].flow_id);
+    EXPECT_EQ(later.finished[i].delivered_at, at_once.finished[i].delivered_at);
+    EXPECT_EQ(later.finished[i].status, at_once.finished[i].status);
+  }
+  EXPECT_EQ(later.delivered[0].flow_id, 1u);
+  EXPECT_EQ(later.delivered[0].ecn_marks, 1u);
+}
+
+TEST(FlowJoin, ADeliveryToAResponderTakenLaterIsPassedOnWhenTold) {
+  Engine engine;
+  FlowJoin join(engine);
+  join.add_connection(3, 40, 5, 41, HalvesHere::kResponder);
+  std::vector<FlowJoin::Told> told;
+  join.delivered_later(40, 60, 2, 0xabc, told);
+  EXPECT_TRUE(engine.remote.empty());
+  ASSERT_EQ(told.size(), 1u);
+  join.tell(told[0]);
+  ASSERT_EQ(engine.remote.size(), 1u);
+  EXPECT_EQ(engine.remote[0].requester_qpn, 40u);
+  EXPECT_EQ(engine.remote[0].at, 60);
+  EXPECT_EQ(engine.remote[0].ecn_marks, 2u);
+  EXPECT_EQ(engine.remote[0].immediate, 0xabcu);
+}
+
+// Two threads at once, each on connections of its own, as a partitioned twin's window closes.
+TEST(FlowJoin, ThreadsTakeReportsOfTheirOwnConnectionsAtOnce) {
+  Engine engine;
+  FlowJoin join(engine);
+  constexpr uint32_t kConnections = 64;
+  constexpr uint32_t kMessages = 200;
+  for (uint32_t c = 0; c < kConnections; ++c) join.add_connection(c, 2 * c, c + 1, 2 * c + 1);
+  for (uint32_t m = 0; m < kMessages; ++m) {
+    for (uint32_t c = 0; c < kConnections; ++c) join.posted(2 * c, 64, {}, m);
+  }
+  std::vector<FlowJoin::Told> told[2];
+  auto take = [&](uint32_t thread) {
+    for (uint32_t m = 0; m < kMessages; ++m) {
+      for (uint32_t c = thread; c < kConnections; c += 2) {
+        join.delivered_later(2 * c, 1000 + m, 0, 0, told[thread]);
+        join.finished_later(sender_record(2 * c, 2000 + m), told[thread]);
+      }
+    }
+  };
+  std::thread other(take, 1);
+  take(0);
+  other.join();
+  for (const auto& list : told) {
+    EXPECT_EQ(list.size(), 2u * kMessages * kConnections / 2);
+    for (const FlowJoin::Told& one : list) join.tell(one);
+  }
+  EXPECT_EQ(engine.finished.size(), kMessages * kConnections);
+  EXPECT_EQ(join.in_progress(), 0u);
+  // Each connection's flows finished in posting order, each with its own delivery.
+  std::vector<uint64_t> last(kConnections, 0);
+  for (const transport::FlowRecord& record : engine.finished) {
+    const uint32_t c = record.qpn / 2;
+    EXPECT_EQ(record.flow_id % kConnections, c);
+    EXPECT_EQ(record.delivered_at - 1000, static_cast<clock::Nanos>(record.flow_id / kConnections));
+    EXPECT_GE(record.flow_id, last[c]);
+    last[c] = record.flow_id + 1;
+  }
 }
 
 TEST(FlowJoin, ReportsForUnknownQpsAndTakenNumbersAreErrors) {

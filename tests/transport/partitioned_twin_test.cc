@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -498,6 +499,46 @@ TEST(PartitionedTwin, AStormActsOnceAtItsHostsPartition) {
   EXPECT_EQ(cut.twin.host_counters(13).pfc_pauses_sent, sent);
   const uint32_t facing = cut.twin.layout().host_switch_port(13);
   EXPECT_EQ(cut.twin.switch_port_counters(facing).pfc_pauses_received, sent);
+}
+
+// A window's tail: its work runs on every thread of the window once the partitions ran the
+// window's events, so what the events reported in the window is all there; gather is only for
+// partitions spread over processes.
+struct CountingTail final : PartitionedTwin::WindowTail {
+  explicit CountingTail(PartitionedRig& rig) : rig(rig) {}
+  void gather() override { ++gathers; }
+  void work(uint32_t thread, uint32_t threads) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    calls.emplace_back(thread, threads);
+    finished_seen.push_back(rig.finished());
+  }
+  PartitionedRig& rig;
+  std::mutex mutex;
+  uint32_t gathers = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> calls;
+  std::vector<size_t> finished_seen;
+};
+
+TEST(PartitionedTwin, TheWindowsTailWorksOnEveryThreadAfterTheWindow) {
+  for (uint32_t threads : {1u, 2u}) {
+    PartitionedRig rig(lossless_leaf_spine(), dcqcn_on(), 16, 4);
+    all_to_all(rig, 16, 16 << 10);
+    CountingTail tail(rig);
+    rig.twin.set_window_tail(&tail);
+    rig.twin.run(threads);
+    EXPECT_EQ(tail.gathers, 0u);
+    ASSERT_EQ(tail.calls.size(), rig.twin.windows_run() * threads) << threads << " thread(s)";
+    std::vector<uint32_t> per_thread(threads, 0);
+    for (const auto& [thread, told_threads] : tail.calls) {
+      EXPECT_EQ(told_threads, threads);
+      ASSERT_LT(thread, threads);
+      ++per_thread[thread];
+    }
+    for (const uint32_t count : per_thread) EXPECT_EQ(count, rig.twin.windows_run());
+    // The last window's tail saw every flow finished: it ran after the window's events.
+    EXPECT_EQ(tail.finished_seen.back(), rig.finished());
+    EXPECT_EQ(rig.finished(), 16u * 15u);
+  }
 }
 
 // An event that throws in one partition ends the run at its window, and the error reaches the

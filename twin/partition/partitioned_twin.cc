@@ -92,12 +92,15 @@ struct PartitionedTwin::Runner {
     }
     barrier.arrive_and_wait();
     if (twin.spread()) {
-      if (thread == 0) guard(thread, [&] { twin.exchange_crossings(); });
+      if (thread == 0) {
+        guard(thread, [&] {
+          twin.exchange_crossings();
+          if (twin.tail_ != nullptr) twin.tail_->gather();
+        });
+      }
       barrier.arrive_and_wait();
     }
-    for (size_t i = thread; i < here.size(); i += threads) {
-      guard(thread, [&] { twin.take_crossings(here[i]); });
-    }
+    guard(thread, [&] { twin.close_window(thread, threads); });
     barrier.arrive_and_wait();
   }
 
@@ -167,6 +170,11 @@ std::vector<Crossing>& PartitionedTwin::arriving(uint32_t source, uint32_t targe
   return from_elsewhere_[static_cast<size_t>(at)][source];
 }
 
+void PartitionedTwin::close_window(uint32_t thread, uint32_t threads) {
+  for (size_t i = thread; i < here_.size(); i += threads) take_crossings(here_[i]);
+  if (tail_ != nullptr) tail_->work(thread, threads);
+}
+
 void PartitionedTwin::take_crossings(uint32_t partition) {
   for (uint32_t source = 0; source < partitions(); ++source) {
     if (source == partition) continue;
@@ -212,8 +220,11 @@ void PartitionedTwin::run_window(clock::Nanos end) {
   try {
     if (!runner_) {
       for (const uint32_t p : here_) run_partition(p, end);
-      if (spread()) exchange_crossings();
-      for (const uint32_t p : here_) take_crossings(p);
+      if (spread()) {
+        exchange_crossings();
+        if (tail_ != nullptr) tail_->gather();
+      }
+      close_window(0, 1);
       return;
     }
     runner_->run(end);

@@ -42,6 +42,22 @@ class PartitionedTwin {
     ~Watch() = default;
   };
 
+  // What a caller does at each window's end with the window's threads (set_window_tail): its
+  // work on the partitions' results spread over them, rather than alone between windows.
+  class WindowTail {
+   public:
+    // Spread over processes only: on the caller's thread, once every partition ran the window's
+    // events and the crossings went to their processes; collective (what other processes'
+    // partitions made comes in here).
+    virtual void gather() = 0;
+    // On each of the window's `threads` threads, as `thread`, once every partition ran the
+    // window's events (and gather ran), beside taking up the crossings.
+    virtual void work(uint32_t thread, uint32_t threads) = 0;
+
+   protected:
+    ~WindowTail() = default;
+  };
+
   // Throws std::invalid_argument for a fabric the twin cannot model, a partition count it cannot
   // cut (partition_fabric) or a cut cable without a propagation delay.
   PartitionedTwin(const config::FabricConfig& config, std::span<const TwinPortSpec> ports,
@@ -84,6 +100,8 @@ class PartitionedTwin {
   uint32_t partition_of_switch_port(size_t switch_port) const;
   // Sets partition `partition`'s watch (nullptr: none), between windows. It must outlive its use.
   void set_watch(uint32_t partition, Watch* watch) { watches_.at(partition) = watch; }
+  // Sets the window's tail (nullptr: none), between windows. It must outlive its use.
+  void set_window_tail(WindowTail* tail) { tail_ = tail; }
   // The window: the shortest propagation delay of a cut cable (0 with one partition).
   clock::Nanos lookahead() const { return lookahead_; }
 
@@ -124,6 +142,9 @@ class PartitionedTwin {
   // A window's two steps for one partition: its events before `end`, then the crossings into it.
   void run_partition(uint32_t partition, clock::Nanos end);
   void take_crossings(uint32_t partition);
+  // The window's last step on thread `thread` of `threads`: the crossings into its partitions
+  // taken up, and the tail's work.
+  void close_window(uint32_t thread, uint32_t threads);
   // Between the two steps, spread over processes: the crossings from this process's partitions
   // into others' go to their processes, and theirs into this one's come in (arriving()).
   void exchange_crossings();
@@ -144,6 +165,7 @@ class PartitionedTwin {
   // crossings another process's partitions sent into it.
   std::vector<std::vector<std::vector<Crossing>>> from_elsewhere_;
   std::vector<Watch*> watches_;  // by partition
+  WindowTail* tail_ = nullptr;
   uint64_t windows_ = 0;
   uint32_t threads_ = 1;
   std::vector<WireCounters> settled_;  // spread: hosts, then switch ports (settle_counters)
