@@ -31,10 +31,6 @@ class PartitionedDataPlane::Partition final : public transport::FlowObserver,
     uint32_t ecn_marks = 0;
     uint32_t immediate = 0;
     uint32_t requester_partition = 0;  // the partition of the message's requester
-    // What the flow join made of it at the window's end: FlowJoin::Told entries of a thread.
-    uint32_t told_thread = 0;
-    uint32_t told_first = 0;
-    uint32_t told_count = 0;
   };
 
   // `requester_partition`: the partition of each requester, by QP number (the join's key).
@@ -104,90 +100,110 @@ class PartitionedDataPlane::Partition final : public transport::FlowObserver,
 // connection's are taken on one thread, in the order the engine sees them (time, partition,
 // report). Messages the engine posts in a window act in the next one, so the join of a window
 // needs nothing of the engine's work in it. Spread over processes, every process's reports come
-// in first (gather).
+// in first (gather). A thread writes only its own lists, never the partitions' reports.
 class PartitionedDataPlane::JoinTail final : public twin::PartitionedTwin::WindowTail {
  public:
   JoinTail(PartitionedDataPlane& plane, FlowJoin& join)
-      : plane_(plane),
-        join_(join),
-        told_(plane.partitions_.size()),
-        heads_(plane.partitions_.size()) {}
+      : plane_(plane), join_(join), by_thread_(plane.partitions_.size()) {}
 
   void gather() override { plane_.share_reports(); }
 
   void work(uint32_t thread, uint32_t threads) override {
-    std::vector<FlowJoin::Told>& told = told_[thread];
-    told.clear();
-    std::vector<uint32_t>& heads = heads_[thread];
-    heads.assign(plane_.partitions_.size(), 0);
-    for (;;) {
-      Partition::Report* report = next(heads, thread, threads);
-      if (report == nullptr) return;
-      report->told_thread = thread;
-      report->told_first = static_cast<uint32_t>(told.size());
-      switch (report->kind) {
+    Thread& mine = by_thread_[thread];
+    mine.threads = threads;
+    mine.told.clear();
+    mine.spans.clear();
+    mine.next_span = 0;
+    mine.next_told = 0;
+    mine.heads.assign(plane_.partitions_.size(), 0);
+    for (uint64_t tag = next(mine.heads, thread, threads); tag != kNone;
+         tag = next(mine.heads, thread, threads)) {
+      const size_t before = mine.told.size();
+      const Partition::Report& report =
+          plane_.partitions_[tag >> 32]->reports()[static_cast<uint32_t>(tag)];
+      switch (report.kind) {
         case Partition::ReportKind::kDelivered:
-          join_.delivered_later(report->record.qpn, report->record.delivered_at,
-                                report->record.ecn_marks, 0, told);
+          join_.delivered_later(report.record.qpn, report.record.delivered_at,
+                                report.record.ecn_marks, 0, mine.told);
           break;
         case Partition::ReportKind::kFinished:
-          join_.finished_later(report->record, told);
+          join_.finished_later(report.record, mine.told);
           break;
         case Partition::ReportKind::kDeliveredHere:
-          join_.delivered_later(report->requester_qpn, report->at, report->ecn_marks,
-                                report->immediate, told);
+          join_.delivered_later(report.requester_qpn, report.at, report.ecn_marks, report.immediate,
+                                mine.told);
           break;
       }
-      report->told_count = static_cast<uint32_t>(told.size()) - report->told_first;
+      if (mine.told.size() > before) {
+        mine.spans.push_back({tag, static_cast<uint32_t>(mine.told.size() - before)});
+      }
     }
   }
 
-  const std::vector<FlowJoin::Told>& told(uint32_t thread) const { return told_[thread]; }
+  // On the engine's thread, in the engine's order of the reports: tells the engine what report
+  // `tag` (partition, index) came to.
+  void tell(uint64_t tag, uint32_t requester_partition) {
+    Thread& took = by_thread_[requester_partition % by_thread_[0].threads];
+    if (took.next_span == took.spans.size() || took.spans[took.next_span].tag != tag) return;
+    const uint32_t count = took.spans[took.next_span++].count;
+    for (uint32_t i = 0; i < count; ++i) join_.tell(took.told[took.next_told++]);
+  }
 
  private:
-  // The earliest report of this thread's not yet taken (by time, then partition), or nullptr.
-  Partition::Report* next(std::vector<uint32_t>& heads, uint32_t thread, uint32_t threads) {
-    Partition::Report* earliest = nullptr;
-    uint32_t from = 0;
+  static constexpr uint64_t kNone = ~uint64_t{0};
+  // What one thread took in the last window: what the join would tell, and for which reports.
+  struct Span {
+    uint64_t tag = 0;  // the report: partition (high half) and index
+    uint32_t count = 0;
+  };
+  struct Thread {
+    uint32_t threads = 1;  // the window's threads
+    std::vector<FlowJoin::Told> told;
+    std::vector<Span> spans;
+    size_t next_span = 0;  // the engine's place in them
+    size_t next_told = 0;
+    std::vector<uint32_t> heads;  // the next report of each partition not yet looked at
+  };
+
+  // The earliest report of this thread's not yet taken (by time, then partition), or kNone.
+  uint64_t next(std::vector<uint32_t>& heads, uint32_t thread, uint32_t threads) const {
+    uint64_t earliest = kNone;
+    clock::Nanos earliest_at = 0;
     for (uint32_t p = 0; p < heads.size(); ++p) {
-      std::vector<Partition::Report>& reports = plane_.partitions_[p]->reports();
+      const std::vector<Partition::Report>& reports = plane_.partitions_[p]->reports();
       uint32_t& head = heads[p];
       while (head < reports.size() && reports[head].requester_partition % threads != thread) {
         ++head;
       }
-      if (head < reports.size() && (earliest == nullptr || reports[head].at < earliest->at)) {
-        earliest = &reports[head];
-        from = p;
+      if (head < reports.size() && (earliest == kNone || reports[head].at < earliest_at)) {
+        earliest = (uint64_t{p} << 32) | head;
+        earliest_at = reports[head].at;
       }
     }
-    if (earliest != nullptr) ++heads[from];
+    if (earliest != kNone) ++heads[earliest >> 32];
     return earliest;
   }
 
   PartitionedDataPlane& plane_;
   FlowJoin& join_;
-  std::vector<std::vector<FlowJoin::Told>> told_;  // by thread
-  std::vector<std::vector<uint32_t>> heads_;       // by thread: the next report of each partition
+  std::vector<Thread> by_thread_;
 };
 
 // Hands a window's reports, as the flow join took them, to the engine at their times, as events
 // on the engine's clock: the tag is the partition (high half) and the report's index there.
 class PartitionedDataPlane::ReportRelay final : public clock::EventHandler {
  public:
-  ReportRelay(std::vector<std::unique_ptr<Partition>>& partitions, const JoinTail& tail,
-              FlowJoin& join)
-      : partitions_(partitions), tail_(tail), join_(join) {}
+  ReportRelay(std::vector<std::unique_ptr<Partition>>& partitions, JoinTail& tail)
+      : partitions_(partitions), tail_(tail) {}
 
   void on_event(uint64_t tag, clock::Nanos) override {
     const Partition::Report& report = partitions_[tag >> 32]->reports()[static_cast<uint32_t>(tag)];
-    const std::vector<FlowJoin::Told>& told = tail_.told(report.told_thread);
-    for (uint32_t i = 0; i < report.told_count; ++i) join_.tell(told[report.told_first + i]);
+    tail_.tell(tag, report.requester_partition);
   }
 
  private:
   std::vector<std::unique_ptr<Partition>>& partitions_;
-  const JoinTail& tail_;
-  FlowJoin& join_;
+  JoinTail& tail_;
 };
 
 class PartitionedDataPlane::QueueSampling {
@@ -312,7 +328,7 @@ PartitionedDataPlane::PartitionedDataPlane(const config::RunConfig& config,
   }
   join_tail_ = std::make_unique<JoinTail>(*this, join());
   twin_.set_window_tail(join_tail_.get());
-  relay_ = std::make_unique<ReportRelay>(partitions_, *join_tail_, join());
+  relay_ = std::make_unique<ReportRelay>(partitions_, *join_tail_);
   capture_if_recorded(config, [this](twin::Endpoint endpoint, twin::FrameTap* tap) {
     twin_.set_frame_tap(endpoint, tap);
   });
