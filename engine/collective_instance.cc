@@ -24,10 +24,24 @@ CollectiveInstance::CollectiveInstance(const InstanceKey& key, CollectiveRecord 
     position_by_rank_.emplace_back(participant_rank(p), p);
   }
   std::sort(position_by_rank_.begin(), position_by_rank_.end());
+  // Most groups are a run of consecutive ranks in order (the world, a node's ranks): their
+  // positions need no search, which runs for every message's both ends.
+  consecutive_ = !position_by_rank_.empty();
+  for (uint32_t p = 0; p < position_by_rank_.size(); ++p) {
+    const auto& [rank, position] = position_by_rank_[p];
+    if (position != p || rank != position_by_rank_.front().first + static_cast<int32_t>(p)) {
+      consecutive_ = false;
+      break;
+    }
+  }
   record_.group_size = static_cast<uint32_t>(ranks.size());
 }
 
 uint32_t CollectiveInstance::position_of(int32_t rank) const {
+  if (consecutive_) {
+    const int64_t offset = int64_t{rank} - position_by_rank_.front().first;
+    return offset >= 0 && offset < participants() ? static_cast<uint32_t>(offset) : participants();
+  }
   auto it = std::lower_bound(position_by_rank_.begin(), position_by_rank_.end(),
                              std::make_pair(rank, uint32_t{0}));
   if (it == position_by_rank_.end() || it->first != rank) return participants();

@@ -104,6 +104,7 @@ class CollectiveInstance {
   std::vector<InstanceMember> members_;
   collectives::CollectiveProgram parts_;  // every member's program parts pass through here
   std::vector<std::pair<int32_t, uint32_t>> position_by_rank_;  // sorted by rank
+  bool consecutive_ = false;  // position p is the first rank + p, for every participant
   std::vector<uint8_t> here_;
   uint32_t members_here_ = 0;
   uint32_t wire_hash_ = 0;

@@ -96,6 +96,35 @@ void run_to_the_end(CollectiveInstance& instance, uint32_t position) {
   }
 }
 
+// Positions of ranks: a run of consecutive ranks in order, ranks out of order, and ranks with gaps.
+TEST(CollectiveInstance, PositionsOfRanksInAnyGroup) {
+  const auto positions = [](std::vector<int32_t> ranks) {
+    collectives::CollectiveSpec spec;
+    spec.collective = trace::CollectiveType::kAllReduce;
+    spec.algorithm = collectives::Algorithm::kRing;
+    spec.ranks = std::move(ranks);
+    spec.bytes = 1 << 16;
+    const collectives::ProgramGenerator generator(spec);
+    const CollectiveInstance instance({0, 1, 0, 0, 0, 0}, {}, generator, 16);
+    std::vector<uint32_t> found;
+    for (int32_t rank = -2; rank < 18; ++rank) found.push_back(instance.position_of(rank));
+    return found;
+  };
+  // Ranks -2 .. 17; 4 (the participants) where a rank is not a member.
+  const std::vector<uint32_t> consecutive = positions({4, 5, 6, 7});
+  const std::vector<uint32_t> shuffled = positions({5, 4, 7, 6});
+  const std::vector<uint32_t> gaps = positions({0, 2, 4, 6});
+  for (int32_t rank = -2; rank < 18; ++rank) {
+    const size_t at = static_cast<size_t>(rank + 2);
+    const bool member = rank >= 4 && rank <= 7;
+    EXPECT_EQ(consecutive[at], member ? static_cast<uint32_t>(rank - 4) : 4u) << rank;
+    const uint32_t in_shuffled[] = {1, 0, 3, 2};
+    EXPECT_EQ(shuffled[at], member ? in_shuffled[rank - 4] : 4u) << rank;
+    const bool even_member = rank >= 0 && rank <= 6 && rank % 2 == 0;
+    EXPECT_EQ(gaps[at], even_member ? static_cast<uint32_t>(rank / 2) : 4u) << rank;
+  }
+}
+
 TEST(CollectiveInstance, CollNetsAggregationNodeIsAParticipantAfterTheMembers) {
   collectives::CollectiveSpec spec;
   spec.collective = trace::CollectiveType::kAllReduce;
