@@ -110,7 +110,6 @@ class PartitionedDataPlane::JoinTail final : public twin::PartitionedTwin::Windo
 
   void work(uint32_t thread, uint32_t threads) override {
     Thread& mine = by_thread_[thread];
-    mine.threads = threads;
     mine.told.clear();
     mine.spans.clear();
     mine.next_span = 0;
@@ -143,7 +142,8 @@ class PartitionedDataPlane::JoinTail final : public twin::PartitionedTwin::Windo
   // On the engine's thread, in the engine's order of the reports: tells the engine what report
   // `tag` (partition, index) came to.
   void tell(uint64_t tag, uint32_t requester_partition) {
-    Thread& took = by_thread_[requester_partition % by_thread_[0].threads];
+    // The window's threads are the twin's (PartitionedTwin::set_threads).
+    Thread& took = by_thread_[requester_partition % plane_.threads()];
     if (took.next_span == took.spans.size() || took.spans[took.next_span].tag != tag) return;
     const uint32_t count = took.spans[took.next_span++].count;
     for (uint32_t i = 0; i < count; ++i) join_.tell(took.told[took.next_told++]);
@@ -157,7 +157,6 @@ class PartitionedDataPlane::JoinTail final : public twin::PartitionedTwin::Windo
     uint32_t count = 0;
   };
   struct Thread {
-    uint32_t threads = 1;  // the window's threads
     std::vector<FlowJoin::Told> told;
     std::vector<Span> spans;
     size_t next_span = 0;  // the engine's place in them

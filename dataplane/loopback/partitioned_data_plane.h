@@ -6,12 +6,12 @@
 // What the engine does in a window it does after the partitions ran it: the flow join takes the
 // window's flow reports on the window's threads as it closes, and what they came to reaches the
 // engine at their times, in a fixed order (partition, then report); its own events up to the
-// window's end run among them. What it asks of the data plane
-// acts one lookahead later (the window's length, the shortest delay of a cut cable): a message it
-// posts at t is posted on its requester's transport at t + lookahead, past the end of every
-// partition's window, as a host's collective library reacts a little after a completion. So the
-// engine's decisions never reach into a partition's past, and a run's results depend on the
-// partition count, never on the threads.
+// window's end run among them. What it asks of the data plane acts one lookahead later (the
+// window's length, the shortest delay of a cut cable): a message it posts at t is posted on its
+// requester's transport at t + lookahead, past the end of every partition's window, as a host's
+// collective library reacts a little after a completion. So the engine's decisions never reach
+// into a partition's past, and a run's results depend on the partition count, never on the
+// threads.
 //
 // Spread over the processes of an MPI session (SpreadOver), every process runs the whole engine,
 // but builds and runs only its own partitions (PartitionedTwin) and their workers: after each
