@@ -26,6 +26,7 @@ Posting::Posting(const control::RunPlan& plan, dataplane::DataPlane& data_plane,
     const auto ranks = placement ? static_cast<size_t>(placement->world_size) : 0;
     local_send_free_.emplace_back(ranks, 0);
     local_receive_free_.emplace_back(ranks, 0);
+    last_window_.emplace_back(ranks);
   }
 }
 
@@ -112,12 +113,12 @@ size_t Posting::ConnectionKeyHash::operator()(const ConnectionKey& key) const {
 
 void Posting::message_finished(uint32_t job, int32_t src, int32_t dst, uint16_t qp,
                                uint64_t wire_bytes) {
-  const auto it = window_of_connection_.find({job, src, dst, qp});
-  if (it == window_of_connection_.end()) return;
-  SliceWindow& slices = windows_[it->second];
+  const uint32_t index = open_window(job, src, dst, qp);
+  if (index == kNoWindow) return;
+  SliceWindow& slices = windows_[index];
   slices.in_flight -= std::min(slices.in_flight, wire_bytes);
   if (!slices.waiting.empty()) {
-    credited_.push_back(it->second);
+    credited_.push_back(index);
     schedule_drain();
   }
 }
@@ -139,13 +140,30 @@ void Posting::post_credited() {
   credited_.clear();
 }
 
+Posting::LastWindow* Posting::last_window(uint32_t job, int32_t src) {
+  // A switch's aggregator (CollNet) sends as a rank past the world's: it has no entry.
+  std::vector<LastWindow>& ranks = last_window_[job];
+  return static_cast<size_t>(src) < ranks.size() ? &ranks[static_cast<size_t>(src)] : nullptr;
+}
+
+uint32_t Posting::open_window(uint32_t job, int32_t src, int32_t dst, uint16_t qp) {
+  LastWindow* last = last_window(job, src);
+  if (last != nullptr && last->window != kNoWindow && last->dst == dst && last->qp == qp) {
+    return last->window;
+  }
+  const auto it = window_of_connection_.find({job, src, dst, qp});
+  if (it == window_of_connection_.end()) return kNoWindow;
+  if (last != nullptr) *last = {dst, qp, it->second};
+  return it->second;
+}
+
 uint32_t Posting::window(uint32_t job, int32_t src, int32_t dst, uint16_t qp) {
-  const ConnectionKey key{job, src, dst, qp};
-  const auto it = window_of_connection_.find(key);
-  if (it != window_of_connection_.end()) return it->second;
+  const uint32_t open = open_window(job, src, dst, qp);
+  if (open != kNoWindow) return open;
   const auto index = static_cast<uint32_t>(windows_.size());
   windows_.push_back({connection(job, src, dst, qp), 0, {}});
-  window_of_connection_.emplace(key, index);
+  window_of_connection_.emplace(ConnectionKey{job, src, dst, qp}, index);
+  if (LastWindow* last = last_window(job, src)) *last = {dst, qp, index};
   return index;
 }
 

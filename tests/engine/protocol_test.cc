@@ -19,13 +19,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// One all-reduce of `bytes` over `ranks` ranks, one per 100 Gb/s loopback port on one switch;
+// One `collective` of `bytes` over `ranks` ranks, one per 100 Gb/s loopback port on one switch;
 // `extra` is appended to the configuration.
-CollectiveRecord all_reduce(const std::string& name, uint64_t bytes, int32_t ranks,
-                            const std::string& extra) {
+CollectiveRecord run_one(trace::CollectiveType collective, const std::string& name, uint64_t bytes,
+                         int32_t ranks, const std::string& extra) {
   const fs::path dir = testing::make_scratch_dir("engine-protocol-" + name);
   synth::MicrobenchSpec spec;
-  spec.collective = trace::CollectiveType::kAllReduce;
+  spec.collective = collective;
   spec.bytes = bytes;
   spec.ranks = ranks;
   const std::string prefix = (dir / "t").string();
@@ -42,6 +42,11 @@ CollectiveRecord all_reduce(const std::string& name, uint64_t bytes, int32_t ran
   EXPECT_EQ(results.failed_flows, 0u);
   EXPECT_EQ(results.collectives.size(), 1u);
   return results.collectives.empty() ? CollectiveRecord{} : results.collectives[0];
+}
+
+CollectiveRecord all_reduce(const std::string& name, uint64_t bytes, int32_t ranks,
+                            const std::string& extra) {
+  return run_one(trace::CollectiveType::kAllReduce, name, bytes, ranks, extra);
 }
 
 TEST(Protocols, LlDoublesTheWireBytesAndLl128AddsAFlagWordPer120) {
@@ -88,6 +93,30 @@ TEST(Protocols, TheReceiversCreditsPaceALongLink) {
   EXPECT_LE(static_cast<double>(four.cct()), 1.1 * (16 * kRoundTripNs + 64 * kSliceNs));
   // With 32 slices in flight each step is one round trip and its bytes at the line rate.
   EXPECT_LE(static_cast<double>(many.cct()), 1.1 * 2 * (kRoundTripNs + 33 * kSliceNs));
+  EXPECT_EQ(four.wire_bytes, many.wire_bytes);
+}
+
+// Each rank of an all-to-all sends to every other on a connection of its own, each with its own
+// window of credits (the engine finds a connection's window by the last one its sender used, and
+// an all-to-all's sender moves between them). On 1 ms links with windows of 4 slices every
+// connection's 16 slices take at least 3.5 round trips; with 32 slices a window holds them all.
+TEST(Protocols, EachConnectionOfAnAllToAllHasItsOwnCredits) {
+  constexpr int32_t kRanks = 3;
+  constexpr uint64_t kBytes = uint64_t{kRanks} * (16 << 20);  // 16 MiB to each peer
+  const std::string link = "fabric: {propagation_delay: 1ms}\n";
+  const CollectiveRecord four =
+      run_one(trace::CollectiveType::kAllToAll, "a2a-window4", kBytes, kRanks, link);
+  const CollectiveRecord many =
+      run_one(trace::CollectiveType::kAllToAll, "a2a-window32", kBytes, kRanks,
+              link + "collectives: {buffer_size: 32MiB, slots: 64, slice_slots: 2}\n");
+  constexpr double kRoundTripNs = 4e6;
+  constexpr double kSliceNs = (1 << 20) * 8 / 100.0;
+  // Slice k waits for the acknowledgement of slice k - 4: the last of 16 leaves three round
+  // trips after the first and arrives half a trip later.
+  EXPECT_GE(static_cast<double>(four.cct()), 3.5 * kRoundTripNs);
+  // All of a rank's 32 slices in flight at once: one trip and its bytes at the line rate.
+  EXPECT_LE(static_cast<double>(many.cct()), 1.1 * (kRoundTripNs + 33 * kSliceNs));
+  EXPECT_LT(many.cct(), four.cct());
   EXPECT_EQ(four.wire_bytes, many.wire_bytes);
 }
 
