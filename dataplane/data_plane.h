@@ -16,6 +16,7 @@
 #include "config/run_config.h"
 #include "dataplane/port_counters.h"
 #include "dataplane/queue_row.h"
+#include "dataplane/report_lanes.h"
 #include "nic/frame/wire_route.h"
 #include "transport/qp_counters.h"
 #include "transport/transport.h"
@@ -89,6 +90,13 @@ class DataPlane {
                     const transport::FlowTags& tags) = 0;
   // Flows posted and not yet finished.
   virtual uint32_t flows_in_progress() const = 0;
+  // Whether this data plane runs the engine's work on its flow reports in lanes on its own
+  // threads (report_lanes.h); if so it opens them here and uses them from its next poll on.
+  // `lanes` must outlive the data plane.
+  virtual bool run_report_lanes(ReportLanes& lanes) {
+    (void)lanes;
+    return false;
+  }
 
   // Counters of port `port` so far, in the engine's terms.
   virtual PortRecord port_record(size_t port) const = 0;

@@ -85,6 +85,11 @@ class FlowJoin final : public transport::FlowObserver {
   void finished_later(const transport::FlowRecord& record, std::vector<Told>& told);
   // On the engine's thread: tells the engine what a report taken in later came to.
   void tell(const Told& told);
+  // On the engine's thread: a report taken in later that the engine took another way
+  // (report_lanes.h) instead of being told; it counts as told.
+  void told_elsewhere(const Told& told) {
+    if (told.kind == Told::Kind::kFinished) ++released_;
+  }
 
   // Reports from a transport on this thread.
   void on_flow_delivered(const transport::FlowRecord& record) override {

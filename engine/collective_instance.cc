@@ -55,7 +55,7 @@ void CollectiveInstance::arrive(uint32_t position, uint32_t runtime, feeder::Iss
   member.runtime = runtime;
   member.node = node;
   member.node_id = node.node ? node.node->id : 0;
-  member.execution.reset(generator_, position, parts_);
+  member.execution.reset(generator_, position);
   if (arrived_ == 0) record_.first_arrival = now;
   ++arrived_;
   if (key_.group == kPointToPointGroup) {
@@ -71,7 +71,7 @@ void CollectiveInstance::arrive_aggregators() {
     InstanceMember& node = members_[position];
     node.arrived = true;
     node.runtime = kNoRuntime;
-    node.execution.reset(generator_, position, parts_);
+    node.execution.reset(generator_, position);
   }
 }
 

@@ -47,7 +47,7 @@ class CollectiveInstance {
   CollectiveInstance(const InstanceKey& key, CollectiveRecord record,
                      const collectives::ProgramGenerator& generator, int32_t world_size,
                      std::vector<uint8_t> here = {});
-  // Members' executions point at parts_.
+  // Found by address: CollectiveInstances keeps pointers to it.
   CollectiveInstance(const CollectiveInstance&) = delete;
   CollectiveInstance& operator=(const CollectiveInstance&) = delete;
 
@@ -102,7 +102,6 @@ class CollectiveInstance {
   CollectiveRecord record_;
   const collectives::ProgramGenerator& generator_;
   std::vector<InstanceMember> members_;
-  collectives::CollectiveProgram parts_;  // every member's program parts pass through here
   std::vector<std::pair<int32_t, uint32_t>> position_by_rank_;  // sorted by rank
   bool consecutive_ = false;  // position p is the first rank + p, for every participant
   std::vector<uint8_t> here_;

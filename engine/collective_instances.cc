@@ -22,8 +22,9 @@ std::string participant_label(const CollectiveInstance& instance, uint32_t posit
 
 class CollectiveInstances::MemberContext final : public MemberActions {
  public:
-  MemberContext(Posting& posting, CollectiveInstance& instance, uint32_t position)
-      : posting_(posting), instance_(instance), position_(position) {}
+  MemberContext(Posting& posting, PostingLane& lane, CollectiveInstance& instance,
+                uint32_t position)
+      : posting_(posting), lane_(lane), instance_(instance), position_(position) {}
   // Collective members send once their peer is there (as NCCL's connections wait for the
   // receiver's buffer); point-to-point sends are eager: a SEND need not wait for its RECV, whose
   // node may depend on the sender's own progress (MSCCL-style send/recv chains do). A peer in
@@ -32,10 +33,13 @@ class CollectiveInstances::MemberContext final : public MemberActions {
     return instance_.key().group == kPointToPointGroup || instance_.member(peer).arrived ||
            !instance_.here(peer);
   }
-  void send(const SendRequest& request) override { posting_.send(instance_, position_, request); }
+  void send(const SendRequest& request) override {
+    posting_.send(lane_, instance_, position_, request);
+  }
 
  private:
   Posting& posting_;
+  PostingLane& lane_;
   CollectiveInstance& instance_;
   uint32_t position_;
 };
@@ -170,7 +174,7 @@ CollectiveInstance* CollectiveInstances::open_instance(
   // CollNet's aggregation nodes wait in the switch for what the members send up.
   opened.arrive_aggregators();
   for (uint32_t node = opened.size(); node < opened.participants(); ++node) {
-    MemberContext context(posting_, opened, node);
+    MemberContext context(posting_, posting_.own_lane(), opened, node);
     opened.member(node).execution.start(context);
   }
   return &opened;
@@ -230,11 +234,12 @@ void CollectiveInstances::join(uint32_t runtime, feeder::IssuedNode issued, cons
   rt.node_started(NodeActivity::kCommunication, issued.slot, clock_.now(),
                   static_cast<int64_t>(instance.record().instance));
   rt.joined().push_back(key);
-  MemberContext context(posting_, instance, position);
+  PostingLane& lane = posting_.own_lane();
+  MemberContext context(posting_, lane, instance, position);
   InstanceMember& member = instance.member(position);
   member.execution.start(context);
   for (const EarlyData& early : member.early) {
-    deliver(instance, position, early.peer, early.qp, early.index);
+    deliver(lane, instance, position, early.peer, early.qp, early.index);
   }
   member.early.clear();
   member_progressed(instance, position);
@@ -242,7 +247,7 @@ void CollectiveInstances::join(uint32_t runtime, feeder::IssuedNode issued, cons
   for (uint32_t p = 0; p < instance.participants(); ++p) {
     InstanceMember& other = instance.member(p);
     if (p == position || !other.arrived || other.done) continue;
-    MemberContext peer(posting_, instance, p);
+    MemberContext peer(posting_, lane, instance, p);
     other.execution.peer_arrived(position, peer);
     member_progressed(instance, p);
   }
@@ -262,7 +267,7 @@ void CollectiveInstances::member_progressed(CollectiveInstance& instance, uint32
   if (instance.complete()) finished_.push_back(instance.record().instance);
 }
 
-void CollectiveInstances::handle(const FlowEvent& event) {
+void CollectiveInstances::handle(PostingLane& lane, const FlowEvent& event) {
   if (event.wire_hash != 0) {
     handle_remote_delivery(event);
     return;
@@ -272,34 +277,39 @@ void CollectiveInstances::handle(const FlowEvent& event) {
   const uint32_t sender = instance->position_of(event.src_rank);
   const uint32_t dst = instance->position_of(event.dst_rank);
   if (event.delivered) {
-    deliver(*instance, dst, sender, event.qp, event.index);
+    deliver(lane, *instance, dst, sender, event.qp, event.index);
   } else {
-    send_completed(*instance, sender, event.op);
+    send_completed(lane, *instance, sender, event.op);
   }
 }
 
-void CollectiveInstances::deliver(CollectiveInstance& instance, uint32_t position, uint32_t sender,
-                                  uint16_t qp, uint32_t index) {
+void CollectiveInstances::deliver(PostingLane& lane, CollectiveInstance& instance,
+                                  uint32_t position, uint32_t sender, uint16_t qp, uint32_t index) {
   InstanceMember& member = instance.member(position);
   if (!member.arrived) {  // an eager send ahead of its RECV: kept until the RECV is issued
     member.early.push_back({sender, qp, index});
     return;
   }
-  MemberContext context(posting_, instance, position);
+  MemberContext context(posting_, lane, instance, position);
   if (!member.execution.data_arrived(sender, qp, index, context)) {
-    run_.stop_stuck(fmt::format(
+    std::string diagnosis = fmt::format(
         "instance {}: {} received message #{} from {} on QP {} that its step program does not "
         "expect",
         instance.record().instance, participant_label(instance, position), index,
-        participant_label(instance, sender), qp));
+        participant_label(instance, sender), qp);
+    if (lane.keeps()) {
+      lane.fail(std::move(diagnosis));
+    } else {
+      run_.stop_stuck(std::move(diagnosis));
+    }
     return;
   }
   member_progressed(instance, position);
 }
 
-void CollectiveInstances::send_completed(CollectiveInstance& instance, uint32_t sender,
-                                         uint32_t op) {
-  MemberContext context(posting_, instance, sender);
+void CollectiveInstances::send_completed(PostingLane& lane, CollectiveInstance& instance,
+                                         uint32_t sender, uint32_t op) {
+  MemberContext context(posting_, lane, instance, sender);
   instance.member(sender).execution.send_completed(op, context);
   member_progressed(instance, sender);
 }
@@ -307,8 +317,9 @@ void CollectiveInstances::send_completed(CollectiveInstance& instance, uint32_t 
 void CollectiveInstances::finish_local_transfer(const LocalTransfer& transfer) {
   CollectiveInstance* instance = find(transfer.instance);
   if (instance == nullptr) return;
-  deliver(*instance, transfer.dst, transfer.src, transfer.request.qp, transfer.request.index);
-  send_completed(*instance, transfer.src, transfer.request.op);
+  PostingLane& lane = posting_.own_lane();
+  deliver(lane, *instance, transfer.dst, transfer.src, transfer.request.qp, transfer.request.index);
+  send_completed(lane, *instance, transfer.src, transfer.request.op);
 }
 
 bool CollectiveInstances::any_incomplete() const {

@@ -51,8 +51,10 @@ class CollectiveInstances {
   void join_collective(uint32_t runtime, feeder::IssuedNode issued);
   void join_point_to_point(uint32_t runtime, feeder::IssuedNode issued);
   // A queued transport notification (Posting::drain) for an instance of this process, or from
-  // another emulator process (FlowEvent::wire_hash set).
-  void handle(const FlowEvent& event);
+  // another emulator process (FlowEvent::wire_hash set). What its work posts goes to `lane`; a
+  // window's lane (posting_lane.h) is given only notifications whose work stays with their
+  // member (RunEngine::lane_can_take), and keeps a stop for the engine's thread.
+  void handle(PostingLane& lane, const FlowEvent& event);
   // A transfer over a host's interconnect has arrived: at its receiver, and back at its sender.
   void finish_local_transfer(const LocalTransfer& transfer);
 
@@ -94,9 +96,10 @@ class CollectiveInstances {
                                                  const collectives::CollectiveSpec& spec);
   void member_progressed(CollectiveInstance& instance, uint32_t position);
   // The `index`-th message from member `sender` on `qp` has reached member `position`.
-  void deliver(CollectiveInstance& instance, uint32_t position, uint32_t sender, uint16_t qp,
-               uint32_t index);
-  void send_completed(CollectiveInstance& instance, uint32_t sender, uint32_t op);
+  void deliver(PostingLane& lane, CollectiveInstance& instance, uint32_t position, uint32_t sender,
+               uint16_t qp, uint32_t index);
+  void send_completed(PostingLane& lane, CollectiveInstance& instance, uint32_t sender,
+                      uint32_t op);
   void forget(const CollectiveInstance& instance);
 
   // Across emulator processes (collective_instances_remote.cc).

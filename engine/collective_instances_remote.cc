@@ -34,7 +34,8 @@ void CollectiveInstances::deliver_remote(CollectiveInstance& instance, int32_t s
             : std::string("they are not both members of it")));
     return;
   }
-  deliver(instance, receiver, sender, qp, instance.next_remote_index(sender, receiver, qp));
+  deliver(posting_.own_lane(), instance, receiver, sender, qp,
+          instance.next_remote_index(sender, receiver, qp));
 }
 
 bool CollectiveInstances::register_wire_hash(CollectiveInstance& instance) {

@@ -8,9 +8,8 @@
 namespace etwire::engine {
 
 void MemberExecution::reset(const collectives::ProgramGenerator& generator, uint32_t self,
-                            collectives::CollectiveProgram& parts, uint64_t part_ops) {
+                            uint64_t part_ops) {
   generator_ = &generator;
-  parts_ = &parts;
   part_ops_ = part_ops;
   self_ = self;
   cursor_ = generator.begin_parts(self);
@@ -28,6 +27,7 @@ void MemberExecution::reset(const collectives::ProgramGenerator& generator, uint
   completed_ = 0;
   sends_posted_ = 0;
   sends_completed_ = 0;
+  sends_emitted_ = 0;
   extend();
 }
 
@@ -35,9 +35,11 @@ void MemberExecution::extend() {
   retire();
   // An empty part could never be the one whose completion emits the next: go on to one with
   // operations, or to the end.
+  // Kept from one part to the next, to reuse its storage; one per thread (reset()).
+  thread_local collectives::CollectiveProgram part;
   uint64_t first_op = cursor_.ops;
-  while (generator_->next_part(cursor_, *parts_, part_ops_)) {
-    take_in(*parts_, first_op);
+  while (generator_->next_part(cursor_, part, part_ops_)) {
+    take_in(part, first_op);
     if (cursor_.ops > first_op) break;
   }
   link_dependents();
@@ -107,6 +109,7 @@ void MemberExecution::take_in(const collectives::CollectiveProgram& part, uint64
             self_, g));
       }
       if (c.peer != self_) {  // a local copy uses no channel
+        if (c.is_send()) ++sends_emitted_;
         c.channel = channel_of(c.peer, c.qp);
         (c.is_send() ? channels_[c.channel].sends : channels_[c.channel].recvs).push_back(g);
       }

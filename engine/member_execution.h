@@ -62,10 +62,11 @@ class MemberExecution {
   // Prepares to run participant `self`'s program, which `generator` emits part by part as the
   // member reaches it (the next part when an operation of the last one completes, or when data
   // for a receive not yet emitted arrives), in parts of about `part_ops` operations. Each part
-  // passes through `parts`, which members may share. Both must outlive this object. Reuses this
-  // object's storage.
+  // passes through a scratch program of the calling thread's, so that members run on different
+  // threads at once (a partitioned twin's window threads) share nothing. `generator` must outlive
+  // this object. Reuses this object's storage.
   void reset(const collectives::ProgramGenerator& generator, uint32_t self,
-             collectives::CollectiveProgram& parts, uint64_t part_ops = kPartOps);
+             uint64_t part_ops = kPartOps);
 
   // Starts every chunk operation without dependencies. Call once, after reset().
   void start(MemberActions& actions);
@@ -90,6 +91,9 @@ class MemberExecution {
   uint64_t receives_waiting() const;
   uint64_t sends_posted() const { return sends_posted_; }
   uint64_t sends_completed() const { return sends_completed_; }
+  // Sends emitted so far: each completes only when the network acknowledges it, so a member
+  // with more emitted than completed is not done until that many more acknowledgements came.
+  uint64_t sends_emitted() const { return sends_emitted_; }
 
  private:
   enum State : uint8_t { kWaiting, kPosted, kDone };
@@ -141,7 +145,6 @@ class MemberExecution {
   void complete(uint32_t op, MemberActions& actions);
 
   const collectives::ProgramGenerator* generator_ = nullptr;
-  collectives::CollectiveProgram* parts_ = nullptr;
   collectives::EmitCursor cursor_;
   uint64_t part_ops_ = kPartOps;
 
@@ -168,6 +171,7 @@ class MemberExecution {
   uint64_t completed_ = 0;
   uint64_t sends_posted_ = 0;
   uint64_t sends_completed_ = 0;
+  uint64_t sends_emitted_ = 0;
 };
 
 }  // namespace etwire::engine

@@ -30,7 +30,8 @@ Posting::Posting(const control::RunPlan& plan, dataplane::DataPlane& data_plane,
   }
 }
 
-void Posting::send(CollectiveInstance& instance, uint32_t position, const SendRequest& request) {
+void Posting::send(PostingLane& lane, CollectiveInstance& instance, uint32_t position,
+                   const SendRequest& request) {
   const uint32_t job = instance.key().job;
   const int32_t src = instance.participant_rank(position);
   const int32_t dst = instance.participant_rank(request.peer);
@@ -39,7 +40,7 @@ void Posting::send(CollectiveInstance& instance, uint32_t position, const SendRe
     send_local(instance, position, request);
     return;
   }
-  const uint32_t window_index = window(job, src, dst, request.qp);
+  const uint32_t window_index = window(lane, job, src, dst, request.qp);
   const config::ProtocolConfig& protocol = config_.collectives.protocol;
   const config::Protocol kind = record.protocol;
   // Each QP of a connection carries its share of every slice (NCCL splits a slice over the
@@ -63,14 +64,21 @@ void Posting::send(CollectiveInstance& instance, uint32_t position, const SendRe
     tags.qp_index = request.qp;
     tags.user = pack_user(request.op, request.index, remaining == 0);
     if (wire_hash != 0) tags.wire_tag = wire_tag(wire_hash, remaining == 0);
-    ++record.flows;
     const uint64_t wire_bytes = config::protocol_wire_bytes(kind, piece);
-    record.wire_bytes += wire_bytes;
+    if (!lane.keeps()) {
+      ++record.flows;
+      record.wire_bytes += wire_bytes;
+    } else if (!lane.counts_.empty() && lane.counts_.back().record == &record) {
+      ++lane.counts_.back().flows;
+      lane.counts_.back().wire_bytes += wire_bytes;
+    } else {
+      lane.counts_.push_back({&record, 1, wire_bytes});
+    }
     SliceWindow& slices = windows_[window_index];
     if (slices.waiting.empty() &&
         (slices.in_flight == 0 || slices.in_flight + wire_bytes <= protocol.buffer(kind))) {
       slices.in_flight += wire_bytes;
-      data_plane_.post(slices.connection, wire_bytes, tags);
+      post(lane, window_index, wire_bytes, tags);
     } else {
       slices.waiting.push_back({wire_bytes, kind, tags});
     }
@@ -111,33 +119,76 @@ size_t Posting::ConnectionKeyHash::operator()(const ConnectionKey& key) const {
   return static_cast<size_t>(h ^ (h >> 31));
 }
 
-void Posting::message_finished(uint32_t job, int32_t src, int32_t dst, uint16_t qp,
-                               uint64_t wire_bytes) {
+void Posting::message_finished(PostingLane& lane, uint32_t job, int32_t src, int32_t dst,
+                               uint16_t qp, uint64_t wire_bytes, Turn turn) {
   const uint32_t index = open_window(job, src, dst, qp);
   if (index == kNoWindow) return;
   SliceWindow& slices = windows_[index];
   slices.in_flight -= std::min(slices.in_flight, wire_bytes);
   if (!slices.waiting.empty()) {
-    credited_.push_back(index);
-    schedule_drain();
+    lane.credited_.push_back({index, turn});
+    if (&lane == &own_lane_) schedule_drain();
   }
 }
 
-void Posting::post_credited() {
+void Posting::post_credited(PostingLane& lane) {
   const config::ProtocolConfig& protocol = config_.collectives.protocol;
+  std::vector<PostingLane::Credit>& credited = lane.credited_;
   // By index: a post that fails at once finishes its flow inside post(), which credits again.
-  for (size_t i = 0; i < credited_.size(); ++i) {
-    SliceWindow& slices = windows_[credited_[i]];
+  for (size_t i = 0; i < credited.size(); ++i) {
+    lane.turn_ = credited[i].turn;
+    SliceWindow& slices = windows_[credited[i].window];
     // Each message fits in the buffer of its own protocol (`auto` may mix them on a connection).
     while (!slices.waiting.empty() &&
            (slices.in_flight == 0 || slices.in_flight + slices.waiting.front().wire_bytes <=
                                          protocol.buffer(slices.waiting.front().protocol))) {
       const WaitingMessage message = slices.waiting.pop_front();
       slices.in_flight += message.wire_bytes;
-      data_plane_.post(slices.connection, message.wire_bytes, message.tags);
+      post(lane, credited[i].window, message.wire_bytes, message.tags);
     }
   }
-  credited_.clear();
+  credited.clear();
+}
+
+void Posting::post(PostingLane& lane, uint32_t window, uint64_t wire_bytes,
+                   const transport::FlowTags& tags) {
+  if (!lane.keeps()) {
+    data_plane_.post(windows_[window].connection, wire_bytes, tags);
+    return;
+  }
+  lane.posts_.push_back({lane.now_, lane.phase_, false, lane.turn_, window, wire_bytes, tags});
+}
+
+void Posting::settle_lanes(std::vector<PostingLane>& lanes) {
+  const clock::Nanos now = clock_.now();
+  for (;;) {
+    // The lanes' posts are each in the engine's order: the earliest of their next ones.
+    PostingLane* earliest = nullptr;
+    for (PostingLane& lane : lanes) {
+      const size_t next = lane.next_post();
+      if (next == lane.posts().size() || lane.posts()[next].at != now) continue;
+      if (earliest == nullptr ||
+          lane.posts()[next].key() < earliest->posts()[earliest->next_post()].key()) {
+        earliest = &lane;
+      }
+    }
+    if (earliest == nullptr) break;
+    const PostingLane::Post& kept = earliest->posts()[earliest->next_post()++];
+    SliceWindow& slices = windows_[kept.window];
+    if (!slices.connected) {
+      const auto [job, src, dst, qp] = slices.key;
+      slices.connection = connection(job, src, dst, qp);
+      slices.connected = true;
+    }
+    if (!kept.opens_only) data_plane_.post(slices.connection, kept.wire_bytes, kept.tags);
+  }
+  for (PostingLane& lane : lanes) {
+    for (const PostingLane::Count& count : lane.counts()) {
+      count.record->flows += count.flows;
+      count.record->wire_bytes += count.wire_bytes;
+    }
+    lane.counts().clear();
+  }
 }
 
 Posting::LastWindow* Posting::last_window(uint32_t job, int32_t src) {
@@ -157,14 +208,52 @@ uint32_t Posting::open_window(uint32_t job, int32_t src, int32_t dst, uint16_t q
   return it->second;
 }
 
-uint32_t Posting::window(uint32_t job, int32_t src, int32_t dst, uint16_t qp) {
+uint32_t Posting::window(PostingLane& lane, uint32_t job, int32_t src, int32_t dst, uint16_t qp) {
   const uint32_t open = open_window(job, src, dst, qp);
-  if (open != kNoWindow) return open;
+  if (open != kNoWindow) {
+    SliceWindow& slices = windows_[open];
+    if (!slices.connected) {
+      if (lane.keeps()) {
+        // Opened when the engine's thread settles the lane, in the engine's order of openings.
+        lane.posts_.push_back({lane.now_, lane.phase_, true, lane.turn_, open, 0, {}});
+      } else {
+        slices.connection = connection(job, src, dst, qp);
+        slices.connected = true;
+      }
+    }
+    return open;
+  }
+  if (lane.keeps()) {
+    throw std::logic_error(fmt::format(
+        "rank {} sends to rank {} on QP {} (job {}) over a connection the traffic plan did not "
+        "foresee, in a window whose reports run on the partitions' threads",
+        src, dst, qp, job));
+  }
   const auto index = static_cast<uint32_t>(windows_.size());
-  windows_.push_back({connection(job, src, dst, qp), 0, {}});
-  window_of_connection_.emplace(ConnectionKey{job, src, dst, qp}, index);
+  const ConnectionKey key{job, src, dst, qp};
+  windows_.push_back({key, true, connection(job, src, dst, qp), 0, {}});
+  window_of_connection_.emplace(key, index);
   if (LastWindow* last = last_window(job, src)) *last = {dst, qp, index};
   return index;
+}
+
+bool Posting::make_planned_windows() {
+  if (!plan_.traffic ||
+      plan_.traffic_problems.error_count() + plan_.traffic_problems.warning_count() > 0) {
+    return false;
+  }
+  const control::TrafficPlan& traffic = *plan_.traffic;
+  for (size_t j = 0; j < traffic.connections.size(); ++j) {
+    const auto job = static_cast<uint32_t>(j);
+    for (const control::PlannedConnection& planned : traffic.connections[j]) {
+      const ConnectionKey key{job, planned.src, planned.dst, planned.qp};
+      const auto index = static_cast<uint32_t>(windows_.size());
+      if (window_of_connection_.emplace(key, index).second) {
+        windows_.push_back({key, false, {}, 0, {}});
+      }
+    }
+  }
+  return true;
 }
 
 transport::ConnectionId Posting::connection(uint32_t job, int32_t src, int32_t dst, uint16_t qp) {
@@ -225,9 +314,9 @@ void Posting::open_planned_connections() {
   }
 }
 
-void Posting::queue(const FlowEvent& event) {
-  events_queued_.push_back(event);
-  schedule_drain();
+void Posting::queue(PostingLane& lane, const FlowEvent& event, Turn turn) {
+  lane.events_.push_back({event, turn});
+  if (&lane == &own_lane_) schedule_drain();
 }
 
 void Posting::schedule_drain() {

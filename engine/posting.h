@@ -20,6 +20,7 @@
 #include "engine/collective_instance.h"
 #include "engine/flow_event.h"
 #include "engine/member_execution.h"
+#include "engine/posting_lane.h"
 #include "engine/split_run.h"
 #include "transport/transport.h"
 
@@ -49,12 +50,15 @@ class Posting {
   // Posts member `position`'s send on the data plane as messages of one slice of the protocol
   // (collectives.protocol), padded to its lines, each posted once it fits in its connection's
   // buffer beside the messages in flight (the receiver's clear-to-send credits); or starts it
-  // over the host's interconnect when the peer is on the same host.
-  void send(CollectiveInstance& instance, uint32_t position, const SendRequest& request);
+  // over the host's interconnect when the peer is on the same host. A window's lane keeps what it
+  // posts (posting_lane.h).
+  void send(PostingLane& lane, CollectiveInstance& instance, uint32_t position,
+            const SendRequest& request);
   // A message of `wire_bytes` finished (acknowledged or failed): its bytes of its connection's
-  // buffer are free again. The messages that then fit are posted at the next drain, outside the
-  // transport's call stack.
-  void message_finished(uint32_t job, int32_t src, int32_t dst, uint16_t qp, uint64_t wire_bytes);
+  // buffer are free again. The messages that then fit are posted at the lane's next drain,
+  // outside the transport's call stack; `turn` orders those a window's lane keeps.
+  void message_finished(PostingLane& lane, uint32_t job, int32_t src, int32_t dst, uint16_t qp,
+                        uint64_t wire_bytes, Turn turn = {});
   // The connection from rank `src` to rank `dst` on `qp`, opened on first use.
   transport::ConnectionId connection(uint32_t job, int32_t src, int32_t dst, uint16_t qp);
   // The QP number of `rank`'s QP `qp` towards `peer`: the plan's (qp_numbering.h); one the plan
@@ -66,23 +70,39 @@ class Posting {
   const std::map<ConnectionKey, transport::ConnectionId>& connections() const {
     return connections_;
   }
+  // Makes the slice window of every connection the traffic plan says the run's traffic takes,
+  // each connection still opened on first use: a window's lane may then send on any of them
+  // without adding to what every lane reads. False (nothing made) when the plan has no traffic
+  // or could not plan all of it.
+  bool make_planned_windows();
 
-  // Queues a transport notification and schedules one drain event for all queued ones.
-  void queue(const FlowEvent& event);
-  // The drain event: hands every queued notification to `handle(const FlowEvent&)`, those it
+  // The engine's own lane.
+  PostingLane& own_lane() { return own_lane_; }
+  // Queues a transport notification; the engine's own lane schedules one drain event for all
+  // queued ones.
+  void queue(const FlowEvent& event) { queue(own_lane_, event, {}); }
+  void queue(PostingLane& lane, const FlowEvent& event, Turn turn);
+  // The lane's drain (the engine's own: its drain event): posts the credited windows' waiting
+  // messages, then hands every queued notification to `handle(const FlowEvent&)`, those it
   // queues meanwhile included (a post on a failed QP is flushed at once).
   template <typename Handle>
-  void drain(Handle&& handle) {
-    drain_scheduled_ = false;
-    post_credited();
-    while (head_ < events_queued_.size()) {
+  void drain(PostingLane& lane, Handle&& handle) {
+    if (&lane == &own_lane_) drain_scheduled_ = false;
+    lane.phase_ = 0;
+    post_credited(lane);
+    lane.phase_ = 1;
+    while (lane.head_ < lane.events_.size()) {
       // A copy: handling may queue more events and move the vector's storage.
-      const FlowEvent event = events_queued_[head_++];
-      handle(event);
+      const PostingLane::Queued queued = lane.events_[lane.head_++];
+      lane.turn_ = queued.turn;
+      handle(queued.event);
     }
-    events_queued_.clear();
-    head_ = 0;
+    lane.events_.clear();
+    lane.head_ = 0;
   }
+  // On the engine's thread, at the instant of a window's lanes' posts: opens and posts theirs
+  // of this instant in the engine's order (posting_lane.h), and adds their counts.
+  void settle_lanes(std::vector<PostingLane>& lanes);
   // The kLocalDone event of transfer `slot`: the transfer, whose slot is free again.
   LocalTransfer finish_local_transfer(uint32_t slot);
 
@@ -94,21 +114,28 @@ class Posting {
     transport::FlowTags tags;
   };
   // One connection's buffer: the wire bytes of its messages in flight, and the messages waiting,
-  // oldest first.
+  // oldest first. One made from the plan (make_planned_windows) opens its connection on first
+  // use.
   struct SliceWindow {
+    ConnectionKey key;
+    bool connected = false;
     transport::ConnectionId connection;
     uint64_t in_flight = 0;
     RingQueue<WaitingMessage> waiting;
   };
   // A send to a rank of the same host, over its interconnect, in the protocol's lines.
   void send_local(CollectiveInstance& instance, uint32_t position, const SendRequest& request);
-  // The slice window of connection (job, src, dst, qp), opened with the connection.
-  uint32_t window(uint32_t job, int32_t src, int32_t dst, uint16_t qp);
+  // The slice window of connection (job, src, dst, qp), its connection opened: by the lane's
+  // settling, for a window's lane. A window's lane finds only windows made before (a new one
+  // throws std::logic_error: the traffic plan missed a connection).
+  uint32_t window(PostingLane& lane, uint32_t job, int32_t src, int32_t dst, uint16_t qp);
   // That window if it is open, else kNoWindow.
   static constexpr uint32_t kNoWindow = UINT32_MAX;
   uint32_t open_window(uint32_t job, int32_t src, int32_t dst, uint16_t qp);
-  // Posts the waiting messages of the windows credited since the last drain.
-  void post_credited();
+  // Posts the waiting messages of the windows credited since the lane's last drain.
+  void post_credited(PostingLane& lane);
+  void post(PostingLane& lane, uint32_t window, uint64_t wire_bytes,
+            const transport::FlowTags& tags);
   void schedule_drain();
 
   const control::RunPlan& plan_;
@@ -137,9 +164,7 @@ class Posting {
   };
   std::vector<std::vector<LastWindow>> last_window_;
   LastWindow* last_window(uint32_t job, int32_t src);  // nullptr for a rank past the world's
-  std::vector<uint32_t> credited_;  // windows with a slice freed and messages waiting
-  std::vector<FlowEvent> events_queued_;
-  size_t head_ = 0;
+  PostingLane own_lane_{false};
   bool drain_scheduled_ = false;
   SlotPool<LocalTransfer> local_transfers_;
   // Per job and rank: when the rank's port on its host's interconnect is free to send, and to

@@ -92,6 +92,7 @@ RunEngine::RunEngine(const control::RunPlan& loaded, RunOptions options)
     if (p == 0 || port_goodput < goodput) goodput = port_goodput;
   }
   results_.goodput_bytes_per_second = goodput;
+  if (options_.report_lanes && lanes_possible()) data_plane_->run_report_lanes(*this);
 }
 
 RunEngine::~RunEngine() = default;
@@ -230,7 +231,7 @@ void RunEngine::on_event(uint64_t tag, clock::Nanos) {
   const uint64_t payload = engine_event::payload(tag);
   switch (engine_event::kind(tag)) {
     case engine_event::kDrain:
-      posting_.drain([this](const FlowEvent& event) { handle(event); });
+      posting_.drain(posting_.own_lane(), [this](const FlowEvent& event) { handle(event); });
       break;
     case engine_event::kComputeDone: {
       const auto runtime = static_cast<uint32_t>(payload >> 32);

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,10 @@ struct RunOptions {
   // Builds the data plane the engine drives (the caller's choice: runner/data_plane_choice.h);
   // required.
   dataplane::DataPlaneFactory data_plane;
+  // Whether the engine's work on a partitioned twin's windows of flow reports may run on the
+  // window's threads (dataplane/report_lanes.h; run_engine_lanes.cc). The results are the same
+  // either way; false keeps all of it on the engine's thread.
+  bool report_lanes = true;
   // The emulator processes of a run split between several (an emulators section, started by an
   // MPI launcher): this process replays only the ranks mapped to its emulator's ports. nullptr or
   // a session of one: every rank here.
@@ -92,7 +97,8 @@ struct RunOptions {
 // watchdog and the clocks, and reports.
 class RunEngine final : private transport::FlowObserver,
                         private clock::EventHandler,
-                        private RunControl {
+                        private RunControl,
+                        private dataplane::ReportLanes {
  public:
   // `loaded` must be a plan without errors, every job's trace set opened, every job placed and
   // addressed, and (split between emulator processes) its traffic planned; it must outlive the
@@ -161,6 +167,21 @@ class RunEngine final : private transport::FlowObserver,
                                  uint32_t immediate) override;
   // clock::EventHandler
   void on_event(uint64_t tag, clock::Nanos now) override;
+  // What a report comes to (run_engine_flows.cc): for a finish, what the engine's thread records
+  // (flows.csv, counters, FCT, telemetry), then the work on the member (in `lane`, at `turn`).
+  void delivered_flow_work(PostingLane& lane, const transport::FlowRecord& record, Turn turn);
+  CollectiveInstance* note_finished_flow(const transport::FlowRecord& record);
+  void finished_flow_work(PostingLane& lane, const transport::FlowRecord& record,
+                          CollectiveInstance* instance, Turn turn);
+
+  // dataplane::ReportLanes (run_engine_lanes.cc).
+  void open_lanes(uint32_t lanes) override;
+  bool lane_can_take(uint32_t lane, std::span<const dataplane::LaneReport> reports) override;
+  void take_in_lane(uint32_t lane, std::span<const dataplane::LaneReport> reports) override;
+  void settle_instant(std::span<const dataplane::LaneReport> reports) override;
+  // Whether this run's reports may ever go to lanes: a run in virtual time in one process, whose
+  // ranks share no host and take no part in CollNet (their work reaches other members' state).
+  bool lanes_possible() const;
 
   // Feeding and completing nodes (run_engine.cc).
   void start_iteration(uint32_t runtime, uint32_t iteration);
@@ -227,6 +248,15 @@ class RunEngine final : private transport::FlowObserver,
   std::vector<uint32_t> dirty_;
   std::vector<uint32_t> pumping_;  // dirty_ taken for pumping (kept to reuse its storage)
   std::vector<uint8_t> is_dirty_;
+
+  // The lanes of a partitioned twin's windows, when its data plane runs them, and the members
+  // each lane's check found (scratch kept to reuse its storage).
+  std::vector<PostingLane> lanes_;
+  struct LaneCheck {
+    std::vector<const InstanceMember*> touched;
+    std::vector<const InstanceMember*> finishing;  // once per send it completes
+  };
+  std::vector<LaneCheck> lane_checks_;
 
   // FCT samples of measured flows by collective kind (index kCollectiveTypeCount: p2p).
   std::vector<FctSamples> fct_samples_;

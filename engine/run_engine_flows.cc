@@ -11,12 +11,24 @@ namespace etwire::engine {
 
 void RunEngine::on_flow_delivered(const transport::FlowRecord& record) {
   last_progress_ = clock_.now();
-  if (!user_last(record.tags.user)) return;
-  posting_.queue({true, record.tags.collective, record.tags.src_rank, record.tags.dst_rank,
-                  record.tags.qp_index, user_op(record.tags.user), user_index(record.tags.user)});
+  delivered_flow_work(posting_.own_lane(), record, {});
 }
 
-void RunEngine::on_flow_finished(const transport::FlowRecord& finished) {
+void RunEngine::delivered_flow_work(PostingLane& lane, const transport::FlowRecord& record,
+                                    Turn turn) {
+  if (!user_last(record.tags.user)) return;
+  posting_.queue(lane,
+                 {true, record.tags.collective, record.tags.src_rank, record.tags.dst_rank,
+                  record.tags.qp_index, user_op(record.tags.user), user_index(record.tags.user)},
+                 turn);
+}
+
+void RunEngine::on_flow_finished(const transport::FlowRecord& record) {
+  CollectiveInstance* instance = note_finished_flow(record);
+  finished_flow_work(posting_.own_lane(), record, instance, {});
+}
+
+CollectiveInstance* RunEngine::note_finished_flow(const transport::FlowRecord& finished) {
   last_progress_ = clock_.now();
   // Records show the QPs' wire numbers, which captures carry (an RNIC's records carry its own).
   transport::FlowRecord record = finished;
@@ -30,20 +42,26 @@ void RunEngine::on_flow_finished(const transport::FlowRecord& finished) {
   const bool failed = record.status != transport::FlowStatus::kCompleted;
   if (failed) ++results_.failed_flows;
   ++results_.flows_by_status[static_cast<size_t>(record.status)];
+  if (instance == nullptr) return nullptr;
+  CollectiveRecord& owner = instance->record();
+  if (failed) ++owner.failed_flows;
+  if (!owner.warmup) telemetry_.flow(owner, record);
+  // A message to another emulator process is delivered there: its FCT is not known here.
+  if (!failed && !owner.warmup && record.delivered_at != clock::kNever) {
+    const size_t kind =
+        owner.kind ? static_cast<size_t>(*owner.kind) : size_t{trace::kCollectiveTypeCount};
+    fct_samples_[kind].add(record.fct());
+  }
+  return instance;
+}
+
+void RunEngine::finished_flow_work(PostingLane& lane, const transport::FlowRecord& record,
+                                   CollectiveInstance* instance, Turn turn) {
   if (instance != nullptr) {
     // Its bytes of its connection's buffer are free for the messages waiting (an instance
     // retires only after all its messages finished, so every message in flight finds it).
-    posting_.message_finished(instance->key().job, record.tags.src_rank, record.tags.dst_rank,
-                              record.tags.qp_index, record.bytes);
-    CollectiveRecord& owner = instance->record();
-    if (failed) ++owner.failed_flows;
-    if (!owner.warmup) telemetry_.flow(owner, record);
-    // A message to another emulator process is delivered there: its FCT is not known here.
-    if (!failed && !owner.warmup && record.delivered_at != clock::kNever) {
-      const size_t kind =
-          owner.kind ? static_cast<size_t>(*owner.kind) : size_t{trace::kCollectiveTypeCount};
-      fct_samples_[kind].add(record.fct());
-    }
+    posting_.message_finished(lane, instance->key().job, record.tags.src_rank, record.tags.dst_rank,
+                              record.tags.qp_index, record.bytes, turn);
   }
   if (!user_last(record.tags.user)) return;
   FlowEvent event{false,
@@ -53,18 +71,20 @@ void RunEngine::on_flow_finished(const transport::FlowRecord& finished) {
                   record.tags.qp_index,
                   user_op(record.tags.user),
                   user_index(record.tags.user)};
-  posting_.queue(event);
+  posting_.queue(lane, event, turn);
   // A failed message never reaches its receiver: release the receive anyway, so the run goes on
   // and reports the failure instead of waiting for bytes that will not come. A receiver in another
-  // emulator process is not here to release (its own watchdog finds it waiting).
+  // emulator process is not here to release (its own watchdog finds it waiting). (A window's lane
+  // is given no failed flow.)
   bool receiver_here = instance == nullptr;  // retired: handle() drops it either way
   if (!receiver_here) {
     const uint32_t receiver = instance->position_of(record.tags.dst_rank);
     receiver_here = receiver < instance->participants() && instance->here(receiver);
   }
-  if (failed && record.delivered_at == clock::kNever && receiver_here) {
+  if (record.status != transport::FlowStatus::kCompleted && record.delivered_at == clock::kNever &&
+      receiver_here) {
     event.delivered = true;
-    posting_.queue(event);
+    posting_.queue(lane, event, turn);
   }
 }
 
@@ -96,7 +116,7 @@ void RunEngine::on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos n
 }
 
 void RunEngine::handle(const FlowEvent& event) {
-  if (!stopped_) instances_.handle(event);
+  if (!stopped_) instances_.handle(posting_.own_lane(), event);
 }
 
 void RunEngine::retire_finished_instances() {

@@ -8,202 +8,13 @@
 #include <tuple>
 
 #include "cluster/spread_work.h"
-#include "common/slot_pool.h"
+#include "dataplane/loopback/partition_reports.h"
 #include "dataplane/loopback/twin_queue_sampler.h"
 #include "dataplane/worker.h"
 #include "nic/port_frame_format.h"
 #include "twin/layout/configured_layout.h"
 
 namespace etwire::dataplane {
-
-// One partition's worker, the flow reports its transport made in the current window (kept for the
-// engine's part of it), and the messages the engine posted, each waiting on the partition's clock
-// for its time. Only the partition's thread touches it inside a window, only the engine's between.
-class PartitionedDataPlane::Partition final : public transport::FlowObserver,
-                                              private clock::EventHandler {
- public:
-  enum class ReportKind : uint8_t { kDelivered, kFinished, kDeliveredHere };
-  struct Report {
-    ReportKind kind = ReportKind::kDelivered;
-    clock::Nanos at = 0;
-    transport::FlowRecord record;  // kDelivered, kFinished
-    uint32_t requester_qpn = 0;    // kDeliveredHere
-    uint32_t ecn_marks = 0;
-    uint32_t immediate = 0;
-    uint32_t requester_partition = 0;  // the partition of the message's requester
-  };
-
-  // `requester_partition`: the partition of each requester, by QP number (the join's key).
-  Partition(const config::TransportConfig& config, clock::VirtualClock& clock, uint32_t index,
-            const std::vector<uint32_t>& requester_partition)
-      : clock_(clock),
-        worker_(config, clock, *this),
-        index_(index),
-        requester_partition_(requester_partition) {}
-
-  Worker& worker() { return worker_; }
-  const Worker& worker() const { return worker_; }
-  clock::VirtualClock& clock() { return clock_; }
-  std::vector<Report>& reports() { return reports_; }
-
-  // Posts the message on the requester `requester_qpn` (held here) at `at`.
-  void post_at(clock::Nanos at, uint32_t requester_qpn, uint64_t bytes,
-               const transport::FlowTags& tags) {
-    const uint32_t slot = posts_.put({requester_qpn, bytes, tags});
-    clock_.run_at(at, this, slot);
-  }
-
-  // A transport reports a message's delivery with a record, and its finish, where it holds the
-  // requester: here.
-  void on_flow_delivered(const transport::FlowRecord& record) override {
-    reports_.push_back({ReportKind::kDelivered, clock_.now(), record, 0, 0, 0, index_});
-  }
-  void on_flow_finished(const transport::FlowRecord& record) override {
-    reports_.push_back({ReportKind::kFinished, clock_.now(), record, 0, 0, 0, index_});
-  }
-  void on_delivered_to_responder(uint32_t requester_qpn, clock::Nanos now, uint32_t ecn_marks,
-                                 uint32_t immediate) override {
-    // A QP no connection names stays here, where the join refuses it.
-    const uint32_t requester_partition =
-        requester_qpn < requester_partition_.size() ? requester_partition_[requester_qpn] : index_;
-    reports_.push_back({ReportKind::kDeliveredHere,
-                        now,
-                        {},
-                        requester_qpn,
-                        ecn_marks,
-                        immediate,
-                        requester_partition});
-  }
-
- private:
-  struct Post {
-    uint32_t requester_qpn = 0;
-    uint64_t bytes = 0;
-    transport::FlowTags tags;
-  };
-
-  void on_event(uint64_t slot, clock::Nanos) override {
-    const Post post = posts_.take(static_cast<uint32_t>(slot));
-    worker_.post(post.requester_qpn, post.bytes, post.tags);
-  }
-
-  clock::VirtualClock& clock_;
-  Worker worker_;
-  const uint32_t index_;
-  const std::vector<uint32_t>& requester_partition_;
-  std::vector<Report> reports_;
-  SlotPool<Post> posts_;
-};
-
-// The flow join of a window's reports, at the window's end on the window's threads: the thread
-// of the requester's partition (partition mod threads) takes a message's reports, so a
-// connection's are taken on one thread, in the order the engine sees them (time, partition,
-// report). Messages the engine posts in a window act in the next one, so the join of a window
-// needs nothing of the engine's work in it. Spread over processes, every process's reports come
-// in first (gather). A thread writes only its own lists, never the partitions' reports.
-class PartitionedDataPlane::JoinTail final : public twin::PartitionedTwin::WindowTail {
- public:
-  JoinTail(PartitionedDataPlane& plane, FlowJoin& join)
-      : plane_(plane), join_(join), by_thread_(plane.partitions_.size()) {}
-
-  void gather() override { plane_.share_reports(); }
-
-  void work(uint32_t thread, uint32_t threads) override {
-    Thread& mine = by_thread_[thread];
-    mine.told.clear();
-    mine.spans.clear();
-    mine.next_span = 0;
-    mine.next_told = 0;
-    mine.heads.assign(plane_.partitions_.size(), 0);
-    for (uint64_t tag = next(mine.heads, thread, threads); tag != kNone;
-         tag = next(mine.heads, thread, threads)) {
-      const size_t before = mine.told.size();
-      const Partition::Report& report =
-          plane_.partitions_[tag >> 32]->reports()[static_cast<uint32_t>(tag)];
-      switch (report.kind) {
-        case Partition::ReportKind::kDelivered:
-          join_.delivered_later(report.record.qpn, report.record.delivered_at,
-                                report.record.ecn_marks, 0, mine.told);
-          break;
-        case Partition::ReportKind::kFinished:
-          join_.finished_later(report.record, mine.told);
-          break;
-        case Partition::ReportKind::kDeliveredHere:
-          join_.delivered_later(report.requester_qpn, report.at, report.ecn_marks, report.immediate,
-                                mine.told);
-          break;
-      }
-      if (mine.told.size() > before) {
-        mine.spans.push_back({tag, static_cast<uint32_t>(mine.told.size() - before)});
-      }
-    }
-  }
-
-  // On the engine's thread, in the engine's order of the reports: tells the engine what report
-  // `tag` (partition, index) came to.
-  void tell(uint64_t tag, uint32_t requester_partition) {
-    // The window's threads are the twin's (PartitionedTwin::set_threads).
-    Thread& took = by_thread_[requester_partition % plane_.threads()];
-    if (took.next_span == took.spans.size() || took.spans[took.next_span].tag != tag) return;
-    const uint32_t count = took.spans[took.next_span++].count;
-    for (uint32_t i = 0; i < count; ++i) join_.tell(took.told[took.next_told++]);
-  }
-
- private:
-  static constexpr uint64_t kNone = ~uint64_t{0};
-  // What one thread took in the last window: what the join would tell, and for which reports.
-  struct Span {
-    uint64_t tag = 0;  // the report: partition (high half) and index
-    uint32_t count = 0;
-  };
-  struct Thread {
-    std::vector<FlowJoin::Told> told;
-    std::vector<Span> spans;
-    size_t next_span = 0;  // the engine's place in them
-    size_t next_told = 0;
-    std::vector<uint32_t> heads;  // the next report of each partition not yet looked at
-  };
-
-  // The earliest report of this thread's not yet taken (by time, then partition), or kNone.
-  uint64_t next(std::vector<uint32_t>& heads, uint32_t thread, uint32_t threads) const {
-    uint64_t earliest = kNone;
-    clock::Nanos earliest_at = 0;
-    for (uint32_t p = 0; p < heads.size(); ++p) {
-      const std::vector<Partition::Report>& reports = plane_.partitions_[p]->reports();
-      uint32_t& head = heads[p];
-      while (head < reports.size() && reports[head].requester_partition % threads != thread) {
-        ++head;
-      }
-      if (head < reports.size() && (earliest == kNone || reports[head].at < earliest_at)) {
-        earliest = (uint64_t{p} << 32) | head;
-        earliest_at = reports[head].at;
-      }
-    }
-    if (earliest != kNone) ++heads[earliest >> 32];
-    return earliest;
-  }
-
-  PartitionedDataPlane& plane_;
-  FlowJoin& join_;
-  std::vector<Thread> by_thread_;
-};
-
-// Hands a window's reports, as the flow join took them, to the engine at their times, as events
-// on the engine's clock: the tag is the partition (high half) and the report's index there.
-class PartitionedDataPlane::ReportRelay final : public clock::EventHandler {
- public:
-  ReportRelay(std::vector<std::unique_ptr<Partition>>& partitions, JoinTail& tail)
-      : partitions_(partitions), tail_(tail) {}
-
-  void on_event(uint64_t tag, clock::Nanos) override {
-    const Partition::Report& report = partitions_[tag >> 32]->reports()[static_cast<uint32_t>(tag)];
-    tail_.tell(tag, report.requester_partition);
-  }
-
- private:
-  std::vector<std::unique_ptr<Partition>>& partitions_;
-  JoinTail& tail_;
-};
 
 class PartitionedDataPlane::QueueSampling {
  public:
@@ -398,12 +209,34 @@ void PartitionedDataPlane::share_reports() {
   }
 }
 
+bool PartitionedDataPlane::run_report_lanes(ReportLanes& lanes) {
+  lanes.open_lanes(twin_.partitions());
+  join_tail_->set_lanes(&lanes);
+  return true;
+}
+
 void PartitionedDataPlane::poll() {
   const clock::Nanos start = next_event_time();
   if (start == clock::kNever) return;
   const clock::Nanos end = start + twin_.lookahead();
+  // An event of the engine's own in the window (a compute's end, a drain) could reach any
+  // member: its reports are then the engine's alone.
+  join_tail_->lanes_for_window(engine_clock_.next_event_time() >= end);
   twin_.run_window(end);
   if (sampling_) sampling_->flush();
+  if (join_tail_->took_lanes()) {
+    ++windows_in_lanes_;
+    const std::vector<LaneReport>& reports = join_tail_->lane_reports();
+    for (size_t i = 0; i < reports.size(); ++i) {
+      if (i == 0 || reports[i].at != reports[i - 1].at) {
+        engine_clock_.run_at(reports[i].at, relay_.get(), ReportRelay::kLaneInstant | i);
+      }
+    }
+    engine_clock_.run_until(end - 1);
+    for (auto& partition : partitions_) partition->reports().clear();
+    next_stale_ = true;
+    return;
+  }
   for (uint32_t p = 0; p < partitions_.size(); ++p) {
     const std::vector<Partition::Report>& reports = partitions_[p]->reports();
     for (uint32_t i = 0; i < reports.size(); ++i) {

@@ -70,6 +70,9 @@ class PartitionedDataPlane final : public TwinDataPlane {
             const transport::FlowTags& tags) override;
   // Notes the partition of the requester, for the flow join's threads.
   transport::ConnectionId connect(const WireConnection& connection) override;
+  // One lane per partition; a window whose lanes can all take their reports, and in which the
+  // engine has no event of its own, goes to them on the window's threads (partition_reports.h).
+  bool run_report_lanes(ReportLanes& lanes) override;
   // Spread over processes: every process's QP halves once the run finished; before, none (false).
   bool append_qp_stats(std::vector<transport::QpStats>& out) override;
   void settle_counters() override;
@@ -84,6 +87,8 @@ class PartitionedDataPlane final : public TwinDataPlane {
   uint32_t partitions() const { return twin_.partitions(); }
   uint32_t threads() const { return twin_.threads(); }
   uint64_t windows_run() const { return twin_.windows_run(); }
+  // Windows whose reports the engine's lanes took (run_report_lanes).
+  uint64_t windows_in_lanes() const { return windows_in_lanes_; }
 
  private:
   class Partition;
@@ -129,6 +134,7 @@ class PartitionedDataPlane final : public TwinDataPlane {
   mutable clock::Nanos agreed_next_ = clock::kNever;
   mutable bool next_stale_ = true;
   std::unique_ptr<Settled> settled_;  // spread over processes, once settle_counters ran
+  uint64_t windows_in_lanes_ = 0;
 };
 
 }  // namespace etwire::dataplane

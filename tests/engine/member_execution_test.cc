@@ -31,7 +31,7 @@ class Group {
   }
 
   void arrive(uint32_t position) {
-    executions_[position].reset(generator_, position, parts_, part_ops_);
+    executions_[position].reset(generator_, position, part_ops_);
     log_.push_back("arrive " + std::to_string(position));
     arrived_[position] = true;
     Actions actions(*this, position);
@@ -130,7 +130,6 @@ class Group {
 
   collectives::ProgramGenerator generator_;
   uint64_t part_ops_;
-  collectives::CollectiveProgram parts_;
   std::vector<MemberExecution> executions_;
   std::vector<bool> arrived_;
   std::vector<InFlight> in_flight_;

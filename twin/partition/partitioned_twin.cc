@@ -54,9 +54,10 @@ PartitionedTwin::PartitionedTwin(const config::FabricConfig& config, const Fabri
 // Threads beyond the caller's, kept from one window to the next. A window is three phases,
 // each ended by the barrier: the caller opens it, every thread runs its partitions' events
 // (thread t has this process's partitions t, t + T, t + 2T...), then takes up the crossings into
-// them. Between two barriers only a partition's own thread touches it, and the crossings a
-// partition sends are read only in the next phase. Spread over processes, the caller's thread
-// (the one that calls MPI) exchanges the crossings in a phase of its own between the two.
+// them (and does the tail's work), then the tail's later steps, if any, one phase each. Between two
+// barriers only a partition's own thread touches it, and the crossings a partition sends are read
+// only in the next phase. Spread over processes, the caller's thread (the one that calls MPI)
+// exchanges the crossings in a phase of its own between the two.
 struct PartitionedTwin::Runner {
   Runner(PartitionedTwin& owner, uint32_t threads)
       : twin(owner), threads(threads), errors(threads), barrier(threads) {
@@ -86,6 +87,9 @@ struct PartitionedTwin::Runner {
   }
 
   void window(uint32_t thread) {
+    // Read before the window's first barrier: the caller may set the next window's once past
+    // this window's last.
+    const uint32_t later = twin.tail_ != nullptr ? twin.tail_->later_steps() : 0;
     const std::vector<uint32_t>& here = twin.partitions_here();
     for (size_t i = thread; i < here.size(); i += threads) {
       guard(thread, [&] { twin.run_partition(here[i], window_end); });
@@ -102,6 +106,10 @@ struct PartitionedTwin::Runner {
     }
     guard(thread, [&] { twin.close_window(thread, threads); });
     barrier.arrive_and_wait();
+    for (uint32_t step = 1; step <= later; ++step) {
+      guard(thread, [&] { twin.tail_->work_later(step, thread, threads); });
+      barrier.arrive_and_wait();
+    }
   }
 
   template <typename Step>
@@ -225,6 +233,8 @@ void PartitionedTwin::run_window(clock::Nanos end) {
         if (tail_ != nullptr) tail_->gather();
       }
       close_window(0, 1);
+      const uint32_t later = tail_ != nullptr ? tail_->later_steps() : 0;
+      for (uint32_t step = 1; step <= later; ++step) tail_->work_later(step, 0, 1);
       return;
     }
     runner_->run(end);

@@ -53,6 +53,15 @@ class PartitionedTwin {
     // On each of the window's `threads` threads, as `thread`, once every partition ran the
     // window's events (and gather ran), beside taking up the crossings.
     virtual void work(uint32_t thread, uint32_t threads) = 0;
+    // How many steps follow work() in this window, each on every thread once all finished the
+    // one before (1, 2...): read on every thread as the window opens, so it is to change only
+    // before run_window.
+    virtual uint32_t later_steps() const { return 0; }
+    virtual void work_later(uint32_t step, uint32_t thread, uint32_t threads) {
+      (void)step;
+      (void)thread;
+      (void)threads;
+    }
 
    protected:
     ~WindowTail() = default;
