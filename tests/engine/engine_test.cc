@@ -16,6 +16,7 @@
 #include "dataplane/loopback/partitioned_data_plane.h"
 #include "engine/run_engine.h"
 #include "tests/testing/loopback_options.h"
+#include "tests/testing/microbench.h"
 #include "tests/testing/test_paths.h"
 #include "trace/synth/synth.h"
 
@@ -59,15 +60,7 @@ RunResults run(const control::RunPlan& loaded) {
 
 std::string microbench(const fs::path& dir, trace::CollectiveType type, uint64_t bytes,
                        int32_t ranks, uint32_t iterations = 1) {
-  synth::MicrobenchSpec spec;
-  spec.collective = type;
-  spec.bytes = bytes;
-  spec.ranks = ranks;
-  spec.iterations = iterations;
-  fs::create_directories(dir);
-  const std::string prefix = (dir / "t").string();
-  synth::write_microbench(spec, prefix);
-  return prefix;
+  return testing::microbench_trace(dir, type, bytes, ranks, iterations);
 }
 
 // Large ring collectives are bandwidth-bound: busbw must come within 2 % of what the link can

@@ -11,8 +11,8 @@
 #include "control/resolve/config_loader.h"
 #include "dataplane/loopback/partitioned_data_plane.h"
 #include "engine/run_engine.h"
+#include "tests/testing/microbench.h"
 #include "tests/testing/test_paths.h"
-#include "trace/synth/synth.h"
 
 namespace etwire::engine {
 namespace {
@@ -56,19 +56,6 @@ LaneRun run(const control::RunPlan& loaded, uint32_t threads, bool lanes) {
   return out;
 }
 
-std::string microbench(const fs::path& dir, trace::CollectiveType type, uint64_t bytes,
-                       int32_t ranks, uint32_t iterations) {
-  synth::MicrobenchSpec spec;
-  spec.collective = type;
-  spec.bytes = bytes;
-  spec.ranks = ranks;
-  spec.iterations = iterations;
-  fs::create_directories(dir);
-  const std::string prefix = (dir / "t").string();
-  synth::write_microbench(spec, prefix);
-  return prefix;
-}
-
 // All 16 ports of a leaf-spine of 4 leaves (4 ports each, 2 spines), cut into 4 partitions:
 // `symmetric`, one ring all-reduce on a non-blocking fabric, whose members move in lockstep (many
 // reports in different lanes share a nanosecond, where the order of their posts shows); else an
@@ -76,12 +63,13 @@ std::string microbench(const fs::path& dir, trace::CollectiveType type, uint64_t
 // fabric:.
 control::RunPlan load(const fs::path& dir, bool symmetric, const std::string& extra) {
   const std::string all_reduce =
-      microbench(dir / "ar", trace::CollectiveType::kAllReduce, 8 << 20, 16, 2);
+      testing::microbench_trace(dir / "ar", trace::CollectiveType::kAllReduce, 8 << 20, 16, 2);
   const std::string jobs =
       symmetric ? fmt::format("    - {{name: ar, trace: {}}}\n", all_reduce)
-                : fmt::format(
-                      "    - {{name: ar, trace: {}}}\n    - {{name: a2a, trace: {}}}\n", all_reduce,
-                      microbench(dir / "a2a", trace::CollectiveType::kAllToAll, 2 << 20, 16, 2));
+                : fmt::format("    - {{name: ar, trace: {}}}\n    - {{name: a2a, trace: {}}}\n",
+                              all_reduce,
+                              testing::microbench_trace(
+                                  dir / "a2a", trace::CollectiveType::kAllToAll, 2 << 20, 16, 2));
   const std::string fabric =
       symmetric ? "  leaf_spine: {ports_per_leaf: 4, spines: 2, oversubscription: 1}\n"
                 : "  leaf_spine: {ports_per_leaf: 4, spines: 2, oversubscription: 4}\n"
