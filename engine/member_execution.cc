@@ -33,10 +33,10 @@ void MemberExecution::reset(const collectives::ProgramGenerator& generator, uint
 
 void MemberExecution::extend() {
   retire();
-  // An empty part could never be the one whose completion emits the next: go on to one with
-  // operations, or to the end.
   // Kept from one part to the next, to reuse its storage; one per thread (reset()).
   thread_local collectives::CollectiveProgram part;
+  // An empty part could never be the one whose completion emits the next: go on to one with
+  // operations, or to the end.
   uint64_t first_op = cursor_.ops;
   while (generator_->next_part(cursor_, part, part_ops_)) {
     take_in(part, first_op);
