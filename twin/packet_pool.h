@@ -1,6 +1,6 @@
 // Where the twin keeps the packets it is carrying. A packet is copied in once when a NIC port
 // transmits it and out once when it is delivered; in between, links and queues pass a 32-bit
-// slot index around instead of copying the 64-byte Packet at every hop. Released slots are reused
+// slot index around instead of copying the Packet at every hop. Released slots are reused
 // (a free list), so the pool stops allocating once it has held the largest number of packets the
 // fabric holds at one time. Each slot is aligned to a cache line: a packet that has gone cold in a
 // deep queue costs one cache miss when it is next touched, not two.
