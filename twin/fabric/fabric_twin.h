@@ -166,7 +166,6 @@ class FabricTwin final : private clock::EventHandler {
     LoopbackPort port;
     WireCounters counters;
     uint32_t out_link = 0;
-    uint32_t in_link = 0;
   };
 
   struct SwitchPort {
@@ -178,7 +177,6 @@ class FabricTwin final : private clock::EventHandler {
     SplitMix64 ecn_rng;
     WireCounters counters;
     uint32_t switch_index = 0;
-    uint32_t in_link = 0;
     uint32_t out_link = 0;
     clock::Nanos pause_refresh_ns = 0;  // how long before re-sending a pause still needed
     std::array<RedMarker::Average, kPriorities> red_average{};  // when `red` averages or spreads

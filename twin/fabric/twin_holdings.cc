@@ -117,8 +117,7 @@ void FabricTwin::build_links(const config::FabricConfig& config, uint64_t seed) 
     hosts_.push_back(
         Host{LoopbackPort(*this, host, host_slot_[host], layout_->cable(cable).speed_bps),
              {},
-             link_slot_[2 * cable],
-             link_slot_[2 * cable + 1]});
+             link_slot_[2 * cable]});
   }
 }
 
@@ -148,7 +147,6 @@ void FabricTwin::build_switches(uint64_t seed, const config::SwitchBuffer& buffe
                     SplitMix64::for_stream(seed, kEcnStreams + index),
                     {},
                     info.switch_index,
-                    link_slot_[upper_end ? 2 * info.cable : 2 * info.cable + 1],
                     link_slot_[upper_end ? 2 * info.cable + 1 : 2 * info.cable],
                     // Re-send a pause at half its lifetime: early enough that the partner never
                     // resumes in between, even with a frame of delay on the way.
