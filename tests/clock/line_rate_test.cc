@@ -80,5 +80,19 @@ TEST(LineRateTimer, DurationRoundsUp) {
   EXPECT_EQ(LineRateTimer::duration(1ull << 30, 1'000'000), 8'589'934'592'000);
 }
 
+TEST(LineRateTimer, SizesEitherSideOfTheWideProductStayExact) {
+  // Below 2^31 bytes a duration is worked out in 64 bits, from there in 128: both give the exact
+  // end, at a rate that makes neither a whole nanosecond.
+  constexpr uint64_t rate = 37'000'000'000;
+  const uint32_t sizes[] = {(1u << 31) - 1, 1u << 31, UINT32_MAX, 4178};
+  LineRateTimer timer(rate);
+  unsigned __int128 bit_nanos = 0;
+  for (const uint32_t size : sizes) {
+    bit_nanos += static_cast<unsigned __int128>(size) * 8 * 1'000'000'000;
+    const auto exact_end = static_cast<Nanos>((bit_nanos + rate - 1) / rate);
+    EXPECT_EQ(timer.transmit(0, size), exact_end) << "size " << size;
+  }
+}
+
 }  // namespace
 }  // namespace etwire::clock
