@@ -16,6 +16,9 @@ namespace etwire::clock {
 class EventHandler {
  public:
   virtual void on_event(uint64_t tag, Nanos now) = 0;
+  // The event `tag` is due next: the virtual clock says so while the one before it runs, so that
+  // the state it will touch can start loading into the cache. A hint only: it changes nothing.
+  virtual void prefetch(uint64_t /*tag*/) const {}
 
  protected:
   ~EventHandler() = default;

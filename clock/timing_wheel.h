@@ -51,6 +51,9 @@ class TimingWheel {
   Nanos next_time() const { return front_when_; }
   // Scheduling order of the earliest event; the wheel must not be empty.
   uint64_t next_sequence() const { return nodes_[head_of(slot_of(front_when_))].sequence; }
+  // Whom the earliest event calls, and its tag; the wheel must not be empty.
+  EventHandler* next_handler() const { return nodes_[head_of(slot_of(front_when_))].handler; }
+  uint64_t next_tag() const { return nodes_[head_of(slot_of(front_when_))].tag; }
   // The earliest event; the wheel must not be empty. The floor moves to its time.
   ScheduledEvent pop();
 

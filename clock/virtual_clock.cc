@@ -16,6 +16,7 @@ uint64_t VirtualClock::poll() {
   uint64_t ran = 0;
   while (!queue_.empty() && queue_.next_time() == due) {
     ScheduledEvent event = queue_.pop();
+    queue_.prefetch_next();
     event.handler->on_event(event.tag, now_);
     ++ran;
   }

@@ -36,6 +36,8 @@ class PacketPool {
 
   void release(uint32_t index) { free_.push_back(index); }
 
+  // Whether `index` names a slot (free or not); for hints that may have gone stale.
+  bool holds(uint32_t index) const { return index < slots_.size(); }
   // Packets currently held (on a wire or in a switch queue).
   size_t live() const { return slots_.size() - free_.size(); }
 

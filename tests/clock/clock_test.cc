@@ -4,6 +4,7 @@
 #include <map>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -49,6 +50,27 @@ TEST(EventQueue, PopsEarliestFirstAndTiesInSchedulingOrder) {
   }
   EXPECT_TRUE(model.empty());
   EXPECT_EQ(queue.next_time(), kNever);
+}
+
+// Logs every hint and every event, in the order they come.
+class HintRecorder final : public EventHandler {
+ public:
+  void on_event(uint64_t tag, Nanos) override { log.push_back("run " + std::to_string(tag)); }
+  void prefetch(uint64_t tag) const override { log.push_back("next " + std::to_string(tag)); }
+  mutable std::vector<std::string> log;
+};
+
+TEST(VirtualClock, TellsTheNextEventsHandlerBeforeRunningTheOneAhead) {
+  VirtualClock clock;
+  HintRecorder handler;
+  clock.run_at(10, &handler, 1);
+  clock.run_at(20, &handler, 2);
+  clock.run_at(20, &handler, 3);
+  clock.run_at(1'000'000'000, &handler, 4);  // beyond the timing wheel: not hinted
+  clock.run_until(clock::kNever - 1);
+  const std::vector<std::string> expected = {"next 2", "run 1", "next 3",
+                                             "run 2",  "run 3", "run 4"};
+  EXPECT_EQ(handler.log, expected);
 }
 
 TEST(VirtualClock, JumpsFromEventToEvent) {

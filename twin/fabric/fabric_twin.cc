@@ -86,9 +86,12 @@ void FabricTwin::accept_crossings(std::span<const Crossing> crossings) {
     // As launch() does for a frame sent here: one arrival event per link, for its oldest frame.
     Link& link = links_[slot];
     const bool first_in_flight = link.in_flight.empty();
-    link.in_flight.push_back(InFlightPacket{pool_.acquire(crossing.packet), crossing.arrives_at});
+    const uint32_t packet_slot = pool_.acquire(crossing.packet);
+    link.in_flight.push_back(InFlightPacket{packet_slot, crossing.arrives_at});
     if (first_in_flight) {
-      scheduler_.run_at(crossing.arrives_at, this, twin_tag::make(TwinEvent::kFrameArrival, slot));
+      scheduler_.run_at(
+          crossing.arrives_at, this,
+          twin_tag::make(TwinEvent::kFrameArrival, twin_tag::frame_arrival(slot, packet_slot)));
     }
   }
 }
@@ -187,11 +190,34 @@ void FabricTwin::learn_cable_state(uint32_t cable, bool down) {
   own_layout_->set_cable_known_down(cable, down);
 }
 
+void FabricTwin::prefetch(uint64_t tag) const {
+  const uint64_t payload = twin_tag::payload(tag);
+  switch (twin_tag::kind(tag)) {
+    case TwinEvent::kFrameArrival: {
+      const auto* link = reinterpret_cast<const char*>(&links_[twin_tag::link_of_arrival(payload)]);
+      __builtin_prefetch(link);
+      __builtin_prefetch(link + 64);
+      const uint32_t hint = twin_tag::slot_hint_of_arrival(payload);
+      if (hint != 0 && pool_.holds(hint - 1)) __builtin_prefetch(&pool_[hint - 1]);
+      return;
+    }
+    case TwinEvent::kEgressWake: {
+      const SwitchPort& port = switch_ports_[twin_tag::index_of(payload)];
+      __builtin_prefetch(&port.egress);
+      port.egress.prefetch_choice();
+      __builtin_prefetch(&port.out_link);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
 void FabricTwin::on_event(uint64_t tag, clock::Nanos now) {
   const uint64_t payload = twin_tag::payload(tag);
   switch (twin_tag::kind(tag)) {
     case TwinEvent::kFrameArrival:
-      frame_arrives(static_cast<uint32_t>(payload), now);
+      frame_arrives(twin_tag::link_of_arrival(payload), now);
       return;
     case TwinEvent::kEgressWake: {
       const uint32_t index = twin_tag::index_of(payload);

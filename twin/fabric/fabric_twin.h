@@ -189,6 +189,7 @@ class FabricTwin final : private clock::EventHandler {
   };
 
   void on_event(uint64_t tag, clock::Nanos now) override;
+  void prefetch(uint64_t tag) const override;
 
   // Data path. Hosts, switch ports and links are named by where this twin keeps them (their
   // slots), packets in the pool by theirs.

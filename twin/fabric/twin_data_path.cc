@@ -78,7 +78,9 @@ void FabricTwin::launch(uint32_t link_index, uint32_t slot, uint32_t bytes, cloc
   link.in_flight.push_back(InFlightPacket{slot, arrives_at});
   // Only the oldest packet on a link has an arrival event; later ones are scheduled in turn.
   if (first_in_flight) {
-    scheduler_.run_at(arrives_at, this, twin_tag::make(TwinEvent::kFrameArrival, link_index));
+    scheduler_.run_at(
+        arrives_at, this,
+        twin_tag::make(TwinEvent::kFrameArrival, twin_tag::frame_arrival(link_index, slot)));
   }
 }
 
@@ -88,10 +90,9 @@ void FabricTwin::frame_arrives(uint32_t link_index, clock::Nanos now) {
   link.in_flight.pop_front();
   if (!link.in_flight.empty()) {
     const InFlightPacket& next = link.in_flight.front();
-    scheduler_.run_at(next.arrives_at, this, twin_tag::make(TwinEvent::kFrameArrival, link_index));
-    // It arrives at least one serialization time from now; with deep queues its slot has gone
-    // cold by then, so start loading it.
-    __builtin_prefetch(&pool_[next.slot]);
+    scheduler_.run_at(
+        next.arrives_at, this,
+        twin_tag::make(TwinEvent::kFrameArrival, twin_tag::frame_arrival(link_index, next.slot)));
   }
   if (!link.up) {  // the link died while the frame was on it
     ++counters_of(link.from).drops_link_down;

@@ -9,7 +9,7 @@
 namespace etwire::twin {
 
 enum class TwinEvent : uint8_t {
-  kFrameArrival = 1,  // link: the oldest packet in flight on it arrives
+  kFrameArrival = 1,  // link, slot hint: the oldest packet in flight on it arrives
   kEgressWake,        // switch port, generation: its wire is free or a pause expired
   kPauseArrival,      // link, priority, quanta: a PFC frame arrives (it carries nothing else)
   kPauseRefresh,      // switch port x 8 + priority, generation: re-send a pause still needed
@@ -43,6 +43,21 @@ constexpr uint32_t index_of(uint64_t payload) {
   return static_cast<uint32_t>(payload);
 }
 constexpr uint32_t generation_of(uint64_t payload) {
+  return static_cast<uint32_t>(payload >> 32) & kGenerationMask;
+}
+
+// A frame arrival: the link in the low 32 bits, and above them the frame's slot in the packet
+// pool plus one when that fits 24 bits (else 0). The slot is only a hint, for prefetch(), which
+// starts loading the frame while the event before it runs; the arrival takes the link's oldest.
+constexpr uint64_t frame_arrival(uint32_t link, uint32_t slot) {
+  const uint64_t hint = slot < kGenerationMask ? uint64_t{slot} + 1 : 0;
+  return (hint << 32) | link;
+}
+constexpr uint32_t link_of_arrival(uint64_t payload) {
+  return static_cast<uint32_t>(payload);
+}
+// The slot the hint names plus one; 0 when there is none.
+constexpr uint32_t slot_hint_of_arrival(uint64_t payload) {
   return static_cast<uint32_t>(payload >> 32) & kGenerationMask;
 }
 
