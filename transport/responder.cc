@@ -224,7 +224,7 @@ void Transport::queue_acknowledge(ResponderQp& qp, uint8_t syndrome, uint64_t ps
     ++port.counters.naks_sent;
     ++qp.counters.naks_sent;
   }
-  port.control[packet.priority & (kPriorities - 1)].push_back(packet);
+  port.queue_control(packet);
   kick(qp.port, scheduler_.now());
 }
 
@@ -241,7 +241,7 @@ void Transport::queue_cnp(ResponderQp& qp, clock::Nanos now) {
   packet.wire_bytes = nic::wire_bytes(packet, port.format);
   ++port.counters.cnps_sent;
   ++qp.counters.cnps_sent;
-  port.control[packet.priority & (kPriorities - 1)].push_back(packet);
+  port.queue_control(packet);
   kick(qp.port, now);
 }
 

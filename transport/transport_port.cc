@@ -2,6 +2,7 @@
 #include "transport/transport_port.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "transport/event_tag.h"
 #include "transport/transport.h"
@@ -63,10 +64,8 @@ void Transport::kick(uint32_t port_index, clock::Nanos now, clock::Nanos due) {
   } else {
     // Nothing could go: whatever waits is held by a pause; look again when the first one ends.
     clock::Nanos resume_at = clock::kNever;
-    for (int priority = 0; priority < kPriorities; ++priority) {
-      if (!port.control[priority].empty()) {
-        resume_at = std::min(resume_at, port.paused_until[priority]);
-      }
+    for (unsigned waiting = port.control_waiting; waiting != 0; waiting &= waiting - 1) {
+      resume_at = std::min(resume_at, port.paused_until[std::countr_zero(waiting)]);
     }
     if (!port.ready.empty()) {
       resume_at = std::min(resume_at, port.paused_until[port.qos.data.priority]);
@@ -75,18 +74,18 @@ void Transport::kick(uint32_t port_index, clock::Nanos now, clock::Nanos due) {
     return;
   }
   // Something went out: look again when the wire is free if anything is still waiting.
-  bool control_waiting = false;
-  for (const auto& queue : port.control) control_waiting |= !queue.empty();
-  if (control_waiting || !port.ready.empty()) schedule_kick(port_index, port.wire.free_at());
+  if (port.control_waiting != 0 || !port.ready.empty()) {
+    schedule_kick(port_index, port.wire.free_at());
+  }
 }
 
 bool Transport::send_control(TransportPort& port, clock::Nanos now, clock::Nanos start) {
   // Highest class first; a paused class waits (its pause expiry schedules a kick).
-  for (int priority = kPriorities - 1; priority >= 0; --priority) {
-    auto& queue = port.control[priority];
-    if (queue.empty()) continue;
+  for (unsigned waiting = port.control_waiting; waiting != 0;) {
+    const int priority = std::bit_width(waiting) - 1;
+    waiting &= ~(1u << priority);
     if (port.paused_until[priority] > now) continue;
-    const nic::Packet packet = queue.pop_front();
+    const nic::Packet packet = port.take_control(priority);
     port.wire.transmit(start, packet.wire_bytes);
     port.nic->transmit(packet, now);
     return true;

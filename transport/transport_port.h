@@ -52,6 +52,9 @@ struct TransportPort {
   nic::FrameFormat format;
   // How its responders take data; in the byte the fields above leave before speed_bps.
   config::Receiver receiver = config::Receiver::kGoBackN;
+  // Bit per class whose control queue holds packets: a look at the port reads this byte, not
+  // the eight queues (five cache lines), to learn that no control packet waits.
+  uint8_t control_waiting = 0;
   uint64_t speed_bps = 0;
   clock::LineRateTimer wire;
   RingQueue<uint32_t> ready;  // requester QPs that may send now, round-robin
@@ -60,6 +63,18 @@ struct TransportPort {
   clock::Nanos kick_pending_at = clock::kNever;             // earliest scheduled look at this port
   clock::Nanos catch_up = 0;                                // see Transport::set_catch_up
   TransportPortCounters counters;
+
+  void queue_control(const nic::Packet& packet) {
+    const unsigned priority = packet.priority & (kPriorities - 1);
+    control[priority].push_back(packet);
+    control_waiting = static_cast<uint8_t>(control_waiting | (1u << priority));
+  }
+  nic::Packet take_control(int priority) {
+    RingQueue<nic::Packet>& queue = control[priority];
+    const nic::Packet packet = queue.pop_front();
+    if (queue.empty()) control_waiting = static_cast<uint8_t>(control_waiting & ~(1u << priority));
+    return packet;
+  }
 };
 
 }  // namespace etwire::transport

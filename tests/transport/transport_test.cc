@@ -643,6 +643,42 @@ TEST(Transport, ResumeFrameEndsAPauseEarly) {
   EXPECT_EQ(rig.transport.port_counters(0).resumes_received, 1u);
 }
 
+// A receiver's control packets wait per class: with its CNP class (6) paused, its ACKs (class 3)
+// still go, and the CNPs held go out first, ahead of ACKs, the moment the pause ends.
+TEST(Transport, APausedControlClassWaitsWhileTheOthersSend) {
+  Rig rig;
+  rig.mark_every_data_packet();
+  const auto connection = rig.transport.connect(0, 1, 1);
+  const config::PortQos qos;
+  rig.wire.port(0).transmit(nic::pfc_frame(0, 1, qos.cnp.priority, 0xFFFF), 0);  // at 1007
+  rig.clock.run_until(1007);
+  rig.transport.post(connection, 64 * 1024, {});
+  rig.clock.run_until(20'000);
+  const Nanos resumed_at = 20'000 + 1007;
+  rig.wire.port(0).transmit(nic::pfc_frame(0, 1, qos.cnp.priority, 0), 20'000);
+  rig.run();
+  Nanos first_cnp = -1;
+  Nanos last_ack = -1;
+  size_t cnps = 0;
+  for (const auto& sent : rig.wire.sent()) {
+    if (sent.packet.src_port != 1) continue;
+    if (sent.packet.opcode == nic::opcode::kCnp) {
+      if (first_cnp < 0) first_cnp = sent.at;
+      EXPECT_GE(sent.at, resumed_at);
+      EXPECT_EQ(sent.packet.priority, qos.cnp.priority);
+      ++cnps;
+    } else if (sent.packet.opcode == nic::opcode::kAcknowledge && first_cnp < 0) {
+      last_ack = sent.at;
+    }
+  }
+  EXPECT_EQ(first_cnp, resumed_at);
+  EXPECT_GT(cnps, 0u);
+  EXPECT_EQ(cnps, rig.transport.port_counters(1).cnps_sent);
+  EXPECT_GT(last_ack, 0);
+  EXPECT_LT(last_ack, resumed_at);
+  ASSERT_EQ(rig.observer.finished.size(), 1u);
+}
+
 TEST(Transport, SameInputsGiveIdenticalRecords) {
   auto run_once = [] {
     config::TransportConfig config;
