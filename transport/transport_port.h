@@ -57,13 +57,13 @@ struct TransportPort {
   uint8_t control_waiting = 0;
   uint64_t speed_bps = 0;
   clock::LineRateTimer wire;
-  RingQueue<uint32_t> ready;                   // requester QPs that may send now, round-robin
+  RingQueue<uint32_t> ready;                     // requester QPs that may send now, round-robin
   clock::Nanos kick_pending_at = clock::kNever;  // earliest scheduled look at this port
   clock::Nanos catch_up = 0;                     // see Transport::set_catch_up
   std::array<clock::Nanos, kPriorities> paused_until{};  // PFC: the class may send from here on
   TransportPortCounters counters;
   // Last: a data packet's look at the port reaches only control_waiting, so the fields it does
-  // read stay on the port's first four cache lines.
+  // read stay within the port's first 256 bytes.
   std::array<RingQueue<nic::Packet>, kPriorities> control;  // ACK/NAK/CNP waiting, per class
 
   void queue_control(const nic::Packet& packet) {
