@@ -195,8 +195,7 @@ void FabricTwin::prefetch(uint64_t tag) const {
   switch (twin_tag::kind(tag)) {
     case TwinEvent::kFrameArrival: {
       const auto* link = reinterpret_cast<const char*>(&links_[twin_tag::link_of_arrival(payload)]);
-      __builtin_prefetch(link);
-      __builtin_prefetch(link + 64);
+      for (size_t line = 0; line < sizeof(Link); line += 64) __builtin_prefetch(link + line);
       const uint32_t hint = twin_tag::slot_hint_of_arrival(payload);
       if (hint != 0 && pool_.holds(hint - 1)) __builtin_prefetch(&pool_[hint - 1]);
       return;
