@@ -64,7 +64,7 @@ void Transport::kick(uint32_t port_index, clock::Nanos now, clock::Nanos due) {
   } else {
     // Nothing could go: whatever waits is held by a pause; look again when the first one ends.
     clock::Nanos resume_at = clock::kNever;
-    for (unsigned waiting = port.control_waiting; waiting != 0; waiting &= waiting - 1) {
+    for (unsigned waiting = port.control_waiting(); waiting != 0; waiting &= waiting - 1) {
       resume_at = std::min(resume_at, port.paused_until[std::countr_zero(waiting)]);
     }
     if (!port.ready.empty()) {
@@ -74,14 +74,14 @@ void Transport::kick(uint32_t port_index, clock::Nanos now, clock::Nanos due) {
     return;
   }
   // Something went out: look again when the wire is free if anything is still waiting.
-  if (port.control_waiting != 0 || !port.ready.empty()) {
+  if (port.control_waiting() != 0 || !port.ready.empty()) {
     schedule_kick(port_index, port.wire.free_at());
   }
 }
 
 bool Transport::send_control(TransportPort& port, clock::Nanos now, clock::Nanos start) {
   // Highest class first; a paused class waits (its pause expiry schedules a kick).
-  for (unsigned waiting = port.control_waiting; waiting != 0;) {
+  for (unsigned waiting = port.control_waiting(); waiting != 0;) {
     const int priority = std::bit_width(waiting) - 1;
     waiting &= ~(1u << priority);
     if (port.paused_until[priority] > now) continue;

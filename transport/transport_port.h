@@ -52,9 +52,14 @@ struct TransportPort {
   nic::FrameFormat format;
   // How its responders take data; in the byte the fields above leave before speed_bps.
   config::Receiver receiver = config::Receiver::kGoBackN;
+
+ private:
   // Bit per class whose control queue holds packets: a look at the port reads this byte, not
-  // the eight queues (five cache lines), to learn that no control packet waits.
-  uint8_t control_waiting = 0;
+  // the eight queues (five cache lines), to learn that no control packet waits. Private with
+  // the queues, so that no push or pop can pass by it.
+  uint8_t control_waiting_ = 0;
+
+ public:
   uint64_t speed_bps = 0;
   clock::LineRateTimer wire;
   RingQueue<uint32_t> ready;                     // requester QPs that may send now, round-robin
@@ -62,21 +67,27 @@ struct TransportPort {
   clock::Nanos catch_up = 0;                     // see Transport::set_catch_up
   std::array<clock::Nanos, kPriorities> paused_until{};  // PFC: the class may send from here on
   TransportPortCounters counters;
-  // Last: a data packet's look at the port reaches only control_waiting, so the fields it does
-  // read stay within the port's first 256 bytes.
-  std::array<RingQueue<nic::Packet>, kPriorities> control;  // ACK/NAK/CNP waiting, per class
-
+  // The classes whose control queues hold packets, a bit each.
+  unsigned control_waiting() const { return control_waiting_; }
   void queue_control(const nic::Packet& packet) {
     const unsigned priority = packet.priority & (kPriorities - 1);
-    control[priority].push_back(packet);
-    control_waiting = static_cast<uint8_t>(control_waiting | (1u << priority));
+    control_[priority].push_back(packet);
+    control_waiting_ = static_cast<uint8_t>(control_waiting_ | (1u << priority));
   }
+  // The class's first packet; the class must hold one (its bit in control_waiting()).
   nic::Packet take_control(int priority) {
-    RingQueue<nic::Packet>& queue = control[priority];
+    RingQueue<nic::Packet>& queue = control_[priority];
     const nic::Packet packet = queue.pop_front();
-    if (queue.empty()) control_waiting = static_cast<uint8_t>(control_waiting & ~(1u << priority));
+    if (queue.empty()) {
+      control_waiting_ = static_cast<uint8_t>(control_waiting_ & ~(1u << priority));
+    }
     return packet;
   }
+
+ private:
+  // Last: a data packet's look at the port reaches only control_waiting_, so the fields it does
+  // read stay within the port's first 256 bytes.
+  std::array<RingQueue<nic::Packet>, kPriorities> control_;  // ACK/NAK/CNP waiting, per class
 };
 
 }  // namespace etwire::transport
